@@ -1,0 +1,371 @@
+/**
+ * RemotingCommand: the frame every RocketMQ request and response travels in.
+ *
+ * Wire grammar (all integers big-endian):
+ * ```
+ * frame        = totalLength:int32 headerWord:int32 header:bytes[H] body:bytes[totalLength - 4 - H]
+ * headerWord   = serializeType:uint8 << 24 | H:uint24          (0 = JSON, 1 = ROCKETMQ binary)
+ * JSON header  = {"code","language","version","opaque","flag","remark"?,"extFields"?}
+ * binary header= code:int16 language:uint8 version:int16 opaque:int32 flag:int32
+ *                remarkLen:int32 remark:utf8 extLen:int32 (keyLen:int16 key valLen:int32 val)*
+ * ```
+ * Servers answer in their own serialize type, whatever the request used, so we decode both.
+ */
+import { ProtocolError } from './errors.js';
+
+/** Serialize type of a frame's header. */
+export const SerializeType = { JSON: 0, ROCKETMQ: 1 } as const;
+export type SerializeType = (typeof SerializeType)[keyof typeof SerializeType];
+
+/** Flag bit 0: the frame is a response. */
+export const FLAG_RESPONSE = 1;
+/** Flag bit 1: the request expects no response. */
+export const FLAG_ONEWAY = 2;
+
+/** LanguageCode names in the order of their byte values in binary headers. */
+export const LANGUAGE_CODES = [
+  'JAVA',
+  'CPP',
+  'DOTNET',
+  'PYTHON',
+  'DELPHI',
+  'ERLANG',
+  'RUBY',
+  'OTHER',
+  'HTTP',
+  'GO',
+  'PHP',
+  'OMS',
+  'RUST',
+  'NODE_JS',
+] as const;
+
+/**
+ * The language we announce. `NODE_JS` is unknown to brokers before 5.3.2 and `JAVA` makes brokers
+ * treat us as a Java client in places that matter (ali-ons does the same).
+ */
+export const CLIENT_LANGUAGE = 'JAVA';
+
+/**
+ * The request version we send: 401 (V4_9_4) gets standard route JSON from the name server and has the
+ * broker honour `maxReconsumeTimes`, while staying below 475 so a stopping server never answers GO_AWAY.
+ */
+export const CLIENT_VERSION = 401;
+
+/** Largest value of the 4-byte length prefix the broker accepts (16 MiB frame cap, prefix included). */
+export const MAX_FRAME_LENGTH = 16 * 1024 * 1024 - 4;
+
+/** One decoded or to-be-encoded remoting frame. */
+export interface RemotingCommand {
+  /** Request code in requests, response code in responses. */
+  code: number;
+  language: string;
+  version: number;
+  /** Correlates a response with its request. */
+  opaque: number;
+  /** Bit 0 response, bit 1 oneway. */
+  flag: number;
+  remark?: string | undefined;
+  /** The "custom header": every value is a string on the wire. */
+  extFields: Record<string, string>;
+  body?: Buffer | undefined;
+  /** How the header was (or is to be) serialized; JSON when absent. */
+  serializeType?: SerializeType | undefined;
+}
+
+/** True when the frame is a response rather than a request. */
+export function isResponse(command: RemotingCommand): boolean {
+  return (command.flag & FLAG_RESPONSE) !== 0;
+}
+
+/** True when the frame is a oneway request (no response expected). */
+export function isOneway(command: RemotingCommand): boolean {
+  return (command.flag & FLAG_ONEWAY) !== 0;
+}
+
+/**
+ * Converts a header object to extFields: drops null/undefined, turns every value into its string form.
+ *
+ * @example
+ * ```ts
+ * toExtFields({ topic: 'T', queueId: 0, commit: true, skip: undefined })
+ * // => { topic: 'T', queueId: '0', commit: 'true' }
+ * ```
+ */
+export function toExtFields(header: object): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(header)) {
+    if (value === undefined || value === null) continue;
+    out[key] = typeof value === 'string' ? value : String(value);
+  }
+  return out;
+}
+
+/**
+ * Encodes a command into one complete frame, length prefix included.
+ *
+ * @example
+ * ```ts
+ * const frame = encodeFrame({ code: 105, language: 'JAVA', version: 401, opaque: 1, flag: 0,
+ *   extFields: { topic: 'TopicTest' } });
+ * socket.write(frame);
+ * ```
+ */
+export function encodeFrame(command: RemotingCommand): Buffer {
+  const serializeType = command.serializeType ?? SerializeType.JSON;
+  const header =
+    serializeType === SerializeType.ROCKETMQ ? encodeBinaryHeader(command) : encodeJsonHeader(command);
+  if (header.length > 0xffffff) {
+    throw new ProtocolError(`header of ${header.length} bytes exceeds the 24-bit header length field`);
+  }
+  const bodyLength = command.body?.length ?? 0;
+  const totalLength = 4 + header.length + bodyLength;
+  if (totalLength > MAX_FRAME_LENGTH) {
+    throw new ProtocolError(`frame of ${totalLength + 4} bytes exceeds the broker's 16 MiB frame cap`);
+  }
+  const prefix = Buffer.allocUnsafe(8);
+  prefix.writeInt32BE(totalLength, 0);
+  prefix.writeUInt32BE(((serializeType << 24) | header.length) >>> 0, 4);
+  return command.body && bodyLength > 0
+    ? Buffer.concat([prefix, header, command.body], 8 + header.length + bodyLength)
+    : Buffer.concat([prefix, header], 8 + header.length);
+}
+
+/**
+ * Decodes one frame without its 4-byte length prefix (what {@link FrameSplitter} yields).
+ * Throws {@link ProtocolError} on anything malformed.
+ *
+ * @example
+ * ```ts
+ * const command = decodeFrame(frameWithoutLengthPrefix);
+ * if (isResponse(command)) resolvePending(command.opaque, command);
+ * ```
+ */
+export function decodeFrame(frame: Buffer): RemotingCommand {
+  if (frame.length < 4) throw new ProtocolError(`frame of ${frame.length} bytes has no header length word`);
+  const word = frame.readUInt32BE(0);
+  const serializeType = word >>> 24;
+  const headerLength = word & 0xffffff;
+  if (4 + headerLength > frame.length) {
+    throw new ProtocolError(
+      `header length ${headerLength} exceeds the frame's ${frame.length - 4} remaining bytes`,
+    );
+  }
+  const header = frame.subarray(4, 4 + headerLength);
+  let command: RemotingCommand;
+  if (serializeType === SerializeType.JSON) command = decodeJsonHeader(header);
+  else if (serializeType === SerializeType.ROCKETMQ) command = decodeBinaryHeader(header);
+  else throw new ProtocolError(`unknown serialize type ${serializeType}`);
+  const bodyLength = frame.length - 4 - headerLength;
+  if (bodyLength > 0) command.body = frame.subarray(4 + headerLength);
+  command.serializeType = serializeType;
+  return command;
+}
+
+function encodeJsonHeader(command: RemotingCommand): Buffer {
+  const json: Record<string, unknown> = {
+    code: command.code,
+    language: command.language,
+    version: command.version,
+    opaque: command.opaque,
+    flag: command.flag,
+  };
+  if (command.remark !== undefined) json.remark = command.remark;
+  if (Object.keys(command.extFields).length > 0) json.extFields = command.extFields;
+  return Buffer.from(JSON.stringify(json), 'utf8');
+}
+
+function decodeJsonHeader(header: Buffer): RemotingCommand {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(header.toString('utf8'));
+  } catch (cause) {
+    throw new ProtocolError('JSON header is not valid JSON', { cause });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ProtocolError('JSON header is not an object');
+  }
+  const h = parsed as Record<string, unknown>;
+  const command: RemotingCommand = {
+    code: requireInt(h.code, 'code'),
+    language: typeof h.language === 'string' ? h.language : 'JAVA',
+    version: h.version === undefined ? 0 : requireInt(h.version, 'version'),
+    opaque: requireInt(h.opaque, 'opaque'),
+    flag: h.flag === undefined ? 0 : requireInt(h.flag, 'flag'),
+    extFields: {},
+  };
+  if (typeof h.remark === 'string') command.remark = h.remark;
+  else if (h.remark !== undefined && h.remark !== null)
+    throw new ProtocolError('JSON header remark is not a string');
+  if (h.extFields !== undefined && h.extFields !== null) {
+    if (typeof h.extFields !== 'object' || Array.isArray(h.extFields)) {
+      throw new ProtocolError('JSON header extFields is not an object');
+    }
+    for (const [key, value] of Object.entries(h.extFields as Record<string, unknown>)) {
+      if (value === null || value === undefined) continue;
+      if (typeof value === 'object') throw new ProtocolError(`JSON header extFields.${key} is not a scalar`);
+      command.extFields[key] = String(value);
+    }
+  }
+  return command;
+}
+
+function requireInt(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new ProtocolError(`JSON header field ${field} is not an integer`);
+  }
+  return value;
+}
+
+function encodeBinaryHeader(command: RemotingCommand): Buffer {
+  const languageCode = LANGUAGE_CODES.indexOf(command.language as (typeof LANGUAGE_CODES)[number]);
+  if (languageCode < 0) throw new ProtocolError(`language ${command.language} has no binary code`);
+  if (command.code > 0x7fff || command.code < -0x8000) {
+    throw new ProtocolError(`code ${command.code} does not fit the binary header's short`);
+  }
+  const remark = command.remark === undefined ? undefined : Buffer.from(command.remark, 'utf8');
+  const entries: Buffer[] = [];
+  let extLength = 0;
+  for (const [key, value] of Object.entries(command.extFields)) {
+    const k = Buffer.from(key, 'utf8');
+    const v = Buffer.from(value, 'utf8');
+    if (k.length > 0x7fff) throw new ProtocolError(`extFields key of ${k.length} bytes does not fit a short`);
+    const entry = Buffer.allocUnsafe(2 + k.length + 4 + v.length);
+    entry.writeInt16BE(k.length, 0);
+    k.copy(entry, 2);
+    entry.writeInt32BE(v.length, 2 + k.length);
+    v.copy(entry, 6 + k.length);
+    entries.push(entry);
+    extLength += entry.length;
+  }
+  const fixed = Buffer.allocUnsafe(17);
+  fixed.writeInt16BE(command.code, 0);
+  fixed.writeUInt8(languageCode, 2);
+  fixed.writeInt16BE(command.version, 3);
+  fixed.writeInt32BE(command.opaque, 5);
+  fixed.writeInt32BE(command.flag, 9);
+  fixed.writeInt32BE(remark?.length ?? 0, 13);
+  const extPrefix = Buffer.allocUnsafe(4);
+  extPrefix.writeInt32BE(extLength, 0);
+  return Buffer.concat([fixed, remark ?? Buffer.alloc(0), extPrefix, ...entries]);
+}
+
+function decodeBinaryHeader(header: Buffer): RemotingCommand {
+  if (header.length < 21)
+    throw new ProtocolError(`binary header of ${header.length} bytes is shorter than 21`);
+  const languageCode = header.readUInt8(2);
+  const command: RemotingCommand = {
+    code: header.readInt16BE(0),
+    language: LANGUAGE_CODES[languageCode] ?? 'OTHER',
+    version: header.readInt16BE(3),
+    opaque: header.readInt32BE(5),
+    flag: header.readInt32BE(9),
+    extFields: {},
+  };
+  let pos = 13;
+  const remarkLength = header.readInt32BE(pos);
+  pos += 4;
+  if (remarkLength < 0 || pos + remarkLength + 4 > header.length) {
+    throw new ProtocolError(`binary header remark length ${remarkLength} is out of range`);
+  }
+  if (remarkLength > 0) command.remark = header.toString('utf8', pos, pos + remarkLength);
+  pos += remarkLength;
+  const extLength = header.readInt32BE(pos);
+  pos += 4;
+  if (extLength < 0 || pos + extLength > header.length) {
+    throw new ProtocolError(`binary header extFields length ${extLength} is out of range`);
+  }
+  const end = pos + extLength;
+  while (pos < end) {
+    if (pos + 2 > end) throw new ProtocolError('binary header extFields entry is truncated');
+    const keyLength = header.readInt16BE(pos);
+    pos += 2;
+    if (keyLength < 0 || pos + keyLength + 4 > end)
+      throw new ProtocolError('binary header extFields key is truncated');
+    const key = header.toString('utf8', pos, pos + keyLength);
+    pos += keyLength;
+    const valueLength = header.readInt32BE(pos);
+    pos += 4;
+    if (valueLength < 0 || pos + valueLength > end) {
+      throw new ProtocolError(`binary header extFields value of ${key} is truncated`);
+    }
+    const value = header.toString('utf8', pos, pos + valueLength);
+    pos += valueLength;
+    if (keyLength > 0 && valueLength > 0) command.extFields[key] = value;
+  }
+  return command;
+}
+
+/**
+ * Splits a byte stream into frames. Feed it socket chunks; it returns each complete frame without its
+ * length prefix, ready for {@link decodeFrame}. A length prefix that is negative, too small or above the
+ * 16 MiB cap throws {@link ProtocolError}: the stream cannot be resynchronised and must be closed.
+ *
+ * @example
+ * ```ts
+ * const splitter = new FrameSplitter();
+ * socket.on('data', (chunk) => { for (const frame of splitter.push(chunk)) handle(decodeFrame(frame)); });
+ * ```
+ */
+export class FrameSplitter {
+  private readonly maxFrameLength: number;
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+
+  constructor(maxFrameLength: number = MAX_FRAME_LENGTH) {
+    this.maxFrameLength = maxFrameLength;
+  }
+
+  /** Bytes received but not yet part of a complete frame. */
+  get pendingBytes(): number {
+    return this.buffered;
+  }
+
+  push(chunk: Buffer): Buffer[] {
+    if (chunk.length === 0) return [];
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    const frames: Buffer[] = [];
+    while (this.buffered >= 4) {
+      const head = this.chunks[0] as Buffer;
+      const length = head.length >= 4 ? head.readInt32BE(0) : this.take(4, false).readInt32BE(0);
+      if (length < 4 || length > this.maxFrameLength) {
+        throw new ProtocolError(`frame length ${length} is outside 4..${this.maxFrameLength}`);
+      }
+      if (this.buffered < 4 + length) break;
+      this.take(4, true);
+      frames.push(this.take(length, true));
+    }
+    return frames;
+  }
+
+  /** Returns the next `n` bytes, consuming them when `consume` is set. Copies only across chunk borders. */
+  private take(n: number, consume: boolean): Buffer {
+    const head = this.chunks[0] as Buffer;
+    if (head.length >= n) {
+      if (!consume) return head.subarray(0, n);
+      const out = head.subarray(0, n);
+      if (head.length === n) this.chunks.shift();
+      else this.chunks[0] = head.subarray(n);
+      this.buffered -= n;
+      return out;
+    }
+    const out = Buffer.allocUnsafe(n);
+    let copied = 0;
+    let index = 0;
+    while (copied < n) {
+      const chunk = this.chunks[index] as Buffer;
+      const count = Math.min(chunk.length, n - copied);
+      chunk.copy(out, copied, 0, count);
+      copied += count;
+      if (consume) {
+        if (count === chunk.length) this.chunks.shift();
+        else this.chunks[0] = chunk.subarray(count);
+      } else {
+        index++;
+      }
+    }
+    if (consume) this.buffered -= n;
+    return out;
+  }
+}

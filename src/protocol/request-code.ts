@@ -1,0 +1,42 @@
+/**
+ * Request codes (`RequestCode.java`) used by this client, in both directions.
+ *
+ * @example
+ * ```ts
+ * connection.request({ code: RequestCode.GET_ROUTEINFO_BY_TOPIC, extFields: { topic } }, 3000);
+ * ```
+ */
+export const RequestCode = {
+  SEND_MESSAGE: 10,
+  PULL_MESSAGE: 11,
+  QUERY_CONSUMER_OFFSET: 14,
+  UPDATE_CONSUMER_OFFSET: 15,
+  SEARCH_OFFSET_BY_TIMESTAMP: 29,
+  GET_MAX_OFFSET: 30,
+  GET_MIN_OFFSET: 31,
+  HEART_BEAT: 34,
+  UNREGISTER_CLIENT: 35,
+  CONSUMER_SEND_MSG_BACK: 36,
+  GET_CONSUMER_LIST_BY_GROUP: 38,
+  CHECK_TRANSACTION_STATE: 39,
+  NOTIFY_CONSUMER_IDS_CHANGED: 40,
+  LOCK_BATCH_MQ: 41,
+  UNLOCK_BATCH_MQ: 42,
+  CHECK_CLIENT_CONFIG: 46,
+  GET_ROUTEINFO_BY_TOPIC: 105,
+  RESET_CONSUMER_CLIENT_OFFSET: 220,
+  GET_CONSUMER_STATUS_FROM_CLIENT: 221,
+  GET_CONSUMER_RUNNING_INFO: 307,
+  CONSUME_MESSAGE_DIRECTLY: 309,
+  SEND_MESSAGE_V2: 310,
+  SEND_BATCH_MESSAGE: 320,
+  LITE_PULL_MESSAGE: 361,
+} as const;
+export type RequestCode = (typeof RequestCode)[keyof typeof RequestCode];
+
+const names = new Map<number, string>(Object.entries(RequestCode).map(([name, code]) => [code, name]));
+
+/** The name of a request code, or `CODE_<n>` for codes this client does not know. */
+export function requestCodeName(code: number): string {
+  return names.get(code) ?? `CODE_${code}`;
+}
