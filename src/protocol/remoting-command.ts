@@ -96,7 +96,7 @@ export function toExtFields(header: object): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(header)) {
     if (value === undefined || value === null) continue;
-    out[key] = typeof value === 'string' ? value : String(value);
+    setOwn(out, key, typeof value === 'string' ? value : String(value));
   }
   return out;
 }
@@ -113,6 +113,10 @@ export function toExtFields(header: object): Record<string, string> {
  */
 export function encodeFrame(command: RemotingCommand): Buffer {
   const serializeType = command.serializeType ?? SerializeType.JSON;
+  checkInt32(command.code, 'code');
+  checkInt32(command.version, 'version');
+  checkInt32(command.opaque, 'opaque');
+  checkInt32(command.flag, 'flag');
   const header =
     serializeType === SerializeType.ROCKETMQ ? encodeBinaryHeader(command) : encodeJsonHeader(command);
   if (header.length > 0xffffff) {
@@ -162,6 +166,18 @@ export function decodeFrame(frame: Buffer): RemotingCommand {
   return command;
 }
 
+/** Java reads these header fields as `int`: anything else would fail or wrap on the server. */
+function checkInt32(value: number, field: string): void {
+  if (!Number.isInteger(value) || value < -0x80000000 || value > 0x7fffffff) {
+    throw new ProtocolError(`header field ${field} ${value} is not a 32-bit integer`);
+  }
+}
+
+/** Sets an own enumerable property, also for keys such as `__proto__` that plain assignment would eat. */
+function setOwn(target: Record<string, string>, key: string, value: string): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function encodeJsonHeader(command: RemotingCommand): Buffer {
   const json: Record<string, unknown> = {
     code: command.code,
@@ -204,7 +220,7 @@ function decodeJsonHeader(header: Buffer): RemotingCommand {
     for (const [key, value] of Object.entries(h.extFields as Record<string, unknown>)) {
       if (value === null || value === undefined) continue;
       if (typeof value === 'object') throw new ProtocolError(`JSON header extFields.${key} is not a scalar`);
-      command.extFields[key] = String(value);
+      setOwn(command.extFields, key, String(value));
     }
   }
   return command;
@@ -222,6 +238,9 @@ function encodeBinaryHeader(command: RemotingCommand): Buffer {
   if (languageCode < 0) throw new ProtocolError(`language ${command.language} has no binary code`);
   if (command.code > 0x7fff || command.code < -0x8000) {
     throw new ProtocolError(`code ${command.code} does not fit the binary header's short`);
+  }
+  if (command.version > 0x7fff || command.version < -0x8000) {
+    throw new ProtocolError(`version ${command.version} does not fit the binary header's short`);
   }
   const remark = command.remark === undefined ? undefined : Buffer.from(command.remark, 'utf8');
   const entries: Buffer[] = [];
@@ -291,7 +310,7 @@ function decodeBinaryHeader(header: Buffer): RemotingCommand {
     }
     const value = header.toString('utf8', pos, pos + valueLength);
     pos += valueLength;
-    if (keyLength > 0 && valueLength > 0) command.extFields[key] = value;
+    if (keyLength > 0 && valueLength > 0) setOwn(command.extFields, key, value);
   }
   return command;
 }

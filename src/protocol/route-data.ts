@@ -1,0 +1,317 @@
+/**
+ * Topic route data from the name server (GET_ROUTEINFO_BY_TOPIC body) and what a client derives from it:
+ * the readable/writable queues and the broker addresses.
+ *
+ * Body shape (fastjson `TopicRouteData`; absent/null fields omitted):
+ * ```
+ * { "brokerDatas": [{ "brokerAddrs": {"0": "host:port", ...}, "brokerName", "cluster",
+ *                     "enableActingMaster"?, "zoneName"? }],
+ *   "queueDatas":  [{ "brokerName", "perm", "readQueueNums", "topicSysFlag" | "topicSynFlag",
+ *                     "writeQueueNums" }],
+ *   "filterServerTable"?: { addr: [addr] }, "orderTopicConf"?, "topicQueueMappingByBroker"? }
+ * ```
+ * `brokerAddrs` keys are bare (`{0:"..."}`) unless the request had version >= 401 or
+ * `acceptStandardJsonOnly=true`; we accept both.
+ */
+import { ProtocolError } from './errors.js';
+import { parseFastjson } from './fastjson.js';
+import { compareMessageQueues, type MessageQueue } from './message-queue.js';
+
+/**
+ * Queue permission bits (Java `PermName`).
+ *
+ * @example
+ * ```ts
+ * const readable = (queueData.perm & PermName.READ) !== 0;
+ * ```
+ */
+export const PermName = { PRIORITY: 8, READ: 4, WRITE: 2, INHERIT: 1 } as const;
+
+/**
+ * Broker id of a broker group's master in `brokerAddrs`.
+ *
+ * @example
+ * ```ts
+ * brokerData.brokerAddrs.get(MASTER_BROKER_ID);
+ * ```
+ */
+export const MASTER_BROKER_ID = 0;
+
+/**
+ * One broker group (a master and its slaves) serving the topic.
+ *
+ * `brokerAddrs` is a `Map` from broker id (0 = master, > 0 = slaves) to `host:port`; the JSON keys
+ * (strings, or bare integers from old name servers) are parsed to numbers.
+ *
+ * @example
+ * ```ts
+ * const master = brokerData.brokerAddrs.get(MASTER_BROKER_ID); // '10.0.0.5:10911' | undefined
+ * ```
+ */
+export interface BrokerData {
+  cluster: string;
+  brokerName: string;
+  brokerAddrs: Map<number, string>;
+  enableActingMaster?: boolean;
+  zoneName?: string;
+}
+
+/**
+ * The queues one broker group offers for the topic.
+ *
+ * @example
+ * ```ts
+ * const q: QueueData = { brokerName: 'broker-a', readQueueNums: 4, writeQueueNums: 4, perm: 6, topicSysFlag: 0 };
+ * ```
+ */
+export interface QueueData {
+  brokerName: string;
+  readQueueNums: number;
+  writeQueueNums: number;
+  /** {@link PermName} bits. */
+  perm: number;
+  /** Written as `topicSynFlag` by brokers before 4.9.x; read from either. */
+  topicSysFlag: number;
+}
+
+/**
+ * A topic's route as returned by the name server.
+ *
+ * @example
+ * ```ts
+ * const route: TopicRouteData = parseTopicRouteData(response.body);
+ * ```
+ */
+export interface TopicRouteData {
+  brokerDatas: BrokerData[];
+  queueDatas: QueueData[];
+  /** `brokerName:writeQueueNums;...` for order topics when the name server has `orderMessageEnable`. */
+  orderTopicConf?: string;
+  /** Broker address → filter server addresses (filter servers are gone in 5.x; usually empty). */
+  filterServerTable?: Record<string, string[]>;
+  /**
+   * Present only for static (logical-queue) topics, which this client does not support; kept raw.
+   * Use {@link isStaticTopic} to detect them.
+   */
+  topicQueueMappingByBroker?: Record<string, unknown>;
+}
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * Parses a GET_ROUTEINFO_BY_TOPIC response body. Accepts standard JSON and fastjson's bare integer
+ * keys, then checks the shape. Throws {@link ProtocolError} naming the offending field.
+ *
+ * @example
+ * ```ts
+ * const route = parseTopicRouteData(Buffer.from(
+ *   '{"brokerDatas":[{"brokerAddrs":{0:"127.0.0.1:10911"},"brokerName":"broker-a","cluster":"DefaultCluster"}],' +
+ *   '"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}'));
+ * route.brokerDatas[0]?.brokerAddrs.get(0); // => '127.0.0.1:10911'
+ * ```
+ */
+export function parseTopicRouteData(body: Buffer): TopicRouteData {
+  const root = requireObject(parseFastjson(body, 'topic route data'), 'topic route data');
+  const route: TopicRouteData = {
+    brokerDatas: requireArray(root.brokerDatas, 'brokerDatas').map((item, i) =>
+      parseBrokerData(item, `brokerDatas[${i}]`),
+    ),
+    queueDatas: requireArray(root.queueDatas, 'queueDatas').map((item, i) =>
+      parseQueueData(item, `queueDatas[${i}]`),
+    ),
+  };
+  if (root.orderTopicConf !== undefined && root.orderTopicConf !== null) {
+    route.orderTopicConf = requireString(root.orderTopicConf, 'orderTopicConf');
+  }
+  if (root.filterServerTable !== undefined && root.filterServerTable !== null) {
+    const table = requireObject(root.filterServerTable, 'filterServerTable');
+    const out: Record<string, string[]> = {};
+    for (const [addr, servers] of Object.entries(table)) {
+      const field = `filterServerTable.${addr}`;
+      defineOwn(
+        out,
+        addr,
+        requireArray(servers, field).map((s, i) => requireString(s, `${field}[${i}]`)),
+      );
+    }
+    route.filterServerTable = out;
+  }
+  if (root.topicQueueMappingByBroker !== undefined && root.topicQueueMappingByBroker !== null) {
+    route.topicQueueMappingByBroker = requireObject(
+      root.topicQueueMappingByBroker,
+      'topicQueueMappingByBroker',
+    );
+  }
+  return route;
+}
+
+function parseBrokerData(value: unknown, path: string): BrokerData {
+  const o = requireObject(value, path);
+  const addrs = requireObject(o.brokerAddrs, `${path}.brokerAddrs`);
+  const brokerAddrs = new Map<number, string>();
+  for (const [key, addr] of Object.entries(addrs)) {
+    const field = `${path}.brokerAddrs.${key}`;
+    if (!/^-?\d{1,16}$/.test(key) || !Number.isSafeInteger(Number(key))) {
+      throw new ProtocolError(`topic route data ${field}: broker id is not an integer`);
+    }
+    brokerAddrs.set(Number(key), requireString(addr, field));
+  }
+  const brokerData: BrokerData = {
+    cluster: requireString(o.cluster, `${path}.cluster`),
+    brokerName: requireString(o.brokerName, `${path}.brokerName`),
+    brokerAddrs,
+  };
+  if (o.enableActingMaster !== undefined && o.enableActingMaster !== null) {
+    if (typeof o.enableActingMaster !== 'boolean') {
+      throw new ProtocolError(`topic route data ${path}.enableActingMaster is not a boolean`);
+    }
+    brokerData.enableActingMaster = o.enableActingMaster;
+  }
+  if (o.zoneName !== undefined && o.zoneName !== null) {
+    brokerData.zoneName = requireString(o.zoneName, `${path}.zoneName`);
+  }
+  return brokerData;
+}
+
+function parseQueueData(value: unknown, path: string): QueueData {
+  const o = requireObject(value, path);
+  const flag = o.topicSysFlag ?? o.topicSynFlag;
+  return {
+    brokerName: requireString(o.brokerName, `${path}.brokerName`),
+    readQueueNums: requireCount(o.readQueueNums, `${path}.readQueueNums`),
+    writeQueueNums: requireCount(o.writeQueueNums, `${path}.writeQueueNums`),
+    perm: requireCount(o.perm, `${path}.perm`),
+    topicSysFlag: flag === undefined || flag === null ? 0 : requireCount(flag, `${path}.topicSysFlag`),
+  };
+}
+
+function requireObject(value: unknown, field: string): JsonObject {
+  if (value === undefined || value === null) throw new ProtocolError(`topic route data ${field} is missing`);
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new ProtocolError(`topic route data ${field} is not an object`);
+  }
+  return value as JsonObject;
+}
+
+function requireArray(value: unknown, field: string): unknown[] {
+  if (value === undefined || value === null) throw new ProtocolError(`topic route data ${field} is missing`);
+  if (!Array.isArray(value)) throw new ProtocolError(`topic route data ${field} is not an array`);
+  return value;
+}
+
+function requireString(value: unknown, field: string): string {
+  if (value === undefined || value === null) throw new ProtocolError(`topic route data ${field} is missing`);
+  if (typeof value !== 'string') throw new ProtocolError(`topic route data ${field} is not a string`);
+  return value;
+}
+
+/** A non-negative Java int. */
+function requireCount(value: unknown, field: string): number {
+  if (value === undefined || value === null) throw new ProtocolError(`topic route data ${field} is missing`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0x7fffffff) {
+    throw new ProtocolError(`topic route data ${field} is not a non-negative integer`);
+  }
+  return value;
+}
+
+/** Sets an own property even for a key such as `__proto__`. */
+function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * True when the route describes a static (logical-queue) topic, whose queues this client cannot map.
+ *
+ * @example
+ * ```ts
+ * if (isStaticTopic(route)) throw new Error('static topics are not supported');
+ * ```
+ */
+export function isStaticTopic(route: TopicRouteData): boolean {
+  return (
+    route.topicQueueMappingByBroker !== undefined && Object.keys(route.topicQueueMappingByBroker).length > 0
+  );
+}
+
+/**
+ * The queues a consumer may subscribe to: ids `0..readQueueNums-1` of every queue data with READ
+ * permission (Java `topicRouteData2TopicSubscribeInfo`), sorted with {@link compareMessageQueues}.
+ *
+ * @example
+ * ```ts
+ * readableQueues('TopicTest', route);
+ * // => [{ topic: 'TopicTest', brokerName: 'broker-a', queueId: 0 }, ...]
+ * ```
+ */
+export function readableQueues(topic: string, route: TopicRouteData): MessageQueue[] {
+  const queues = new Map<string, MessageQueue>();
+  for (const qd of route.queueDatas) {
+    if ((qd.perm & PermName.READ) === 0) continue;
+    for (let queueId = 0; queueId < qd.readQueueNums; queueId++) {
+      queues.set(`${qd.brokerName}@${queueId}`, { topic, brokerName: qd.brokerName, queueId });
+    }
+  }
+  return [...queues.values()].sort(compareMessageQueues);
+}
+
+/**
+ * The queues a producer may send to: ids `0..writeQueueNums-1` of every queue data with WRITE
+ * permission whose broker group has a master (Java `topicRouteData2TopicPublishInfo` for a normal
+ * topic), sorted with {@link compareMessageQueues}.
+ *
+ * @example
+ * ```ts
+ * const target = writableQueues('TopicTest', route)[0];
+ * ```
+ */
+export function writableQueues(topic: string, route: TopicRouteData): MessageQueue[] {
+  const queues = new Map<string, MessageQueue>();
+  for (const qd of route.queueDatas) {
+    if ((qd.perm & PermName.WRITE) === 0) continue;
+    const brokerData = route.brokerDatas.find((bd) => bd.brokerName === qd.brokerName);
+    if (brokerData === undefined || masterAddress(brokerData) === undefined) continue;
+    for (let queueId = 0; queueId < qd.writeQueueNums; queueId++) {
+      queues.set(`${qd.brokerName}@${queueId}`, { topic, brokerName: qd.brokerName, queueId });
+    }
+  }
+  return [...queues.values()].sort(compareMessageQueues);
+}
+
+/**
+ * The master's address (broker id 0) of a broker group, or undefined while the group has no master.
+ *
+ * @example
+ * ```ts
+ * const addr = masterAddress(brokerData); // '10.0.0.5:10911'
+ * ```
+ */
+export function masterAddress(brokerData: BrokerData): string | undefined {
+  return brokerData.brokerAddrs.get(MASTER_BROKER_ID);
+}
+
+/**
+ * Splits `host:port` at the **last** colon, so unbracketed IPv6 (`fd00::1:10911`) works; brackets
+ * around the host (`[fd00::1]:10911`) are removed. Throws {@link ProtocolError} when there is no valid
+ * port.
+ *
+ * @example
+ * ```ts
+ * splitHostPort('10.0.0.5:10911');  // => { host: '10.0.0.5', port: 10911 }
+ * splitHostPort('fd00::1:10911');   // => { host: 'fd00::1', port: 10911 }
+ * splitHostPort('[fd00::1]:10911'); // => { host: 'fd00::1', port: 10911 }
+ * ```
+ */
+export function splitHostPort(addr: string): { host: string; port: number } {
+  const colon = addr.lastIndexOf(':');
+  const portText = addr.slice(colon + 1);
+  let host = addr.slice(0, colon);
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  if (colon < 0 || host.length === 0 || !/^\d{1,5}$/.test(portText)) {
+    throw new ProtocolError(`broker address ${JSON.stringify(addr)} is not host:port`);
+  }
+  const port = Number(portText);
+  if (port < 1 || port > 65535) {
+    throw new ProtocolError(`broker address ${JSON.stringify(addr)} has port ${port} outside 1..65535`);
+  }
+  return { host, port };
+}

@@ -1,0 +1,305 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ProtocolError } from '../../../src/protocol/errors.js';
+import { parseFastjson, quoteBareIntegerKeys } from '../../../src/protocol/fastjson.js';
+import {
+  type BrokerData,
+  isStaticTopic,
+  masterAddress,
+  PermName,
+  parseTopicRouteData,
+  readableQueues,
+  splitHostPort,
+  type TopicRouteData,
+  writableQueues,
+} from '../../../src/protocol/route-data.js';
+
+// What a 5.3.3 name server writes for a request with version >= 401 (BrowserCompatible, MapSortField).
+const STANDARD =
+  '{"brokerDatas":[{"brokerAddrs":{"0":"127.0.0.1:10911","1":"127.0.0.2:10911"},"brokerName":"broker-a",' +
+  '"cluster":"DefaultCluster","enableActingMaster":false}],"filterServerTable":{},"queueDatas":[{"brokerName":' +
+  '"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}';
+// The same route from an old name server (plain fastjson, pre-4.9 topicSynFlag).
+const LEGACY =
+  '{"brokerDatas":[{"brokerAddrs":{0:"127.0.0.1:10911",1:"127.0.0.2:10911"},"brokerName":"broker-a",' +
+  '"cluster":"DefaultCluster","enableActingMaster":false}],"filterServerTable":{},"queueDatas":[{"brokerName":' +
+  '"broker-a","perm":6,"readQueueNums":4,"topicSynFlag":0,"writeQueueNums":4}]}';
+
+const EXPECTED: TopicRouteData = {
+  brokerDatas: [
+    {
+      cluster: 'DefaultCluster',
+      brokerName: 'broker-a',
+      brokerAddrs: new Map([
+        [0, '127.0.0.1:10911'],
+        [1, '127.0.0.2:10911'],
+      ]),
+      enableActingMaster: false,
+    },
+  ],
+  queueDatas: [{ brokerName: 'broker-a', readQueueNums: 4, writeQueueNums: 4, perm: 6, topicSysFlag: 0 }],
+  filterServerTable: {},
+};
+
+const parse = (text: string): TopicRouteData => parseTopicRouteData(Buffer.from(text, 'utf8'));
+
+function expectProtocolErrorOrValue(fn: () => unknown): void {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ProtocolError);
+  }
+}
+
+describe('quoteBareIntegerKeys', () => {
+  it('quotes bare integer keys, with whitespace and negative ids', () => {
+    expect(quoteBareIntegerKeys('{0:"a", 1 : "b",-1:"c"}')).toBe('{"0":"a", "1" : "b","-1":"c"}');
+    expect(quoteBareIntegerKeys('{ \n 12:{3:4}}')).toBe('{ \n "12":{"3":4}}');
+  });
+
+  it('leaves string literals alone, escaped quotes included', () => {
+    const text = '{"zone":"{0:\\"x\\",1:2}","k":[1,2],"s":",5:"}';
+    expect(quoteBareIntegerKeys(text)).toBe(text);
+    expect(quoteBareIntegerKeys('{"a\\\\":{0:"b"}}')).toBe('{"a\\\\":{"0":"b"}}');
+  });
+
+  it('leaves array numbers, values and non-integer keys alone', () => {
+    for (const text of ['[1,2,3]', '{"a":1,"b":-2}', '[-1, 2.5, 3e4]', '{1.5:"x"}', '{-:"x"}', '5', '"0:"']) {
+      expect(quoteBareIntegerKeys(text)).toBe(text);
+    }
+  });
+
+  it('returns standard JSON unchanged', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = JSON.stringify(value);
+        expect(quoteBareIntegerKeys(text)).toBe(text);
+        expect(parseFastjson(text, 'x')).toEqual(JSON.parse(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('makes fastjson maps with bare Long keys parse like their quoted form', () => {
+    const mapArb = fc.dictionary(
+      fc.integer({ min: -1000, max: 10 ** 12 }).map(String),
+      fc.string({ unit: 'grapheme' }),
+      { maxKeys: 6 },
+    );
+    fc.assert(
+      fc.property(mapArb, (map) => {
+        const bare = `{${Object.entries(map)
+          .map(([k, v]) => `${k}:${JSON.stringify(v)}`)
+          .join(',')}}`;
+        expect(parseFastjson(`{"brokerAddrs":${bare}}`, 'x')).toEqual({ brokerAddrs: { ...map } });
+      }),
+    );
+  });
+});
+
+describe('parseTopicRouteData', () => {
+  it('parses standard JSON (version >= 401)', () => {
+    expect(parse(STANDARD)).toEqual(EXPECTED);
+  });
+
+  it('parses legacy fastjson with bare keys and topicSynFlag', () => {
+    expect(parse(LEGACY)).toEqual(EXPECTED);
+  });
+
+  it('leaves "{0:" inside string values untouched', () => {
+    const text = LEGACY.replace('"broker-a","cluster"', '"broker-a","zoneName":"z{0:\\"q\\",1:","cluster"');
+    const route = parse(text);
+    expect(route.brokerDatas[0]?.zoneName).toBe('z{0:"q",1:');
+    expect(route.brokerDatas[0]?.brokerAddrs.get(1)).toBe('127.0.0.2:10911');
+  });
+
+  it('reads BrowserCompatible \\u escapes, optional fields and IPv6 addresses', () => {
+    const text =
+      '{"brokerDatas":[{"brokerAddrs":{0:"fd00::1:10911"},"brokerName":"\\u8ba2\\u5355-b","cluster":"c",' +
+      '"zoneName":"zone-1"}],"orderTopicConf":"\\u8ba2\\u5355-b:2","queueDatas":[{"brokerName":"\\u8ba2\\u5355-b",' +
+      '"perm":4,"readQueueNums":2,"topicSysFlag":3,"writeQueueNums":0}],' +
+      '"filterServerTable":{"fd00::1:10911":["fd00::2:1"]}}';
+    const route = parse(text);
+    const broker = route.brokerDatas[0] as BrokerData;
+    expect(broker.brokerName).toBe('订单-b');
+    expect(broker.zoneName).toBe('zone-1');
+    expect(broker.enableActingMaster).toBeUndefined();
+    expect(route.orderTopicConf).toBe('订单-b:2');
+    expect(route.queueDatas[0]?.topicSysFlag).toBe(3);
+    expect(route.filterServerTable).toEqual({ 'fd00::1:10911': ['fd00::2:1'] });
+    expect(splitHostPort(masterAddress(broker) ?? '')).toEqual({ host: 'fd00::1', port: 10911 });
+    expect(isStaticTopic(route)).toBe(false);
+  });
+
+  it('defaults topicSysFlag to 0, accepts null optional fields and keeps static-topic mappings', () => {
+    const route = parse(
+      '{"brokerDatas":[],"queueDatas":[{"brokerName":"b","perm":6,"readQueueNums":1,"writeQueueNums":1}],' +
+        '"orderTopicConf":null,"topicQueueMappingByBroker":{"b":{"bname":"b","epoch":1}}}',
+    );
+    expect(route.queueDatas[0]?.topicSysFlag).toBe(0);
+    expect(route.orderTopicConf).toBeUndefined();
+    expect(isStaticTopic(route)).toBe(true);
+  });
+
+  it('names the missing or malformed field in the ProtocolError', () => {
+    const cases: [string, string][] = [
+      ['{"queueDatas":[]}', 'brokerDatas is missing'],
+      ['{"brokerDatas":[]}', 'queueDatas is missing'],
+      ['{"brokerDatas":{},"queueDatas":[]}', 'brokerDatas is not an array'],
+      [
+        '{"brokerDatas":[{"brokerName":"b","cluster":"c"}],"queueDatas":[]}',
+        'brokerDatas[0].brokerAddrs is missing',
+      ],
+      [
+        '{"brokerDatas":[{"brokerAddrs":{},"cluster":"c"}],"queueDatas":[]}',
+        'brokerDatas[0].brokerName is missing',
+      ],
+      [
+        '{"brokerDatas":[{"brokerAddrs":{},"brokerName":"b"}],"queueDatas":[]}',
+        'brokerDatas[0].cluster is missing',
+      ],
+      [
+        '{"brokerDatas":[{"brokerAddrs":{"x":"a:1"},"brokerName":"b","cluster":"c"}],"queueDatas":[]}',
+        'brokerDatas[0].brokerAddrs.x',
+      ],
+      [
+        '{"brokerDatas":[{"brokerAddrs":{0:5},"brokerName":"b","cluster":"c"}],"queueDatas":[]}',
+        'brokerDatas[0].brokerAddrs.0 is not a string',
+      ],
+      [
+        '{"brokerDatas":[{"brokerAddrs":{},"brokerName":"b","cluster":"c","enableActingMaster":1}],"queueDatas":[]}',
+        'brokerDatas[0].enableActingMaster is not a boolean',
+      ],
+      [
+        '{"brokerDatas":[],"queueDatas":[{"brokerName":"b","perm":6,"writeQueueNums":1}]}',
+        'queueDatas[0].readQueueNums is missing',
+      ],
+      [
+        '{"brokerDatas":[],"queueDatas":[{"brokerName":"b","readQueueNums":1,"writeQueueNums":1}]}',
+        'queueDatas[0].perm is missing',
+      ],
+      [
+        '{"brokerDatas":[],"queueDatas":[{"perm":6,"readQueueNums":1,"writeQueueNums":1}]}',
+        'queueDatas[0].brokerName is missing',
+      ],
+      [
+        '{"brokerDatas":[],"queueDatas":[{"brokerName":"b","perm":6,"readQueueNums":-1,"writeQueueNums":1}]}',
+        'queueDatas[0].readQueueNums is not a non-negative integer',
+      ],
+      [
+        '{"brokerDatas":[],"queueDatas":[{"brokerName":"b","perm":6,"readQueueNums":1,"writeQueueNums":"1"}]}',
+        'queueDatas[0].writeQueueNums is not a non-negative integer',
+      ],
+      ['{"brokerDatas":[],"queueDatas":[],"orderTopicConf":5}', 'orderTopicConf is not a string'],
+      [
+        '{"brokerDatas":[],"queueDatas":[],"filterServerTable":{"a":[1]}}',
+        'filterServerTable.a[0] is not a string',
+      ],
+      ['[]', 'topic route data is not an object'],
+      ['', 'topic route data is not valid JSON'],
+      ['{"brokerDatas":[{{"topic":"t"}:1}]}', 'topic route data is not valid JSON'],
+    ];
+    for (const [text, message] of cases) {
+      expect(() => parse(text), text).toThrow(ProtocolError);
+      expect(() => parse(text), text).toThrow(message);
+    }
+  });
+
+  it('wraps the JSON parser error as cause', () => {
+    try {
+      parse('{nope');
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ProtocolError);
+      expect((err as ProtocolError).cause).toBeInstanceOf(SyntaxError);
+    }
+  });
+
+  it('throws only ProtocolError for random bytes and every truncation', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 100 }), (bytes) => {
+        expectProtocolErrorOrValue(() => parseTopicRouteData(Buffer.from(bytes)));
+      }),
+      { numRuns: 1000 },
+    );
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'{}[]:,"\\0123 -abtrue'.split('')), maxLength: 60 }),
+        (s) => {
+          expectProtocolErrorOrValue(() => parse(s));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    for (const text of [STANDARD, LEGACY]) {
+      for (let n = 0; n < text.length; n++) expect(() => parse(text.slice(0, n))).toThrow(ProtocolError);
+    }
+  });
+});
+
+describe('queues from a route', () => {
+  const route = parse(
+    '{"brokerDatas":[' +
+      '{"brokerAddrs":{0:"a:1",1:"a2:1"},"brokerName":"broker-b","cluster":"c"},' +
+      '{"brokerAddrs":{0:"b:1"},"brokerName":"broker-a","cluster":"c"},' +
+      '{"brokerAddrs":{1:"s:1"},"brokerName":"broker-c","cluster":"c"}],' +
+      '"queueDatas":[' +
+      '{"brokerName":"broker-b","perm":6,"readQueueNums":2,"topicSysFlag":0,"writeQueueNums":3},' +
+      '{"brokerName":"broker-a","perm":4,"readQueueNums":11,"topicSysFlag":0,"writeQueueNums":11},' +
+      '{"brokerName":"broker-c","perm":6,"readQueueNums":1,"topicSysFlag":0,"writeQueueNums":1},' +
+      '{"brokerName":"broker-d","perm":2,"readQueueNums":5,"topicSysFlag":0,"writeQueueNums":1}]}',
+  );
+
+  it('readableQueues takes READ queue datas, readQueueNums each, sorted', () => {
+    const queues = readableQueues('T', route);
+    expect(queues.map((q) => `${q.brokerName}:${q.queueId}`)).toEqual([
+      ...Array.from({ length: 11 }, (_, i) => `broker-a:${i}`),
+      'broker-b:0',
+      'broker-b:1',
+      'broker-c:0',
+    ]);
+    expect(queues.every((q) => q.topic === 'T')).toBe(true);
+  });
+
+  it('writableQueues takes WRITE queue datas whose broker has a master, writeQueueNums each', () => {
+    expect(writableQueues('T', route)).toEqual([
+      { topic: 'T', brokerName: 'broker-b', queueId: 0 },
+      { topic: 'T', brokerName: 'broker-b', queueId: 1 },
+      { topic: 'T', brokerName: 'broker-b', queueId: 2 },
+    ]);
+  });
+
+  it('masterAddress is broker id 0', () => {
+    expect(route.brokerDatas.map(masterAddress)).toEqual(['a:1', 'b:1', undefined]);
+  });
+
+  it('PermName has the Java bit values', () => {
+    expect(PermName).toEqual({ PRIORITY: 8, READ: 4, WRITE: 2, INHERIT: 1 });
+  });
+});
+
+describe('splitHostPort', () => {
+  it('splits at the last colon and strips brackets', () => {
+    expect(splitHostPort('10.0.0.5:10911')).toEqual({ host: '10.0.0.5', port: 10911 });
+    expect(splitHostPort('broker.example.com:1')).toEqual({ host: 'broker.example.com', port: 1 });
+    expect(splitHostPort('fd00::1:10911')).toEqual({ host: 'fd00::1', port: 10911 });
+    expect(splitHostPort('::1:65535')).toEqual({ host: '::1', port: 65535 });
+    expect(splitHostPort('[fd00::1]:10911')).toEqual({ host: 'fd00::1', port: 10911 });
+  });
+
+  it('rejects addresses without a valid port', () => {
+    for (const addr of [
+      '',
+      'host',
+      ':10911',
+      'host:',
+      'host:0',
+      'host:65536',
+      'host:-1',
+      'host:1a',
+      '[]:1',
+    ]) {
+      expect(() => splitHostPort(addr), addr).toThrow(ProtocolError);
+    }
+  });
+});
