@@ -1,0 +1,42 @@
+/**
+ * Broker and name server addresses as RocketMQ writes them: `host:port`. IPv6 hosts come bracketed
+ * (`[::1]:10911`) or, as brokers register them, unbracketed (`::1:10911`): the port is after the last colon.
+ */
+import { NetworkError } from './errors.js';
+
+/**
+ * A parsed `host:port`. IPv6 hosts are returned without brackets.
+ *
+ * @example
+ * ```ts
+ * const { host, port }: SocketAddress = parseAddress('[::1]:10911');
+ * net.connect({ host, port });
+ * ```
+ */
+export interface SocketAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * Splits an address at its last colon. Throws a non-retriable {@link NetworkError} when there is no
+ * port, the port is not an integer in 1..65535, or the host is empty.
+ *
+ * @example
+ * ```ts
+ * parseAddress('127.0.0.1:9876');   // { host: '127.0.0.1', port: 9876 }
+ * parseAddress('[::1]:10911');      // { host: '::1', port: 10911 }
+ * parseAddress('fe80::1:10911');    // { host: 'fe80::1', port: 10911 }
+ * ```
+ */
+export function parseAddress(address: string): SocketAddress {
+  const colon = address.lastIndexOf(':');
+  const portText = colon < 0 ? '' : address.slice(colon + 1);
+  let host = colon < 0 ? '' : address.slice(0, colon).trim();
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
+  if (host === '' || !(port >= 1 && port <= 65535)) {
+    throw new NetworkError(`address "${address}" is not host:port`, { address, retriable: false });
+  }
+  return { host, port };
+}

@@ -1,0 +1,128 @@
+/**
+ * Errors of the network layer. Each carries the peer `address` and a `retriable` flag; callers branch on
+ * the flag (and on `instanceof` for the few that need a different reaction), never on messages.
+ */
+import { RocketMQError } from '../protocol/errors.js';
+
+/**
+ * Options every network error accepts.
+ *
+ * @example
+ * ```ts
+ * const options: NetworkErrorOptions = { address: '127.0.0.1:10911', cause: socketError };
+ * throw new ConnectError('could not connect to 127.0.0.1:10911', options);
+ * ```
+ */
+export interface NetworkErrorOptions {
+  /** The peer, `host:port`. */
+  address: string;
+  cause?: unknown;
+  retriable?: boolean;
+}
+
+/**
+ * Base of every error the network layer produces. Not retriable unless a subclass says so.
+ *
+ * @example
+ * ```ts
+ * try { await connection.request({ code: 105 }, 3000) } catch (err) {
+ *   if (err instanceof NetworkError) log.warn({ address: err.address, retriable: err.retriable }, 'broker call failed')
+ * }
+ * ```
+ */
+export class NetworkError extends RocketMQError {
+  /** The peer, `host:port`. */
+  readonly address: string;
+
+  constructor(message: string, options: NetworkErrorOptions) {
+    super(message, { cause: options.cause, retriable: options.retriable ?? false });
+    this.address = options.address;
+  }
+}
+
+/**
+ * The connection could not be established: refused, unreachable, TLS handshake failed or timed out.
+ * Retriable.
+ *
+ * @example
+ * ```ts
+ * try { await pool.request(address, { code: 34 }, 3000) } catch (err) {
+ *   if (err instanceof ConnectError) markBrokerUnreachable(err.address)
+ * }
+ * ```
+ */
+export class ConnectError extends NetworkError {
+  constructor(message: string, options: Omit<NetworkErrorOptions, 'retriable'>) {
+    super(message, { ...options, retriable: true });
+  }
+}
+
+/**
+ * No response arrived within the request's timeout. Retriable. A response that arrives later is dropped.
+ *
+ * @example
+ * ```ts
+ * try { await connection.request({ code: 11 }, 30_000) } catch (err) {
+ *   if (err instanceof RequestTimeoutError) log.warn({ code: err.code, timeoutMs: err.timeoutMs }, 'pull timed out')
+ * }
+ * ```
+ */
+export class RequestTimeoutError extends NetworkError {
+  /** The timeout that elapsed. */
+  readonly timeoutMs: number;
+  /** The request's opaque. */
+  readonly opaque: number;
+  /** The request code. */
+  readonly code: number;
+
+  constructor(options: { address: string; timeoutMs: number; opaque: number; code: number }) {
+    super(`request code ${options.code} (opaque ${options.opaque}) timed out after ${options.timeoutMs} ms`, {
+      address: options.address,
+      retriable: true,
+    });
+    this.timeoutMs = options.timeoutMs;
+    this.opaque = options.opaque;
+    this.code = options.code;
+  }
+}
+
+/**
+ * The connection closed while the request was in flight, or before it could be written. Retriable: the
+ * next request reconnects. When the cause was a malformed incoming frame, `cause` is that ProtocolError.
+ *
+ * @example
+ * ```ts
+ * try { await connection.request({ code: 34 }, 3000) } catch (err) {
+ *   if (err instanceof ConnectionClosedError && err.retriable) return retryOnce()
+ * }
+ * ```
+ */
+export class ConnectionClosedError extends NetworkError {
+  constructor(message: string, options: Omit<NetworkErrorOptions, 'retriable'>) {
+    super(message, { ...options, retriable: true });
+  }
+}
+
+/**
+ * The connection already has `maxInFlight` requests outstanding; this one was not sent. Retriable once
+ * some of them have finished.
+ *
+ * @example
+ * ```ts
+ * try { await connection.request({ code: 11 }, 30_000) } catch (err) {
+ *   if (err instanceof InFlightLimitError) await delay(100)
+ * }
+ * ```
+ */
+export class InFlightLimitError extends NetworkError {
+  /** The cap that was reached. */
+  readonly maxInFlight: number;
+
+  constructor(options: { address: string; maxInFlight: number }) {
+    super(`${options.maxInFlight} requests already in flight to ${options.address}`, {
+      address: options.address,
+      retriable: true,
+    });
+    this.maxInFlight = options.maxInFlight;
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Requests the broker sends us (NOTIFY_CONSUMER_IDS_CHANGED, GET_CONSUMER_RUNNING_INFO, ...): run the
+ * handler and build the reply Java's NettyRemotingAbstract would send. Oneway requests are never answered.
+ */
+import {
+  CLIENT_LANGUAGE,
+  CLIENT_VERSION,
+  encodeFrame,
+  FLAG_RESPONSE,
+  isOneway,
+  type RemotingCommand,
+} from '../protocol/remoting-command.js';
+import { ResponseCode } from '../protocol/response-code.js';
+import type { Logger } from '../util/logger.js';
+import type { Connection } from './connection.js';
+import type { RemotingResponse, RequestHandler } from './connection-options.js';
+
+/**
+ * Runs `handler` for a broker-initiated request and returns the encoded reply frame to send, or
+ * `undefined` when nothing must be sent (oneway request). No handler, or a handler returning `undefined`,
+ * gives 3 REQUEST_CODE_NOT_SUPPORTED; a handler that throws, or a response that cannot be encoded, gives
+ * 1 SYSTEM_ERROR with the error's message. Never rejects.
+ *
+ * @example
+ * ```ts
+ * const reply = await answerInboundRequest(request, connection, handler, log);
+ * if (reply) socketLink.write(reply, logWriteError);
+ * ```
+ */
+export async function answerInboundRequest(
+  request: RemotingCommand,
+  connection: Connection,
+  handler: RequestHandler | undefined,
+  logger: Logger,
+): Promise<Buffer | undefined> {
+  const reply = await replyCommand(request, connection, handler, logger);
+  if (reply === undefined) return undefined;
+  try {
+    return encodeFrame(reply);
+  } catch (error) {
+    logger.warn({ address: connection.address, code: request.code, err: error }, 'reply not encodable');
+    return encodeFrame(
+      replyTo(request, {
+        code: ResponseCode.SYSTEM_ERROR,
+        remark: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  }
+}
+
+async function replyCommand(
+  request: RemotingCommand,
+  connection: Connection,
+  handler: RequestHandler | undefined,
+  logger: Logger,
+): Promise<RemotingCommand | undefined> {
+  const oneway = isOneway(request);
+  let response: RemotingResponse | undefined;
+  try {
+    response = handler === undefined ? undefined : await handler(request, connection);
+  } catch (error) {
+    logger.warn(
+      { address: connection.address, code: request.code, opaque: request.opaque, err: error },
+      'request handler failed',
+    );
+    if (oneway) return undefined;
+    return replyTo(request, {
+      code: ResponseCode.SYSTEM_ERROR,
+      remark: error instanceof Error ? error.message : String(error),
+    });
+  }
+  if (oneway) return undefined;
+  if (response === undefined) {
+    logger.debug({ address: connection.address, code: request.code }, 'request code not supported');
+    return replyTo(request, {
+      code: ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+      remark: ` request type ${request.code} not supported`,
+    });
+  }
+  return replyTo(request, response);
+}
+
+/**
+ * The reply frame for `request`: same opaque, response flag, our language and version, JSON header.
+ *
+ * @example
+ * ```ts
+ * const frame = encodeFrame(replyTo(request, { code: ResponseCode.SUCCESS, body }));
+ * ```
+ */
+export function replyTo(request: RemotingCommand, response: RemotingResponse): RemotingCommand {
+  return {
+    code: response.code,
+    language: CLIENT_LANGUAGE,
+    version: CLIENT_VERSION,
+    opaque: request.opaque,
+    flag: FLAG_RESPONSE,
+    remark: response.remark,
+    extFields: response.extFields ?? {},
+    body: response.body,
+  };
+}
