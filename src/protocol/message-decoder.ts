@@ -1,0 +1,330 @@
+/**
+ * Decoder of stored messages, the records a PULL body concatenates (Java `MessageDecoder.decode`).
+ *
+ * Record grammar (big-endian; host sizes depend on SYSFLAG bits 4 and 5):
+ * ```
+ * record = TOTALSIZE:int32 MAGIC:int32 BODYCRC:int32 QUEUEID:int32 FLAG:int32 QUEUEOFFSET:int64
+ *          PHYSICALOFFSET:int64 SYSFLAG:int32 BORNTIMESTAMP:int64 BORNHOST:(ip:4|16 port:int32)
+ *          STORETIMESTAMP:int64 STOREHOST:(ip:4|16 port:int32) RECONSUMETIMES:int32
+ *          PREPAREDTRANSACTIONOFFSET:int64 BODYLEN:int32 BODY
+ *          TOPICLEN:(int8 for magic v1 0xDAA320A7 | int16 for v2 0xDAA320AB) TOPIC:utf8
+ *          PROPLEN:int16 PROPERTIES:utf8
+ * ```
+ * An inner-batch record (SYSFLAG INNER_BATCH and NEED_UNWRAP) holds in BODY a batch encoding
+ * (message-encoder.ts) that expands into messages at queue offsets base, base + 1, ...
+ */
+
+import { DEFAULT_MAX_DECOMPRESSED_BYTES, decompress } from './compression.js';
+import { ProtocolError } from './errors.js';
+import type { MessageExt } from './message.js';
+import { MessageConst } from './message.js';
+import { computeBodyCrc } from './message-encoder.js';
+import { formatHostPort, formatIpAddress } from './message-id.js';
+import { decodeProperties } from './message-properties.js';
+import {
+  clearCompressed,
+  compressionTypeBits,
+  hasSysFlag,
+  isInnerBatch,
+  MessageSysFlag,
+} from './message-sys-flag.js';
+
+/** Magic code of a v1 record (1-byte topic length). */
+export const MESSAGE_MAGIC_CODE_V1 = 0xdaa320a7 | 0;
+/** Magic code of a v2 record (2-byte topic length). */
+export const MESSAGE_MAGIC_CODE_V2 = 0xdaa320ab | 0;
+/** Magic code of the blank record that ends a commit-log file; never a message. */
+export const BLANK_MAGIC_CODE = 0xcbd43194 | 0;
+
+/** Smallest possible record: v1, IPv4 hosts, empty body, topic and properties. */
+const MIN_RECORD_BYTES = 91;
+/** Offset of SYSFLAG in a record; all fields before it have fixed positions. */
+const SYSFLAG_POSITION = 36;
+/** Bytes of a batch entry with empty body and properties. */
+const MIN_BATCH_ENTRY_BYTES = 22;
+
+/**
+ * A record that could not be decoded. `queueOffset` and `physicalOffset` are set when the record's
+ * fixed header was readable (always for a body that failed to decompress), so the consumer can route
+ * exactly that message to its failure path.
+ *
+ * @example
+ * ```ts
+ * const { messages, error } = decodeMessages(body);
+ * if (error instanceof MessageDecodeError && error.queueOffset !== undefined) markFailed(error.queueOffset);
+ * ```
+ */
+export class MessageDecodeError extends ProtocolError {
+  /** Where the bad record starts in the decoded buffer. */
+  readonly byteOffset: number;
+  readonly queueOffset: number | undefined;
+  readonly physicalOffset: number | undefined;
+
+  constructor(
+    reason: string,
+    where: { byteOffset: number; queueOffset?: number | undefined; physicalOffset?: number | undefined },
+    options: { cause?: unknown } = {},
+  ) {
+    const ids =
+      where.queueOffset === undefined
+        ? ''
+        : ` (queueOffset ${where.queueOffset}, physicalOffset ${where.physicalOffset})`;
+    super(`Bad stored message at byte ${where.byteOffset}${ids}: ${reason}`, options);
+    this.byteOffset = where.byteOffset;
+    this.queueOffset = where.queueOffset;
+    this.physicalOffset = where.physicalOffset;
+  }
+}
+
+/** Options of {@link decodeMessages} and {@link decodeMessage}. */
+export interface DecodeOptions {
+  /** Cap on one decompressed body. @default 64 MiB */
+  maxBodyBytes?: number;
+  /** Check BODYCRC against the stored body (Java's client does not). @default false */
+  checkBodyCrc?: boolean;
+}
+
+/** The outcome of {@link decodeMessages}. */
+export interface DecodeResult {
+  /** Messages of the records before the first bad one (inner batches expanded). */
+  messages: MessageExt[];
+  /** Set when a record could not be decoded; the records after it were not read. */
+  error?: MessageDecodeError;
+}
+
+/**
+ * Decodes a PULL body. Never throws for bad bytes: it stops at the first bad record and returns the
+ * messages before it with a {@link MessageDecodeError} (Java's client silently drops the rest).
+ * Uncompressed bodies are views of `buffer`, not copies.
+ *
+ * @example
+ * ```ts
+ * const { messages, error } = decodeMessages(response.body);
+ * if (error) log.warn({ err: error }, 'pull body partly undecodable');
+ * ```
+ */
+export function decodeMessages(buffer: Buffer, options: DecodeOptions = {}): DecodeResult {
+  const messages: MessageExt[] = [];
+  let offset = 0;
+  while (offset < buffer.length) {
+    try {
+      offset = decodeMessage(buffer, offset, options, messages);
+    } catch (err) {
+      const error =
+        err instanceof MessageDecodeError
+          ? err
+          : new MessageDecodeError(
+              `unexpected decoder failure: ${String(err)}`,
+              { byteOffset: offset },
+              { cause: err },
+            );
+      return { messages, error };
+    }
+  }
+  return { messages };
+}
+
+/**
+ * Decodes the record at `offset`, appends its message(s) to `into` (several for an inner batch) and
+ * returns the offset of the next record. When it throws, `into` may hold the inner-batch messages
+ * decoded before the bad entry.
+ *
+ * @throws MessageDecodeError for a malformed record or an undecompressable body.
+ * @example
+ * ```ts
+ * const out: MessageExt[] = [];
+ * const next = decodeMessage(body, 0, {}, out);
+ * ```
+ */
+export function decodeMessage(
+  buffer: Buffer,
+  offset: number,
+  options: DecodeOptions = {},
+  into: MessageExt[] = [],
+): number {
+  const start = offset;
+  const remaining = buffer.length - start;
+  const fail = (reason: string, ids?: { queueOffset: number; physicalOffset: number }, cause?: unknown) =>
+    new MessageDecodeError(reason, { byteOffset: start, ...ids }, cause === undefined ? {} : { cause });
+  if (remaining < 4) throw fail(`${remaining} trailing bytes, too few for a record`);
+  const storeSize = buffer.readInt32BE(start);
+  if (storeSize < MIN_RECORD_BYTES)
+    throw fail(`TOTALSIZE ${storeSize} is below the minimum ${MIN_RECORD_BYTES}`);
+  if (storeSize > remaining) throw fail(`TOTALSIZE ${storeSize} exceeds the ${remaining} bytes left`);
+  const end = start + storeSize;
+  const magic = buffer.readInt32BE(start + 4);
+  if (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) {
+    const what = magic === BLANK_MAGIC_CODE ? 'the commit-log blank magic' : 'an unknown magic code';
+    throw fail(`${what} 0x${(magic >>> 0).toString(16).padStart(8, '0')}`);
+  }
+  const queueOffset = readLong(buffer, start + 20, 'QUEUEOFFSET', fail);
+  const physicalOffset = readLong(buffer, start + 28, 'PHYSICALOFFSET', fail);
+  const ids = { queueOffset, physicalOffset };
+  const failAt = (reason: string, cause?: unknown) => fail(reason, ids, cause);
+
+  let sysFlag = buffer.readInt32BE(start + SYSFLAG_POSITION);
+  const bornHostBytes = hasSysFlag(sysFlag, MessageSysFlag.BORNHOST_V6) ? 20 : 8;
+  const storeHostBytes = hasSysFlag(sysFlag, MessageSysFlag.STOREHOST_V6) ? 20 : 8;
+  const bornHostPosition = start + 48;
+  const storeTimestampPosition = bornHostPosition + bornHostBytes;
+  const storeHostPosition = storeTimestampPosition + 8;
+  const reconsumePosition = storeHostPosition + storeHostBytes;
+  const bodyLengthPosition = reconsumePosition + 12;
+  let position = bodyLengthPosition + 4;
+  if (position > end) throw failAt(`IPv6 hosts need more than TOTALSIZE ${storeSize}`);
+
+  const bodyLength = buffer.readInt32BE(bodyLengthPosition);
+  if (bodyLength < 0 || bodyLength > end - position)
+    throw failAt(`BODY length ${bodyLength} does not fit the record`);
+  const storedBody = buffer.subarray(position, position + bodyLength);
+  position += bodyLength;
+
+  const v2 = magic === MESSAGE_MAGIC_CODE_V2;
+  if (position + (v2 ? 2 : 1) > end) throw failAt('record ends before the topic length');
+  const topicLength = v2 ? buffer.readInt16BE(position) : buffer.readInt8(position);
+  position += v2 ? 2 : 1;
+  if (topicLength < 0 || topicLength > end - position)
+    throw failAt(`topic length ${topicLength} does not fit the record`);
+  const topic = buffer.toString('utf8', position, position + topicLength);
+  position += topicLength;
+
+  if (position + 2 > end) throw failAt('record ends before the properties length');
+  const propertiesLength = buffer.readInt16BE(position);
+  position += 2;
+  if (propertiesLength < 0 || propertiesLength !== end - position) {
+    throw failAt(
+      `properties length ${propertiesLength} does not end the record (${end - position} bytes left)`,
+    );
+  }
+  const properties = decodeProperties(buffer.toString('utf8', position, end));
+
+  const bodyCrc = buffer.readInt32BE(start + 8);
+  if (options.checkBodyCrc === true && bodyLength > 0 && computeBodyCrc(storedBody) !== bodyCrc) {
+    throw failAt(`BODYCRC ${bodyCrc} does not match the body`);
+  }
+  let body = storedBody;
+  if (bodyLength > 0 && hasSysFlag(sysFlag, MessageSysFlag.COMPRESSED)) {
+    try {
+      body = decompress(
+        compressionTypeBits(sysFlag),
+        storedBody,
+        options.maxBodyBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
+      );
+    } catch (err) {
+      throw failAt(`body does not decompress: ${err instanceof Error ? err.message : String(err)}`, err);
+    }
+    sysFlag = clearCompressed(sysFlag);
+  }
+
+  const storeHost = formatHost(buffer, storeHostPosition, storeHostBytes);
+  const offsetMsgId = (
+    buffer.toString('hex', storeHostPosition, storeHostPosition + storeHostBytes) +
+    buffer.toString('hex', start + 28, start + 36)
+  ).toUpperCase();
+  const outer: MessageExt = {
+    topic,
+    queueId: buffer.readInt32BE(start + 12),
+    queueOffset,
+    physicalOffset,
+    sysFlag,
+    flag: buffer.readInt32BE(start + 16),
+    bornTimestamp: readLong(buffer, start + 40, 'BORNTIMESTAMP', failAt),
+    bornHost: formatHost(buffer, bornHostPosition, bornHostBytes),
+    storeTimestamp: readLong(buffer, storeTimestampPosition, 'STORETIMESTAMP', failAt),
+    storeHost,
+    reconsumeTimes: buffer.readInt32BE(reconsumePosition),
+    preparedTransactionOffset: readLong(buffer, reconsumePosition + 4, 'PREPAREDTRANSACTIONOFFSET', failAt),
+    bodyCrc,
+    storeSize,
+    body,
+    properties,
+    offsetMsgId,
+    msgId: properties[MessageConst.UNIQ_KEY] ?? offsetMsgId,
+    tags: properties[MessageConst.TAGS],
+    keys: splitKeys(properties[MessageConst.KEYS]),
+  };
+  if (isInnerBatch(sysFlag)) unwrapInnerBatch(outer, start, into);
+  else into.push(outer);
+  return end;
+}
+
+/** Expands an inner-batch record into one message per batch entry (Java `MessageDecoder.decodeMessage`). */
+function unwrapInnerBatch(outer: MessageExt, byteOffset: number, into: MessageExt[]): void {
+  const batch = outer.body;
+  let position = 0;
+  for (let index = 0; position < batch.length; index++) {
+    const queueOffset = outer.queueOffset + index;
+    const fail = (reason: string) =>
+      new MessageDecodeError(`inner batch entry ${index}: ${reason}`, {
+        byteOffset,
+        queueOffset,
+        physicalOffset: outer.physicalOffset,
+      });
+    const remaining = batch.length - position;
+    if (remaining < MIN_BATCH_ENTRY_BYTES) throw fail(`${remaining} trailing bytes, too few for an entry`);
+    const entrySize = batch.readInt32BE(position);
+    if (entrySize < MIN_BATCH_ENTRY_BYTES || entrySize > remaining) {
+      throw fail(`TOTALSIZE ${entrySize} does not fit the ${remaining} bytes left`);
+    }
+    const end = position + entrySize;
+    const bodyLength = batch.readInt32BE(position + 16);
+    const bodyStart = position + 20;
+    if (bodyLength < 0 || bodyLength > end - bodyStart - 2)
+      throw fail(`BODY length ${bodyLength} does not fit`);
+    const propertiesLength = batch.readInt16BE(bodyStart + bodyLength);
+    const propertiesStart = bodyStart + bodyLength + 2;
+    if (propertiesLength < 0 || propertiesLength !== end - propertiesStart) {
+      throw fail(`properties length ${propertiesLength} does not end the entry`);
+    }
+    const properties = decodeProperties(batch.toString('utf8', propertiesStart, end));
+    into.push({
+      topic: outer.topic,
+      queueId: outer.queueId,
+      queueOffset,
+      physicalOffset: outer.physicalOffset,
+      sysFlag: outer.sysFlag,
+      flag: batch.readInt32BE(position + 12),
+      bornTimestamp: outer.bornTimestamp,
+      bornHost: outer.bornHost,
+      storeTimestamp: outer.storeTimestamp,
+      storeHost: outer.storeHost,
+      reconsumeTimes: 0,
+      preparedTransactionOffset: 0,
+      bodyCrc: batch.readInt32BE(position + 8),
+      storeSize: entrySize,
+      body: batch.subarray(bodyStart, bodyStart + bodyLength),
+      properties,
+      offsetMsgId: outer.offsetMsgId,
+      msgId: properties[MessageConst.UNIQ_KEY] ?? outer.offsetMsgId,
+      tags: properties[MessageConst.TAGS],
+      keys: splitKeys(properties[MessageConst.KEYS]),
+    });
+    position = end;
+  }
+}
+
+function readLong(
+  buffer: Buffer,
+  position: number,
+  field: string,
+  fail: (reason: string) => MessageDecodeError,
+): number {
+  const value = buffer.readBigInt64BE(position);
+  const number = Number(value);
+  if (!Number.isSafeInteger(number)) throw fail(`${field} ${value} is beyond 2^53`);
+  return number;
+}
+
+function formatHost(buffer: Buffer, position: number, length: number): string {
+  const ipLength = length - 4;
+  const port = buffer.readInt32BE(position + ipLength);
+  if (ipLength === 4) {
+    return `${buffer[position]}.${buffer[position + 1]}.${buffer[position + 2]}.${buffer[position + 3]}:${port}`;
+  }
+  return formatHostPort(formatIpAddress(buffer.subarray(position, position + ipLength)), port);
+}
+
+function splitKeys(keys: string | undefined): string[] {
+  if (keys === undefined || keys.length === 0) return [];
+  return keys.split(' ').filter((key) => key.length > 0);
+}
