@@ -51,8 +51,12 @@ export function encodeProperties(properties: Readonly<Record<string, string>>): 
 }
 
 /**
- * Decodes a properties string with Java's rules (see the file header). Never throws; the result has
- * no prototype, so keys such as `__proto__` are plain entries.
+ * Decodes a properties string with Java's rules (see the file header), except for duplicate keys: the
+ * first occurrence wins. The broker appends a batch's own properties (its `UNIQ_KEY`, `WAIT`) to every
+ * message stored from a SEND_BATCH_MESSAGE, so each such message carries `UNIQ_KEY` twice; Java lets the
+ * batch's value win and every message of the batch then shares one msgId. Keeping the message's own value
+ * gives each record its own id, which `batchItemFailures` needs. Never throws; the result has no
+ * prototype, so keys such as `__proto__` are plain entries.
  *
  * @example
  * ```ts
@@ -70,7 +74,8 @@ export function decodeProperties(text: string): Record<string, string> {
       // Java searches for U+0001 from the piece start without bounding it by the piece end.
       const separator = text.indexOf(NAME_VALUE_SEPARATOR, index);
       if (separator > index && separator < end - 1) {
-        properties[text.slice(index, separator)] = text.slice(separator + 1, end);
+        const key = text.slice(index, separator);
+        if (!(key in properties)) properties[key] = text.slice(separator + 1, end);
       }
     }
     index = end + 1;

@@ -11,6 +11,8 @@ export const RequestCode = {
   PULL_MESSAGE: 11,
   QUERY_CONSUMER_OFFSET: 14,
   UPDATE_CONSUMER_OFFSET: 15,
+  /** Admin: create or update a topic on one broker. */
+  UPDATE_AND_CREATE_TOPIC: 17,
   SEARCH_OFFSET_BY_TIMESTAMP: 29,
   GET_MAX_OFFSET: 30,
   GET_MIN_OFFSET: 31,
@@ -24,6 +26,8 @@ export const RequestCode = {
   UNLOCK_BATCH_MQ: 42,
   CHECK_CLIENT_CONFIG: 46,
   GET_ROUTEINFO_BY_TOPIC: 105,
+  /** Admin: create or update a subscription group on one broker. */
+  UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: 200,
   RESET_CONSUMER_CLIENT_OFFSET: 220,
   GET_CONSUMER_STATUS_FROM_CLIENT: 221,
   GET_CONSUMER_RUNNING_INFO: 307,

@@ -44,8 +44,8 @@ describe('decodeProperties (Java string2messageProperties rules)', () => {
     expect(decodeProperties(`abc${S2}k${S1}v${S2}`)).toEqual({ k: 'v' });
   });
 
-  it('lets a later duplicate win', () => {
-    expect(decodeProperties(`k${S1}1${S2}k${S1}2${S2}`)).toEqual({ k: '2' });
+  it("keeps the first of duplicate keys (a message's own UNIQ_KEY before its batch's)", () => {
+    expect(decodeProperties(`k${S1}1${S2}k${S1}2${S2}`)).toEqual({ k: '1' });
   });
 
   it('handles unicode keys and values, and __proto__ as a plain key', () => {

@@ -1,0 +1,308 @@
+/**
+ * Broker calls of a consumer and a producer, one method per request code. Every method takes the
+ * broker's address first, checks the response code with {@link expectSuccess} and returns typed data.
+ */
+import {
+  encodeHeartbeatData,
+  encodeLockBatchRequestBody,
+  type HeartbeatData,
+  type LockBatchRequestBody,
+  parseConsumerListBody,
+  parseLockBatchResponseBody,
+} from '../protocol/bodies.js';
+import {
+  type ConsumerSendMsgBackRequestHeader,
+  type GetConsumerListByGroupRequestHeader,
+  type GetMaxOffsetRequestHeader,
+  type GetMinOffsetRequestHeader,
+  type PullMessageRequestHeader,
+  parseOffsetResponseHeader,
+  type QueryConsumerOffsetRequestHeader,
+  type SearchOffsetRequestHeader,
+  type SendMessageRequestHeader,
+  toSendMessageV2ExtFields,
+  type UnregisterClientRequestHeader,
+  type UpdateConsumerOffsetRequestHeader,
+} from '../protocol/headers.js';
+import type { MessageQueue } from '../protocol/message-queue.js';
+import { toExtFields } from '../protocol/remoting-command.js';
+import { RequestCode } from '../protocol/request-code.js';
+import { ResponseCode } from '../protocol/response-code.js';
+import { expectSuccess } from './broker-error.js';
+import { type PullResult, toPullResult } from './pull-result.js';
+import { type BrokerSendResult, toSendResult } from './send-result.js';
+import type { RemotingTransport } from './transport.js';
+
+/**
+ * RPC timeouts, Java's defaults.
+ *
+ * @example
+ * ```ts
+ * new BrokerClient({ transport: pool, timeouts: { pullMs: 40_000 } satisfies Partial<BrokerTimeouts> });
+ * ```
+ */
+export interface BrokerTimeouts {
+  /** Heartbeat, unregister, consumer list. @default 3000 */
+  defaultMs: number;
+  /** Pull RPC; must exceed the broker suspend time. @default 30000 */
+  pullMs: number;
+  /** CONSUMER_SEND_MSG_BACK. @default 5000 */
+  sendBackMs: number;
+  /** LOCK_BATCH_MQ / UNLOCK_BATCH_MQ. @default 1000 */
+  lockMs: number;
+  /** Offset queries and updates. @default 5000 */
+  offsetMs: number;
+  /** Sends. @default 3000 */
+  sendMs: number;
+}
+
+/**
+ * Java's RPC timeouts.
+ *
+ * @example
+ * ```ts
+ * const sendBackTimeoutMs = DEFAULT_BROKER_TIMEOUTS.sendBackMs; // 5000
+ * ```
+ */
+export const DEFAULT_BROKER_TIMEOUTS: Readonly<BrokerTimeouts> = {
+  defaultMs: 3000,
+  pullMs: 30_000,
+  sendBackMs: 5000,
+  lockMs: 1000,
+  offsetMs: 5000,
+  sendMs: 3000,
+};
+
+/**
+ * How long the broker holds a pull with the SUSPEND bit (Java `BROKER_SUSPEND_MAX_TIME_MILLIS`).
+ *
+ * @example
+ * ```ts
+ * const header = { ...rest, suspendTimeoutMillis: DEFAULT_PULL_SUSPEND_MS };
+ * ```
+ */
+export const DEFAULT_PULL_SUSPEND_MS = 15_000;
+
+/**
+ * Options of {@link BrokerClient}.
+ *
+ * @example
+ * ```ts
+ * new BrokerClient({ transport: pool, timeouts: { lockMs: 2000 } });
+ * ```
+ */
+export interface BrokerClientOptions {
+  transport: RemotingTransport;
+  timeouts?: Partial<BrokerTimeouts> | undefined;
+}
+
+/**
+ * Typed broker calls over a {@link RemotingTransport}.
+ *
+ * @example
+ * ```ts
+ * const broker = new BrokerClient({ transport: pool });
+ * const maxOffset = await broker.getMaxOffset('127.0.0.1:10911', { topic: 'T', queueId: 0 });
+ * ```
+ */
+export class BrokerClient {
+  readonly timeouts: Readonly<BrokerTimeouts>;
+  private readonly transport: RemotingTransport;
+
+  constructor(options: BrokerClientOptions) {
+    this.transport = options.transport;
+    this.timeouts = { ...DEFAULT_BROKER_TIMEOUTS, ...options.timeouts };
+  }
+
+  /** HEART_BEAT (34): registers producer/consumer groups and subscriptions. */
+  async heartbeat(address: string, data: HeartbeatData): Promise<void> {
+    await this.call(address, RequestCode.HEART_BEAT, {}, this.timeouts.defaultMs, encodeHeartbeatData(data));
+  }
+
+  /** UNREGISTER_CLIENT (35): removes this client from the given groups. */
+  async unregisterClient(address: string, header: UnregisterClientRequestHeader): Promise<void> {
+    await this.call(address, RequestCode.UNREGISTER_CLIENT, toExtFields(header), this.timeouts.defaultMs);
+  }
+
+  /**
+   * GET_CONSUMER_LIST_BY_GROUP (38): the client ids of the group's live consumers. A broker that knows no
+   * consumer of the group answers SYSTEM_ERROR, which surfaces as a retriable {@link BrokerError}.
+   */
+  async getConsumerListByGroup(address: string, consumerGroup: string): Promise<string[]> {
+    const header: GetConsumerListByGroupRequestHeader = { consumerGroup };
+    const response = await this.call(
+      address,
+      RequestCode.GET_CONSUMER_LIST_BY_GROUP,
+      toExtFields(header),
+      this.timeouts.defaultMs,
+    );
+    return parseConsumerListBody(response.body);
+  }
+
+  /**
+   * PULL_MESSAGE (11). With the SUSPEND bit the broker holds the request up to `suspendTimeoutMillis`
+   * (default 15 s) while the queue has nothing new; the RPC timeout defaults to 30 s.
+   */
+  async pullMessage(
+    address: string,
+    header: PullMessageRequestHeader,
+    options: { timeoutMs?: number } = {},
+  ): Promise<PullResult> {
+    const timeoutMs = options.timeoutMs ?? this.timeouts.pullMs;
+    if (timeoutMs <= header.suspendTimeoutMillis) {
+      throw new RangeError(
+        `pull timeoutMs ${timeoutMs} must exceed suspendTimeoutMillis ${header.suspendTimeoutMillis}`,
+      );
+    }
+    const response = await this.transport.request(
+      address,
+      { code: RequestCode.PULL_MESSAGE, extFields: toExtFields(header) },
+      timeoutMs,
+    );
+    return toPullResult(response, address);
+  }
+
+  /** CONSUMER_SEND_MSG_BACK (36): re-deliver later via `%RETRY%<group>`, or to `%DLQ%<group>`. */
+  async consumerSendMsgBack(address: string, header: ConsumerSendMsgBackRequestHeader): Promise<void> {
+    await this.call(
+      address,
+      RequestCode.CONSUMER_SEND_MSG_BACK,
+      toExtFields(header),
+      this.timeouts.sendBackMs,
+    );
+  }
+
+  /** LOCK_BATCH_MQ (41): returns the subset of `mqSet` this client now holds. */
+  async lockBatchMQ(address: string, body: LockBatchRequestBody): Promise<MessageQueue[]> {
+    const response = await this.call(
+      address,
+      RequestCode.LOCK_BATCH_MQ,
+      {},
+      this.timeouts.lockMs,
+      encodeLockBatchRequestBody(body),
+    );
+    return parseLockBatchResponseBody(response.body);
+  }
+
+  /** UNLOCK_BATCH_MQ (42), waiting for the broker's answer. */
+  async unlockBatchMQ(address: string, body: LockBatchRequestBody): Promise<void> {
+    await this.call(
+      address,
+      RequestCode.UNLOCK_BATCH_MQ,
+      {},
+      this.timeouts.lockMs,
+      encodeLockBatchRequestBody(body),
+    );
+  }
+
+  /** UNLOCK_BATCH_MQ (42), oneway: resolves once the frame is written. */
+  async unlockBatchMQOneway(address: string, body: LockBatchRequestBody): Promise<void> {
+    await this.transport.oneway(address, {
+      code: RequestCode.UNLOCK_BATCH_MQ,
+      extFields: {},
+      body: encodeLockBatchRequestBody(body),
+    });
+  }
+
+  /** GET_MAX_OFFSET (30): the next offset to be written in the queue. */
+  async getMaxOffset(address: string, header: GetMaxOffsetRequestHeader): Promise<number> {
+    return this.offsetCall(
+      address,
+      RequestCode.GET_MAX_OFFSET,
+      { committed: true, ...header },
+      'GET_MAX_OFFSET',
+    );
+  }
+
+  /** GET_MIN_OFFSET (31): the smallest offset still stored in the queue. */
+  async getMinOffset(address: string, header: GetMinOffsetRequestHeader): Promise<number> {
+    return this.offsetCall(address, RequestCode.GET_MIN_OFFSET, header, 'GET_MIN_OFFSET');
+  }
+
+  /** SEARCH_OFFSET_BY_TIMESTAMP (29): the queue offset of the first (LOWER) / last (UPPER) message at `timestamp`. */
+  async searchOffsetByTimestamp(address: string, header: SearchOffsetRequestHeader): Promise<number> {
+    return this.offsetCall(
+      address,
+      RequestCode.SEARCH_OFFSET_BY_TIMESTAMP,
+      header,
+      'SEARCH_OFFSET_BY_TIMESTAMP',
+    );
+  }
+
+  /** QUERY_CONSUMER_OFFSET (14): the group's stored offset, or `undefined` on QUERY_NOT_FOUND. */
+  async queryConsumerOffset(
+    address: string,
+    header: QueryConsumerOffsetRequestHeader,
+  ): Promise<number | undefined> {
+    const request = { code: RequestCode.QUERY_CONSUMER_OFFSET, extFields: toExtFields(header) };
+    const response = expectSuccess(
+      await this.transport.request(address, request, this.timeouts.offsetMs),
+      request,
+      address,
+      [ResponseCode.SUCCESS, ResponseCode.QUERY_NOT_FOUND],
+    );
+    if (response.code === ResponseCode.QUERY_NOT_FOUND) return undefined;
+    return parseOffsetResponseHeader(response.extFields, 'QUERY_CONSUMER_OFFSET').offset;
+  }
+
+  /** UPDATE_CONSUMER_OFFSET (15), waiting for the broker's answer. */
+  async updateConsumerOffset(address: string, header: UpdateConsumerOffsetRequestHeader): Promise<void> {
+    await this.call(address, RequestCode.UPDATE_CONSUMER_OFFSET, toExtFields(header), this.timeouts.offsetMs);
+  }
+
+  /** UPDATE_CONSUMER_OFFSET (15), oneway (what Java's 5 s persist task sends). */
+  async updateConsumerOffsetOneway(
+    address: string,
+    header: UpdateConsumerOffsetRequestHeader,
+  ): Promise<void> {
+    await this.transport.oneway(address, {
+      code: RequestCode.UPDATE_CONSUMER_OFFSET,
+      extFields: toExtFields(header),
+    });
+  }
+
+  /** SEND_MESSAGE_V2 (310): one message; `body` is the (possibly compressed) message body. */
+  async sendMessage(
+    address: string,
+    header: SendMessageRequestHeader,
+    body: Buffer,
+  ): Promise<BrokerSendResult> {
+    const request = { code: RequestCode.SEND_MESSAGE_V2, extFields: toSendMessageV2ExtFields(header), body };
+    return toSendResult(
+      await this.transport.request(address, request, this.timeouts.sendMs),
+      request,
+      address,
+    );
+  }
+
+  /** SEND_BATCH_MESSAGE (320) with header `m=true`; `body` is the batch encoding of the messages. */
+  async sendBatchMessage(
+    address: string,
+    header: SendMessageRequestHeader,
+    body: Buffer,
+  ): Promise<BrokerSendResult> {
+    const extFields = toSendMessageV2ExtFields({ ...header, batch: true });
+    const request = { code: RequestCode.SEND_BATCH_MESSAGE, extFields, body };
+    return toSendResult(
+      await this.transport.request(address, request, this.timeouts.sendMs),
+      request,
+      address,
+    );
+  }
+
+  private async offsetCall(address: string, code: number, header: object, name: string): Promise<number> {
+    const response = await this.call(address, code, toExtFields(header), this.timeouts.offsetMs);
+    return parseOffsetResponseHeader(response.extFields, name).offset;
+  }
+
+  private async call(
+    address: string,
+    code: number,
+    extFields: Record<string, string>,
+    timeoutMs: number,
+    body?: Buffer,
+  ) {
+    const request = body === undefined ? { code, extFields } : { code, extFields, body };
+    return expectSuccess(await this.transport.request(address, request, timeoutMs), request, address);
+  }
+}

@@ -1,0 +1,402 @@
+/**
+ * A small producer: round-robin over the topic's writable queues, UNIQ_KEY and WAIT on every message,
+ * zlib for large bodies, retries on other queues for retriable errors. Used by tests, the demo and
+ * the DLQ / retry fallback paths; not a full-featured Java `DefaultMQProducer`.
+ */
+import { CompressionType, compressZlib } from '../protocol/compression.js';
+import { RocketMQError } from '../protocol/errors.js';
+import type { SendMessageRequestHeader } from '../protocol/headers.js';
+import { type Message, MessageConst } from '../protocol/message.js';
+import { encodeBatchBody } from '../protocol/message-encoder.js';
+import { createUniqueId } from '../protocol/message-id.js';
+import { encodeProperties } from '../protocol/message-properties.js';
+import type { MessageQueue } from '../protocol/message-queue.js';
+import { withCompression } from '../protocol/message-sys-flag.js';
+import { ResponseCode } from '../protocol/response-code.js';
+import { masterAddress, type TopicRouteData, writableQueues } from '../protocol/route-data.js';
+import { componentLogger, type Logger } from '../util/logger.js';
+import { DEFAULT_TEMPLATE_TOPIC } from './admin-client.js';
+import type { BrokerClient } from './broker-client.js';
+import { BrokerError } from './broker-error.js';
+import type { NameServerClient } from './name-server-client.js';
+import type { SendStatus } from './send-result.js';
+
+/**
+ * Our producer group when none is given (Java's inner one is `CLIENT_INNER_PRODUCER`).
+ *
+ * @example
+ * ```ts
+ * new Producer({ client, producerGroup: DEFAULT_PRODUCER_GROUP });
+ * ```
+ */
+export const DEFAULT_PRODUCER_GROUP = 'ROCKETMQ_LAMBDA_PRODUCER';
+/**
+ * Bodies of at least this many bytes are zlib-compressed (Java `compressMsgBodyOverHowmuch`).
+ *
+ * @example
+ * ```ts
+ * new Producer({ client, compressOverBytes: DEFAULT_COMPRESS_OVER_BYTES * 2 });
+ * ```
+ */
+export const DEFAULT_COMPRESS_OVER_BYTES = 4096;
+/**
+ * Java's default zlib level for message bodies.
+ *
+ * @example
+ * ```ts
+ * new Producer({ client, compressLevel: DEFAULT_COMPRESS_LEVEL });
+ * ```
+ */
+export const DEFAULT_COMPRESS_LEVEL = 5;
+/**
+ * The broker's default `maxMessageSize`.
+ *
+ * @example
+ * ```ts
+ * new Producer({ client, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES });
+ * ```
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * Extra attempts on other queues after a retriable failure.
+ *
+ * @example
+ * ```ts
+ * new Producer({ client, retries: DEFAULT_RETRIES });
+ * ```
+ */
+export const DEFAULT_RETRIES = 2;
+/**
+ * Queues an auto-created topic gets (Java producer `defaultTopicQueueNums`).
+ *
+ * @example
+ * ```ts
+ * const header = { ...rest, defaultTopicQueueNums: DEFAULT_TOPIC_QUEUE_NUMS };
+ * ```
+ */
+export const DEFAULT_TOPIC_QUEUE_NUMS = 4;
+
+/**
+ * One message to send.
+ *
+ * @example
+ * ```ts
+ * const message: ProducerMessage = { topic: 'T', body: 'hi', tags: 'TagA', keys: ['k1'], properties: { a: 'b' } };
+ * ```
+ */
+export interface ProducerMessage {
+  topic: string;
+  body: Buffer | string;
+  tags?: string | undefined;
+  /** Business keys (stored space-separated in KEYS). */
+  keys?: readonly string[] | string | undefined;
+  /** User properties. */
+  properties?: Readonly<Record<string, string>> | undefined;
+  /** User int flag. */
+  flag?: number | undefined;
+  /** Broker delay level (1 = 1 s, 2 = 5 s, ...). */
+  delayLevel?: number | undefined;
+}
+
+/**
+ * The result of a send.
+ *
+ * @example
+ * ```ts
+ * const { msgId, queueId, queueOffset }: SendResult = await producer.send({ topic: 'T', body: 'hi' });
+ * ```
+ */
+export interface SendResult {
+  status: SendStatus;
+  /** The client id (UNIQ_KEY) of the message; for batches, the messages' ids joined with commas (as Java). */
+  msgId: string;
+  /** The broker's offset message id; for batches, a comma-separated list. */
+  offsetMsgId: string;
+  brokerName: string;
+  queueId: number;
+  queueOffset: number;
+}
+
+/**
+ * The result of a batch send.
+ *
+ * @example
+ * ```ts
+ * const { msgIds } = await producer.sendBatch([{ topic: 'T', body: 'a' }, { topic: 'T', body: 'b' }]);
+ * ```
+ */
+export interface SendBatchResult extends SendResult {
+  /** UNIQ_KEY of each message, in order. */
+  msgIds: string[];
+}
+
+/**
+ * Options of {@link Producer}.
+ *
+ * @example
+ * ```ts
+ * new Producer({ client, producerGroup: 'my-dlq-producer', retries: 0 });
+ * ```
+ */
+export interface ProducerOptions {
+  /** The name server and broker calls to use (a `RocketMQClient` has both). */
+  client: { nameServer: NameServerClient; broker: BrokerClient };
+  /** @default 'ROCKETMQ_LAMBDA_PRODUCER' */
+  producerGroup?: string | undefined;
+  /** @default 4096 */
+  compressOverBytes?: number | undefined;
+  /** @default 5 */
+  compressLevel?: number | undefined;
+  /** @default 4 MiB */
+  maxMessageBytes?: number | undefined;
+  /** @default 2 */
+  retries?: number | undefined;
+  logger?: Logger | undefined;
+}
+
+/**
+ * Sends messages through SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE.
+ *
+ * @example
+ * ```ts
+ * const producer = new Producer({ client });
+ * await producer.start();
+ * const result = await producer.send({ topic: 'T', body: 'hello', tags: 'TagA', keys: ['order-1'] });
+ * await producer.shutdown();
+ * ```
+ */
+export class Producer {
+  readonly producerGroup: string;
+  private readonly client: ProducerOptions['client'];
+  private readonly compressOverBytes: number;
+  private readonly compressLevel: number;
+  private readonly maxMessageBytes: number;
+  private readonly retries: number;
+  private readonly log: Logger;
+  private readonly nextQueueIndex = new Map<string, number>();
+  private running = false;
+
+  constructor(options: ProducerOptions) {
+    this.client = options.client;
+    this.producerGroup = options.producerGroup ?? DEFAULT_PRODUCER_GROUP;
+    this.compressOverBytes = options.compressOverBytes ?? DEFAULT_COMPRESS_OVER_BYTES;
+    this.compressLevel = options.compressLevel ?? DEFAULT_COMPRESS_LEVEL;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.retries = Math.max(0, options.retries ?? DEFAULT_RETRIES);
+    this.log = componentLogger('client.producer', options.logger);
+  }
+
+  /** Allows sends. Idempotent. */
+  async start(): Promise<void> {
+    this.running = true;
+  }
+
+  /** Refuses further sends. Idempotent; sends in progress finish. */
+  async shutdown(): Promise<void> {
+    this.running = false;
+  }
+
+  /**
+   * Sends one message to a writable queue chosen round-robin (or to `queueId` on the first broker that
+   * offers it). Bodies of at least `compressOverBytes` go zlib-compressed.
+   */
+  async send(message: ProducerMessage, options: { queueId?: number } = {}): Promise<SendResult> {
+    this.assertRunning();
+    const body = toBuffer(message.body);
+    this.checkBodySize(body, message.topic);
+    const properties = this.buildProperties(message);
+    const msgId = properties[MessageConst.UNIQ_KEY] as string;
+    let sysFlag = 0;
+    let payload = body;
+    if (body.length >= this.compressOverBytes) {
+      payload = compressZlib(body, this.compressLevel);
+      sysFlag = withCompression(sysFlag, CompressionType.ZLIB);
+    }
+    const header = (queue: MessageQueue): SendMessageRequestHeader => {
+      const h = this.baseHeader(queue, sysFlag, message.flag ?? 0);
+      const moved = moveRetryCounters(queue.topic, properties);
+      h.properties = encodeProperties(moved.properties);
+      if (moved.reconsumeTimes !== undefined) h.reconsumeTimes = moved.reconsumeTimes;
+      if (moved.maxReconsumeTimes !== undefined) h.maxReconsumeTimes = moved.maxReconsumeTimes;
+      return h;
+    };
+    return this.withRetries(message.topic, options.queueId, async (queue, address) => {
+      const result = await this.client.broker.sendMessage(address, header(queue), payload);
+      return { ...result, msgId, brokerName: queue.brokerName };
+    });
+  }
+
+  /**
+   * Sends messages of one topic as one SEND_BATCH_MESSAGE (not compressed, like Java). Each message keeps
+   * its own UNIQ_KEY; the batch header carries only WAIT (see the comment inside on why not a batch id).
+   */
+  async sendBatch(
+    messages: readonly ProducerMessage[],
+    options: { queueId?: number } = {},
+  ): Promise<SendBatchResult> {
+    this.assertRunning();
+    const first = messages[0];
+    if (first === undefined) throw new RangeError('sendBatch needs at least one message');
+    const topic = first.topic;
+    const encoded: Message[] = messages.map((message) => {
+      if (message.topic !== topic) {
+        throw new RangeError(`a batch holds one topic: ${message.topic} differs from ${topic}`);
+      }
+      if (message.delayLevel !== undefined) throw new RangeError('batch messages cannot have a delay level');
+      const body = toBuffer(message.body);
+      this.checkBodySize(body, topic);
+      return { topic, body, flag: message.flag ?? 0, properties: this.buildProperties(message) };
+    });
+    const msgIds = encoded.map((m) => m.properties[MessageConst.UNIQ_KEY] as string);
+    const batchBody = encodeBatchBody(encoded);
+    this.checkBodySize(batchBody, topic);
+    // Unlike Java we give the batch itself no UNIQ_KEY: the broker appends the batch's properties to every
+    // stored message, so a batch UNIQ_KEY would replace each message's own id for every consumer.
+    const properties = encodeProperties({ [MessageConst.WAIT]: 'true' });
+    return this.withRetries(topic, options.queueId, async (queue, address) => {
+      const header = { ...this.baseHeader(queue, 0, 0), properties };
+      const result = await this.client.broker.sendBatchMessage(address, header, batchBody);
+      return { ...result, msgId: msgIds.join(','), msgIds, brokerName: queue.brokerName };
+    });
+  }
+
+  private async withRetries<T>(
+    topic: string,
+    queueId: number | undefined,
+    attempt: (queue: MessageQueue, address: string) => Promise<T>,
+  ): Promise<T> {
+    let lastError: unknown;
+    let refresh = false;
+    for (let i = 0; i <= this.retries; i++) {
+      const route = await this.route(topic, refresh);
+      const { queue, address } = this.selectQueue(topic, route, queueId);
+      try {
+        return await attempt(queue, address);
+      } catch (error) {
+        lastError = error;
+        if (!(error instanceof RocketMQError) || !error.retriable || i === this.retries) throw error;
+        refresh = error instanceof BrokerError && error.staleRoute;
+        this.log.warn({ topic, queue, address, attempt: i + 1, err: error }, 'send failed, retrying');
+      }
+    }
+    throw lastError;
+  }
+
+  /** The topic's route, or the template topic's when the topic does not exist yet (auto-create). */
+  private async route(topic: string, refresh: boolean): Promise<TopicRouteData> {
+    try {
+      return await this.client.nameServer.getRoute(topic, { refresh });
+    } catch (error) {
+      if (!(error instanceof BrokerError) || error.code !== ResponseCode.TOPIC_NOT_EXIST) throw error;
+      const template = await this.client.nameServer.getRoute(DEFAULT_TEMPLATE_TOPIC, { refresh });
+      this.log.info({ topic }, 'topic has no route yet, sending via the auto-create template');
+      return {
+        ...template,
+        queueDatas: template.queueDatas.map((qd) => ({
+          ...qd,
+          readQueueNums: Math.min(qd.readQueueNums, DEFAULT_TOPIC_QUEUE_NUMS),
+          writeQueueNums: Math.min(qd.writeQueueNums, DEFAULT_TOPIC_QUEUE_NUMS),
+        })),
+      };
+    }
+  }
+
+  private selectQueue(
+    topic: string,
+    route: TopicRouteData,
+    queueId: number | undefined,
+  ): { queue: MessageQueue; address: string } {
+    const queues = writableQueues(topic, route);
+    let queue: MessageQueue | undefined;
+    if (queueId !== undefined) {
+      queue = queues.find((q) => q.queueId === queueId);
+      if (queue === undefined) throw new RangeError(`topic ${topic} has no writable queue ${queueId}`);
+    } else {
+      const index = this.nextQueueIndex.get(topic) ?? 0;
+      this.nextQueueIndex.set(topic, index + 1);
+      queue = queues[index % Math.max(1, queues.length)];
+    }
+    const brokerData = route.brokerDatas.find((bd) => bd.brokerName === queue?.brokerName);
+    const address = brokerData === undefined ? undefined : masterAddress(brokerData);
+    if (queue === undefined || address === undefined) {
+      throw new BrokerError({
+        code: ResponseCode.SERVICE_NOT_AVAILABLE,
+        remark: `no writable queue with a master for topic ${topic}`,
+        requestCode: 0,
+        address: 'route',
+      });
+    }
+    return { queue, address };
+  }
+
+  private baseHeader(queue: MessageQueue, sysFlag: number, flag: number): SendMessageRequestHeader {
+    return {
+      producerGroup: this.producerGroup,
+      topic: queue.topic,
+      defaultTopic: DEFAULT_TEMPLATE_TOPIC,
+      defaultTopicQueueNums: DEFAULT_TOPIC_QUEUE_NUMS,
+      queueId: queue.queueId,
+      sysFlag,
+      bornTimestamp: Date.now(),
+      flag,
+      reconsumeTimes: 0,
+      unitMode: false,
+      bname: queue.brokerName,
+    };
+  }
+
+  private buildProperties(message: ProducerMessage): Record<string, string> {
+    const properties: Record<string, string> = { ...message.properties };
+    if (message.tags !== undefined && message.tags !== '') properties[MessageConst.TAGS] = message.tags;
+    const keys = typeof message.keys === 'string' ? message.keys : message.keys?.join(' ');
+    if (keys !== undefined && keys !== '') properties[MessageConst.KEYS] = keys;
+    if (message.delayLevel !== undefined && message.delayLevel > 0) {
+      properties[MessageConst.DELAY] = String(message.delayLevel);
+    }
+    properties[MessageConst.WAIT] = 'true';
+    properties[MessageConst.UNIQ_KEY] = createUniqueId();
+    return properties;
+  }
+
+  private checkBodySize(body: Buffer, topic: string): void {
+    if (body.length === 0) throw new RangeError(`message body for topic ${topic} is empty`);
+    if (body.length > this.maxMessageBytes) {
+      throw new RocketMQError(
+        `message body of ${body.length} bytes for topic ${topic} exceeds maxMessageBytes ${this.maxMessageBytes}`,
+      );
+    }
+  }
+
+  private assertRunning(): void {
+    if (!this.running) throw new RocketMQError('producer is not started (call start()) or was shut down');
+  }
+}
+
+/**
+ * For `%RETRY%` topics Java moves RECONSUME_TIME / MAX_RECONSUME_TIMES from the properties into the
+ * header fields `reconsumeTimes` / `maxReconsumeTimes`.
+ */
+function moveRetryCounters(
+  topic: string,
+  properties: Record<string, string>,
+): { properties: Record<string, string>; reconsumeTimes?: number; maxReconsumeTimes?: number } {
+  if (!topic.startsWith('%RETRY%')) return { properties };
+  const {
+    [MessageConst.RECONSUME_TIME]: RECONSUME_TIME,
+    [MessageConst.MAX_RECONSUME_TIMES]: MAX_RECONSUME_TIMES,
+    ...rest
+  } = properties;
+  const out: { properties: Record<string, string>; reconsumeTimes?: number; maxReconsumeTimes?: number } = {
+    properties: rest,
+  };
+  if (RECONSUME_TIME !== undefined && /^\d+$/.test(RECONSUME_TIME))
+    out.reconsumeTimes = Number(RECONSUME_TIME);
+  if (MAX_RECONSUME_TIMES !== undefined && /^-?\d+$/.test(MAX_RECONSUME_TIMES)) {
+    out.maxReconsumeTimes = Number(MAX_RECONSUME_TIMES);
+  }
+  return out;
+}
+
+function toBuffer(body: Buffer | string): Buffer {
+  return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+}

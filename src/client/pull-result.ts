@@ -1,0 +1,111 @@
+/**
+ * PULL_MESSAGE responses mapped to a discriminated union, the way Java's `PullAPIWrapper` does:
+ * 0 FOUND, 19 NO_NEW_MSG, 20 NO_MATCHED_MSG, 21 OFFSET_ILLEGAL; any other code is a {@link BrokerError}.
+ */
+import type { ProtocolError } from '../protocol/errors.js';
+import { parsePullMessageResponseHeader } from '../protocol/headers.js';
+import type { MessageExt } from '../protocol/message.js';
+import { decodeMessages } from '../protocol/message-decoder.js';
+import type { RemotingCommand } from '../protocol/remoting-command.js';
+import { RequestCode } from '../protocol/request-code.js';
+import { ResponseCode } from '../protocol/response-code.js';
+import { expectSuccess } from './broker-error.js';
+
+/**
+ * Offsets every pull result carries (from the response header).
+ *
+ * @example
+ * ```ts
+ * const { nextBeginOffset, maxOffset }: PullOffsets = await broker.pullMessage(address, header);
+ * ```
+ */
+export interface PullOffsets {
+  /** Where to pull next. */
+  nextBeginOffset: number;
+  minOffset: number;
+  maxOffset: number;
+  /** 0 (master) unless the broker has slaveReadEnable. */
+  suggestWhichBrokerId: number;
+}
+
+/**
+ * Messages were found.
+ *
+ * @example
+ * ```ts
+ * if (result.status === 'FOUND') for (const m of result.messages) handle(m);
+ * ```
+ */
+export interface PullFound extends PullOffsets {
+  status: 'FOUND';
+  messages: MessageExt[];
+  /** Set when the body held a malformed record: `messages` are the records before it (Java drops the rest). */
+  decodeError?: ProtocolError | undefined;
+}
+
+/**
+ * Nothing to return: no new message (19), all filtered out (20), or the offset was illegal (21).
+ *
+ * @example
+ * ```ts
+ * if (result.status === 'OFFSET_ILLEGAL') await offsetStore.persist(queue, result.nextBeginOffset);
+ * ```
+ */
+export interface PullEmpty extends PullOffsets {
+  status: 'NO_NEW_MSG' | 'NO_MATCHED_MSG' | 'OFFSET_ILLEGAL';
+}
+
+/**
+ * The outcome of one PULL_MESSAGE.
+ *
+ * @example
+ * ```ts
+ * const result = await broker.pullMessage(address, header);
+ * if (result.status === 'FOUND') processQueue.putMessages(result.messages);
+ * nextOffset = result.nextBeginOffset;
+ * ```
+ */
+export type PullResult = PullFound | PullEmpty;
+
+const EMPTY_STATUS = new Map<number, PullEmpty['status']>([
+  [ResponseCode.PULL_NOT_FOUND, 'NO_NEW_MSG'],
+  [ResponseCode.PULL_RETRY_IMMEDIATELY, 'NO_MATCHED_MSG'],
+  [ResponseCode.PULL_OFFSET_MOVED, 'OFFSET_ILLEGAL'],
+]);
+
+const ALLOWED_CODES = [ResponseCode.SUCCESS, ...EMPTY_STATUS.keys()];
+
+/**
+ * Maps a PULL_MESSAGE response to a {@link PullResult}; throws {@link BrokerError} for other codes and
+ * {@link ProtocolError} for a malformed header. With `offsetDelta` (static topics) every message's queue
+ * offset is shifted, as Java does.
+ *
+ * @example
+ * ```ts
+ * const result = toPullResult(await pool.request(address, request, 30_000), address);
+ * ```
+ */
+export function toPullResult(response: RemotingCommand, address: string): PullResult {
+  expectSuccess(response, { code: RequestCode.PULL_MESSAGE }, address, ALLOWED_CODES);
+  const header = parsePullMessageResponseHeader(response.extFields);
+  const offsets: PullOffsets = {
+    nextBeginOffset: header.nextBeginOffset,
+    minOffset: header.minOffset,
+    maxOffset: header.maxOffset,
+    suggestWhichBrokerId: header.suggestWhichBrokerId,
+  };
+  const emptyStatus = EMPTY_STATUS.get(response.code);
+  if (emptyStatus !== undefined) return { status: emptyStatus, ...offsets };
+  const decoded =
+    response.body === undefined || response.body.length === 0
+      ? { messages: [] as MessageExt[], error: undefined }
+      : decodeMessages(response.body);
+  const delta = header.offsetDelta ?? 0;
+  const messages =
+    delta === 0
+      ? decoded.messages
+      : decoded.messages.map((m) => ({ ...m, queueOffset: m.queueOffset + delta }));
+  const found: PullFound = { status: 'FOUND', messages, ...offsets };
+  if (decoded.error !== undefined) found.decodeError = decoded.error;
+  return found;
+}

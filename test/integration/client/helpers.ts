@@ -1,0 +1,117 @@
+import { RocketMQClient } from '../../../src/client/rocketmq-client.js';
+import type { PullMessageRequestHeader } from '../../../src/protocol/headers.js';
+import type { MessageExt } from '../../../src/protocol/message.js';
+import { buildPullSysFlag } from '../../../src/protocol/pull-sys-flag.js';
+import { testBroker } from '../../support/broker.js';
+
+/** A client of the test broker; closed by the caller (use `onTestFinished`). */
+export function newClient(options: { nameServerAddresses?: string[] } = {}): RocketMQClient {
+  return new RocketMQClient({
+    nameServerAddresses: options.nameServerAddresses ?? [testBroker().namesrvAddr],
+  });
+}
+
+/** Resolves when `check` returns a value other than undefined; fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<T | undefined>,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await sleep(100);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`, { cause: lastError });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Creates a topic with `queues` read/write queues and waits until the name server routes it. */
+export async function createTopic(client: RocketMQClient, topic: string, queues: number): Promise<void> {
+  await client.admin.createTopic(testBroker().brokerAddr, { topic, readQueueNums: queues });
+  await waitFor(`route of ${topic}`, 15_000, async () => {
+    const route = await client.nameServer.getRoute(topic, { refresh: true });
+    return route.queueDatas[0]?.writeQueueNums === queues ? route : undefined;
+  });
+}
+
+/** A pull header with Java's defaults; SUBSCRIPTION bit set unless `subscription` is null. */
+export function pullHeader(options: {
+  group: string;
+  topic: string;
+  queueId: number;
+  queueOffset: number;
+  suspend?: boolean;
+  subscription?: string | null;
+  expressionType?: 'TAG' | 'SQL92';
+  subVersion?: number;
+  maxMsgNums?: number;
+}): PullMessageRequestHeader {
+  const withSubscription = options.subscription !== null;
+  return {
+    consumerGroup: options.group,
+    topic: options.topic,
+    queueId: options.queueId,
+    queueOffset: options.queueOffset,
+    maxMsgNums: options.maxMsgNums ?? 32,
+    sysFlag: buildPullSysFlag({ suspend: options.suspend ?? false, subscription: withSubscription }),
+    commitOffset: 0,
+    suspendTimeoutMillis: 15_000,
+    subscription: withSubscription ? (options.subscription ?? '*') : undefined,
+    expressionType: options.expressionType ?? 'TAG',
+    subVersion: options.subVersion ?? 0,
+    bname: testBroker().brokerName,
+  };
+}
+
+/**
+ * Pulls one queue from `fromOffset` (no long polling) until `count` messages arrived and the queue is read
+ * to its end, or `timeoutMs` passed.
+ */
+export async function pullMessages(
+  client: RocketMQClient,
+  options: {
+    group: string;
+    topic: string;
+    queueId: number;
+    count: number;
+    fromOffset?: number;
+    subscription?: string | null;
+    expressionType?: 'TAG' | 'SQL92';
+    subVersion?: number;
+    timeoutMs?: number;
+  },
+): Promise<MessageExt[]> {
+  const { brokerAddr } = testBroker();
+  const messages: MessageExt[] = [];
+  let offset = options.fromOffset ?? 0;
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  for (;;) {
+    const result = await client.broker.pullMessage(
+      brokerAddr,
+      pullHeader({ ...options, queueOffset: offset }),
+    );
+    if (result.status === 'FOUND') {
+      if (result.decodeError) throw result.decodeError;
+      messages.push(...result.messages);
+    }
+    const atEnd = result.nextBeginOffset >= result.maxOffset;
+    offset = result.nextBeginOffset;
+    if (messages.length >= options.count && atEnd) return messages;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `pulled ${messages.length} of ${options.count} messages from ${options.topic}#${options.queueId} (last ${result.status})`,
+      );
+    }
+    if (result.status !== 'FOUND') await sleep(100);
+  }
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { Producer } from '../../../src/client/producer.js';
+import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
+import { createTopic, newClient, pullHeader, sleep } from './helpers.js';
+
+describe('long polling', () => {
+  it('holds a pull on an empty queue and answers it right after a send', async () => {
+    const client = newClient();
+    onTestFinished(() => client.close());
+    const topic = uniqueTopic('longpoll');
+    const group = uniqueGroup('longpoll');
+    await createTopic(client, topic, 1);
+    const producer = new Producer({ client });
+    await producer.start();
+
+    let resolvedAt: number | undefined;
+    const pull = client.broker
+      .pullMessage(
+        testBroker().brokerAddr,
+        pullHeader({ group, topic, queueId: 0, queueOffset: 0, suspend: true }),
+      )
+      .then((result) => {
+        resolvedAt = performance.now();
+        return result;
+      });
+    await sleep(2000);
+    expect(resolvedAt).toBeUndefined();
+
+    const sendStartedAt = performance.now();
+    const sent = await producer.send({ topic, body: 'wake up' }, { queueId: 0 });
+    const sendAckAt = performance.now();
+    const result = await pull;
+    const pullResolvedAt = resolvedAt ?? performance.now();
+
+    expect(result.status).toBe('FOUND');
+    if (result.status === 'FOUND') expect(result.messages[0]?.msgId).toBe(sent.msgId);
+    const ackToPullMs = pullResolvedAt - sendAckAt;
+    const sendToPullMs = pullResolvedAt - sendStartedAt;
+    console.info(
+      `long-poll latency: send-ack -> pull-resolve ${ackToPullMs.toFixed(1)} ms; ` +
+        `send-start -> pull-resolve ${sendToPullMs.toFixed(1)} ms (send round trip ${(sendAckAt - sendStartedAt).toFixed(1)} ms)`,
+    );
+    expect(ackToPullMs).toBeLessThan(1000);
+    expect(sendToPullMs).toBeLessThan(1000);
+  });
+});
