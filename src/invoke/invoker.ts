@@ -1,0 +1,90 @@
+/**
+ * What the consume path calls to run a function once: the Invoker interface and its outcome.
+ * Implementations: the LocalInvoker (handler modules in-process) and the Lambda invoker.
+ */
+
+/**
+ * Why an invoke failed. Every kind fails the whole batch (design.md, "What a function returns", rule 1).
+ * - `function-error`: the function ran and failed (threw, rejected, called back with an error; Lambda's
+ *   `FunctionError` Handled or Unhandled).
+ * - `timeout`: the function did not finish in time, or the connection to it hung.
+ * - `network`: the request did not reach the function or its answer was lost.
+ * - `server-error`: the invoke service answered with a 5xx.
+ * - `aborted`: the caller's signal aborted the invoke (shutdown gave up waiting).
+ *
+ * Throttles are not a kind: an invoker retries them itself (with backoff, until its request's signal
+ * aborts), because a throttle must never count as a consume failure. Conditions that no retry can fix
+ * (missing function, access denied) are thrown as an `InvokeError` with `fatal: true` instead.
+ *
+ * @example
+ * ```ts
+ * const kind: InvokeFailureKind = 'timeout';
+ * ```
+ */
+export type InvokeFailureKind = 'function-error' | 'timeout' | 'network' | 'server-error' | 'aborted';
+
+/**
+ * A failed invoke.
+ *
+ * @example
+ * ```ts
+ * const failure: InvokeFailure = {
+ *   ok: false,
+ *   kind: 'function-error',
+ *   message: '{"errorType":"TypeError","errorMessage":"x is undefined"}',
+ * };
+ * ```
+ */
+export interface InvokeFailure {
+  readonly ok: false;
+  readonly kind: InvokeFailureKind;
+  /** What went wrong; for `function-error`, Lambda's error shape as JSON (`errorType`, `errorMessage`). */
+  readonly message: string;
+}
+
+/**
+ * The outcome of one invoke: the function's response payload (JSON bytes, as Lambda returns them; `null`
+ * when the function returned nothing), or a failure.
+ *
+ * @example
+ * ```ts
+ * const outcome = await invoker.invoke({ functionRef, payload });
+ * if (outcome.ok) console.log(outcome.payload.toString('utf8'));
+ * else console.warn(outcome.kind, outcome.message);
+ * ```
+ */
+export type InvokeOutcome = { readonly ok: true; readonly payload: Buffer } | InvokeFailure;
+
+/**
+ * One invoke: which function, with what event.
+ *
+ * @example
+ * ```ts
+ * const request: InvokeRequest = { functionRef: 'local:./handler.js#handler', payload: serializeEvent(group, batch) };
+ * ```
+ */
+export interface InvokeRequest {
+  /** `local:./path/module.js#export` for the LocalInvoker; a function name or ARN for Lambda. */
+  readonly functionRef: string;
+  /** The event, JSON in UTF-8. */
+  readonly payload: Buffer;
+  /** Aborting it gives up the invoke: the outcome is then an `aborted` failure. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Runs functions. `invoke` resolves with the outcome of an invoke that happened (or was attempted) and
+ * rejects only with an `InvokeError` when the function cannot be invoked at all (`fatal` then says
+ * whether the mapping must stop). `close` releases connections and caches; invokes after it are rejected.
+ *
+ * @example
+ * ```ts
+ * const invoker: Invoker = new LocalInvoker({ baseDir: path.dirname(configFile) });
+ * const outcome = await invoker.invoke({ functionRef: 'local:./handler.js', payload });
+ * await invoker.close();
+ * ```
+ */
+export interface Invoker {
+  invoke(request: InvokeRequest): Promise<InvokeOutcome>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,363 @@
+/**
+ * Runs handler modules in-process, the way the Lambda Node.js runtime would run them: for tests and local
+ * development. A function reference `local:./path/to/module.js#exportName` names a module relative to a
+ * base directory (the config file's) and an export (default `handler`).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { RocketMQHandlerContext } from '../handler/types.js';
+import { componentLogger, type Logger } from '../util/logger.js';
+import { InvokeError } from './invoke-error.js';
+import type { InvokeFailure, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
+
+/**
+ * The default handler timeout: Lambda's longest.
+ *
+ * @example
+ * ```ts
+ * new LocalInvoker({ baseDir, timeoutMs: Math.min(configuredTimeoutMs, DEFAULT_LOCAL_TIMEOUT_MS) });
+ * ```
+ */
+export const DEFAULT_LOCAL_TIMEOUT_MS = 900_000;
+/**
+ * The default `context.memoryLimitInMB`: Lambda's smallest memory size.
+ *
+ * @example
+ * ```ts
+ * new LocalInvoker({ baseDir, memoryLimitInMB: DEFAULT_LOCAL_MEMORY_MB * 8 });
+ * ```
+ */
+export const DEFAULT_LOCAL_MEMORY_MB = 128;
+/**
+ * The prefix of local function references.
+ *
+ * @example
+ * ```ts
+ * const invoker = functionRef.startsWith(LOCAL_FUNCTION_REF_PREFIX) ? localInvoker : lambdaInvoker;
+ * ```
+ */
+export const LOCAL_FUNCTION_REF_PREFIX = 'local:';
+const DEFAULT_EXPORT_NAME = 'handler';
+const LOCAL_ACCOUNT_ID = '000000000000';
+const MAX_FUNCTION_NAME_CHARS = 64;
+
+/**
+ * The parts of a `local:` function reference.
+ *
+ * @example
+ * ```ts
+ * const ref: LocalFunctionRef = { modulePath: './handlers/orders.js', exportName: 'handler' };
+ * ```
+ */
+export interface LocalFunctionRef {
+  /** As written: relative to the base directory, or absolute. */
+  modulePath: string;
+  exportName: string;
+}
+
+/**
+ * Parses `local:<module path>[#<export name>]` (the export defaults to `handler`). Throws a fatal
+ * {@link InvokeError} for anything else.
+ *
+ * @example
+ * ```ts
+ * parseLocalFunctionRef('local:./handlers/orders.js#onOrder'); // => { modulePath: './handlers/orders.js', exportName: 'onOrder' }
+ * parseLocalFunctionRef('local:./index.mjs'); // => { modulePath: './index.mjs', exportName: 'handler' }
+ * ```
+ */
+export function parseLocalFunctionRef(functionRef: string): LocalFunctionRef {
+  if (!functionRef.startsWith(LOCAL_FUNCTION_REF_PREFIX)) {
+    throw new InvokeError(`function ${JSON.stringify(functionRef)} is not a local: reference`, {
+      functionRef,
+      fatal: true,
+    });
+  }
+  const rest = functionRef.slice(LOCAL_FUNCTION_REF_PREFIX.length);
+  const hash = rest.lastIndexOf('#');
+  const modulePath = hash === -1 ? rest : rest.slice(0, hash);
+  const exportName = hash === -1 ? DEFAULT_EXPORT_NAME : rest.slice(hash + 1);
+  if (modulePath === '' || exportName === '') {
+    throw new InvokeError(
+      `function ${JSON.stringify(functionRef)} is not local:<module path>[#<export name>]`,
+      { functionRef, fatal: true },
+    );
+  }
+  return { modulePath, exportName };
+}
+
+/**
+ * Options of {@link LocalInvoker}.
+ *
+ * @example
+ * ```ts
+ * const options: LocalInvokerOptions = { baseDir: path.dirname(configPath), timeoutMs: 30_000 };
+ * ```
+ */
+export interface LocalInvokerOptions {
+  /** Module paths of function references are relative to it (the config file's directory). */
+  baseDir: string;
+  /** How long a handler may run. @default 900_000 (Lambda's maximum) */
+  timeoutMs?: number | undefined;
+  /** Reported as `context.memoryLimitInMB` (nothing enforces it). @default 128 */
+  memoryLimitInMB?: number | undefined;
+  /** The region in `context.invokedFunctionArn`. @default AWS_REGION, else 'us-east-1' */
+  region?: string | undefined;
+  /** The parent logger; lines carry `component: 'invoke.local'`. */
+  logger?: Logger | undefined;
+}
+
+type HandlerFunction = (event: unknown, context: RocketMQHandlerContext, callback: LambdaCallback) => unknown;
+type LambdaCallback = (error?: unknown, result?: unknown) => void;
+type ModuleNamespace = Readonly<Record<string, unknown>>;
+
+/**
+ * An {@link Invoker} that imports handler modules (once each, with `import()`; `.ts` modules work under
+ * tsx or vitest) and calls them like Lambda does: the event goes through a JSON round trip, the context is
+ * Lambda's, async and callback-style handlers both work, and the response is returned as JSON bytes. A
+ * handler that throws or rejects gives a `function-error` outcome carrying Lambda's error shape; one that
+ * runs past `timeoutMs` gives `timeout` (it cannot be stopped, only abandoned). A missing module or export
+ * throws a fatal {@link InvokeError}.
+ *
+ * A synchronous handler that declares fewer than 3 parameters completes with its return value; one that
+ * declares a callback completes when it calls it.
+ *
+ * @example
+ * ```ts
+ * const invoker = new LocalInvoker({ baseDir: '/app/config' });
+ * const outcome = await invoker.invoke({
+ *   functionRef: 'local:./handlers/orders.js#handler',
+ *   payload: serializeEvent('orders-consumer', batch),
+ * });
+ * await invoker.close();
+ * ```
+ */
+export class LocalInvoker implements Invoker {
+  readonly #baseDir: string;
+  readonly #timeoutMs: number;
+  readonly #memoryLimitInMB: number;
+  readonly #region: string;
+  readonly #log: Logger;
+  readonly #modules = new Map<string, Promise<ModuleNamespace>>();
+  #closed = false;
+
+  constructor(options: LocalInvokerOptions) {
+    this.#baseDir = path.resolve(options.baseDir);
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_LOCAL_TIMEOUT_MS;
+    this.#memoryLimitInMB = options.memoryLimitInMB ?? DEFAULT_LOCAL_MEMORY_MB;
+    this.#region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
+    this.#log = componentLogger('invoke.local', options.logger);
+    if (!(this.#timeoutMs > 0)) throw new RangeError(`timeoutMs must be positive, got ${this.#timeoutMs}`);
+  }
+
+  async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
+    const { functionRef, payload, signal } = request;
+    if (this.#closed) throw new InvokeError('the local invoker is closed', { functionRef, fatal: true });
+    const handler = await this.#loadHandler(functionRef);
+    let event: unknown;
+    try {
+      event = JSON.parse(payload.toString('utf8'));
+    } catch (cause) {
+      throw new InvokeError(`the event for ${functionRef} is not JSON`, { functionRef, cause });
+    }
+    if (signal?.aborted) return abortedOutcome(signal);
+    return this.#run(handler, event, functionRef, signal);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#modules.clear();
+  }
+
+  /** Resolves the handler function of a reference, importing its module on first use. */
+  async #loadHandler(functionRef: string): Promise<HandlerFunction> {
+    const { modulePath, exportName } = parseLocalFunctionRef(functionRef);
+    const file = path.resolve(this.#baseDir, modulePath);
+    let loading = this.#modules.get(file);
+    if (loading === undefined) {
+      loading = import(/* @vite-ignore */ pathToFileURL(file).href) as Promise<ModuleNamespace>;
+      this.#modules.set(file, loading);
+    }
+    let namespace: ModuleNamespace;
+    try {
+      namespace = await loading;
+    } catch (cause) {
+      // Forget the failure so that a restarted mapping tries again.
+      if (this.#modules.get(file) === loading) this.#modules.delete(file);
+      const why = cause instanceof Error ? cause.message : String(cause);
+      throw new InvokeError(`cannot load handler module ${file} (export ${exportName}): ${why}`, {
+        functionRef,
+        fatal: true,
+        cause,
+      });
+    }
+    const handler = resolveExport(namespace, exportName);
+    if (handler === undefined) {
+      throw new InvokeError(`handler module ${file} has no function export ${JSON.stringify(exportName)}`, {
+        functionRef,
+        fatal: true,
+      });
+    }
+    return handler;
+  }
+
+  #run(
+    handler: HandlerFunction,
+    event: unknown,
+    functionRef: string,
+    signal: AbortSignal | undefined,
+  ): Promise<InvokeOutcome> {
+    const timeoutMs = this.#timeoutMs;
+    const context = this.#createContext(functionRef, Date.now() + timeoutMs);
+    return new Promise<InvokeOutcome>((resolve) => {
+      let settled = false;
+      const finish = (outcome: InvokeOutcome): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      const onAbort = (): void => {
+        if (signal !== undefined) finish(abortedOutcome(signal));
+      };
+      const timer = setTimeout(() => {
+        this.#log.warn({ functionRef, timeoutMs, awsRequestId: context.awsRequestId }, 'handler timed out');
+        finish({
+          ok: false,
+          kind: 'timeout',
+          message: `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`,
+        });
+      }, timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+
+      const succeed = (value: unknown): void => finish(responseOutcome(value));
+      const fail = (error: unknown): void => {
+        this.#log.debug({ functionRef, err: error, awsRequestId: context.awsRequestId }, 'handler failed');
+        finish(functionErrorOutcome(error));
+      };
+      const callback: LambdaCallback = (error, result) => {
+        if (error !== undefined && error !== null) fail(error);
+        else succeed(result);
+      };
+
+      let returned: unknown;
+      try {
+        returned = handler(event, context, callback);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      if (isThenable(returned)) {
+        Promise.resolve(returned)
+          .then(succeed, fail)
+          .catch((error: unknown) =>
+            this.#log.error({ functionRef, err: error }, 'handler completion failed'),
+          );
+      } else if (handler.length < 3) {
+        succeed(returned);
+      }
+      // Otherwise the handler takes a callback: wait for it (or the timeout).
+    });
+  }
+
+  #createContext(functionRef: string, deadlineMs: number): RocketMQHandlerContext {
+    const functionName = localFunctionName(functionRef);
+    const now = new Date();
+    const day = `${now.getUTCFullYear()}/${pad2(now.getUTCMonth() + 1)}/${pad2(now.getUTCDate())}`;
+    return {
+      callbackWaitsForEmptyEventLoop: true,
+      functionName,
+      functionVersion: '$LATEST',
+      invokedFunctionArn: `arn:aws:lambda:${this.#region}:${LOCAL_ACCOUNT_ID}:function:${functionName}`,
+      memoryLimitInMB: String(this.#memoryLimitInMB),
+      awsRequestId: randomUUID(),
+      logGroupName: `/aws/lambda/${functionName}`,
+      logStreamName: `${day}/[$LATEST]${randomBytes(16).toString('hex')}`,
+      getRemainingTimeInMillis: () => Math.max(0, deadlineMs - Date.now()),
+    };
+  }
+}
+
+/** The named export, else the same name on a CommonJS module's `module.exports` (the default export). */
+function resolveExport(namespace: ModuleNamespace, exportName: string): HandlerFunction | undefined {
+  const direct = Object.hasOwn(namespace, exportName) ? namespace[exportName] : undefined;
+  if (typeof direct === 'function') return direct as HandlerFunction;
+  const cjs = namespace.default;
+  if (exportName !== 'default' && (typeof cjs === 'object' || typeof cjs === 'function') && cjs !== null) {
+    const nested = (cjs as Readonly<Record<string, unknown>>)[exportName];
+    if (typeof nested === 'function') return nested as HandlerFunction;
+  }
+  return undefined;
+}
+
+/** A Lambda-valid function name for a reference: `<module file name>-<export>`. */
+function localFunctionName(functionRef: string): string {
+  const { modulePath, exportName } = parseLocalFunctionRef(functionRef);
+  const base = path.basename(modulePath, path.extname(modulePath));
+  return `${base}-${exportName}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, MAX_FUNCTION_NAME_CHARS);
+}
+
+function pad2(value: number): string {
+  return String(value).padStart(2, '0');
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/** The response as Lambda returns it: JSON, `null` for `undefined`. */
+function responseOutcome(value: unknown): InvokeOutcome {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (cause) {
+    return functionErrorOutcome(new Error('Unable to stringify response body', { cause }));
+  }
+  return { ok: true, payload: Buffer.from(json ?? 'null', 'utf8') };
+}
+
+/**
+ * Lambda's error shape (`errorType`, `errorMessage`) of whatever a handler threw, rejected with or passed
+ * to its callback.
+ *
+ * @example
+ * ```ts
+ * lambdaErrorShape(new TypeError('x is undefined')); // => { errorType: 'TypeError', errorMessage: 'x is undefined' }
+ * lambdaErrorShape('nope'); // => { errorType: 'string', errorMessage: 'nope' }
+ * ```
+ */
+export function lambdaErrorShape(error: unknown): { errorType: string; errorMessage: string } {
+  if (error instanceof Error) {
+    return { errorType: error.name || 'Error', errorMessage: error.message };
+  }
+  if (typeof error === 'object' && error !== null) {
+    const { errorType, errorMessage, name, message } = error as Record<string, unknown>;
+    const type = typeof errorType === 'string' ? errorType : typeof name === 'string' ? name : 'object';
+    const text = typeof errorMessage === 'string' ? errorMessage : typeof message === 'string' ? message : '';
+    return { errorType: type, errorMessage: text || safeStringify(error) };
+  }
+  return { errorType: typeof error, errorMessage: String(error) };
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch (error) {
+    return `<unserializable: ${error instanceof Error ? error.message : String(error)}>`;
+  }
+}
+
+function functionErrorOutcome(error: unknown): InvokeFailure {
+  return { ok: false, kind: 'function-error', message: JSON.stringify(lambdaErrorShape(error)) };
+}
+
+function abortedOutcome(signal: AbortSignal): InvokeFailure {
+  const reason: unknown = signal.reason;
+  const why = reason instanceof Error ? reason.message : String(reason);
+  return { ok: false, kind: 'aborted', message: `invoke aborted: ${why}` };
+}
