@@ -1,0 +1,85 @@
+/**
+ * Which AWS SDK v3 errors are worth retrying: throttling, server-side (5xx) and network failures.
+ * Everything else (validation, access denied, missing table, a failed condition) fails the same way again.
+ */
+
+/** AWS error names that mean "too fast" or "our side is unwell", whatever the HTTP status. */
+const TRANSIENT_ERROR_NAMES: ReadonlySet<string> = new Set([
+  'ThrottlingException',
+  'Throttling',
+  'ThrottledException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'TooManyRequestsException',
+  'SlowDown',
+  'InternalServerError',
+  'InternalFailure',
+  'ServiceUnavailable',
+  'TransactionInProgressException',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+]);
+
+/** Node.js socket error codes of a connection that failed or broke. */
+const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTDOWN',
+  'ERR_SOCKET_CONNECTION_TIMEOUT',
+]);
+
+interface AwsErrorShape {
+  name?: unknown;
+  code?: unknown;
+  $retryable?: unknown;
+  $metadata?: { httpStatusCode?: unknown };
+  cause?: unknown;
+}
+
+/**
+ * True when an AWS SDK v3 call failed in a way that may succeed if tried again later: a throttling error,
+ * an HTTP 429 or 5xx answer, an SDK-marked retryable error, a timeout or a network error (also when
+ * wrapped as the `cause` of another error).
+ *
+ * @example
+ * ```ts
+ * await retry(() => client.send(command), { isRetriable: isTransientAwsError });
+ * ```
+ */
+export function isTransientAwsError(error: unknown): boolean {
+  for (let current = error, depth = 0; depth < 5; depth++) {
+    if (typeof current !== 'object' || current === null) return false;
+    const shape = current as AwsErrorShape;
+    if (typeof shape.name === 'string' && TRANSIENT_ERROR_NAMES.has(shape.name)) return true;
+    if (typeof shape.code === 'string' && NETWORK_ERROR_CODES.has(shape.code)) return true;
+    if (typeof shape.$retryable === 'object' && shape.$retryable !== null) return true;
+    const status = shape.$metadata?.httpStatusCode;
+    if (typeof status === 'number' && (status === 429 || status >= 500)) return true;
+    current = shape.cause;
+  }
+  return false;
+}
+
+/**
+ * True when `error` is an AWS SDK error (or any Error) named `name`, e.g. `'ConditionalCheckFailedException'`.
+ * Compares names rather than classes so clients from another copy of the SDK are recognised too.
+ *
+ * @example
+ * ```ts
+ * if (isAwsErrorNamed(err, 'ResourceInUseException')) return; // someone else is creating the table
+ * ```
+ */
+export function isAwsErrorNamed(error: unknown, name: string): boolean {
+  return error instanceof Error && error.name === name;
+}

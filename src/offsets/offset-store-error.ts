@@ -1,0 +1,38 @@
+/**
+ * The error of an offset store: the backing store (file, DynamoDB) could not be read or written, or held
+ * something that is not an offset. Retriable when trying again later may succeed (throttling, 5xx,
+ * network); the consumer then retries at its next persist.
+ */
+import { RocketMQError } from '../protocol/errors.js';
+
+/**
+ * An offset store operation failed.
+ *
+ * @example
+ * ```ts
+ * try { await store.persistAll(queues) } catch (err) {
+ *   if (err instanceof OffsetStoreError && err.retriable) log.warn({ err }, 'offsets not persisted, next round retries');
+ *   else throw err;
+ * }
+ * ```
+ */
+export class OffsetStoreError extends RocketMQError {
+  constructor(message: string, options: { cause?: unknown; retriable?: boolean } = {}) {
+    super(message, options);
+  }
+}
+
+/**
+ * Throws a non-retriable {@link OffsetStoreError} unless `offset` is a safe non-negative integer.
+ *
+ * @example
+ * ```ts
+ * assertValidOffset(42, 'T@broker-a@0'); // ok
+ * assertValidOffset(-1, 'T@broker-a@0'); // throws OffsetStoreError
+ * ```
+ */
+export function assertValidOffset(offset: number, queueKey: string): void {
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new OffsetStoreError(`offset ${offset} of queue ${queueKey} is not a non-negative safe integer`);
+  }
+}
