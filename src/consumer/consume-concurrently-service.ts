@@ -1,0 +1,356 @@
+/**
+ * Concurrent consumption (Java `ConsumeMessageConcurrentlyService`, doc 11.3, issue 3): batches across
+ * the mapping's queues by count, bytes and time, at most `maxConcurrency` batches in flight, the result
+ * applied per message. Succeeded messages leave their ProcessQueue and the offset moves (increase-only);
+ * failed ones go back to the broker (CONSUMER_SEND_MSG_BACK) or, if that fails, are consumed again
+ * locally after `localRetryDelayMs` with `reconsumeTimes + 1`, staying in the ProcessQueue so the offset
+ * cannot pass them. Broadcasting logs and drops failures, as RocketMQ does.
+ */
+import type { MessageExt } from '../protocol/message.js';
+import type { Logger } from '../util/logger.js';
+import { type ConsumeService, type ConsumeServiceContext, realTopicOf } from './consume-service.js';
+import { isFatalListenerError } from './consumer-errors.js';
+import { MessageBatcher } from './message-batcher.js';
+import type { ConsumedMessage, ConsumeResult } from './message-listener.js';
+import type { ProcessQueue } from './process-queue.js';
+
+/** Delay level Java uses when it sends back an expired message. */
+export const EXPIRED_MESSAGE_DELAY_LEVEL = 3;
+/** At most this many expired messages per queue per scan (Java `cleanExpiredMsg`). */
+export const EXPIRED_MESSAGES_PER_SCAN = 16;
+/** Expired-message scans run at least this often (Java scans every consumeTimeout). */
+export const EXPIRY_SCAN_MAX_INTERVAL_MS = 60_000;
+/** Send-back calls in parallel per batch. */
+export const SEND_BACK_PARALLELISM = 16;
+
+interface Item {
+  readonly message: MessageExt;
+  readonly processQueue: ProcessQueue;
+  readonly bytes: number;
+}
+
+interface InFlight {
+  readonly controller: AbortController;
+  aborted: boolean;
+  done: Promise<void>;
+}
+
+/**
+ * The concurrent {@link ConsumeService}.
+ *
+ * @example
+ * ```ts
+ * const service = new ConsumeConcurrentlyService(context);
+ * service.start();
+ * service.submit(pq.putMessages(pulled).added, pq);
+ * await service.stop(30_000);
+ * ```
+ */
+export class ConsumeConcurrentlyService implements ConsumeService {
+  readonly mode = 'CONCURRENTLY' as const;
+  readonly queueHooks = undefined;
+  private readonly context: ConsumeServiceContext;
+  private readonly log: Logger;
+  private readonly batcher: MessageBatcher<Item>;
+  private readonly inFlight = new Set<InFlight>();
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private expiryTimer: NodeJS.Timeout | undefined;
+  private expiryScan: Promise<void> | undefined;
+  private stopping = false;
+  private halted = false;
+
+  constructor(context: ConsumeServiceContext) {
+    this.context = context;
+    this.log = context.log;
+    const { options } = context;
+    this.batcher = new MessageBatcher<Item>({
+      batchSize: options.batchSize,
+      maxBatchBytes: options.maxBatchBytes,
+      windowMs: options.maximumBatchingWindowMs,
+      onReady: () => this.pump(),
+      isStale: (item) => item.processQueue.dropped,
+    });
+  }
+
+  start(): void {
+    const intervalMs = Math.min(this.context.options.consumeTimeoutMs, EXPIRY_SCAN_MAX_INTERVAL_MS);
+    this.expiryTimer = setInterval(() => {
+      if (this.expiryScan !== undefined) return;
+      this.expiryScan = this.cleanExpiredMessages()
+        .catch((error: unknown) => this.log.error({ err: error }, 'expired-message scan failed'))
+        .finally(() => {
+          this.expiryScan = undefined;
+        });
+    }, intervalMs);
+    this.expiryTimer.unref();
+  }
+
+  submit(messages: readonly MessageExt[], processQueue: ProcessQueue, _dispatchToConsume = false): void {
+    if (this.stopping || messages.length === 0) return;
+    this.batcher.add(messages.map((message) => ({ message, processQueue, bytes: message.body.length })));
+    this.pump();
+  }
+
+  inFlightBatches(): number {
+    return this.inFlight.size;
+  }
+
+  pendingMessages(): number {
+    return this.batcher.size;
+  }
+
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    this.batcher.drain();
+    for (const timer of this.retryTimers) clearTimeout(timer);
+    this.retryTimers.clear();
+    if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer);
+    await this.expiryScan;
+    const all = Promise.all([...this.inFlight].map((batch) => batch.done));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      all.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.log.warn({ batches: this.inFlight.size, timeoutMs }, 'in-flight batches aborted at shutdown');
+      for (const batch of this.inFlight) {
+        batch.aborted = true;
+        batch.controller.abort(new Error('consumer shutdown timed out'));
+      }
+    }
+  }
+
+  /** Dispatches ready batches while there is room. */
+  private pump(): void {
+    if (this.stopping || this.halted) return;
+    while (this.inFlight.size < this.context.options.maxConcurrency) {
+      const batch = this.batcher.takeReady();
+      if (batch === undefined) return;
+      this.dispatch(batch);
+    }
+  }
+
+  private dispatch(batch: Item[]): void {
+    const record: InFlight = { controller: new AbortController(), aborted: false, done: Promise.resolve() };
+    this.inFlight.add(record);
+    record.done = this.consume(batch, record)
+      .catch((error: unknown) => this.log.error({ err: error }, 'batch handling failed'))
+      .finally(() => {
+        this.inFlight.delete(record);
+        this.pump();
+      });
+  }
+
+  private async consume(batch: Item[], record: InFlight): Promise<void> {
+    const { options, counters } = this.context;
+    const nowMs = Date.now();
+    const consumed: ConsumedMessage[] = batch.map(({ message, processQueue }) => {
+      processQueue.markConsumeStarted([message], nowMs);
+      return {
+        message,
+        queue: processQueue.messageQueue,
+        topic: realTopicOf(message, options.retryTopic),
+      };
+    });
+    counters.batchesDispatched++;
+    let result: ConsumeResult;
+    try {
+      result = await this.context.listener.consume(consumed, {
+        consumerGroup: options.consumerGroup,
+        orderly: false,
+        signal: record.controller.signal,
+      });
+    } catch (error) {
+      if (isFatalListenerError(error)) {
+        this.halted = true;
+        this.log.error({ err: error, messages: batch.length }, 'fatal listener error: batch left unconsumed');
+        this.context.onFatal(error);
+        return;
+      }
+      result = { status: 'FAILED', reason: error instanceof Error ? error.message : String(error) };
+    }
+    if (record.aborted) {
+      counters.discardedResults++;
+      return;
+    }
+    await this.apply(batch, consumed, result, record);
+  }
+
+  private async apply(
+    batch: Item[],
+    consumed: ConsumedMessage[],
+    result: ConsumeResult,
+    record: InFlight,
+  ): Promise<void> {
+    const { options, counters } = this.context;
+    const failed = failedIndexes(result, batch.length);
+    if (failed === undefined) {
+      this.log.warn({ result }, 'PARTIAL result names indexes outside the batch: whole batch failed');
+    }
+    const failedSet = failed ?? new Set(batch.keys());
+    const done: Item[] = [];
+    const toSendBack: number[] = [];
+    batch.forEach((item, index) => {
+      if (failedSet.has(index)) toSendBack.push(index);
+      else done.push(item);
+    });
+    counters.consumedOk += done.length;
+    counters.consumedFailed += toSendBack.length;
+    if (toSendBack.length > 0) {
+      const reason = result.status === 'SUCCESS' ? 'invalid result' : result.reason;
+      if (options.messageModel === 'BROADCASTING') {
+        counters.droppedFailures += toSendBack.length;
+        this.log.warn(
+          { messages: toSendBack.map((i) => batch[i]?.message.msgId), reason },
+          'broadcasting: failed messages dropped',
+        );
+        for (const index of toSendBack) done.push(batch[index] as Item);
+      } else {
+        const notSent = await this.sendBackAll(batch, consumed, toSendBack);
+        for (const index of toSendBack) if (!notSent.has(index)) done.push(batch[index] as Item);
+        if (notSent.size > 0) this.retryLocally([...notSent].map((index) => batch[index] as Item));
+      }
+    }
+    if (record.aborted) {
+      counters.discardedResults++;
+      return;
+    }
+    this.commit(done);
+  }
+
+  /** Sends failed messages back; returns the indexes whose send-back failed. */
+  private async sendBackAll(
+    batch: Item[],
+    consumed: ConsumedMessage[],
+    indexes: number[],
+  ): Promise<Set<number>> {
+    const { options, counters, sendBack } = this.context;
+    const notSent = new Set<number>();
+    let next = 0;
+    const worker = async () => {
+      while (next < indexes.length) {
+        const index = indexes[next++] as number;
+        const item = batch[index] as Item;
+        const topic = (consumed[index] as ConsumedMessage).topic;
+        try {
+          await sendBack.sendBack(
+            item.message,
+            item.processQueue.messageQueue,
+            topic,
+            options.retryDelayLevel,
+          );
+          counters.sentBack++;
+        } catch (error) {
+          counters.sendBackFailures++;
+          notSent.add(index);
+          this.log.warn(
+            { err: error, msgId: item.message.msgId, queue: item.processQueue.messageQueue },
+            'send-back failed, will consume again locally',
+          );
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SEND_BACK_PARALLELISM, indexes.length) }, worker));
+    return notSent;
+  }
+
+  /** Resubmits messages after `localRetryDelayMs` with reconsumeTimes + 1; they stay in their queue. */
+  private retryLocally(items: Item[]): void {
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      const live = items.filter((item) => !item.processQueue.dropped);
+      this.context.counters.localRetries += live.length;
+      if (this.stopping || live.length === 0) return;
+      this.batcher.add(
+        live.map((item) => ({
+          ...item,
+          message: { ...item.message, reconsumeTimes: item.message.reconsumeTimes + 1 },
+        })),
+      );
+      this.pump();
+    }, this.context.options.localRetryDelayMs);
+    this.retryTimers.add(timer);
+  }
+
+  /** Removes finished messages from their queues and moves each queue's offset (increase-only). */
+  private commit(done: Item[]): void {
+    const byQueue = new Map<ProcessQueue, MessageExt[]>();
+    for (const item of done) {
+      const list = byQueue.get(item.processQueue);
+      if (list === undefined) byQueue.set(item.processQueue, [item.message]);
+      else list.push(item.message);
+    }
+    for (const [processQueue, messages] of byQueue) {
+      const offset = processQueue.removeMessages(messages);
+      if (offset >= 0 && !processQueue.dropped) {
+        this.context.offsetStore.updateOffset(processQueue.messageQueue, offset, true);
+      }
+    }
+  }
+
+  /** Java `cleanExpiredMsg`: sends back messages whose consume started more than consumeTimeout ago. */
+  private async cleanExpiredMessages(): Promise<void> {
+    const { options, counters, sendBack, offsetStore } = this.context;
+    for (const processQueue of this.context.heldQueues()) {
+      for (let i = 0; i < EXPIRED_MESSAGES_PER_SCAN && !this.stopping; i++) {
+        const message = processQueue.firstExpiredMessage(options.consumeTimeoutMs);
+        if (message === undefined) break;
+        const queue = processQueue.messageQueue;
+        if (options.messageModel === 'CLUSTERING') {
+          try {
+            await sendBack.sendBack(
+              message,
+              queue,
+              realTopicOf(message, options.retryTopic),
+              EXPIRED_MESSAGE_DELAY_LEVEL,
+            );
+          } catch (error) {
+            this.log.warn(
+              { err: error, msgId: message.msgId, queue },
+              'send-back of an expired message failed',
+            );
+            break;
+          }
+        } else {
+          this.log.warn({ msgId: message.msgId, queue }, 'broadcasting: expired message dropped');
+        }
+        counters.expiredMessages++;
+        if (processQueue.firstOffset() !== message.queueOffset) continue;
+        const offset = processQueue.removeMessages([message]);
+        if (offset >= 0 && !processQueue.dropped) offsetStore.updateOffset(queue, offset, true);
+      }
+    }
+  }
+}
+
+/**
+ * The failed indexes of a result: none for SUCCESS, all for FAILED, the given ones for PARTIAL;
+ * undefined when a PARTIAL result names an index outside the batch (the caller fails the whole batch).
+ *
+ * @example
+ * ```ts
+ * failedIndexes({ status: 'PARTIAL', failedIndexes: [1], reason: 'x' }, 3); // => Set {1}
+ * ```
+ */
+export function failedIndexes(result: ConsumeResult, batchLength: number): Set<number> | undefined {
+  switch (result.status) {
+    case 'SUCCESS':
+      return new Set();
+    case 'FAILED':
+      return new Set(Array.from({ length: batchLength }, (_, i) => i));
+    case 'PARTIAL': {
+      const set = new Set<number>();
+      for (const index of result.failedIndexes) {
+        if (!Number.isInteger(index) || index < 0 || index >= batchLength) return undefined;
+        set.add(index);
+      }
+      return set;
+    }
+    default:
+      return undefined;
+  }
+}

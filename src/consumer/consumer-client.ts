@@ -1,0 +1,38 @@
+/**
+ * The narrow slice of the client layer a consumer runtime uses. {@link RocketMQClient} satisfies it;
+ * unit tests pass fakes.
+ */
+import type { BrokerClient } from '../client/broker-client.js';
+import type { ClientRequestHandler } from '../client/client-request-handler.js';
+import type { NameServerClient } from '../client/name-server-client.js';
+
+/** Broker calls the consumer makes. */
+export type ConsumerBrokerCalls = Pick<
+  BrokerClient,
+  | 'heartbeat'
+  | 'unregisterClient'
+  | 'getConsumerListByGroup'
+  | 'pullMessage'
+  | 'consumerSendMsgBack'
+  | 'lockBatchMQ'
+  | 'unlockBatchMQ'
+  | 'unlockBatchMQOneway'
+  | 'getMaxOffset'
+  | 'getMinOffset'
+  | 'searchOffsetByTimestamp'
+>;
+
+/**
+ * What a consumer runtime needs from the client layer.
+ *
+ * @example
+ * ```ts
+ * const client: ConsumerClient = new RocketMQClient({ nameServerAddresses: '127.0.0.1:9876' });
+ * ```
+ */
+export interface ConsumerClient {
+  readonly clientId: string;
+  readonly nameServer: Pick<NameServerClient, 'getRoute'>;
+  readonly broker: ConsumerBrokerCalls;
+  readonly requestHandler: Pick<ClientRequestHandler, 'onConsumerIdsChanged' | 'setRunningInfoProvider'>;
+}

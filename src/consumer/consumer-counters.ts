@@ -1,0 +1,91 @@
+/**
+ * The counters one consumer runtime keeps (for status, running info and, later, metrics). Plain
+ * mutable numbers: collaborators increment them, {@link snapshotCounters} copies them.
+ */
+
+/** Counter names and meanings. */
+export interface ConsumerCounters {
+  /** PULL_MESSAGE requests answered (any status). */
+  pullRequests: number;
+  /** Messages pulled and accepted (after the client-side tag re-check). */
+  pulledMessages: number;
+  /** Messages dropped by the client-side tag re-check. */
+  filteredMessages: number;
+  /** Pulls that failed (network, broker error). */
+  pullErrors: number;
+  /** Pull bodies with a record that could not be decoded. */
+  decodeErrors: number;
+  /** Pulls postponed because a queue held too many messages. */
+  flowControlCountPauses: number;
+  /** Pulls postponed because a queue held too many body bytes. */
+  flowControlBytesPauses: number;
+  /** Pulls postponed because a queue's offset span was too wide (concurrent mode). */
+  flowControlSpanPauses: number;
+  /** Times the broker moved a queue's offset backwards (OFFSET_ILLEGAL/NO_NEW_MSG below ours). */
+  offsetMovedBackwards: number;
+  /** OFFSET_ILLEGAL answers (any direction). */
+  offsetIllegal: number;
+  /** Batches handed to the listener. */
+  batchesDispatched: number;
+  /** Messages the listener reported as succeeded. */
+  consumedOk: number;
+  /** Messages the listener reported as failed. */
+  consumedFailed: number;
+  /** Failed messages sent back to the broker (retry topic / DLQ). */
+  sentBack: number;
+  /** CONSUMER_SEND_MSG_BACK calls that failed (messages then retried locally). */
+  sendBackFailures: number;
+  /** Messages resubmitted locally after a failed send-back. */
+  localRetries: number;
+  /** Broadcasting: failed messages logged and dropped. */
+  droppedFailures: number;
+  /** Messages whose consume exceeded consumeTimeout and were sent back. */
+  expiredMessages: number;
+  /** Batches whose result was ignored (queue dropped or shutdown abort). */
+  discardedResults: number;
+}
+
+/**
+ * A zeroed counter set.
+ *
+ * @example
+ * ```ts
+ * const counters = newConsumerCounters();
+ * counters.pulledMessages += 32;
+ * ```
+ */
+export function newConsumerCounters(): ConsumerCounters {
+  return {
+    pullRequests: 0,
+    pulledMessages: 0,
+    filteredMessages: 0,
+    pullErrors: 0,
+    decodeErrors: 0,
+    flowControlCountPauses: 0,
+    flowControlBytesPauses: 0,
+    flowControlSpanPauses: 0,
+    offsetMovedBackwards: 0,
+    offsetIllegal: 0,
+    batchesDispatched: 0,
+    consumedOk: 0,
+    consumedFailed: 0,
+    sentBack: 0,
+    sendBackFailures: 0,
+    localRetries: 0,
+    droppedFailures: 0,
+    expiredMessages: 0,
+    discardedResults: 0,
+  };
+}
+
+/**
+ * A copy of the counters at this moment.
+ *
+ * @example
+ * ```ts
+ * const before = snapshotCounters(counters);
+ * ```
+ */
+export function snapshotCounters(counters: ConsumerCounters): Readonly<ConsumerCounters> {
+  return { ...counters };
+}

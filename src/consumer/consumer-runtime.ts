@@ -1,0 +1,352 @@
+/**
+ * ConsumerRuntime: RocketMQ's push consumer for one mapping, composed of narrow collaborators: a
+ * {@link TopicRouteTable} (routes, broker addresses), {@link ConsumerHeartbeat} (registration), a
+ * {@link Rebalancer} (queue assignment, one {@link PullLoop} per queue), a {@link ConsumeService}
+ * (concurrent by default) and an {@link OffsetStore}; timers for heartbeat, route refresh, rebalance and
+ * offset persistence. It knows nothing of Lambda: batches go to a {@link MessageListener}.
+ */
+import type { OffsetStore } from '../offsets/offset-store.js';
+import type { HeartbeatSubscription } from '../protocol/bodies.js';
+import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscription.js';
+import { componentLogger, type Logger } from '../util/logger.js';
+import { ConsumeConcurrentlyService } from './consume-concurrently-service.js';
+import type { ConsumeService, ConsumeServiceFactory } from './consume-service.js';
+import type { ConsumerClient } from './consumer-client.js';
+import { type ConsumerCounters, newConsumerCounters, snapshotCounters } from './consumer-counters.js';
+import { ConsumerOptionsError } from './consumer-errors.js';
+import { ConsumerHeartbeat } from './consumer-heartbeat.js';
+import {
+  type ConsumerOptions,
+  type NormalizedConsumerOptions,
+  normalizeConsumerOptions,
+} from './consumer-options.js';
+import type { ConsumerRuntimeEvent, ConsumerRuntimeStatus, ConsumerState } from './consumer-status.js';
+import type { MessageListener } from './message-listener.js';
+import { MessageSendBack } from './message-send-back.js';
+import { PeriodicTask } from './periodic-task.js';
+import { PullLoop } from './pull-loop.js';
+import { Rebalancer } from './rebalancer.js';
+import { buildRunningInfo } from './running-info.js';
+import { StartOffsetResolver } from './start-offset.js';
+import { TopicRouteTable } from './topic-route-table.js';
+
+/** On-demand heartbeats (after a pull said the broker does not know us) are at least this far apart. */
+export const MIN_ON_DEMAND_HEARTBEAT_INTERVAL_MS = 1000;
+
+/** What a runtime is built from besides its options. */
+export interface ConsumerRuntimeDeps {
+  /** The client layer (a `RocketMQClient`), shared by the runtimes of one poller. */
+  client: ConsumerClient;
+  /** Owned by the caller: the runtime persists into it but does not close it. */
+  offsetStore: OffsetStore;
+  listener: MessageListener;
+  logger?: Logger | undefined;
+  /** Builds the consume service; default: concurrent. Orderly mappings need one. */
+  consumeServiceFactory?: ConsumeServiceFactory | undefined;
+}
+
+/**
+ * The consumer of one mapping.
+ *
+ * @example
+ * ```ts
+ * const runtime = new ConsumerRuntime(
+ *   { name: 'orders', topic: 'Orders', consumerGroup: 'orders-fn', batchSize: 50 },
+ *   { client, offsetStore: new MemoryOffsetStore(), listener },
+ * );
+ * runtime.onEvent((event) => console.log(event.type));
+ * await runtime.start();
+ * // ...
+ * await runtime.stop();
+ * ```
+ */
+export class ConsumerRuntime {
+  readonly options: NormalizedConsumerOptions;
+  readonly counters: ConsumerCounters = newConsumerCounters();
+  private readonly client: ConsumerClient;
+  private readonly offsetStore: OffsetStore;
+  private readonly log: Logger;
+  private readonly subscriptions: SubscriptionData[];
+  private readonly routes: TopicRouteTable;
+  private readonly heartbeat: ConsumerHeartbeat;
+  private readonly consumeService: ConsumeService;
+  private readonly rebalancer: Rebalancer;
+  private readonly tasks: Record<'heartbeat' | 'routes' | 'rebalance' | 'persist', PeriodicTask>;
+  private readonly listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
+  private readonly unregister: (() => void)[] = [];
+  private currentState: ConsumerState = 'created';
+  private fatalError: unknown;
+  private startedAtMs: number | undefined;
+  private stopping: Promise<void> | undefined;
+  private lastOnDemandHeartbeatMs = 0;
+
+  constructor(options: ConsumerOptions, deps: ConsumerRuntimeDeps) {
+    this.options = normalizeConsumerOptions(options);
+    const o = this.options;
+    if (o.orderly && deps.consumeServiceFactory === undefined) {
+      throw new ConsumerOptionsError('orderly', 'needs an orderly consume service (consumeServiceFactory)');
+    }
+    this.client = deps.client;
+    this.offsetStore = deps.offsetStore;
+    this.log = componentLogger('consumer.runtime', deps.logger).child({
+      mapping: o.name,
+      consumerGroup: o.consumerGroup,
+    });
+    const subVersion = Date.now();
+    const main = buildSubscriptionData(o.topic, o.filter.expression, o.filter.type, subVersion);
+    const retry = buildSubscriptionData(o.retryTopic, '*', 'TAG', subVersion);
+    this.subscriptions = o.messageModel === 'CLUSTERING' ? [main, retry] : [main];
+    this.routes = new TopicRouteTable({ nameServer: deps.client.nameServer, log: this.log });
+    const masterAddress = (brokerName: string) => this.routes.masterAddress(brokerName);
+    const sendBack = new MessageSendBack({
+      broker: deps.client.broker,
+      masterAddress,
+      consumerGroup: o.consumerGroup,
+      maxReconsumeTimes: o.maxReconsumeTimes,
+    });
+    this.heartbeat = new ConsumerHeartbeat({
+      clientId: deps.client.clientId,
+      broker: deps.client.broker,
+      routes: this.routes,
+      options: o,
+      subscriptions: this.subscriptions,
+      log: this.log,
+    });
+    const factory = deps.consumeServiceFactory ?? ((context) => new ConsumeConcurrentlyService(context));
+    this.consumeService = factory({
+      options: o,
+      client: deps.client,
+      routes: this.routes,
+      offsetStore: deps.offsetStore,
+      listener: deps.listener,
+      sendBack,
+      counters: this.counters,
+      heldQueues: () => this.rebalancer.processQueues(),
+      onFatal: (error) => this.onFatal(error),
+      log: this.log.child({ component: 'consumer.consume' }),
+    });
+    const startOffsets = new StartOffsetResolver({
+      offsetStore: deps.offsetStore,
+      broker: deps.client.broker,
+      masterAddress,
+      startingPosition: o.startingPosition,
+      startingPositionTimestamp: o.startingPositionTimestamp,
+      retryTopic: o.retryTopic,
+    });
+    const pullLog = this.log.child({ component: 'consumer.pull' });
+    this.rebalancer = new Rebalancer({
+      clientId: deps.client.clientId,
+      broker: deps.client.broker,
+      routes: this.routes,
+      options: o,
+      offsetStore: deps.offsetStore,
+      startOffsets,
+      hooks: this.consumeService.queueHooks,
+      log: this.log.child({ component: 'consumer.rebalance' }),
+      onQueuesChanged: (added, removed) => this.emit({ type: 'queues-changed', added, removed }),
+      createPullLoop: (processQueue, startOffset) =>
+        new PullLoop(
+          {
+            processQueue,
+            broker: deps.client.broker,
+            routes: this.routes,
+            offsetStore: deps.offsetStore,
+            consumeService: this.consumeService,
+            subscription: processQueue.messageQueue.topic === o.retryTopic ? retry : main,
+            options: o,
+            counters: this.counters,
+            log: pullLog,
+            onOffsetIllegal: (queue, offset) => {
+              this.rebalancer
+                .resetQueue(queue, offset)
+                .catch((error: unknown) => this.log.error({ err: error, queue }, 'queue reset failed'));
+            },
+            onNeedsRebalance: () => this.heartbeatSoon(),
+            resolveStartOffset: (queue) => startOffsets.startOffset(queue),
+          },
+          startOffset,
+        ),
+    });
+    this.tasks = {
+      heartbeat: new PeriodicTask(
+        'heartbeat',
+        o.heartbeatIntervalMs,
+        () => this.heartbeat.sendToAll(),
+        this.log,
+      ),
+      routes: new PeriodicTask(
+        'route refresh',
+        o.routeRefreshIntervalMs,
+        () => this.refreshRoutes(),
+        this.log,
+      ),
+      rebalance: new PeriodicTask(
+        'rebalance',
+        o.rebalanceIntervalMs,
+        () => this.rebalancer.rebalance(),
+        this.log,
+      ),
+      persist: new PeriodicTask(
+        'persist offsets',
+        o.persistIntervalMs,
+        () => this.offsetStore.persistAll(this.rebalancer.heldQueues().map((held) => held.queue)),
+        this.log,
+      ),
+    };
+  }
+
+  /** The lifecycle state. */
+  get state(): ConsumerState {
+    return this.currentState;
+  }
+
+  /** This runtime's client id (shared with the other runtimes of the client). */
+  get clientId(): string {
+    return this.client.clientId;
+  }
+
+  /** Subscribes to lifecycle events; returns the unsubscribe function. */
+  onEvent(listener: (event: ConsumerRuntimeEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /**
+   * Loads offsets, looks up routes, registers with the brokers (heartbeat), takes its queues and
+   * starts pulling. Rejects (after cleaning up) when something fails on the way.
+   */
+  async start(): Promise<void> {
+    if (this.currentState !== 'created')
+      throw new Error(`cannot start a runtime in state ${this.currentState}`);
+    this.currentState = 'starting';
+    this.startedAtMs = Date.now();
+    const o = this.options;
+    try {
+      await this.offsetStore.load();
+      if ((await this.routes.refresh(o.topic)) === undefined) {
+        this.log.warn({ topic: o.topic }, 'topic has no route yet: waiting for it');
+      }
+      this.unregister.push(
+        this.client.requestHandler.onConsumerIdsChanged((group) => {
+          if (group === o.consumerGroup && o.messageModel === 'CLUSTERING')
+            this.rebalancer.requestRebalance();
+        }),
+        this.client.requestHandler.setRunningInfoProvider(o.consumerGroup, async () =>
+          buildRunningInfo(await this.status(), this.heartbeatSubscriptions(), {
+            orderly: o.orderly,
+            maxConcurrency: o.maxConcurrency,
+          }),
+        ),
+      );
+      if (!(await this.heartbeat.sendToAll())) this.log.warn('first heartbeat reached no broker');
+      if (o.messageModel === 'CLUSTERING') await this.routes.refresh(o.retryTopic, { optional: true });
+      this.consumeService.start();
+      await this.rebalancer.rebalance();
+      for (const task of Object.values(this.tasks)) task.start();
+    } catch (error) {
+      this.log.error({ err: error }, 'start failed');
+      await this.stop();
+      throw error;
+    }
+    if (this.currentState === 'starting') this.currentState = 'running';
+    this.log.info(
+      { queues: this.rebalancer.heldQueues().length, clientId: this.clientId },
+      'consumer started',
+    );
+    this.emit({ type: 'started' });
+  }
+
+  /**
+   * Stops pulling, lets in-flight batches finish (up to `shutdownTimeoutMs`; aborted batches do not
+   * move offsets), persists every offset, unregisters from the brokers. Resolves when all is done;
+   * idempotent.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop();
+    return this.stopping;
+  }
+
+  /** A snapshot of state, queues, offsets and counters. */
+  async status(): Promise<ConsumerRuntimeStatus> {
+    const queues = await Promise.all(
+      this.rebalancer.heldQueues().map(async (held) => ({
+        queue: held.queue,
+        nextPullOffset: held.loop.nextOffset,
+        committedOffset: await this.offsetStore.readOffset(held.queue, 'MEMORY'),
+        ...held.processQueue.snapshot(),
+      })),
+    );
+    return {
+      name: this.options.name,
+      consumerGroup: this.options.consumerGroup,
+      topic: this.options.topic,
+      clientId: this.clientId,
+      state: this.currentState,
+      error: this.fatalError,
+      startedAtMs: this.startedAtMs,
+      queues,
+      inFlightBatches: this.consumeService.inFlightBatches(),
+      pendingMessages: this.consumeService.pendingMessages(),
+      counters: snapshotCounters(this.counters),
+    };
+  }
+
+  private async doStop(): Promise<void> {
+    const o = this.options;
+    this.currentState = 'stopping';
+    for (const unregister of this.unregister.splice(0)) unregister();
+    await Promise.all([this.tasks.rebalance.stop(), this.tasks.routes.stop()]);
+    await this.rebalancer.stopPulling();
+    await this.consumeService.stop(o.shutdownTimeoutMs);
+    await this.tasks.persist.stop();
+    await this.rebalancer.releaseAll();
+    await this.tasks.heartbeat.stop();
+    await this.heartbeat.unregisterFromAll();
+    this.currentState = 'stopped';
+    this.log.info('consumer stopped');
+    this.emit({ type: 'stopped' });
+  }
+
+  private async refreshRoutes(): Promise<void> {
+    await this.routes.refresh(this.options.topic);
+    if (this.options.messageModel === 'CLUSTERING') {
+      await this.routes.refresh(this.options.retryTopic, { optional: true });
+    }
+  }
+
+  private heartbeatSoon(): void {
+    const now = Date.now();
+    if (now - this.lastOnDemandHeartbeatMs < MIN_ON_DEMAND_HEARTBEAT_INTERVAL_MS) return;
+    this.lastOnDemandHeartbeatMs = now;
+    this.tasks.heartbeat
+      .runNow()
+      .catch((error: unknown) => this.log.warn({ err: error }, 'on-demand heartbeat failed'));
+  }
+
+  private onFatal(error: unknown): void {
+    if (this.currentState !== 'running' && this.currentState !== 'starting') return;
+    this.currentState = 'failed';
+    this.fatalError = error;
+    this.log.error({ err: error }, 'fatal listener error: pulling stopped');
+    this.emit({ type: 'fatal', error });
+    this.rebalancer
+      .stopPulling()
+      .catch((stopError: unknown) => this.log.error({ err: stopError }, 'stopping the pull loops failed'));
+  }
+
+  private heartbeatSubscriptions(): HeartbeatSubscription[] {
+    return this.subscriptions;
+  }
+
+  private emit(event: ConsumerRuntimeEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.log.error({ err: error, event: event.type }, 'event listener failed');
+      }
+    }
+  }
+}

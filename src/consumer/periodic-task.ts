@@ -1,0 +1,66 @@
+/**
+ * A stoppable periodic async task: runs `task` every `intervalMs` (never two runs at once), logs its
+ * failures, and `stop()` resolves only after a running execution has finished.
+ */
+import type { Logger } from '../util/logger.js';
+
+/**
+ * A timer-driven background task.
+ *
+ * @example
+ * ```ts
+ * const persist = new PeriodicTask('persist offsets', 5000, () => store.persistAll(queues()), log);
+ * persist.start();
+ * await persist.stop();
+ * ```
+ */
+export class PeriodicTask {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    readonly name: string,
+    private readonly intervalMs: number,
+    private readonly task: () => Promise<unknown>,
+    private readonly log: Logger,
+  ) {}
+
+  /** Schedules the first run after `initialDelayMs` (default: one interval). Idempotent. */
+  start(initialDelayMs = this.intervalMs): void {
+    if (this.stopped || this.timer !== undefined) return;
+    this.schedule(initialDelayMs);
+  }
+
+  /** Runs the task now unless it is running; resolves when that run ended. */
+  runNow(): Promise<void> {
+    if (this.running !== undefined) return this.running;
+    this.running = this.task()
+      .then(() => undefined)
+      .catch((error: unknown) => this.log.warn({ err: error, task: this.name }, 'periodic task failed'))
+      .finally(() => {
+        this.running = undefined;
+      });
+    return this.running;
+  }
+
+  /** Stops scheduling and waits for a running execution. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.runNow()
+        .then(() => {
+          if (!this.stopped) this.schedule(this.intervalMs);
+        })
+        .catch((error: unknown) =>
+          this.log.error({ err: error, task: this.name }, 'periodic task scheduling failed'),
+        );
+    }, delayMs);
+  }
+}

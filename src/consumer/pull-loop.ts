@@ -1,0 +1,321 @@
+/**
+ * One pull loop per held queue (Java `DefaultMQPushConsumerImpl.pullMessage`, doc 5.3 / 5.4): long-poll
+ * PULL_MESSAGE, put what was found into the ProcessQueue and hand it to the consume service; pause
+ * under flow control; back off on errors; follow the broker's suggested read node.
+ *
+ * Offsets never move backwards silently. When the broker answers with a next offset below the one we
+ * asked for (OFFSET_ILLEGAL after a store wipe or an admin reset, OFFSET_OVERFLOW_BADLY, ...), the loop
+ * follows the broker (refusing would leave the queue stuck or skip messages written after a reset:
+ * at-least-once wins over avoiding redelivery), but logs a warning with both offsets and counts it in
+ * `offsetMovedBackwards`, so operators and alarms see every re-consumption the broker caused.
+ */
+import { BrokerError } from '../client/broker-error.js';
+import type { PullResult } from '../client/pull-result.js';
+import type { OffsetStore } from '../offsets/offset-store.js';
+import type { MessageQueue } from '../protocol/message-queue.js';
+import { buildPullSysFlag } from '../protocol/pull-sys-flag.js';
+import { ResponseCode } from '../protocol/response-code.js';
+import { MASTER_BROKER_ID } from '../protocol/route-data.js';
+import { matchesTags, type SubscriptionData } from '../protocol/subscription.js';
+import type { Logger } from '../util/logger.js';
+import type { ConsumeService } from './consume-service.js';
+import type { ConsumerBrokerCalls } from './consumer-client.js';
+import type { ConsumerCounters } from './consumer-counters.js';
+import type { NormalizedConsumerOptions } from './consumer-options.js';
+import type { ProcessQueue } from './process-queue.js';
+import type { TopicRouteTable } from './topic-route-table.js';
+
+/** Pull again after this long when a ProcessQueue is over a flow-control limit (Java). */
+export const FLOW_CONTROL_DELAY_MS = 50;
+/** Pull again after this long when the broker answered FLOW_CONTROL (Java). */
+export const BROKER_FLOW_CONTROL_DELAY_MS = 20;
+/** Orderly: check again after this long while the queue is not locked (Java). */
+export const ORDERLY_NOT_LOCKED_DELAY_MS = 3000;
+
+/** What a pull loop works with. */
+export interface PullLoopOptions {
+  processQueue: ProcessQueue;
+  broker: Pick<ConsumerBrokerCalls, 'pullMessage'>;
+  routes: Pick<TopicRouteTable, 'brokerAddress' | 'refresh'>;
+  offsetStore: Pick<OffsetStore, 'readOffset' | 'updateOffset' | 'persist'>;
+  consumeService: Pick<ConsumeService, 'submit'>;
+  /** The subscription of this queue's topic (`*` for the retry topic). */
+  subscription: SubscriptionData;
+  options: NormalizedConsumerOptions;
+  counters: ConsumerCounters;
+  log: Logger;
+  /** OFFSET_ILLEGAL: the queue's ProcessQueue was dropped; re-add the queue starting at `nextOffset`. */
+  onOffsetIllegal: (queue: MessageQueue, nextOffset: number) => void;
+  /** The broker does not know our membership or subscription (yet): heartbeat soon. */
+  onNeedsRebalance: () => void;
+  /** Orderly: where to start after the lock was obtained (re-reads the store). */
+  resolveStartOffset: (queue: MessageQueue) => Promise<number>;
+}
+
+/**
+ * The pull loop of one queue.
+ *
+ * @example
+ * ```ts
+ * const loop = new PullLoop(options, startOffset);
+ * loop.start();
+ * // ... on drop or shutdown:
+ * await loop.stop();
+ * ```
+ */
+export class PullLoop {
+  private readonly o: PullLoopOptions;
+  private readonly queue: MessageQueue;
+  private readonly abort = new AbortController();
+  private readonly aborted: Promise<{ kind: 'aborted' }>;
+  private offset: number;
+  private suggestedBrokerId = MASTER_BROKER_ID;
+  private previouslyLocked = false;
+  private running: Promise<void> | undefined;
+
+  constructor(options: PullLoopOptions, startOffset: number) {
+    this.o = options;
+    this.queue = options.processQueue.messageQueue;
+    this.offset = startOffset;
+    this.aborted = new Promise((resolve) => {
+      this.abort.signal.addEventListener('abort', () => resolve({ kind: 'aborted' }), { once: true });
+    });
+  }
+
+  /** The offset the next pull asks for. */
+  get nextOffset(): number {
+    return this.offset;
+  }
+
+  /** True until stop() was called or the loop ended (queue dropped). */
+  get active(): boolean {
+    return this.running !== undefined && !this.abort.signal.aborted;
+  }
+
+  /** Starts pulling. Idempotent. */
+  start(): void {
+    this.running ??= this.run().catch((error: unknown) => {
+      this.o.log.error({ err: error, queue: this.queue }, 'pull loop crashed');
+    });
+  }
+
+  /** Stops pulling: an in-flight long poll is abandoned (not awaited). Resolves when the loop ended. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+  }
+
+  private get stopped(): boolean {
+    return this.abort.signal.aborted || this.o.processQueue.dropped;
+  }
+
+  private async run(): Promise<void> {
+    const pq = this.o.processQueue;
+    while (!this.stopped) {
+      pq.lastPullTimestampMs = Date.now();
+      const pauseMs = this.flowControlDelayMs();
+      if (pauseMs > 0) {
+        await this.delay(pauseMs);
+        continue;
+      }
+      if (this.o.options.orderly && !(await this.orderlyReady())) continue;
+      const outcome = await this.pullOnce();
+      if (outcome.kind === 'aborted' || this.stopped) return;
+      if (outcome.kind === 'error') {
+        await this.delay(this.onError(outcome.error));
+        continue;
+      }
+      const delayMs = await this.onResult(outcome.result);
+      if (delayMs < 0) return;
+      if (delayMs > 0) await this.delay(delayMs);
+    }
+  }
+
+  /** Doc 5.4 steps 3–5: the delay before pulling, or 0. Counts every pause. */
+  private flowControlDelayMs(): number {
+    const { processQueue: pq, options, counters } = this.o;
+    if (pq.messageCount > options.pullThresholdForQueue) {
+      counters.flowControlCountPauses++;
+      return FLOW_CONTROL_DELAY_MS;
+    }
+    if (pq.messageBytes > options.pullThresholdSizeForQueue) {
+      counters.flowControlBytesPauses++;
+      return FLOW_CONTROL_DELAY_MS;
+    }
+    if (!options.orderly && pq.maxSpan > options.consumeConcurrentlyMaxSpan) {
+      counters.flowControlSpanPauses++;
+      return FLOW_CONTROL_DELAY_MS;
+    }
+    return 0;
+  }
+
+  /** Orderly: pull only while locked; the first pull after locking restarts from the stored offset. */
+  private async orderlyReady(): Promise<boolean> {
+    if (!this.o.processQueue.locked) {
+      await this.delay(ORDERLY_NOT_LOCKED_DELAY_MS);
+      return false;
+    }
+    if (this.previouslyLocked) return true;
+    try {
+      this.offset = await this.o.resolveStartOffset(this.queue);
+      this.previouslyLocked = true;
+      return true;
+    } catch (error) {
+      this.o.log.warn({ err: error, queue: this.queue }, 'orderly: start offset unavailable, retrying later');
+      await this.delay(this.o.options.pullDelayOnErrorMs);
+      return false;
+    }
+  }
+
+  private async pullOnce(): Promise<
+    { kind: 'result'; result: PullResult } | { kind: 'error'; error: unknown } | { kind: 'aborted' }
+  > {
+    const { options, routes, subscription } = this.o;
+    const brokerId = this.suggestedBrokerId;
+    const address = routes.brokerAddress(this.queue.brokerName, brokerId);
+    if (address === undefined) {
+      return { kind: 'error', error: new Error(`no address known for broker ${this.queue.brokerName}`) };
+    }
+    let commitOffset = 0;
+    if (options.messageModel === 'CLUSTERING' && brokerId === MASTER_BROKER_ID) {
+      commitOffset = Math.max(0, await this.o.offsetStore.readOffset(this.queue, 'MEMORY'));
+    }
+    const pull = this.o.broker.pullMessage(
+      address,
+      {
+        consumerGroup: options.consumerGroup,
+        topic: this.queue.topic,
+        queueId: this.queue.queueId,
+        queueOffset: this.offset,
+        maxMsgNums: options.pullBatchSize,
+        sysFlag: buildPullSysFlag({ commitOffset: commitOffset > 0, suspend: true }),
+        commitOffset,
+        suspendTimeoutMillis: options.suspendTimeoutMs,
+        subVersion: subscription.subVersion,
+        expressionType: subscription.expressionType,
+        bname: this.queue.brokerName,
+      },
+      { timeoutMs: options.pullTimeoutMs },
+    );
+    return Promise.race([
+      pull.then(
+        (result) => ({ kind: 'result' as const, result }),
+        (error: unknown) => ({ kind: 'error' as const, error }),
+      ),
+      this.aborted,
+    ]);
+  }
+
+  /** Applies a pull result; returns the delay before the next pull, or −1 to end the loop. */
+  private async onResult(result: PullResult): Promise<number> {
+    const { processQueue: pq, counters, log, subscription } = this.o;
+    counters.pullRequests++;
+    this.suggestedBrokerId = result.suggestWhichBrokerId;
+    switch (result.status) {
+      case 'FOUND': {
+        const kept =
+          subscription.tagsSet.length === 0
+            ? result.messages
+            : result.messages.filter((message) => matchesTags(subscription, message.tags));
+        counters.filteredMessages += result.messages.length - kept.length;
+        let next = result.nextBeginOffset;
+        let delayMs = 0;
+        if (result.decodeError !== undefined) {
+          // Skipping an undecodable record would lose it: stay just after the last good one and retry.
+          counters.decodeErrors++;
+          const last = result.messages[result.messages.length - 1];
+          next = last === undefined ? this.offset : last.queueOffset + 1;
+          delayMs = this.o.options.pullDelayOnErrorMs;
+          log.error(
+            { err: result.decodeError, queue: this.queue, offset: next },
+            'undecodable message, retrying',
+          );
+        }
+        if (kept.length > 0) {
+          const { added, dispatchToConsume } = pq.putMessages(kept);
+          counters.pulledMessages += added.length;
+          this.moveTo(next, result.status);
+          if (added.length > 0 || dispatchToConsume)
+            this.o.consumeService.submit(added, pq, dispatchToConsume);
+        } else {
+          this.moveTo(next, result.status);
+          if (delayMs === 0 && pq.messageCount === 0) this.o.offsetStore.updateOffset(this.queue, next, true);
+        }
+        return delayMs;
+      }
+      case 'NO_NEW_MSG':
+      case 'NO_MATCHED_MSG':
+        this.moveTo(result.nextBeginOffset, result.status);
+        if (pq.messageCount === 0) this.o.offsetStore.updateOffset(this.queue, result.nextBeginOffset, true);
+        return 0;
+      case 'OFFSET_ILLEGAL': {
+        counters.offsetIllegal++;
+        log.warn(
+          {
+            queue: this.queue,
+            offset: this.offset,
+            next: result.nextBeginOffset,
+            min: result.minOffset,
+            max: result.maxOffset,
+          },
+          'offset illegal: queue restarts at the broker-given offset',
+        );
+        this.moveTo(result.nextBeginOffset, result.status);
+        pq.dropped = true;
+        this.o.offsetStore.updateOffset(this.queue, result.nextBeginOffset, false);
+        try {
+          await this.o.offsetStore.persist(this.queue);
+        } catch (error) {
+          log.warn({ err: error, queue: this.queue }, 'persisting the corrected offset failed');
+        }
+        this.o.onOffsetIllegal(this.queue, result.nextBeginOffset);
+        return -1;
+      }
+    }
+  }
+
+  /** Moves the next pull offset; a move backwards is followed but never silent. */
+  private moveTo(next: number, status: PullResult['status']): void {
+    if (next < this.offset) {
+      this.o.counters.offsetMovedBackwards++;
+      this.o.log.warn(
+        { queue: this.queue, from: this.offset, to: next, status },
+        'broker moved the offset backwards: messages will be consumed again',
+      );
+    }
+    this.offset = next;
+  }
+
+  /** Reacts to a failed pull by its flags; returns the delay before the next pull. */
+  private onError(error: unknown): number {
+    this.o.counters.pullErrors++;
+    this.suggestedBrokerId = MASTER_BROKER_ID;
+    this.o.log.warn({ err: error, queue: this.queue, offset: this.offset }, 'pull failed');
+    if (error instanceof BrokerError) {
+      if (error.staleRoute) {
+        this.o.routes.refresh(this.queue.topic).catch((refreshError: unknown) => {
+          this.o.log.warn({ err: refreshError }, 'route refresh failed');
+        });
+      }
+      if (error.needsRebalance) this.o.onNeedsRebalance();
+      // FLOW_CONTROL has no flag of its own in the response-code table; Java retries it after 20 ms.
+      if (error.code === ResponseCode.FLOW_CONTROL) return BROKER_FLOW_CONTROL_DELAY_MS;
+    }
+    return this.o.options.pullDelayOnErrorMs;
+  }
+
+  /** Waits, or returns early when the loop is stopped. */
+  private delay(ms: number): Promise<void> {
+    const signal = this.abort.signal;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Our answer to GET_CONSUMER_RUNNING_INFO (doc 10), built from a runtime status: what
+ * `mqadmin consumerStatus` and the dashboard show for a Java consumer.
+ */
+import type { ConsumerRunningInfo, HeartbeatSubscription } from '../protocol/bodies.js';
+import { CLIENT_VERSION } from '../protocol/remoting-command.js';
+import type { ConsumerRuntimeStatus } from './consumer-status.js';
+
+const MiB = 1024 * 1024;
+
+/**
+ * Builds ConsumerRunningInfo (Java property and `ProcessQueueInfo` field names).
+ *
+ * @example
+ * ```ts
+ * client.requestHandler.setRunningInfoProvider(group, async () =>
+ *   buildRunningInfo(await runtime.status(), subscriptions, { orderly: false, maxConcurrency: 10 }));
+ * ```
+ */
+export function buildRunningInfo(
+  status: ConsumerRuntimeStatus,
+  subscriptions: readonly HeartbeatSubscription[],
+  facts: { orderly: boolean; maxConcurrency: number; nameServer?: string | undefined },
+): ConsumerRunningInfo {
+  const c = status.counters;
+  return {
+    properties: {
+      PROP_CONSUME_TYPE: 'CONSUME_PASSIVELY',
+      PROP_CONSUMEORDERLY: String(facts.orderly),
+      PROP_THREADPOOL_CORE_SIZE: String(facts.maxConcurrency),
+      PROP_CLIENT_VERSION: String(CLIENT_VERSION),
+      PROP_CONSUMER_START_TIMESTAMP: String(status.startedAtMs ?? 0),
+      ...(facts.nameServer === undefined ? {} : { PROP_NAMESERVER_ADDR: facts.nameServer }),
+    },
+    subscriptionSet: subscriptions,
+    mqTable: status.queues.map((q) => ({
+      queue: q.queue,
+      info: {
+        commitOffset: q.committedOffset,
+        cachedMsgMinOffset: q.cachedMinOffset ?? 0,
+        cachedMsgMaxOffset: q.cachedMaxOffset ?? 0,
+        cachedMsgCount: q.cachedMessageCount,
+        cachedMsgSizeInMiB: Math.floor(q.cachedMessageBytes / MiB),
+        transactionMsgMinOffset: 0,
+        transactionMsgMaxOffset: 0,
+        transactionMsgCount: 0,
+        locked: q.locked,
+        tryUnlockTimes: 0,
+        lastLockTimestamp: q.lastLockTimestampMs,
+        droped: q.dropped,
+        lastPullTimestamp: q.lastPullTimestampMs,
+        lastConsumeTimestamp: q.lastConsumeTimestampMs,
+      },
+    })),
+    statusTable: {
+      [status.topic]: {
+        pullRT: 0,
+        pullTPS: 0,
+        consumeRT: 0,
+        consumeOKTPS: 0,
+        consumeFailedTPS: 0,
+        consumeFailedMsgs: c.consumedFailed,
+      },
+    },
+    userConsumerInfo: {
+      mapping: status.name,
+      state: status.state,
+      inFlightBatches: String(status.inFlightBatches),
+      pendingMessages: String(status.pendingMessages),
+      consumedOk: String(c.consumedOk),
+      consumedFailed: String(c.consumedFailed),
+      sentBack: String(c.sentBack),
+      offsetMovedBackwards: String(c.offsetMovedBackwards),
+    },
+  };
+}

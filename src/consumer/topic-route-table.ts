@@ -1,0 +1,110 @@
+/**
+ * The routes of the topics one runtime subscribes to (its topic and, in clustering, `%RETRY%<group>`),
+ * and the broker addresses they name: which queues to rebalance, which address to pull from, where to
+ * send heartbeats and send-backs. Refreshed from the name server by the runtime's timer.
+ */
+import { BrokerError } from '../client/broker-error.js';
+import type { MessageQueue } from '../protocol/message-queue.js';
+import {
+  type BrokerData,
+  MASTER_BROKER_ID,
+  masterAddress,
+  readableQueues,
+  type TopicRouteData,
+} from '../protocol/route-data.js';
+import type { Logger } from '../util/logger.js';
+import type { ConsumerClient } from './consumer-client.js';
+
+/**
+ * Routes and broker addresses of a set of topics.
+ *
+ * @example
+ * ```ts
+ * const routes = new TopicRouteTable({ nameServer: client.nameServer, log });
+ * await routes.refresh('Orders');
+ * routes.readableQueues('Orders');
+ * routes.masterAddress('broker-a');
+ * ```
+ */
+export class TopicRouteTable {
+  private readonly nameServer: ConsumerClient['nameServer'];
+  private readonly log: Logger;
+  private readonly routes = new Map<string, TopicRouteData>();
+  private readonly brokers = new Map<string, BrokerData>();
+
+  constructor(options: { nameServer: ConsumerClient['nameServer']; log: Logger }) {
+    this.nameServer = options.nameServer;
+    this.log = options.log;
+  }
+
+  /**
+   * Fetches the topic's route from the name server. Returns undefined (and keeps any older route) when
+   * the lookup fails; a topic the name server does not know yet (the retry topic before the first
+   * heartbeat) is logged at debug level only when `optional`.
+   */
+  async refresh(topic: string, options: { optional?: boolean } = {}): Promise<TopicRouteData | undefined> {
+    try {
+      const route = await this.nameServer.getRoute(topic, { refresh: true });
+      this.routes.set(topic, route);
+      for (const broker of route.brokerDatas) this.brokers.set(broker.brokerName, broker);
+      return route;
+    } catch (error) {
+      const unknownTopic = error instanceof BrokerError && error.staleRoute;
+      if (unknownTopic && options.optional) this.log.debug({ topic, err: error }, 'no route yet');
+      else this.log.warn({ topic, err: error }, 'route refresh failed, keeping the previous route');
+      return undefined;
+    }
+  }
+
+  /** The last route fetched for the topic. */
+  route(topic: string): TopicRouteData | undefined {
+    return this.routes.get(topic);
+  }
+
+  /** The topic's readable queues, sorted; undefined while the topic has no route. */
+  readableQueues(topic: string): MessageQueue[] | undefined {
+    const route = this.routes.get(topic);
+    return route === undefined ? undefined : readableQueues(topic, route);
+  }
+
+  /** The master address of a broker group. */
+  masterAddress(brokerName: string): string | undefined {
+    const broker = this.brokers.get(brokerName);
+    return broker === undefined ? undefined : masterAddress(broker);
+  }
+
+  /**
+   * The address of `brokerId` in a broker group (what the broker's `suggestWhichBrokerId` names),
+   * falling back to the master, then to any replica.
+   */
+  brokerAddress(brokerName: string, brokerId: number = MASTER_BROKER_ID): string | undefined {
+    const broker = this.brokers.get(brokerName);
+    if (broker === undefined) return undefined;
+    return (
+      broker.brokerAddrs.get(brokerId) ?? masterAddress(broker) ?? broker.brokerAddrs.values().next().value
+    );
+  }
+
+  /** A broker address serving the topic (a master if there is one), for group-level calls. */
+  anyBrokerAddress(topic: string): string | undefined {
+    const route = this.routes.get(topic);
+    if (route === undefined) return undefined;
+    const brokers = [...route.brokerDatas];
+    const start = brokers.length === 0 ? 0 : Math.floor(Math.random() * brokers.length);
+    for (let i = 0; i < brokers.length; i++) {
+      const broker = brokers[(start + i) % brokers.length] as BrokerData;
+      const address = masterAddress(broker) ?? broker.brokerAddrs.values().next().value;
+      if (address !== undefined) return address;
+    }
+    return undefined;
+  }
+
+  /** Every address (masters and replicas) of every known broker: heartbeat and unregister targets. */
+  allBrokerAddresses(): string[] {
+    const addresses = new Set<string>();
+    for (const broker of this.brokers.values()) {
+      for (const address of broker.brokerAddrs.values()) addresses.add(address);
+    }
+    return [...addresses];
+  }
+}

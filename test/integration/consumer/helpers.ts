@@ -1,0 +1,110 @@
+import { onTestFinished } from 'vitest';
+import { Producer, type ProducerMessage } from '../../../src/client/producer.js';
+import type { RocketMQClient } from '../../../src/client/rocketmq-client.js';
+import type { ConsumerOptions } from '../../../src/consumer/consumer-options.js';
+import { ConsumerRuntime } from '../../../src/consumer/consumer-runtime.js';
+import type {
+  ConsumedMessage,
+  ConsumeResult,
+  MessageListener,
+} from '../../../src/consumer/message-listener.js';
+import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
+import type { OffsetStore } from '../../../src/offsets/offset-store.js';
+import { createTopic, newClient, waitFor } from '../client/helpers.js';
+
+export { createTopic, newClient, waitFor };
+
+/** Every delivery seen by a listener, by message id. */
+export class Ledger {
+  readonly deliveries: ConsumedMessage[] = [];
+  readonly counts = new Map<string, number>();
+
+  record(messages: readonly ConsumedMessage[]): void {
+    for (const m of messages) {
+      this.deliveries.push(m);
+      this.counts.set(m.message.msgId, (this.counts.get(m.message.msgId) ?? 0) + 1);
+    }
+  }
+
+  missing(sent: Iterable<string>): string[] {
+    return [...sent].filter((id) => !this.counts.has(id));
+  }
+
+  duplicates(): number {
+    let n = 0;
+    for (const c of this.counts.values()) n += c - 1;
+    return n;
+  }
+}
+
+/** A listener that records into `ledger` and answers with `decide` (SUCCESS by default). */
+export function recordingListener(
+  ledger: Ledger,
+  decide: (messages: readonly ConsumedMessage[]) => ConsumeResult | Promise<ConsumeResult> = () => ({
+    status: 'SUCCESS',
+  }),
+): MessageListener {
+  return {
+    async consume(messages) {
+      ledger.record(messages);
+      return decide(messages);
+    },
+  };
+}
+
+/** A started producer, shut down with the test. */
+export async function newProducer(client: RocketMQClient): Promise<Producer> {
+  const producer = new Producer({ client });
+  await producer.start();
+  onTestFinished(() => producer.shutdown());
+  return producer;
+}
+
+/** Sends `count` messages spread over `queues` queues in batches; returns their ids in send order. */
+export async function produce(
+  producer: Producer,
+  topic: string,
+  count: number,
+  options: { queues?: number; batch?: number; message?: (i: number) => Partial<ProducerMessage> } = {},
+): Promise<string[]> {
+  const queues = options.queues ?? 1;
+  const batch = options.batch ?? 100;
+  const ids: string[] = [];
+  const perQueue: ProducerMessage[][] = Array.from({ length: queues }, () => []);
+  for (let i = 0; i < count; i++) {
+    perQueue[i % queues]?.push({ topic, body: `m${i}`, ...options.message?.(i) });
+  }
+  await Promise.all(
+    perQueue.map(async (messages, queueId) => {
+      for (let i = 0; i < messages.length; i += batch) {
+        const result = await producer.sendBatch(messages.slice(i, i + batch), { queueId });
+        ids.push(...result.msgIds);
+      }
+    }),
+  );
+  return ids;
+}
+
+/** Fast timers for tests; the production defaults are much slower. */
+export const FAST: Partial<ConsumerOptions> = {
+  maximumBatchingWindowMs: 50,
+  rebalanceIntervalMs: 2000,
+  routeRefreshIntervalMs: 2000,
+  persistIntervalMs: 500,
+  shutdownTimeoutMs: 5000,
+};
+
+/** A runtime on its own client (its own client id), stopped and closed with the test. */
+export function newRuntime(
+  options: Omit<ConsumerOptions, 'name'> & { name?: string },
+  listener: MessageListener,
+  offsetStore: OffsetStore = new MemoryOffsetStore(),
+): { runtime: ConsumerRuntime; client: RocketMQClient; offsetStore: OffsetStore } {
+  const client = newClient();
+  const runtime = new ConsumerRuntime({ name: 'it', ...FAST, ...options }, { client, offsetStore, listener });
+  onTestFinished(async () => {
+    await runtime.stop();
+    await client.close();
+  });
+  return { runtime, client, offsetStore };
+}
