@@ -1,0 +1,147 @@
+/**
+ * The files a local namesrv and broker read: their properties and a small logback configuration.
+ * Pure functions from options to file text.
+ */
+
+/** Broker config values: keys of BrokerConfig, NettyServerConfig, MessageStoreConfig (one file). */
+export type BrokerConfigValues = Record<string, string | number | boolean>;
+
+/** Inputs of {@link brokerConfig}. */
+export interface BrokerConfigInput {
+  clusterName: string;
+  brokerName: string;
+  brokerPort: number;
+  namesrvAddr: string;
+  storeDir: string;
+  /** Applied last: they win over every default. */
+  overrides?: BrokerConfigValues | undefined;
+}
+
+/**
+ * Defaults for a small, fast, loopback-only test broker. The disk ratios go as high as RocketMQ
+ * allows (`diskMaxUsedSpaceRatio` is capped at 95, `diskSpaceCleanForciblyRatio` at 85 and
+ * `diskSpaceWarningLevelRatio` at 90 by `DefaultMessageStore`): a store partition above 90 % used
+ * still makes the broker refuse sends, nothing can change that.
+ *
+ * @example
+ * ```ts
+ * TEST_BROKER_DEFAULTS.maxMessageSize // => 10485760
+ * ```
+ */
+export const TEST_BROKER_DEFAULTS: Readonly<BrokerConfigValues> = {
+  brokerId: 0,
+  brokerRole: 'ASYNC_MASTER',
+  flushDiskType: 'ASYNC_FLUSH',
+  bindAddress: '127.0.0.1',
+  brokerIP1: '127.0.0.1',
+  brokerIP2: '127.0.0.1',
+  autoCreateTopicEnable: true,
+  autoCreateSubscriptionGroup: true,
+  enablePropertyFilter: true,
+  maxMessageSize: 10_485_760,
+  mappedFileSizeCommitLog: 64 * 1024 * 1024,
+  mappedFileSizeConsumeQueue: 60_000,
+  diskMaxUsedSpaceRatio: 95,
+  diskSpaceCleanForciblyRatio: 85,
+  diskSpaceWarningLevelRatio: 90,
+  registerNameServerPeriod: 10_000,
+};
+
+/**
+ * The broker's properties: our defaults, the addresses and paths of this start, then `overrides`.
+ *
+ * @example
+ * ```ts
+ * brokerConfig({ clusterName: 'DefaultCluster', brokerName: 'broker-a', brokerPort: 20911,
+ *   namesrvAddr: '127.0.0.1:19876', storeDir: '/tmp/x/store', overrides: { maxMessageSize: 4194304 } })
+ * // => { ..., listenPort: 20911, maxMessageSize: 4194304 }
+ * ```
+ */
+export function brokerConfig(input: BrokerConfigInput): BrokerConfigValues {
+  return {
+    ...TEST_BROKER_DEFAULTS,
+    brokerClusterName: input.clusterName,
+    brokerName: input.brokerName,
+    listenPort: input.brokerPort,
+    namesrvAddr: input.namesrvAddr,
+    storePathRootDir: input.storeDir,
+    storePathCommitLog: `${input.storeDir}/commitlog`,
+    ...input.overrides,
+  };
+}
+
+/**
+ * The namesrv's properties: its port, loopback only, KV config under `homeDir`. The namesrv's own
+ * remoting client would otherwise probe itself every few seconds at the host's first non-loopback
+ * address (`NetworkUtil.getLocalAddress()`), where nothing listens since we bind to loopback.
+ *
+ * @example
+ * ```ts
+ * namesrvConfig(19876, '/tmp/x') // => { listenPort: 19876, bindAddress: '127.0.0.1', ..., scanAvailableNameSrv: false }
+ * ```
+ */
+export function namesrvConfig(port: number, homeDir: string): BrokerConfigValues {
+  return {
+    listenPort: port,
+    bindAddress: '127.0.0.1',
+    rocketmqHome: homeDir,
+    kvConfigPath: `${homeDir}/namesrv/kvConfig.json`,
+    scanAvailableNameSrv: false,
+  };
+}
+
+/**
+ * Renders values as a Java properties file (`key=value` lines; backslashes, newlines and leading
+ * spaces escaped).
+ *
+ * @example
+ * ```ts
+ * toPropertiesText({ listenPort: 9876, autoCreateTopicEnable: true })
+ * // => 'listenPort=9876\nautoCreateTopicEnable=true\n'
+ * ```
+ */
+export function toPropertiesText(values: BrokerConfigValues): string {
+  return Object.entries(values)
+    .map(([key, value]) => `${key}=${escapePropertyValue(String(value))}\n`)
+    .join('');
+}
+
+function escapePropertyValue(value: string): string {
+  return value
+    .replace(/\\/g, '\\\\')
+    .replace(/\n/g, '\\n')
+    .replace(/\r/g, '\\r')
+    .replace(/^\s/, (space) => `\\${space}`);
+}
+
+/**
+ * A logback configuration (for RocketMQ's shaded logback, `-Drmq.logback.configurationFile`) that
+ * sends every logger to one file, INFO and above, instead of RocketMQ's dozen rolling files under
+ * `~/logs`.
+ *
+ * @example
+ * ```ts
+ * await writeFile(join(dir, 'broker.logback.xml'), logbackConfig(join(dir, 'logs', 'broker.log')));
+ * ```
+ */
+export function logbackConfig(logFile: string, level: 'INFO' | 'WARN' = 'INFO'): string {
+  const file = escapeXml(logFile);
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<configuration>
+  <appender name="FILE" class="ch.qos.logback.core.FileAppender">
+    <file>${file}</file>
+    <append>true</append>
+    <encoder>
+      <pattern>%d{HH:mm:ss.SSS} %-5p [%t] %c{0} - %m%n</pattern>
+    </encoder>
+  </appender>
+  <root level="${level}">
+    <appender-ref ref="FILE"/>
+  </root>
+</configuration>
+`;
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}

@@ -1,0 +1,190 @@
+/**
+ * A long-running JVM child (namesrv or broker) that cannot outlive us: its output is kept (last
+ * lines) for error messages, `stop()` sends SIGTERM then SIGKILL after a grace period, and a tiny
+ * `sh` watchdog kills it when our process dies in any way (even SIGKILL), because the watchdog
+ * reads a pipe from us and sees end-of-file when we are gone.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { componentLogger, type Logger } from '../util/logger.js';
+
+const OUTPUT_LINES_KEPT = 200;
+
+/** How a JVM ended. */
+export interface JvmExit {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Options of {@link spawnJvm}. */
+export interface SpawnJvmOptions {
+  /** Short name for logs and errors (`namesrv`, `broker`). */
+  name: string;
+  /** Everything after `java`: JVM flags, `-cp`, main class, program arguments. */
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** A directory the watchdog removes after killing the JVM when our process died without stop(). */
+  removeDirIfOrphaned?: string | undefined;
+  log?: Logger | undefined;
+}
+
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const child of live) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+}
+
+/**
+ * A started JVM. Create with {@link spawnJvm}.
+ *
+ * @example
+ * ```ts
+ * const jvm = spawnJvm({ name: 'namesrv', args: ['-cp', cp, 'org.apache.rocketmq.namesrv.NamesrvStartup'],
+ *   cwd: dir, env: process.env });
+ * const exit = await Promise.race([jvm.exited, ready]);
+ * await jvm.stop(3000);
+ * ```
+ */
+export class JvmProcess {
+  readonly name: string;
+  /** Resolves when the JVM has exited (never rejects). */
+  readonly exited: Promise<JvmExit>;
+  private readonly child: ChildProcess;
+  private readonly watchdog: ChildProcess;
+  private readonly outputLines: string[] = [];
+  private partialLine = '';
+  private exit: JvmExit | undefined;
+  private readonly log: Logger;
+
+  /** @internal use {@link spawnJvm} */
+  constructor(options: SpawnJvmOptions) {
+    this.name = options.name;
+    this.log = options.log ?? componentLogger('local-broker.jvm');
+    installExitHook();
+    this.child = spawn('java', [...options.args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: false,
+    });
+    live.add(this.child);
+    this.child.stdout?.on('data', (chunk: Buffer) => this.collect(chunk));
+    this.child.stderr?.on('data', (chunk: Buffer) => this.collect(chunk));
+    this.exited = new Promise<JvmExit>((resolve) => {
+      this.child.on('error', (err) => {
+        this.collect(Buffer.from(`spawn failed: ${err.message}\n`));
+      });
+      this.child.on('close', (exitCode, signal) => {
+        live.delete(this.child);
+        this.exit = { exitCode, signal };
+        this.stopWatchdog();
+        resolve(this.exit);
+      });
+    });
+    this.watchdog = spawnWatchdog(this.child.pid, options.removeDirIfOrphaned);
+  }
+
+  /** The JVM's process id (undefined when spawning failed). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** How the JVM ended, once it has. */
+  get exitStatus(): JvmExit | undefined {
+    return this.exit;
+  }
+
+  /** The last lines the JVM wrote to stdout/stderr. */
+  outputTail(maxLines = 50): string {
+    const lines = this.partialLine === '' ? this.outputLines : [...this.outputLines, this.partialLine];
+    return lines.slice(Math.max(0, lines.length - maxLines)).join('\n');
+  }
+
+  /**
+   * Stops the JVM: SIGTERM, then SIGKILL when it has not exited after `graceMs`. Resolves when it
+   * has exited. Safe to call more than once.
+   */
+  async stop(graceMs: number): Promise<JvmExit> {
+    // The watchdog stays armed until the JVM has exited: should we die during the grace period, it
+    // still kills the JVM (it is disarmed in the 'close' handler).
+    if (this.exit) return this.exit;
+    this.child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const killed = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), graceMs);
+    });
+    const first = await Promise.race([this.exited, killed]);
+    clearTimeout(timer);
+    if (first === 'timeout') {
+      this.log.debug(
+        { jvm: this.name, pid: this.pid, graceMs },
+        'JVM still running after SIGTERM, sending SIGKILL',
+      );
+      this.child.kill('SIGKILL');
+    }
+    return this.exited;
+  }
+
+  private stopWatchdog(): void {
+    if (this.watchdog.exitCode === null && this.watchdog.signalCode === null) this.watchdog.kill('SIGKILL');
+  }
+
+  private collect(chunk: Buffer): void {
+    const text = this.partialLine + chunk.toString('utf8');
+    const lines = text.split('\n');
+    this.partialLine = lines.pop() ?? '';
+    for (const line of lines) {
+      this.outputLines.push(line);
+      if (this.outputLines.length > OUTPUT_LINES_KEPT) this.outputLines.shift();
+    }
+  }
+}
+
+/**
+ * Spawns `java` with the given arguments, with output capture and an orphan watchdog.
+ *
+ * @example
+ * ```ts
+ * const jvm = spawnJvm({ name: 'broker', args, cwd: homeDir, env: { ...process.env, ROCKETMQ_HOME: homeDir } });
+ * ```
+ */
+export function spawnJvm(options: SpawnJvmOptions): JvmProcess {
+  return new JvmProcess(options);
+}
+
+/**
+ * `sh` reads its stdin, a pipe whose only writer is this process. When we die the read returns and
+ * the shell SIGKILLs the JVM (and removes its directory). It ignores SIGINT so a terminal Ctrl-C,
+ * which reaches the whole process group, does not disarm it while we are still shutting down.
+ */
+function spawnWatchdog(pid: number | undefined, removeDir: string | undefined): ChildProcess {
+  const script =
+    'trap "" INT; read -r _line; kill -9 "$1" 2>/dev/null; ' +
+    'if [ -n "$2" ]; then sleep 1; rm -rf -- "$2"; fi';
+  const watchdog = spawn(
+    'sh',
+    ['-c', script, 'rocketmq-lambda-watchdog', String(pid ?? ''), removeDir ?? ''],
+    {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: false,
+    },
+  );
+  watchdog.on('error', (err) => {
+    componentLogger('local-broker.jvm').warn({ err }, 'could not start the JVM watchdog');
+  });
+  watchdog.unref();
+  const stdin = watchdog.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null;
+  stdin?.unref?.();
+  stdin?.on('error', (err: Error) => {
+    componentLogger('local-broker.jvm').debug({ err }, 'watchdog pipe closed');
+  });
+  if (pid === undefined) watchdog.kill('SIGKILL');
+  return watchdog;
+}

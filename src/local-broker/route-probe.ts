@@ -1,0 +1,201 @@
+/**
+ * One-shot requests over a fresh socket, the readiness check of the local broker: GET_ROUTEINFO_BY_TOPIC
+ * (105) to the name server, and the registration nudge to the broker. They depend only on the
+ * protocol layer, so they work before (and independently of) the client's connection machinery.
+ */
+import { Socket } from 'node:net';
+import { ProtocolError } from '../protocol/errors.js';
+import {
+  CLIENT_LANGUAGE,
+  CLIENT_VERSION,
+  decodeFrame,
+  encodeFrame,
+  FrameSplitter,
+  isResponse,
+  type RemotingCommand,
+} from '../protocol/remoting-command.js';
+import { RequestCode } from '../protocol/request-code.js';
+import { LocalBrokerError } from './local-broker-error.js';
+
+/** One broker of a route: its name, cluster and addresses by broker id (`"0"` is the master). */
+export interface ProbedBrokerData {
+  brokerName: string;
+  cluster: string;
+  brokerAddrs: Record<string, string>;
+}
+
+/** One topic's queues on one broker. */
+export interface ProbedQueueData {
+  brokerName: string;
+  readQueueNums: number;
+  writeQueueNums: number;
+  perm: number;
+}
+
+/** The parts of a TopicRouteData the readiness check and tests look at. */
+export interface ProbedTopicRoute {
+  brokerDatas: ProbedBrokerData[];
+  queueDatas: ProbedQueueData[];
+}
+
+/** What the name server answered. */
+export interface RouteProbeResult {
+  /** Response code: 0 with a route, 17 (TOPIC_NOT_EXIST) before any broker registered the topic. */
+  code: number;
+  remark?: string | undefined;
+  /** The route when `code` is 0. */
+  route?: ProbedTopicRoute | undefined;
+}
+
+/** Options of {@link probeTopicRoute}. */
+export interface RouteProbeOptions {
+  /** Gives up (rejects) after this long, connect included. @default 3000 */
+  timeoutMs?: number;
+}
+
+/**
+ * Asks the name server at `namesrvAddr` (`host:port`) for the route of `topic`, over a socket of its
+ * own that is closed afterwards. Sends version 401 and `acceptStandardJsonOnly=true`, so the body
+ * is standard JSON. Rejects with {@link LocalBrokerError} when the server cannot be reached or does
+ * not answer in time, with {@link ProtocolError} when the answer is malformed.
+ *
+ * @example
+ * ```ts
+ * const { code, route } = await probeTopicRoute('127.0.0.1:9876', 'TBW102');
+ * if (code === 0) console.log(route?.brokerDatas[0]?.brokerAddrs['0']);
+ * ```
+ */
+export async function probeTopicRoute(
+  namesrvAddr: string,
+  topic: string,
+  options: RouteProbeOptions = {},
+): Promise<RouteProbeResult> {
+  const response = await oneShotRequest(
+    namesrvAddr,
+    { code: RequestCode.GET_ROUTEINFO_BY_TOPIC, extFields: { topic, acceptStandardJsonOnly: 'true' } },
+    options.timeoutMs ?? 3000,
+  );
+  return toProbeResult(response);
+}
+
+/**
+ * Sends one request over a socket of its own and resolves with the response, closing the socket.
+ * Rejects with {@link LocalBrokerError} when the server cannot be reached or does not answer within
+ * `timeoutMs` (connect included), with {@link ProtocolError} on undecodable bytes.
+ *
+ * @example
+ * ```ts
+ * const response = await oneShotRequest('127.0.0.1:10911',
+ *   { code: RequestCode.UPDATE_BROKER_CONFIG, extFields: {}, body: Buffer.from('brokerPermission=6\n') }, 3000);
+ * ```
+ */
+export function oneShotRequest(
+  address: string,
+  request: { code: number; extFields: Record<string, string>; body?: Buffer },
+  timeoutMs: number,
+): Promise<RemotingCommand> {
+  const { host, port } = splitAddress(address);
+  const opaque = 1;
+  const frame = encodeFrame({
+    ...request,
+    language: CLIENT_LANGUAGE,
+    version: CLIENT_VERSION,
+    opaque,
+    flag: 0,
+  });
+  return new Promise<RemotingCommand>((resolve, reject) => {
+    const socket = new Socket();
+    const splitter = new FrameSplitter();
+    let settled = false;
+    const finish = (outcome: { response: RemotingCommand } | { error: Error }): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      if ('response' in outcome) resolve(outcome.response);
+      else reject(outcome.error);
+    };
+    const timer = setTimeout(() => {
+      finish({ error: new LocalBrokerError(`${address} did not answer within ${timeoutMs} ms`) });
+    }, timeoutMs);
+    socket.on('error', (cause) => {
+      finish({ error: new LocalBrokerError(`cannot reach ${address}`, { cause }) });
+    });
+    socket.on('close', () => {
+      finish({ error: new LocalBrokerError(`${address} closed the connection before answering`) });
+    });
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        for (const raw of splitter.push(chunk)) {
+          const response = decodeFrame(raw);
+          if (isResponse(response) && response.opaque === opaque) {
+            finish({ response });
+            return;
+          }
+        }
+      } catch (err) {
+        finish({
+          error: err instanceof Error ? err : new ProtocolError('undecodable response', { cause: err }),
+        });
+      }
+    });
+    socket.connect({ host, port }, () => {
+      socket.write(frame);
+    });
+  });
+}
+
+function toProbeResult(response: RemotingCommand): RouteProbeResult {
+  if (response.code !== 0 || response.body === undefined) {
+    return { code: response.code, remark: response.remark };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(response.body.toString('utf8'));
+  } catch (cause) {
+    throw new ProtocolError('route body is not standard JSON', { cause });
+  }
+  return { code: response.code, remark: response.remark, route: toRoute(parsed) };
+}
+
+function toRoute(value: unknown): ProbedTopicRoute {
+  const root = asRecord(value, 'route');
+  const brokerDatas = asArray(root.brokerDatas ?? [], 'brokerDatas').map((item) => {
+    const data = asRecord(item, 'brokerData');
+    const addrs = asRecord(data.brokerAddrs ?? {}, 'brokerAddrs');
+    const brokerAddrs: Record<string, string> = {};
+    for (const [id, addr] of Object.entries(addrs)) brokerAddrs[id] = String(addr);
+    return { brokerName: String(data.brokerName), cluster: String(data.cluster), brokerAddrs };
+  });
+  const queueDatas = asArray(root.queueDatas ?? [], 'queueDatas').map((item) => {
+    const data = asRecord(item, 'queueData');
+    return {
+      brokerName: String(data.brokerName),
+      readQueueNums: Number(data.readQueueNums),
+      writeQueueNums: Number(data.writeQueueNums),
+      perm: Number(data.perm),
+    };
+  });
+  return { brokerDatas, queueDatas };
+}
+
+function asRecord(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ProtocolError(`route field ${what} is not an object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function asArray(value: unknown, what: string): unknown[] {
+  if (!Array.isArray(value)) throw new ProtocolError(`route field ${what} is not an array`);
+  return value;
+}
+
+function splitAddress(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':');
+  const port = Number(address.slice(colon + 1));
+  if (colon <= 0 || !Number.isInteger(port) || port <= 0 || port > 65_535) {
+    throw new LocalBrokerError(`address ${address} is not host:port`);
+  }
+  return { host: address.slice(0, colon), port };
+}

@@ -1,0 +1,56 @@
+/**
+ * vitest globalSetup of the integration project: one real RocketMQ (namesrv + broker) for the whole
+ * run, its addresses handed to tests with `provide` (read them with testBroker()), and the Java
+ * interop peer built once. The broker is stopped (and its temp dir removed) on teardown.
+ */
+import type { TestProject } from 'vitest/node';
+import { type LocalBroker, startLocalBroker } from '../../src/local-broker/local-broker.js';
+import { ensureRocketMQJars } from '../../src/local-broker/rocketmq-jars.js';
+import { ensureJavaInteropBuilt } from '../support/java-interop.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    namesrvAddr: string;
+    brokerAddr: string;
+    brokerName: string;
+  }
+}
+
+/**
+ * Fetches the jars if needed, then starts the broker and builds the interop peer (in parallel), provides the addresses, and returns
+ * the teardown.
+ *
+ * @example
+ * ```ts
+ * // vitest.config.ts, integration project
+ * { test: { globalSetup: ['test/setup/global-setup.ts'] } }
+ * ```
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const startedAt = Date.now();
+  // Jars first: two Maven runs resolving into the same local repository at once can collide; once
+  // the broker's jars are in, the interop build only adds its (small) plugins.
+  await ensureRocketMQJars();
+  const [brokerResult, buildResult] = await Promise.allSettled([
+    startLocalBroker(),
+    ensureJavaInteropBuilt(),
+  ]);
+  const broker: LocalBroker | undefined =
+    brokerResult.status === 'fulfilled' ? brokerResult.value : undefined;
+  if (brokerResult.status === 'rejected' || buildResult.status === 'rejected') {
+    await broker?.stop();
+    throw brokerResult.status === 'rejected'
+      ? brokerResult.reason
+      : (buildResult as PromiseRejectedResult).reason;
+  }
+  if (!broker) throw new Error('unreachable: broker start settled without a broker');
+  process.stdout.write(
+    `[integration] RocketMQ ready in ${Date.now() - startedAt} ms: namesrv ${broker.namesrvAddr}, broker ${broker.brokerAddr}\n`,
+  );
+  project.provide('namesrvAddr', broker.namesrvAddr);
+  project.provide('brokerAddr', broker.brokerAddr);
+  project.provide('brokerName', broker.brokerName);
+  return async () => {
+    await broker.stop();
+  };
+}
