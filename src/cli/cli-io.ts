@@ -1,0 +1,74 @@
+/**
+ * What the CLI commands touch of their process, passed in so that tests can run them in-process: output
+ * streams, environment, signals and exit.
+ */
+import type { Logger } from '../util/logger.js';
+
+/** The signals that stop a poller. */
+export type StopSignal = 'SIGTERM' | 'SIGINT';
+
+/**
+ * The process as the CLI uses it.
+ *
+ * @example
+ * ```ts
+ * const io: CliIo = processIo();
+ * const code = await runCommand(['--config', 'poller.yaml'], io);
+ * ```
+ */
+export interface CliIo {
+  /** Plain text for people (usage, version). Logs go to the logger. */
+  readonly stdout: { write(text: string): unknown };
+  /** Plain text errors (usage errors, config problems). */
+  readonly stderr: { write(text: string): unknown };
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The logger for the poller (pino JSON lines). */
+  readonly logger?: Logger | undefined;
+  /** Registers a handler for SIGTERM and SIGINT; returns the function that removes it. */
+  onStopSignal(handler: (signal: StopSignal) => void): () => void;
+  /** Ends the process now with `code` (used on a second stop signal). */
+  exitNow(code: number): void;
+}
+
+/** POSIX signal numbers, for the conventional exit code 128 + n. */
+const SIGNAL_NUMBERS: Readonly<Record<StopSignal, number>> = { SIGINT: 2, SIGTERM: 15 };
+
+/**
+ * The exit code of a process ended by `signal` (128 + its number).
+ *
+ * @example
+ * ```ts
+ * signalExitCode('SIGTERM'); // => 143
+ * ```
+ */
+export function signalExitCode(signal: StopSignal): number {
+  return 128 + SIGNAL_NUMBERS[signal];
+}
+
+/**
+ * The real process.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await main(process.argv.slice(2), processIo());
+ * ```
+ */
+export function processIo(): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    onStopSignal(handler) {
+      const listener = (signal: NodeJS.Signals): void => handler(signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM');
+      process.on('SIGTERM', listener);
+      process.on('SIGINT', listener);
+      return () => {
+        process.off('SIGTERM', listener);
+        process.off('SIGINT', listener);
+      };
+    },
+    exitNow(code) {
+      process.exit(code);
+    },
+  };
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+/**
+ * The `rocketmq-lambda` command: `run --config <file>`, `--help`, `--version`. Unknown commands and flags
+ * print the usage and exit with code 2.
+ */
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type CliIo, processIo } from './cli-io.js';
+import { EXIT_USAGE, runCommand } from './run-command.js';
+
+/** The top-level help text. */
+export const USAGE = `Usage: rocketmq-lambda <command> [options]
+
+Commands:
+  run --config <file>   start a poller for the mappings of a config file (YAML or JSON)
+
+Options:
+  -h, --help            show this help (also: rocketmq-lambda <command> --help)
+  -v, --version         print the version
+`;
+
+/**
+ * This package's version, from its package.json.
+ *
+ * @example
+ * ```ts
+ * packageVersion(); // => '0.1.0'
+ * ```
+ */
+export function packageVersion(): string {
+  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  const version = (JSON.parse(text) as { version?: unknown }).version;
+  return typeof version === 'string' ? version : 'unknown';
+}
+
+/**
+ * Runs the command line `argv` (without node and the script); resolves with the exit code.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await main(['run', '--config', 'poller.yaml'], processIo());
+ * ```
+ */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'run':
+      return runCommand(rest, io);
+    case '-h':
+    case '--help':
+    case 'help':
+      io.stdout.write(USAGE);
+      return 0;
+    case '-v':
+    case '--version':
+      io.stdout.write(`${packageVersion()}\n`);
+      return 0;
+    case undefined:
+      io.stderr.write(USAGE);
+      return EXIT_USAGE;
+    default: {
+      const what = command.startsWith('-') ? `unknown option ${command}` : `unknown command ${command}`;
+      io.stderr.write(`rocketmq-lambda: ${what}\n\n${USAGE}`);
+      return EXIT_USAGE;
+    }
+  }
+}
+
+/** True when this module is the process's entry point (also through an npm bin symlink). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch (error) {
+    process.stderr.write(`rocketmq-lambda: cannot resolve ${script}: ${String(error)}\n`);
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2), processIo()).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(
+        `rocketmq-lambda: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * `rocketmq-lambda run --config <file>`: load the config, start the poller, stop it gracefully on
+ * SIGTERM/SIGINT (a second signal exits at once).
+ *
+ * Exit codes: 0 after a graceful stop; 1 when a mapping failed (fatally while running, or to start);
+ * 2 for usage errors and invalid configs (one line per problem on stderr); 128 + n on a second signal.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config/config-error.js';
+import { loadConfig } from '../config/load-config.js';
+import { startPoller } from '../poller/poller.js';
+import { componentLogger, rootLogger } from '../util/logger.js';
+import { type CliIo, signalExitCode } from './cli-io.js';
+
+/** Exit code of usage errors and invalid configs. */
+export const EXIT_USAGE = 2;
+/** Exit code when the poller could not start or a mapping failed. */
+export const EXIT_FAILURE = 1;
+
+/** The help text of `run`. */
+export const RUN_USAGE = `Usage: rocketmq-lambda run --config <file>
+
+Starts a poller: reads RocketMQ topics and invokes a function per batch, as the mappings of the
+config file say. Stops gracefully on SIGTERM or SIGINT (a second signal exits at once).
+
+Options:
+  -c, --config <file>  the config file (YAML, or JSON)
+  -h, --help           show this help
+
+Environment:
+  ROCKETMQ_NAME_SERVER, NAMESRV_ADDR      name servers when the config has no nameServer
+  ROCKETMQ_ACCESS_KEY, ROCKETMQ_SECRET_KEY  ACL credentials when the config has no acl
+  ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT, AWS_ENDPOINT_URL_DYNAMODB, AWS_REGION
+                                          the offsets table's endpoint and region
+  LOG_LEVEL                               pino level of the JSON logs on stdout (default info)
+`;
+
+/**
+ * Runs `run` with the arguments after the command name; resolves with the exit code.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await runCommand(['--config', 'poller.yaml'], processIo());
+ * ```
+ */
+export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
+  let configFile: string | undefined;
+  try {
+    const { values } = parseArgs({
+      args: [...args],
+      options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.help === true) {
+      io.stdout.write(RUN_USAGE);
+      return 0;
+    }
+    configFile = values.config;
+  } catch (error) {
+    io.stderr.write(
+      `rocketmq-lambda run: ${error instanceof Error ? error.message : String(error)}\n\n${RUN_USAGE}`,
+    );
+    return EXIT_USAGE;
+  }
+  if (configFile === undefined || configFile === '') {
+    io.stderr.write(`rocketmq-lambda run: --config <file> is required\n\n${RUN_USAGE}`);
+    return EXIT_USAGE;
+  }
+
+  let config: Awaited<ReturnType<typeof loadConfig>>;
+  try {
+    config = await loadConfig(configFile, { env: io.env });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    for (const problem of error.problems) io.stderr.write(`${configFile}: ${problem}\n`);
+    return EXIT_USAGE;
+  }
+
+  const logger = io.logger ?? rootLogger;
+  const log = componentLogger('cli', logger);
+  const controller = new AbortController();
+  let signalled: string | undefined;
+  const removeSignalHandler = io.onStopSignal((signal) => {
+    if (signalled !== undefined) {
+      log.warn({ signal }, 'second stop signal: exiting at once');
+      io.exitNow(signalExitCode(signal));
+      return;
+    }
+    signalled = signal;
+    log.info({ signal }, 'stop signal: stopping gracefully');
+    controller.abort(new Error(`received ${signal}`));
+  });
+  try {
+    let poller: Awaited<ReturnType<typeof startPoller>>;
+    try {
+      poller = await startPoller(config, { logger, signal: controller.signal });
+    } catch (error) {
+      log.error({ err: error }, 'the poller could not start');
+      io.stderr.write(`rocketmq-lambda run: ${error instanceof Error ? error.message : String(error)}\n`);
+      return EXIT_FAILURE;
+    }
+    const exit = await poller.stopped;
+    if (exit.failures.length > 0) {
+      for (const { mapping, error } of exit.failures) {
+        io.stderr.write(
+          `rocketmq-lambda run: mapping ${mapping} failed: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
+      }
+      return EXIT_FAILURE;
+    }
+    return 0;
+  } finally {
+    removeSignalHandler();
+  }
+}

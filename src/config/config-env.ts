@@ -1,0 +1,66 @@
+/**
+ * Environment variables that fill keys a config file leaves out (the file always wins): the name
+ * servers, the ACL credentials (secrets belong in the environment, e.g. ECS secrets), and the DynamoDB
+ * endpoint and region of the offsets table.
+ */
+
+/** Environment variables read by {@link applyEnvironment}, first match wins within each key. */
+export const CONFIG_ENV = {
+  nameServer: ['ROCKETMQ_NAME_SERVER', 'NAMESRV_ADDR'],
+  accessKey: ['ROCKETMQ_ACCESS_KEY'],
+  secretKey: ['ROCKETMQ_SECRET_KEY'],
+  securityToken: ['ROCKETMQ_SECURITY_TOKEN'],
+  dynamoDbEndpoint: ['ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT', 'AWS_ENDPOINT_URL_DYNAMODB'],
+  region: ['AWS_REGION'],
+} as const;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * A copy of `raw` with absent keys filled from `env`:
+ * - `nameServer` from `ROCKETMQ_NAME_SERVER`, else `NAMESRV_ADDR`;
+ * - `acl` from `ROCKETMQ_ACCESS_KEY` + `ROCKETMQ_SECRET_KEY` (+ `ROCKETMQ_SECURITY_TOKEN`), both needed;
+ * - with `offsets.store: dynamodb`: `offsets.endpoint` from `ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT`, else
+ *   `AWS_ENDPOINT_URL_DYNAMODB`; `offsets.region` from `AWS_REGION`.
+ * Blank variables count as unset. Anything that is not an object is returned as is (the schema reports it).
+ *
+ * @example
+ * ```ts
+ * applyEnvironment({ offsets: { store: 'memory' }, mappings: [] }, { NAMESRV_ADDR: '127.0.0.1:9876' });
+ * // => { offsets: { store: 'memory' }, mappings: [], nameServer: '127.0.0.1:9876' }
+ * ```
+ */
+export function applyEnvironment(raw: unknown, env: Env = process.env): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const config: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
+  const nameServer = firstSet(env, CONFIG_ENV.nameServer);
+  if (config.nameServer === undefined && nameServer !== undefined) config.nameServer = nameServer;
+
+  const accessKey = firstSet(env, CONFIG_ENV.accessKey);
+  const secretKey = firstSet(env, CONFIG_ENV.secretKey);
+  if (config.acl === undefined && accessKey !== undefined && secretKey !== undefined) {
+    const securityToken = firstSet(env, CONFIG_ENV.securityToken);
+    config.acl = { accessKey, secretKey, ...(securityToken === undefined ? {} : { securityToken }) };
+  }
+
+  const offsets = config.offsets;
+  if (typeof offsets === 'object' && offsets !== null && !Array.isArray(offsets)) {
+    const filled: Record<string, unknown> = { ...(offsets as Record<string, unknown>) };
+    if (filled.store === 'dynamodb') {
+      const endpoint = firstSet(env, CONFIG_ENV.dynamoDbEndpoint);
+      if (filled.endpoint === undefined && endpoint !== undefined) filled.endpoint = endpoint;
+      const region = firstSet(env, CONFIG_ENV.region);
+      if (filled.region === undefined && region !== undefined) filled.region = region;
+    }
+    config.offsets = filled;
+  }
+  return config;
+}
+
+function firstSet(env: Env, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}

@@ -1,0 +1,180 @@
+/**
+ * Turns zod's issues into our problem lines: one per problem, naming the key path, in words a config
+ * author understands (`must be ≤ 10000`, `unknown key (did you mean batchSize?)`, `required`).
+ */
+import type { z } from 'zod';
+import { knownKeysAt } from './config-keys.js';
+import type { ConfigProblem, KeyPath } from './config-problem.js';
+
+type Issue = z.core.$ZodIssue;
+
+/** Extra words for a missing required key. */
+const REQUIRED_HINTS: Readonly<Record<string, string>> = {
+  nameServer: 'required (or set ROCKETMQ_NAME_SERVER or NAMESRV_ADDR)',
+};
+
+/**
+ * One problem per zod issue (one per key for unknown keys; the matching alternative's issues for unions).
+ * Issues must come from a parse with `reportInput: true` so that messages can show the bad value.
+ *
+ * @example
+ * ```ts
+ * const result = runConfigSchema.safeParse(raw, { reportInput: true });
+ * if (!result.success) problemsOfIssues(result.error.issues);
+ * // => [{ path: ['mappings', 1, 'batchSize'], message: 'must be ≤ 10000' }]
+ * ```
+ */
+export function problemsOfIssues(issues: readonly Issue[], base: KeyPath = []): ConfigProblem[] {
+  return issues.flatMap((issue) => problemsOfIssue(issue, [...base, ...issue.path.map(pathPart)]));
+}
+
+function pathPart(part: PropertyKey): string | number {
+  return typeof part === 'number' ? part : String(part);
+}
+
+function problemsOfIssue(issue: Issue, path: KeyPath): ConfigProblem[] {
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => ({ path: [...path, key], message: unknownKeyMessage(path, key) }));
+    case 'invalid_union': {
+      if (issue.input === undefined) return [{ path, message: REQUIRED_HINTS[pathKey(path)] ?? 'required' }];
+      const matching = matchingAlternative(issue.errors);
+      if (matching !== undefined) return problemsOfIssues(matching, path);
+      return [{ path, message: `${issue.message}${gotSuffix(issue.input)}` }];
+    }
+    case 'invalid_type':
+      if (issue.input === undefined) {
+        return [{ path, message: REQUIRED_HINTS[pathKey(path)] ?? 'required' }];
+      }
+      return [{ path, message: `must be ${typeWords(issue.expected)}${gotSuffix(issue.input)}` }];
+    case 'too_big':
+      return [{ path, message: tooBigMessage(issue) }];
+    case 'too_small':
+      return [{ path, message: tooSmallMessage(issue) }];
+    case 'invalid_value':
+      return [{ path, message: invalidValueMessage(issue.values, issue.input) }];
+    default:
+      return [{ path, message: issue.message }];
+  }
+}
+
+/**
+ * The alternative of a union whose type matched (its issues are not "wrong type" at the union's own
+ * place), so that `filter: { sqll: ... }` reports the unknown key rather than "must be a string or ...".
+ */
+function matchingAlternative(alternatives: readonly (readonly Issue[])[]): readonly Issue[] | undefined {
+  const candidates = alternatives.filter(
+    (issues) => !issues.some((issue) => issue.code === 'invalid_type' && issue.path.length === 0),
+  );
+  return candidates.length === 1 ? candidates[0] : undefined;
+}
+
+function pathKey(path: KeyPath): string {
+  return path.map((part) => (typeof part === 'number' ? '[]' : part)).join('.');
+}
+
+function unknownKeyMessage(path: KeyPath, key: string): string {
+  const suggestion = closestKey(key, knownKeysAt(path));
+  return suggestion === undefined ? 'unknown key' : `unknown key (did you mean ${suggestion}?)`;
+}
+
+/** A known key that differs only in case, or by at most two edits (a third of the length, at least 1). */
+function closestKey(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const sameCase = known.find((candidate) => candidate.toLowerCase() === lower);
+  if (sameCase !== undefined) return sameCase;
+  const limit = Math.min(2, Math.max(1, Math.floor(key.length / 3)));
+  let best: { key: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(lower, candidate.toLowerCase());
+    if (distance <= limit && (best === undefined || distance < best.distance))
+      best = { key: candidate, distance };
+  }
+  return best?.key;
+}
+
+/** Levenshtein distance with adjacent transpositions counted as one edit. */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    const row: number[] = [i];
+    for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        row.push(j);
+        continue;
+      }
+      const above = rows[i - 1] ?? [];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min((above[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (above[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, (rows[i - 2]?.[j - 2] ?? 0) + 1);
+      }
+      row.push(value);
+    }
+    rows.push(row);
+  }
+  return rows[a.length]?.[b.length] ?? 0;
+}
+
+function typeWords(expected: string): string {
+  switch (expected) {
+    case 'int':
+      return 'an integer';
+    case 'number':
+      return 'a number';
+    case 'string':
+      return 'a string';
+    case 'boolean':
+      return 'true or false';
+    case 'array':
+      return 'a list';
+    case 'object':
+      return 'a mapping of keys to values';
+    default:
+      return `of type ${expected}`;
+  }
+}
+
+function tooBigMessage(issue: z.core.$ZodIssueTooBig): string {
+  const limit = String(issue.maximum);
+  switch (issue.origin) {
+    case 'string':
+      return `must be at most ${limit} characters long`;
+    case 'array':
+      return `must have at most ${limit} entries`;
+    default:
+      return `must be ${issue.inclusive === false ? '<' : '≤'} ${limit}${gotSuffix(issue.input)}`;
+  }
+}
+
+function tooSmallMessage(issue: z.core.$ZodIssueTooSmall): string {
+  const limit = Number(issue.minimum);
+  switch (issue.origin) {
+    case 'string':
+      return limit <= 1 ? 'must not be empty' : `must be at least ${limit} characters long`;
+    case 'array':
+      return `must have at least ${limit} ${limit === 1 ? 'entry' : 'entries'}`;
+    default:
+      return `must be ${issue.inclusive === false ? '>' : '≥'} ${limit}${gotSuffix(issue.input)}`;
+  }
+}
+
+function invalidValueMessage(values: readonly unknown[], input: unknown): string {
+  const allowed = values.map((value) => String(value));
+  const text = typeof input === 'string' ? input : undefined;
+  const sameCase =
+    text === undefined ? undefined : allowed.find((value) => value.toLowerCase() === text.toLowerCase());
+  const hint = sameCase === undefined ? '' : ` (did you mean ${sameCase}?)`;
+  return `must be one of ${allowed.join(', ')}${gotSuffix(input)}${hint}`;
+}
+
+/** `, got <value>` for a value worth showing (short scalars), else nothing. */
+function gotSuffix(input: unknown): string {
+  if (typeof input === 'string')
+    return input.length <= 60 ? `, got ${JSON.stringify(input)}` : ', got a long string';
+  if (typeof input === 'number' || typeof input === 'boolean') return `, got ${String(input)}`;
+  if (input === null) return ', got null';
+  if (Array.isArray(input)) return ', got a list';
+  if (typeof input === 'object') return ', got an object';
+  return '';
+}

@@ -1,0 +1,52 @@
+/**
+ * One problem of a config: the key path it is about and what is wrong, rendered as one line
+ * (`mappings[1].batchSize: must be ≤ 10000`).
+ */
+
+/** A key path: object keys and array indexes from the root. */
+export type KeyPath = readonly (string | number)[];
+
+/**
+ * One problem found in a config.
+ *
+ * @example
+ * ```ts
+ * const problem: ConfigProblem = { path: ['mappings', 1, 'batchSize'], message: 'must be ≤ 10000' };
+ * ```
+ */
+export interface ConfigProblem {
+  readonly path: KeyPath;
+  readonly message: string;
+}
+
+/**
+ * Renders a key path the way a reader writes it: `mappings[1].filter.sql`; the root is `(config)`.
+ *
+ * @example
+ * ```ts
+ * formatKeyPath(['mappings', 1, 'batchSize']); // => 'mappings[1].batchSize'
+ * formatKeyPath([]); // => '(config)'
+ * ```
+ */
+export function formatKeyPath(path: KeyPath): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(part)) out += out === '' ? part : `.${part}`;
+    else out += `[${JSON.stringify(part)}]`;
+  }
+  return out === '' ? '(config)' : out;
+}
+
+/**
+ * The line of a problem: `<key path>: <message>`.
+ *
+ * @example
+ * ```ts
+ * problemLine({ path: ['offsets', 'table'], message: 'required when offsets.store is dynamodb' });
+ * // => 'offsets.table: required when offsets.store is dynamodb'
+ * ```
+ */
+export function problemLine(problem: ConfigProblem): string {
+  return `${formatKeyPath(problem.path)}: ${problem.message}`;
+}

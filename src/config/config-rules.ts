@@ -1,0 +1,228 @@
+/**
+ * The rules of a run config that span several keys or need more than a type: addresses, the offset
+ * store's keys, AT_TIMESTAMP, unique mapping names, one mapping per consumer group, tag expressions and
+ * function references.
+ *
+ * They run on the raw input next to the schema (not after it), so one pass reports every problem; each
+ * rule looks only at values of the right type and leaves wrong types to the schema's own lines.
+ */
+import { parseNameServerAddresses } from '../client/name-server-client.js';
+import { parseAddress } from '../network/address.js';
+import { NetworkError } from '../network/errors.js';
+import { RocketMQError } from '../protocol/errors.js';
+import { buildSubscriptionData } from '../protocol/subscription.js';
+import type { ConfigProblem, KeyPath } from './config-problem.js';
+import { MAX_TIMESTAMP_SECONDS } from './config-schema.js';
+import { classifyFunctionRef } from './function-ref.js';
+
+type Raw = Readonly<Record<string, unknown>>;
+
+/** Keys of `offsets` that only the DynamoDB store reads. */
+const DYNAMODB_ONLY_KEYS = ['table', 'region', 'endpoint', 'createTable'] as const;
+
+/** The one line a Lambda function reference gets until the Lambda invoker ships. */
+export const LAMBDA_NOT_SUPPORTED =
+  'Lambda functions are not supported by this build yet; use "local:./module.js#export" to run a handler module in-process';
+
+/**
+ * Every cross-key problem of a raw config (after environment variables were applied).
+ *
+ * @example
+ * ```ts
+ * crossKeyProblems({ nameServer: 'x', offsets: { store: 'dynamodb' }, mappings: [] });
+ * // => [{ path: ['nameServer'], message: '"x" is not host:port' },
+ * //     { path: ['offsets', 'table'], message: 'required when offsets.store is dynamodb' }]
+ * ```
+ */
+export function crossKeyProblems(raw: unknown): ConfigProblem[] {
+  const root = asRecord(raw);
+  if (root === undefined) return [];
+  return [
+    ...nameServerProblems(root.nameServer),
+    ...offsetsProblems(root.offsets),
+    ...mappingsProblems(root.mappings),
+  ];
+}
+
+function nameServerProblems(value: unknown): ConfigProblem[] {
+  if (typeof value === 'string') {
+    const addresses = parseNameServerAddresses(value);
+    if (addresses.length === 0)
+      return [{ path: ['nameServer'], message: 'must list at least one host:port' }];
+    return addresses.flatMap((address) => addressProblems(address, ['nameServer']));
+  }
+  if (Array.isArray(value)) {
+    return value.flatMap((address: unknown, index) =>
+      typeof address === 'string' ? addressProblems(address.trim(), ['nameServer', index]) : [],
+    );
+  }
+  return [];
+}
+
+function addressProblems(address: string, path: KeyPath): ConfigProblem[] {
+  try {
+    parseAddress(address);
+    return [];
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error;
+    return [{ path, message: `${JSON.stringify(address)} is not host:port` }];
+  }
+}
+
+function offsetsProblems(value: unknown): ConfigProblem[] {
+  const offsets = asRecord(value);
+  if (offsets === undefined) return [];
+  const store = offsets.store;
+  if (store === 'dynamodb') {
+    return offsets.table === undefined
+      ? [{ path: ['offsets', 'table'], message: 'required when offsets.store is dynamodb' }]
+      : [];
+  }
+  if (store !== 'file' && store !== 'memory') return [];
+  return DYNAMODB_ONLY_KEYS.filter((key) => offsets[key] !== undefined).map((key) => ({
+    path: ['offsets', key],
+    message: `only used when offsets.store is dynamodb (it is ${store})`,
+  }));
+}
+
+function mappingsProblems(value: unknown): ConfigProblem[] {
+  if (!Array.isArray(value)) return [];
+  const mappings = value.map(asRecord);
+  const problems: ConfigProblem[] = [];
+  mappings.forEach((mapping, index) => {
+    if (mapping !== undefined) problems.push(...mappingProblems(mapping, index));
+  });
+  problems.push(...uniqueNameProblems(mappings), ...sharedGroupProblems(mappings));
+  return problems;
+}
+
+function mappingProblems(mapping: Raw, index: number): ConfigProblem[] {
+  const at = (key: string): KeyPath => ['mappings', index, key];
+  const problems: ConfigProblem[] = [];
+  const position = mapping.startingPosition;
+  const timestamp = mapping.startingPositionTimestamp;
+  if (position === 'AT_TIMESTAMP' && timestamp === undefined) {
+    problems.push({
+      path: at('startingPositionTimestamp'),
+      message: 'required when startingPosition is AT_TIMESTAMP',
+    });
+  }
+  if (timestamp !== undefined && position !== 'AT_TIMESTAMP') {
+    const actual = typeof position === 'string' ? position : 'LATEST, the default';
+    problems.push({
+      path: at('startingPositionTimestamp'),
+      message: `only used when startingPosition is AT_TIMESTAMP (it is ${actual})`,
+    });
+  }
+  if (typeof timestamp === 'number' && timestamp > MAX_TIMESTAMP_SECONDS) {
+    problems.push({
+      path: at('startingPositionTimestamp'),
+      message: 'is Unix time in seconds (this looks like milliseconds)',
+    });
+  }
+  if (typeof timestamp === 'string' && !isRealDate(timestamp)) {
+    problems.push({
+      path: at('startingPositionTimestamp'),
+      message: `${JSON.stringify(timestamp)} is not a valid date`,
+    });
+  }
+  if (mapping.orderlyFailure !== undefined && mapping.orderly !== true) {
+    problems.push({ path: at('orderlyFailure'), message: 'only used when orderly is true' });
+  }
+  if (typeof mapping.filter === 'string')
+    problems.push(...tagExpressionProblems(mapping.filter, at('filter')));
+  if (typeof mapping.function === 'string' && mapping.function !== '') {
+    const ref = classifyFunctionRef(mapping.function);
+    if (ref.kind === 'invalid') problems.push({ path: at('function'), message: ref.reason });
+    if (ref.kind === 'lambda') problems.push({ path: at('function'), message: LAMBDA_NOT_SUPPORTED });
+  }
+  return problems;
+}
+
+function tagExpressionProblems(expression: string, path: KeyPath): ConfigProblem[] {
+  try {
+    buildSubscriptionData('topic', expression, 'TAG', 0);
+    return [];
+  } catch (error) {
+    if (!(error instanceof RocketMQError)) throw error;
+    return [{ path, message: `tag expression ${JSON.stringify(expression)} names no tag (use "*" for all)` }];
+  }
+}
+
+/** The name a mapping goes by: `name`, else its consumer group. */
+function effectiveName(mapping: Raw | undefined): string | undefined {
+  if (mapping === undefined) return undefined;
+  if (typeof mapping.name === 'string') return mapping.name;
+  return typeof mapping.consumerGroup === 'string' ? mapping.consumerGroup : undefined;
+}
+
+function uniqueNameProblems(mappings: readonly (Raw | undefined)[]): ConfigProblem[] {
+  const firstIndex = new Map<string, number>();
+  const problems: ConfigProblem[] = [];
+  mappings.forEach((mapping, index) => {
+    const name = effectiveName(mapping);
+    if (name === undefined) return;
+    const first = firstIndex.get(name);
+    if (first === undefined) {
+      firstIndex.set(name, index);
+      return;
+    }
+    const how =
+      typeof mapping?.name === 'string' ? `"${name}"` : `defaults to its consumerGroup "${name}", which`;
+    problems.push({
+      path: ['mappings', index, 'name'],
+      message: `${how} is already the name of mappings[${first}]`,
+    });
+  });
+  return problems;
+}
+
+/**
+ * One mapping per consumer group. RocketMQ keeps one subscription per group (each member's heartbeat
+ * replaces the group's topics and filters), and one poller is one member (one client id): two mappings of
+ * a group would either flap between subscriptions or be allocated the same queues twice.
+ */
+function sharedGroupProblems(mappings: readonly (Raw | undefined)[]): ConfigProblem[] {
+  const firstIndex = new Map<string, number>();
+  const problems: ConfigProblem[] = [];
+  mappings.forEach((mapping, index) => {
+    const group = mapping?.consumerGroup;
+    if (typeof group !== 'string') return;
+    const first = firstIndex.get(group);
+    if (first === undefined) {
+      firstIndex.set(group, index);
+      return;
+    }
+    const other = mappings[first];
+    const sameSubscription =
+      other?.topic === mapping?.topic &&
+      JSON.stringify(other?.filter ?? '*') === JSON.stringify(mapping?.filter ?? '*');
+    const message = sameSubscription
+      ? `consumer group "${group}" is already used by mappings[${first}]; one poller is one member of a group, so both mappings would get the same queues: give each mapping its own consumerGroup`
+      : `consumer group "${group}" is already used by mappings[${first}] with a different subscription (topic or filter); RocketMQ keeps one subscription per group, so they would replace each other: give each mapping its own consumerGroup`;
+    problems.push({ path: ['mappings', index, 'consumerGroup'], message });
+  });
+  return problems;
+}
+
+/** True when an ISO 8601 text names a real calendar day and time (Date.parse rolls 02-30 over to March). */
+function isRealDate(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(text);
+  if (match === null || Number.isNaN(Date.parse(text))) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = match
+    .slice(1)
+    .map((part) => Number(part ?? 0));
+  const date = new Date(Date.UTC(year ?? 0, (month ?? 1) - 1, day ?? 1));
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() + 1 === month &&
+    date.getUTCDate() === day &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59
+  );
+}
+
+function asRecord(value: unknown): Raw | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Raw) : undefined;
+}

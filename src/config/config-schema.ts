@@ -1,0 +1,342 @@
+/**
+ * The closed zod schema of the `rocketmq-lambda run` config file: every key, its type, range, default
+ * and description, in this one place. A key not listed is an error (typos are caught). Defaults are not
+ * filled by the schema (so cross-field rules can tell "left out" from "set"); `resolveConfig` fills them
+ * from {@link RUN_DEFAULTS} and {@link MAPPING_DEFAULTS}, the same values the reference table shows.
+ *
+ * Rules spanning several keys (AT_TIMESTAMP needs a timestamp, unique names, one mapping per consumer
+ * group, ...) live in `config-rules.ts`.
+ */
+import { z } from 'zod';
+import { CONSUMER_DEFAULTS } from '../consumer/consumer-options.js';
+
+/** Defaults of the top-level keys. */
+export const RUN_DEFAULTS = {
+  tls: false,
+  /** Per mapping; the poller's whole stop takes about this long at most, plus persisting offsets. */
+  shutdownTimeoutMs: CONSUMER_DEFAULTS.shutdownTimeoutMs,
+  /** Relative to the config file's directory. */
+  offsetsPath: '.rocketmq-lambda/offsets',
+  createTable: false,
+} as const;
+
+/** Defaults of the per-mapping keys (the consumer runtime's own defaults). */
+export const MAPPING_DEFAULTS = {
+  filter: '*',
+  batchSize: CONSUMER_DEFAULTS.batchSize,
+  maximumBatchingWindowMs: CONSUMER_DEFAULTS.maximumBatchingWindowMs,
+  maxConcurrency: CONSUMER_DEFAULTS.maxConcurrency,
+  orderly: CONSUMER_DEFAULTS.orderly,
+  orderlyFailure: CONSUMER_DEFAULTS.orderlyFailure,
+  maxReconsumeTimes: CONSUMER_DEFAULTS.maxReconsumeTimes,
+  messageModel: CONSUMER_DEFAULTS.messageModel,
+  startingPosition: CONSUMER_DEFAULTS.startingPosition,
+  pullThresholdForQueue: CONSUMER_DEFAULTS.pullThresholdForQueue,
+  pullThresholdSizeForQueue: CONSUMER_DEFAULTS.pullThresholdSizeForQueue,
+  consumeConcurrentlyMaxSpan: CONSUMER_DEFAULTS.consumeConcurrentlyMaxSpan,
+  consumeTimeoutMs: CONSUMER_DEFAULTS.consumeTimeoutMs,
+} as const;
+
+/** RocketMQ's topic and group name characters (`TopicValidator`). */
+const RESOURCE_NAME = /^[%|a-zA-Z0-9_-]+$/;
+/** `TopicValidator.TOPIC_MAX_LENGTH`. */
+export const MAX_TOPIC_CHARS = 127;
+/** `Validators.CHARACTER_MAX_LENGTH`, the longest consumer group name. */
+export const MAX_GROUP_CHARS = 255;
+/** Mapping names appear in logs and metrics. */
+const MAPPING_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** A DynamoDB table name. */
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+/** Unix seconds beyond this are surely milliseconds (year 5138); `config-rules.ts` says so. */
+export const MAX_TIMESTAMP_SECONDS = 99_999_999_999;
+/** An ISO 8601 date, or date-time with a zone. */
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+
+const MiB = 1024 * 1024;
+
+/** Metadata shown by `configReference()`: a description, and the default as a value or as words. */
+type KeyInfo = {
+  description: string;
+  default?: string | number | boolean;
+  defaultText?: string;
+};
+
+function info(meta: KeyInfo): KeyInfo {
+  return meta;
+}
+
+/** A non-blank string. */
+const text = () => z.string().trim().min(1);
+
+const nameServerSchema = z
+  .union([z.string(), z.array(z.string()).min(1)], {
+    error: 'must be "host:port;host:port" or a list of "host:port"',
+  })
+  .meta(
+    info({
+      description:
+        'Name server addresses: `"host:port;host:port"` as Java\'s `namesrvAddr`, or a list. Filled from `ROCKETMQ_NAME_SERVER` or `NAMESRV_ADDR` when absent.',
+    }),
+  );
+
+const aclSchema = z
+  .strictObject({
+    accessKey: text().meta(info({ description: 'ACL access key.' })),
+    secretKey: text().meta(info({ description: 'ACL secret key.' })),
+    securityToken: text()
+      .optional()
+      .meta(info({ description: 'STS-style security token, signed with every request.' })),
+  })
+  .optional()
+  .meta(
+    info({
+      description:
+        'RocketMQ ACL credentials; every request is signed. Filled from `ROCKETMQ_ACCESS_KEY`, `ROCKETMQ_SECRET_KEY` (and `ROCKETMQ_SECURITY_TOKEN`) when absent.',
+      defaultText: 'none (no signing)',
+    }),
+  );
+
+const offsetsSchema = z
+  .strictObject({
+    store: z.enum(['dynamodb', 'file', 'memory']).meta(
+      info({
+        description:
+          'Where clustering offsets live: `dynamodb` (shared by all pollers of a group; production), `file` (one poller only), `memory` (lost on exit; tests). BROADCASTING mappings always keep offsets in local files under `path` (in memory with `memory`).',
+      }),
+    ),
+    table: z
+      .string()
+      .regex(TABLE_NAME, { error: 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)' })
+      .optional()
+      .meta(info({ description: 'The DynamoDB offsets table; required with `store: dynamodb`.' })),
+    region: text()
+      .optional()
+      .meta(
+        info({
+          description: 'AWS region of the table.',
+          defaultText: "`AWS_REGION`, else the SDK's default chain (`us-east-1` when `endpoint` is set)",
+        }),
+      ),
+    endpoint: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. http://127.0.0.1:8000' })
+      .optional()
+      .meta(
+        info({
+          description: 'DynamoDB endpoint (dynalite, DynamoDB Local).',
+          defaultText: '`ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT`, else `AWS_ENDPOINT_URL_DYNAMODB`, else AWS',
+        }),
+      ),
+    createTable: z
+      .boolean()
+      .optional()
+      .meta(
+        info({
+          description: 'Create the table (on-demand billing) if it does not exist; for local use.',
+          default: RUN_DEFAULTS.createTable,
+        }),
+      ),
+    path: text()
+      .optional()
+      .meta(
+        info({
+          description:
+            'Directory of local offset files (`file` store, and BROADCASTING mappings); relative to the config file. One poller per directory.',
+          default: RUN_DEFAULTS.offsetsPath,
+        }),
+      ),
+  })
+  .meta(info({ description: 'The offset store.' }));
+
+const filterSchema = z
+  .union(
+    [
+      z.string().meta(info({ description: 'A tag expression.' })),
+      z.strictObject({
+        sql: text().meta(
+          info({
+            description:
+              'An SQL92 expression over message properties (the broker needs `enablePropertyFilter=true`).',
+          }),
+        ),
+      }),
+    ],
+    { error: 'must be a tag expression ("*", "TagA || TagB") or { sql: "..." }' },
+  )
+  .optional()
+  .meta(
+    info({
+      description: 'A tag expression (`"*"`, `"TagA || TagB"`) or `{ sql: "a > 5" }`.',
+      default: MAPPING_DEFAULTS.filter,
+    }),
+  );
+
+function intKey(min: number, max: number, meta: KeyInfo) {
+  return z.number().int().min(min).max(max).optional().meta(meta);
+}
+
+const mappingSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(MAPPING_NAME, { error: 'must be 1–64 of A-Z a-z 0-9 . _ -, starting with a letter or digit' })
+    .optional()
+    .meta(
+      info({ description: 'Unique name of the mapping (logs, metrics).', defaultText: 'the consumerGroup' }),
+    ),
+  topic: z
+    .string()
+    .regex(RESOURCE_NAME, { error: 'must be a RocketMQ topic name (A-Z a-z 0-9 _ - % |)' })
+    .max(MAX_TOPIC_CHARS)
+    .meta(info({ description: 'The topic to consume.' })),
+  consumerGroup: z
+    .string()
+    .regex(RESOURCE_NAME, { error: 'must be a RocketMQ group name (A-Z a-z 0-9 _ - % |)' })
+    .max(MAX_GROUP_CHARS)
+    .meta(info({ description: 'The consumer group; one mapping per group.' })),
+  filter: filterSchema,
+  function: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .meta(
+      info({
+        description:
+          'The function: `"local:./module.js#export"` (relative to the config file; export defaults to `handler`), or a Lambda function name or ARN (not supported by this build yet).',
+      }),
+    ),
+  batchSize: intKey(1, 10_000, {
+    description: 'Most messages per invoke.',
+    default: MAPPING_DEFAULTS.batchSize,
+  }),
+  maximumBatchingWindowMs: intKey(0, 300_000, {
+    description: 'How long a batch may wait to fill (0 = invoke at once).',
+    default: MAPPING_DEFAULTS.maximumBatchingWindowMs,
+  }),
+  maxConcurrency: intKey(1, 1000, {
+    description: 'Most batches in flight at once for the mapping (orderly: also at most one per queue).',
+    default: MAPPING_DEFAULTS.maxConcurrency,
+  }),
+  orderly: z
+    .boolean()
+    .optional()
+    .meta(
+      info({
+        description:
+          'Orderly consumption: broker queue locks, one batch per queue at a time, in queue order.',
+        default: MAPPING_DEFAULTS.orderly,
+      }),
+    ),
+  orderlyFailure: z
+    .enum(['skip', 'block'])
+    .optional()
+    .meta(
+      info({
+        description:
+          'Orderly, after `maxReconsumeTimes`: `skip` sends the message to `%DLQ%<group>` and goes on; `block` keeps retrying it.',
+        default: MAPPING_DEFAULTS.orderlyFailure,
+      }),
+    ),
+  maxReconsumeTimes: intKey(0, 10_000, {
+    description: 'Deliveries after the first before a message goes to `%DLQ%<group>`.',
+    default: MAPPING_DEFAULTS.maxReconsumeTimes,
+  }),
+  messageModel: z
+    .enum(['CLUSTERING', 'BROADCASTING'])
+    .optional()
+    .meta(
+      info({
+        description:
+          "CLUSTERING shares the queues among the group's pollers; BROADCASTING gives every poller every message (failures are logged and dropped).",
+        default: MAPPING_DEFAULTS.messageModel,
+      }),
+    ),
+  startingPosition: z
+    .enum(['LATEST', 'TRIM_HORIZON', 'AT_TIMESTAMP'])
+    .optional()
+    .meta(
+      info({
+        description: 'Where a queue without a stored offset starts: its end, its beginning, or a time.',
+        default: MAPPING_DEFAULTS.startingPosition,
+      }),
+    ),
+  startingPositionTimestamp: z
+    .union(
+      [
+        z.number().min(0),
+        z.string().regex(ISO_TIMESTAMP, { error: 'must be an ISO 8601 date-time with a zone' }),
+      ],
+      { error: 'must be Unix time in seconds or an ISO 8601 date-time such as 2025-01-31T12:00:00Z' },
+    )
+    .optional()
+    .meta(
+      info({
+        description:
+          'With AT_TIMESTAMP (only): Unix time in seconds (as AWS) or an ISO 8601 date-time such as `2025-01-31T12:00:00Z`.',
+      }),
+    ),
+  pullThresholdForQueue: intKey(1, 65_535, {
+    description: 'Flow control: pause pulling a queue while it holds more messages than this.',
+    default: MAPPING_DEFAULTS.pullThresholdForQueue,
+  }),
+  pullThresholdSizeForQueue: intKey(1, 1024 * MiB, {
+    description: 'Flow control: pause pulling a queue while it holds more body bytes than this.',
+    default: MAPPING_DEFAULTS.pullThresholdSizeForQueue,
+  }),
+  consumeConcurrentlyMaxSpan: intKey(1, 65_535, {
+    description:
+      'Flow control (concurrent): pause pulling a queue while its buffered offsets span more than this.',
+    default: MAPPING_DEFAULTS.consumeConcurrentlyMaxSpan,
+  }),
+  consumeTimeoutMs: intKey(1000, 24 * 3_600_000, {
+    description: 'A message in flight longer than this is sent back for retry (concurrent).',
+    default: MAPPING_DEFAULTS.consumeTimeoutMs,
+  }),
+});
+
+/**
+ * The schema of a run config file, before defaults and environment variables are applied.
+ *
+ * @example
+ * ```ts
+ * const result = runConfigSchema.safeParse(YAML.parse(text));
+ * if (!result.success) console.error(result.error.issues);
+ * ```
+ */
+export const runConfigSchema = z
+  .strictObject({
+    nameServer: nameServerSchema,
+    acl: aclSchema,
+    tls: z
+      .boolean()
+      .optional()
+      .meta(info({ description: 'TLS towards name servers and brokers.', default: RUN_DEFAULTS.tls })),
+    shutdownTimeoutMs: intKey(0, 3_600_000, {
+      description:
+        'On SIGTERM/SIGINT, how long in-flight batches may take before they are abandoned (keep it below the container stop timeout).',
+      default: RUN_DEFAULTS.shutdownTimeoutMs,
+    }),
+    offsets: offsetsSchema,
+    mappings: z
+      .array(mappingSchema)
+      .min(1, { error: 'must list at least one mapping' })
+      .meta(info({ description: 'The event source mappings: topic → function.' })),
+  })
+  .meta(info({ description: 'A rocketmq-lambda run config.' }));
+
+/**
+ * A config file's content as the schema accepts it (every optional key may be absent).
+ *
+ * @example
+ * ```ts
+ * const input: RunConfigInput = { nameServer: '127.0.0.1:9876', offsets: { store: 'memory' }, mappings: [] };
+ * ```
+ */
+export type RunConfigInput = z.input<typeof runConfigSchema>;
+
+/**
+ * One mapping as written in the config file.
+ *
+ * @example
+ * ```ts
+ * const mapping: MappingInput = { topic: 'Orders', consumerGroup: 'orders-fn', function: 'local:./h.js' };
+ * ```
+ */
+export type MappingInput = z.output<typeof mappingSchema>;

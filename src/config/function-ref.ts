@@ -1,0 +1,59 @@
+/**
+ * The `function` of a mapping: `local:./module.js#export` (a handler module run in-process) or a Lambda
+ * function (name, name:qualifier, or ARN, as Lambda's Invoke API takes them).
+ */
+import { InvokeError } from '../invoke/invoke-error.js';
+import { LOCAL_FUNCTION_REF_PREFIX, parseLocalFunctionRef } from '../invoke/local-invoker.js';
+
+/**
+ * A classified function reference.
+ *
+ * @example
+ * ```ts
+ * const ref: FunctionRef = { kind: 'local', ref: 'local:./h.js#handler', modulePath: './h.js', exportName: 'handler' };
+ * ```
+ */
+export type FunctionRef =
+  | { readonly kind: 'local'; readonly ref: string; readonly modulePath: string; readonly exportName: string }
+  | { readonly kind: 'lambda'; readonly ref: string }
+  | { readonly kind: 'invalid'; readonly ref: string; readonly reason: string };
+
+/** What Lambda's Invoke API accepts as `FunctionName` (name, partial or full ARN, optional qualifier). */
+const LAMBDA_FUNCTION =
+  /^(arn:aws[a-zA-Z-]*:lambda:[a-z]{2}(-gov)?-[a-z]+-\d:\d{12}:function:|\d{12}:function:)?[a-zA-Z0-9_-]{1,64}(:(\$LATEST|[a-zA-Z0-9_-]{1,128}))?$/;
+const EXPORT_NAME = /^[A-Za-z_$][\w$]*$/;
+
+/**
+ * Classifies a mapping's `function` value. Never throws.
+ *
+ * @example
+ * ```ts
+ * classifyFunctionRef('local:./handlers/orders.js#onOrder').kind; // => 'local'
+ * classifyFunctionRef('arn:aws:lambda:eu-west-1:123456789012:function:orders').kind; // => 'lambda'
+ * classifyFunctionRef('local:').kind; // => 'invalid'
+ * ```
+ */
+export function classifyFunctionRef(ref: string): FunctionRef {
+  if (ref.startsWith(LOCAL_FUNCTION_REF_PREFIX)) {
+    try {
+      const { modulePath, exportName } = parseLocalFunctionRef(ref);
+      if (!EXPORT_NAME.test(exportName)) {
+        return {
+          kind: 'invalid',
+          ref,
+          reason: `export name ${JSON.stringify(exportName)} is not an identifier`,
+        };
+      }
+      return { kind: 'local', ref, modulePath, exportName };
+    } catch (error) {
+      if (!(error instanceof InvokeError)) throw error;
+      return { kind: 'invalid', ref, reason: 'must be local:<module path>[#<export name>]' };
+    }
+  }
+  if (LAMBDA_FUNCTION.test(ref)) return { kind: 'lambda', ref };
+  return {
+    kind: 'invalid',
+    ref,
+    reason: 'must be "local:./module.js#export" or a Lambda function name or ARN',
+  };
+}

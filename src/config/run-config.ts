@@ -1,0 +1,174 @@
+/**
+ * The run config as the poller uses it: every default filled, paths absolute, name servers a list,
+ * filters and timestamps in the consumer's terms. Built by {@link resolveConfig} from input the schema and
+ * the rules accepted.
+ */
+import path from 'node:path';
+import { parseNameServerAddresses } from '../client/name-server-client.js';
+import type { MessageModel, OrderlyFailure, StartingPosition } from '../consumer/consumer-options.js';
+import type { AclCredentials } from '../protocol/acl-signer.js';
+import type { ExpressionType } from '../protocol/subscription.js';
+import { ConfigError } from './config-error.js';
+import { MAPPING_DEFAULTS, type MappingInput, RUN_DEFAULTS, type RunConfigInput } from './config-schema.js';
+
+/** The region of a local DynamoDB endpoint when none is configured (the SDK insists on one). */
+export const LOCAL_ENDPOINT_REGION = 'us-east-1';
+
+/**
+ * Where offsets live. `path` is the absolute directory of local offset files, used by the `file` store
+ * and by BROADCASTING mappings whatever the store.
+ *
+ * @example
+ * ```ts
+ * const offsets: OffsetsConfig = { store: 'dynamodb', table: 'rocketmq-offsets', region: 'eu-west-1',
+ *   endpoint: undefined, createTable: false, path: '/app/.rocketmq-lambda/offsets' };
+ * ```
+ */
+export type OffsetsConfig =
+  | {
+      readonly store: 'dynamodb';
+      readonly table: string;
+      readonly region: string | undefined;
+      readonly endpoint: string | undefined;
+      readonly createTable: boolean;
+      readonly path: string;
+    }
+  | { readonly store: 'file'; readonly path: string }
+  | { readonly store: 'memory'; readonly path: string };
+
+/**
+ * One mapping, resolved.
+ *
+ * @example
+ * ```ts
+ * const { name, topic, consumerGroup, functionRef } = config.mappings[0];
+ * ```
+ */
+export interface MappingConfig {
+  readonly name: string;
+  readonly topic: string;
+  readonly consumerGroup: string;
+  readonly filter: { readonly type: ExpressionType; readonly expression: string };
+  /** As written (`local:` paths relative to {@link RunConfig.baseDir}). */
+  readonly functionRef: string;
+  readonly batchSize: number;
+  readonly maximumBatchingWindowMs: number;
+  readonly maxConcurrency: number;
+  readonly orderly: boolean;
+  readonly orderlyFailure: OrderlyFailure;
+  readonly maxReconsumeTimes: number;
+  readonly messageModel: MessageModel;
+  readonly startingPosition: StartingPosition;
+  /** Milliseconds since the epoch; set exactly when `startingPosition` is AT_TIMESTAMP. */
+  readonly startingPositionTimestampMs: number | undefined;
+  readonly pullThresholdForQueue: number;
+  readonly pullThresholdSizeForQueue: number;
+  readonly consumeConcurrentlyMaxSpan: number;
+  readonly consumeTimeoutMs: number;
+}
+
+/**
+ * A validated, resolved run config.
+ *
+ * @example
+ * ```ts
+ * const config: RunConfig = await loadConfig('poller.yaml');
+ * const poller = await startPoller(config);
+ * ```
+ */
+export interface RunConfig {
+  /** The config file, when there was one. */
+  readonly source: string | undefined;
+  /** Relative paths of the config (`local:` modules, `offsets.path`) are relative to this directory. */
+  readonly baseDir: string;
+  readonly nameServerAddresses: readonly string[];
+  readonly acl: AclCredentials | undefined;
+  readonly tls: boolean;
+  readonly shutdownTimeoutMs: number;
+  readonly offsets: OffsetsConfig;
+  readonly mappings: readonly MappingConfig[];
+}
+
+/**
+ * Fills defaults and resolves paths of input that passed the schema and the cross-key rules.
+ *
+ * @example
+ * ```ts
+ * const config = resolveConfig(parsed, { baseDir: '/app', source: '/app/poller.yaml' });
+ * config.mappings[0].batchSize; // => 100 unless set
+ * ```
+ */
+export function resolveConfig(
+  input: RunConfigInput,
+  options: { baseDir: string; source?: string | undefined },
+): RunConfig {
+  const baseDir = path.resolve(options.baseDir);
+  return {
+    source: options.source,
+    baseDir,
+    nameServerAddresses: parseNameServerAddresses(input.nameServer),
+    acl: input.acl === undefined ? undefined : { ...input.acl },
+    tls: input.tls ?? RUN_DEFAULTS.tls,
+    shutdownTimeoutMs: input.shutdownTimeoutMs ?? RUN_DEFAULTS.shutdownTimeoutMs,
+    offsets: resolveOffsets(input.offsets, baseDir),
+    mappings: input.mappings.map(resolveMapping),
+  };
+}
+
+function resolveOffsets(offsets: RunConfigInput['offsets'], baseDir: string): OffsetsConfig {
+  const localPath = path.resolve(baseDir, offsets.path ?? RUN_DEFAULTS.offsetsPath);
+  switch (offsets.store) {
+    case 'dynamodb':
+      if (offsets.table === undefined) {
+        throw new ConfigError(['offsets.table: required when offsets.store is dynamodb']);
+      }
+      return {
+        store: 'dynamodb',
+        table: offsets.table,
+        endpoint: offsets.endpoint,
+        region: offsets.region ?? (offsets.endpoint === undefined ? undefined : LOCAL_ENDPOINT_REGION),
+        createTable: offsets.createTable ?? RUN_DEFAULTS.createTable,
+        path: localPath,
+      };
+    case 'file':
+      return { store: 'file', path: localPath };
+    case 'memory':
+      return { store: 'memory', path: localPath };
+  }
+}
+
+function resolveMapping(mapping: MappingInput): MappingConfig {
+  const d = MAPPING_DEFAULTS;
+  const filter = mapping.filter ?? d.filter;
+  const startingPosition = mapping.startingPosition ?? d.startingPosition;
+  return {
+    name: mapping.name ?? mapping.consumerGroup,
+    topic: mapping.topic,
+    consumerGroup: mapping.consumerGroup,
+    filter:
+      typeof filter === 'string'
+        ? { type: 'TAG', expression: filter }
+        : { type: 'SQL92', expression: filter.sql },
+    functionRef: mapping.function,
+    batchSize: mapping.batchSize ?? d.batchSize,
+    maximumBatchingWindowMs: mapping.maximumBatchingWindowMs ?? d.maximumBatchingWindowMs,
+    maxConcurrency: mapping.maxConcurrency ?? d.maxConcurrency,
+    orderly: mapping.orderly ?? d.orderly,
+    orderlyFailure: mapping.orderlyFailure ?? d.orderlyFailure,
+    maxReconsumeTimes: mapping.maxReconsumeTimes ?? d.maxReconsumeTimes,
+    messageModel: mapping.messageModel ?? d.messageModel,
+    startingPosition,
+    startingPositionTimestampMs:
+      startingPosition === 'AT_TIMESTAMP' ? timestampMs(mapping.startingPositionTimestamp) : undefined,
+    pullThresholdForQueue: mapping.pullThresholdForQueue ?? d.pullThresholdForQueue,
+    pullThresholdSizeForQueue: mapping.pullThresholdSizeForQueue ?? d.pullThresholdSizeForQueue,
+    consumeConcurrentlyMaxSpan: mapping.consumeConcurrentlyMaxSpan ?? d.consumeConcurrentlyMaxSpan,
+    consumeTimeoutMs: mapping.consumeTimeoutMs ?? d.consumeTimeoutMs,
+  };
+}
+
+/** Unix seconds or an ISO 8601 string, as milliseconds since the epoch. */
+function timestampMs(value: number | string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'number' ? Math.round(value * 1000) : Date.parse(value);
+}

@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { CliIo, StopSignal } from '../../../src/cli/cli-io.js';
+import { signalExitCode } from '../../../src/cli/cli-io.js';
+import { main, USAGE } from '../../../src/cli/main.js';
+import { RUN_USAGE } from '../../../src/cli/run-command.js';
+
+const FIXTURES = fileURLToPath(new URL('../../fixtures/config/', import.meta.url));
+
+function fakeIo(env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const handlers: ((signal: StopSignal) => void)[] = [];
+  const io: CliIo = {
+    stdout: { write: (text: string) => out.push(text) },
+    stderr: { write: (text: string) => err.push(text) },
+    env,
+    onStopSignal(handler) {
+      handlers.push(handler);
+      return () => handlers.splice(handlers.indexOf(handler), 1);
+    },
+    exitNow(code) {
+      throw new Error(`exitNow(${code}) in a test`);
+    },
+  };
+  return { io, stdout: () => out.join(''), stderr: () => err.join(''), handlers };
+}
+
+describe('rocketmq-lambda', () => {
+  it('--help and help print the usage on stdout', async () => {
+    for (const argv of [['--help'], ['-h'], ['help']]) {
+      const t = fakeIo();
+      expect(await main(argv, t.io)).toBe(0);
+      expect(t.stdout()).toBe(USAGE);
+      expect(t.stderr()).toBe('');
+    }
+  });
+
+  it('--version prints the package version', async () => {
+    const { version } = JSON.parse(
+      readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    for (const argv of [['--version'], ['-v']]) {
+      const t = fakeIo();
+      expect(await main(argv, t.io)).toBe(0);
+      expect(t.stdout()).toBe(`${version}\n`);
+    }
+  });
+
+  it('no command, an unknown command or an unknown option: usage on stderr, exit 2', async () => {
+    const none = fakeIo();
+    expect(await main([], none.io)).toBe(2);
+    expect(none.stderr()).toBe(USAGE);
+
+    const unknown = fakeIo();
+    expect(await main(['serve'], unknown.io)).toBe(2);
+    expect(unknown.stderr()).toBe(`rocketmq-lambda: unknown command serve\n\n${USAGE}`);
+
+    const flag = fakeIo();
+    expect(await main(['--verbose'], flag.io)).toBe(2);
+    expect(flag.stderr().split('\n')[0]).toBe('rocketmq-lambda: unknown option --verbose');
+  });
+});
+
+describe('rocketmq-lambda run', () => {
+  it('--help prints the run usage', async () => {
+    const t = fakeIo();
+    expect(await main(['run', '--help'], t.io)).toBe(0);
+    expect(t.stdout()).toBe(RUN_USAGE);
+  });
+
+  it('wants --config', async () => {
+    const t = fakeIo();
+    expect(await main(['run'], t.io)).toBe(2);
+    expect(t.stderr()).toBe(`rocketmq-lambda run: --config <file> is required\n\n${RUN_USAGE}`);
+    const empty = fakeIo();
+    expect(await main(['run', '--config'], empty.io)).toBe(2);
+    expect(empty.stderr().split('\n')[0]).toMatch(
+      /^rocketmq-lambda run: Option '-c, --config <value>' argument missing/,
+    );
+  });
+
+  it('rejects unknown options and stray arguments with the usage', async () => {
+    const t = fakeIo();
+    expect(await main(['run', '--config', 'x.yaml', '--dry-run'], t.io)).toBe(2);
+    expect(t.stderr()).toContain("Unknown option '--dry-run'");
+    expect(t.stderr()).toContain(RUN_USAGE);
+    const stray = fakeIo();
+    expect(await main(['run', 'x.yaml'], stray.io)).toBe(2);
+    expect(stray.stderr()).toContain(RUN_USAGE);
+  });
+
+  it('a bad config: one stderr line per problem, prefixed with the file, exit 2, no signal handler left', async () => {
+    const file = `${FIXTURES}bad-ranges.yaml`;
+    const t = fakeIo();
+    expect(await main(['run', '-c', file], t.io)).toBe(2);
+    const lines = t.stderr().trimEnd().split('\n');
+    expect(lines).toHaveLength(7);
+    expect(lines[0]).toBe(`${file}: mappings[0].batchSize: must be ≤ 10000, got 10001`);
+    for (const line of lines) expect(line.startsWith(`${file}: mappings[`)).toBe(true);
+    expect(t.stdout()).toBe('');
+    expect(t.handlers).toHaveLength(0);
+  });
+
+  it('a missing config file: one line, exit 2', async () => {
+    const t = fakeIo();
+    expect(await main(['run', '--config', '/nonexistent/poller.yaml'], t.io)).toBe(2);
+    expect(t.stderr()).toBe(
+      '/nonexistent/poller.yaml: (config): cannot read /nonexistent/poller.yaml: no such file\n',
+    );
+  });
+
+  it('environment variables reach the config (NAMESRV_ADDR is validated like the file)', async () => {
+    const file = `${FIXTURES}bad-typos.yaml`;
+    const t = fakeIo({ NAMESRV_ADDR: 'nohost' });
+    expect(await main(['run', '--config', file], t.io)).toBe(2);
+    expect(t.stderr()).toContain(`${file}: nameServer: "nohost" is not host:port\n`);
+  });
+});
+
+describe('signalExitCode', () => {
+  it('is 128 + the signal number', () => {
+    expect(signalExitCode('SIGINT')).toBe(130);
+    expect(signalExitCode('SIGTERM')).toBe(143);
+  });
+});

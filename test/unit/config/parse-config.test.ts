@@ -1,0 +1,358 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../src/config/config-error.js';
+import { parseConfig } from '../../../src/config/load-config.js';
+import type { RunConfig } from '../../../src/config/run-config.js';
+import { normalizeConsumerOptions } from '../../../src/consumer/consumer-options.js';
+
+const MAPPING = { topic: 'Orders', consumerGroup: 'orders-fn', function: 'local:./h.mjs#handler' };
+
+function config(overrides: Record<string, unknown> = {}, mapping: Record<string, unknown> = {}): unknown {
+  return {
+    nameServer: '127.0.0.1:9876',
+    offsets: { store: 'memory' },
+    mappings: [{ ...MAPPING, ...mapping }],
+    ...overrides,
+  };
+}
+
+function parse(raw: unknown, env: Record<string, string> = {}): RunConfig {
+  return parseConfig(raw, { baseDir: '/app', env });
+}
+
+function problems(raw: unknown, env: Record<string, string> = {}): readonly string[] {
+  try {
+    parse(raw, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('the config was accepted');
+}
+
+describe('integer ranges', () => {
+  const ranges: [string, number, number][] = [
+    ['batchSize', 1, 10_000],
+    ['maximumBatchingWindowMs', 0, 300_000],
+    ['maxConcurrency', 1, 1000],
+    ['maxReconsumeTimes', 0, 10_000],
+    ['pullThresholdForQueue', 1, 65_535],
+    ['pullThresholdSizeForQueue', 1, 1024 * 1024 * 1024],
+    ['consumeConcurrentlyMaxSpan', 1, 65_535],
+    ['consumeTimeoutMs', 1000, 24 * 3_600_000],
+  ];
+
+  it.each(ranges)('mappings[].%s accepts %d..%d and names the key outside', (key, min, max) => {
+    expect(parse(config({}, { [key]: min })).mappings[0]).toHaveProperty(key, min);
+    expect(parse(config({}, { [key]: max })).mappings[0]).toHaveProperty(key, max);
+    expect(problems(config({}, { [key]: min - 1 }))).toEqual([
+      `mappings[0].${key}: must be ≥ ${min}, got ${min - 1}`,
+    ]);
+    expect(problems(config({}, { [key]: max + 1 }))).toEqual([
+      `mappings[0].${key}: must be ≤ ${max}, got ${max + 1}`,
+    ]);
+    expect(problems(config({}, { [key]: '5' }))).toEqual([`mappings[0].${key}: must be a number, got "5"`]);
+  });
+
+  it.each(ranges)('the range of %s is the consumer runtime range', (key, min, max) => {
+    const base = { name: 'm', topic: 'T', consumerGroup: 'G' };
+    expect(() => normalizeConsumerOptions({ ...base, [key]: min })).not.toThrow();
+    expect(() => normalizeConsumerOptions({ ...base, [key]: max })).not.toThrow();
+    expect(() => normalizeConsumerOptions({ ...base, [key]: min - 1 })).toThrow();
+    expect(() => normalizeConsumerOptions({ ...base, [key]: max + 1 })).toThrow();
+  });
+
+  it('shutdownTimeoutMs is 0..3600000', () => {
+    expect(parse(config({ shutdownTimeoutMs: 0 })).shutdownTimeoutMs).toBe(0);
+    expect(problems(config({ shutdownTimeoutMs: 3_600_001 }))).toEqual([
+      'shutdownTimeoutMs: must be ≤ 3600000, got 3600001',
+    ]);
+  });
+});
+
+describe('enums, booleans and strings', () => {
+  it('names the allowed values and suggests the right case', () => {
+    expect(problems(config({}, { messageModel: 'broadcasting' }))).toEqual([
+      'mappings[0].messageModel: must be one of CLUSTERING, BROADCASTING, got "broadcasting" (did you mean BROADCASTING?)',
+    ]);
+    expect(problems(config({}, { startingPosition: 'EARLIEST' }))).toEqual([
+      'mappings[0].startingPosition: must be one of LATEST, TRIM_HORIZON, AT_TIMESTAMP, got "EARLIEST"',
+    ]);
+    expect(problems(config({}, { orderly: true, orderlyFailure: 'retry' }))).toEqual([
+      'mappings[0].orderlyFailure: must be one of skip, block, got "retry"',
+    ]);
+  });
+
+  it('wants booleans, not strings', () => {
+    expect(problems(config({ tls: 'yes' }))).toEqual(['tls: must be true or false, got "yes"']);
+    expect(problems(config({}, { orderly: 1 }))).toEqual([
+      'mappings[0].orderly: must be true or false, got 1',
+    ]);
+  });
+
+  it('checks topic, group and mapping names', () => {
+    expect(problems(config({}, { topic: 'bad topic', consumerGroup: 'g/1', name: '-x' }))).toEqual([
+      'mappings[0].name: must be 1–64 of A-Z a-z 0-9 . _ -, starting with a letter or digit',
+      'mappings[0].topic: must be a RocketMQ topic name (A-Z a-z 0-9 _ - % |)',
+      'mappings[0].consumerGroup: must be a RocketMQ group name (A-Z a-z 0-9 _ - % |)',
+    ]);
+    expect(problems(config({}, { topic: 'T'.repeat(128) }))).toEqual([
+      'mappings[0].topic: must be at most 127 characters long',
+    ]);
+  });
+
+  it('wants at least one mapping, and objects where objects belong', () => {
+    expect(problems(config({ mappings: [] }))).toEqual(['mappings: must have at least 1 entry']);
+    expect(problems(config({ mappings: {} }))).toEqual(['mappings: must be a list, got an object']);
+    expect(problems(config({ offsets: 'memory' }))).toEqual([
+      'offsets: must be a mapping of keys to values, got "memory"',
+    ]);
+    expect(problems([])).toEqual(['(config): must be a mapping of keys to values, got a list']);
+  });
+
+  it('collects problems of several mappings at once', () => {
+    const raw = config({
+      mappings: [
+        { ...MAPPING, batchSize: 0 },
+        { ...MAPPING, consumerGroup: 'other', batchSize: 20_000, maxConcurrency: 0 },
+      ],
+    });
+    expect(problems(raw)).toEqual([
+      'mappings[0].batchSize: must be ≥ 1, got 0',
+      'mappings[1].batchSize: must be ≤ 10000, got 20000',
+      'mappings[1].maxConcurrency: must be ≥ 1, got 0',
+    ]);
+  });
+});
+
+describe('nameServer', () => {
+  it('takes Java namesrvAddr text or a list', () => {
+    expect(parse(config({ nameServer: 'a:9876; b:9877' })).nameServerAddresses).toEqual(['a:9876', 'b:9877']);
+    expect(parse(config({ nameServer: ['a:9876', '[::1]:9876'] })).nameServerAddresses).toEqual([
+      'a:9876',
+      '[::1]:9876',
+    ]);
+  });
+
+  it('names each bad address', () => {
+    expect(problems(config({ nameServer: 'a:9876;b' }))).toEqual(['nameServer: "b" is not host:port']);
+    expect(problems(config({ nameServer: ['a:9876', 'b:0'] }))).toEqual([
+      'nameServer[1]: "b:0" is not host:port',
+    ]);
+    expect(problems(config({ nameServer: ' ; ' }))).toEqual(['nameServer: must list at least one host:port']);
+    expect(problems(config({ nameServer: [] }))).toEqual(['nameServer: must have at least 1 entry']);
+    expect(problems(config({ nameServer: 9876 }))).toEqual([
+      'nameServer: must be "host:port;host:port" or a list of "host:port", got 9876',
+    ]);
+  });
+});
+
+describe('filter', () => {
+  it('is a tag expression or { sql }', () => {
+    expect(parse(config({}, { filter: 'A || B' })).mappings[0]?.filter).toEqual({
+      type: 'TAG',
+      expression: 'A || B',
+    });
+    expect(parse(config({}, { filter: { sql: 'a > 1' } })).mappings[0]?.filter).toEqual({
+      type: 'SQL92',
+      expression: 'a > 1',
+    });
+  });
+
+  it('reports the problem of the form that was meant', () => {
+    expect(problems(config({}, { filter: { sqll: 'a > 1' } }))).toEqual([
+      'mappings[0].filter.sql: required',
+      'mappings[0].filter.sqll: unknown key (did you mean sql?)',
+    ]);
+    expect(problems(config({}, { filter: { sql: ' ' } }))).toEqual([
+      'mappings[0].filter.sql: must not be empty',
+    ]);
+    expect(problems(config({}, { filter: 42 }))).toEqual([
+      'mappings[0].filter: must be a tag expression ("*", "TagA || TagB") or { sql: "..." }, got 42',
+    ]);
+    expect(problems(config({}, { filter: ' || ' }))).toEqual([
+      'mappings[0].filter: tag expression " || " names no tag (use "*" for all)',
+    ]);
+  });
+});
+
+describe('startingPosition and its timestamp', () => {
+  it('AT_TIMESTAMP needs a timestamp; the others refuse one', () => {
+    expect(problems(config({}, { startingPosition: 'AT_TIMESTAMP' }))).toEqual([
+      'mappings[0].startingPositionTimestamp: required when startingPosition is AT_TIMESTAMP',
+    ]);
+    expect(problems(config({}, { startingPositionTimestamp: 1 }))).toEqual([
+      'mappings[0].startingPositionTimestamp: only used when startingPosition is AT_TIMESTAMP (it is LATEST, the default)',
+    ]);
+  });
+
+  it('takes Unix seconds (as AWS) or ISO 8601 with a zone, and resolves to milliseconds', () => {
+    const at = (timestamp: unknown) =>
+      parse(config({}, { startingPosition: 'AT_TIMESTAMP', startingPositionTimestamp: timestamp }))
+        .mappings[0]?.startingPositionTimestampMs;
+    expect(at(1_700_000_000)).toBe(1_700_000_000_000);
+    expect(at(1_700_000_000.5)).toBe(1_700_000_000_500);
+    expect(at('2025-01-31T12:00:00+02:00')).toBe(Date.UTC(2025, 0, 31, 10));
+    expect(at('2025-01-31')).toBe(Date.UTC(2025, 0, 31));
+  });
+
+  it('rejects milliseconds, zone-less times and impossible dates', () => {
+    const bad = (timestamp: unknown) =>
+      problems(config({}, { startingPosition: 'AT_TIMESTAMP', startingPositionTimestamp: timestamp }));
+    expect(bad(1_700_000_000_000)).toEqual([
+      'mappings[0].startingPositionTimestamp: is Unix time in seconds (this looks like milliseconds)',
+    ]);
+    expect(bad('2025-01-31T12:00:00')).toEqual([
+      'mappings[0].startingPositionTimestamp: must be an ISO 8601 date-time with a zone',
+    ]);
+    expect(bad('2025-02-30T12:00:00Z')).toEqual([
+      'mappings[0].startingPositionTimestamp: "2025-02-30T12:00:00Z" is not a valid date',
+    ]);
+    expect(bad('2025-01-31T24:30:00Z')).toEqual([
+      'mappings[0].startingPositionTimestamp: "2025-01-31T24:30:00Z" is not a valid date',
+    ]);
+    expect(bad(-1)).toEqual(['mappings[0].startingPositionTimestamp: must be ≥ 0, got -1']);
+  });
+});
+
+describe('orderly', () => {
+  it('orderlyFailure needs orderly: true', () => {
+    expect(problems(config({}, { orderlyFailure: 'block' }))).toEqual([
+      'mappings[0].orderlyFailure: only used when orderly is true',
+    ]);
+    expect(parse(config({}, { orderly: true, orderlyFailure: 'block' })).mappings[0]?.orderlyFailure).toBe(
+      'block',
+    );
+  });
+
+  it('orderly BROADCASTING is allowed, as in Java (no broker locks, each poller orders its own stream)', () => {
+    const mapping = parse(config({}, { orderly: true, messageModel: 'BROADCASTING' })).mappings[0];
+    expect(mapping).toMatchObject({ orderly: true, messageModel: 'BROADCASTING' });
+  });
+});
+
+describe('mapping names and consumer groups', () => {
+  it('a name defaults to the consumer group and must be unique', () => {
+    const raw = config({
+      mappings: [
+        { ...MAPPING, name: 'b' },
+        { ...MAPPING, consumerGroup: 'b' },
+      ],
+    });
+    expect(problems(raw)).toEqual([
+      'mappings[1].name: defaults to its consumerGroup "b", which is already the name of mappings[0]',
+    ]);
+  });
+
+  it('one mapping per consumer group, with a reason for each case', () => {
+    const same = problems(
+      config({
+        mappings: [
+          { ...MAPPING, name: 'a' },
+          { ...MAPPING, name: 'b' },
+        ],
+      }),
+    );
+    expect(same).toEqual([
+      'mappings[1].consumerGroup: consumer group "orders-fn" is already used by mappings[0]; one poller is one member of a group, so both mappings would get the same queues: give each mapping its own consumerGroup',
+    ]);
+    const different = problems(
+      config({
+        mappings: [
+          { ...MAPPING, name: 'a' },
+          { ...MAPPING, name: 'b', filter: 'TagA' },
+        ],
+      }),
+    );
+    expect(different).toEqual([
+      'mappings[1].consumerGroup: consumer group "orders-fn" is already used by mappings[0] with a different subscription (topic or filter); RocketMQ keeps one subscription per group, so they would replace each other: give each mapping its own consumerGroup',
+    ]);
+  });
+});
+
+describe('function', () => {
+  it('keeps local: references as written', () => {
+    expect(parse(config({}, { function: 'local:handlers/x.js' })).mappings[0]?.functionRef).toBe(
+      'local:handlers/x.js',
+    );
+  });
+
+  it.each([
+    'arn:aws:lambda:eu-west-1:123456789012:function:orders',
+    'arn:aws:lambda:eu-west-1:123456789012:function:orders:live',
+    'orders',
+    'orders:$LATEST',
+    '123456789012:function:orders',
+  ])('rejects the Lambda function %s with one line until the Lambda invoker ships', (ref) => {
+    expect(problems(config({}, { function: ref }))).toEqual([
+      'mappings[0].function: Lambda functions are not supported by this build yet; use "local:./module.js#export" to run a handler module in-process',
+    ]);
+  });
+
+  it('rejects what is neither', () => {
+    expect(problems(config({}, { function: 'http://x/y' }))).toEqual([
+      'mappings[0].function: must be "local:./module.js#export" or a Lambda function name or ARN',
+    ]);
+    expect(problems(config({}, { function: 'local:#handler' }))).toEqual([
+      'mappings[0].function: must be local:<module path>[#<export name>]',
+    ]);
+    expect(problems(config({}, { function: 'local:./x.js#not-an-id' }))).toEqual([
+      'mappings[0].function: export name "not-an-id" is not an identifier',
+    ]);
+    expect(problems(config({}, { function: '' }))).toEqual(['mappings[0].function: must not be empty']);
+  });
+});
+
+describe('offsets', () => {
+  it('dynamodb needs a table; the other stores refuse DynamoDB keys', () => {
+    expect(problems(config({ offsets: { store: 'dynamodb' } }))).toEqual([
+      'offsets.table: required when offsets.store is dynamodb',
+    ]);
+    expect(
+      problems(
+        config({ offsets: { store: 'file', table: 'offsets', endpoint: 'http://x:1', createTable: true } }),
+      ),
+    ).toEqual([
+      'offsets.table: only used when offsets.store is dynamodb (it is file)',
+      'offsets.endpoint: only used when offsets.store is dynamodb (it is file)',
+      'offsets.createTable: only used when offsets.store is dynamodb (it is file)',
+    ]);
+  });
+
+  it('checks table names and endpoints', () => {
+    expect(
+      problems(config({ offsets: { store: 'dynamodb', table: 'a b', endpoint: 'localhost:8000' } })),
+    ).toEqual([
+      'offsets.table: must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)',
+      'offsets.endpoint: must be an http(s) URL, e.g. http://127.0.0.1:8000',
+    ]);
+  });
+
+  it('a local endpoint without a region gets us-east-1; without an endpoint the SDK chooses', () => {
+    const local = parse(
+      config({ offsets: { store: 'dynamodb', table: 'offs', endpoint: 'http://127.0.0.1:8000' } }),
+    );
+    expect(local.offsets).toMatchObject({ region: 'us-east-1', createTable: false });
+    const aws = parse(config({ offsets: { store: 'dynamodb', table: 'offs' } }));
+    expect(aws.offsets).toMatchObject({ region: undefined, endpoint: undefined });
+  });
+
+  it('the local offsets path defaults under .rocketmq-lambda/ of the base directory', () => {
+    expect(parse(config({ offsets: { store: 'file' } })).offsets).toEqual({
+      store: 'file',
+      path: '/app/.rocketmq-lambda/offsets',
+    });
+  });
+});
+
+describe('acl and tls', () => {
+  it('takes credentials, with an optional token', () => {
+    expect(parse(config({ acl: { accessKey: 'ak', secretKey: 'sk' } })).acl).toEqual({
+      accessKey: 'ak',
+      secretKey: 'sk',
+    });
+    expect(problems(config({ acl: { accessKey: 'ak' } }))).toEqual(['acl.secretKey: required']);
+    expect(problems(config({ acl: { accessKey: 'ak', secretKey: 'sk', token: 't' } }))).toEqual([
+      'acl.token: unknown key',
+    ]);
+  });
+});
