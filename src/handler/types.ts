@@ -13,8 +13,11 @@
  * const text = Buffer.from(record.body, 'base64').toString('utf8');
  * console.log(record.messageId, record.topic, record.queueOffset, record.properties.orderId, text);
  * ```
+ *
+ * @remarks A type alias rather than an interface: only aliases are assignable to index signatures, as in
+ * Powertools' `processPartialResponse(event: { Records: { [key: string]: unknown }[] }, ...)`.
  */
-export interface RocketMQRecord {
+export type RocketMQRecord = {
   /**
    * The message id: the producer's unique key (`UNIQ_KEY`), else the broker's {@link offsetMsgId}.
    * Use it as `itemIdentifier` in a {@link RocketMQBatchResponse}. A redelivered message keeps its id, so
@@ -49,7 +52,7 @@ export interface RocketMQRecord {
   storeHost: string;
   /** How many times the message was delivered before this delivery (0 on the first). */
   reconsumeTimes: number;
-}
+};
 
 /**
  * The event of one invoke: a batch of messages of one mapping. In concurrent mode the records may come

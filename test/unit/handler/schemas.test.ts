@@ -1,0 +1,174 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
+import { RocketMQParseError } from '../../../src/handler/errors.js';
+import { parseEvent } from '../../../src/handler/parse-event.js';
+import {
+  RocketMQBatchResponseSchema,
+  RocketMQEventSchema,
+  RocketMQRecordSchema,
+  RocketMQResponseSchema,
+  RocketMQStatusResponseSchema,
+} from '../../../src/handler/schemas.js';
+import type {
+  RocketMQBatchResponse,
+  RocketMQEvent,
+  RocketMQRecord,
+  RocketMQResponse,
+  RocketMQStatusResponse,
+} from '../../../src/handler/types.js';
+import { serializeEvent } from '../../../src/invoke/event-builder.js';
+import { consumed } from '../invoke/consumed-message.js';
+import { eventOf } from './fixtures.js';
+
+/** A deep copy through JSON, as the function receives the event. */
+function overJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+function parseError(input: unknown): RocketMQParseError {
+  try {
+    parseEvent(input);
+  } catch (error) {
+    if (error instanceof RocketMQParseError) return error;
+    throw error;
+  }
+  throw new Error('parseEvent accepted the input');
+}
+
+describe('schemas and types agree', () => {
+  it('infers the contract types, assignable both ways', () => {
+    expectTypeOf<z.infer<typeof RocketMQEventSchema>>().toExtend<RocketMQEvent>();
+    expectTypeOf<RocketMQEvent>().toExtend<z.infer<typeof RocketMQEventSchema>>();
+    expectTypeOf<z.infer<typeof RocketMQRecordSchema>>().toExtend<RocketMQRecord>();
+    expectTypeOf<RocketMQRecord>().toExtend<z.infer<typeof RocketMQRecordSchema>>();
+    expectTypeOf<z.infer<typeof RocketMQBatchResponseSchema>>().toExtend<RocketMQBatchResponse>();
+    expectTypeOf<RocketMQBatchResponse>().toExtend<z.infer<typeof RocketMQBatchResponseSchema>>();
+    expectTypeOf<z.infer<typeof RocketMQStatusResponseSchema>>().toExtend<RocketMQStatusResponse>();
+    expectTypeOf<RocketMQStatusResponse>().toExtend<z.infer<typeof RocketMQStatusResponseSchema>>();
+    expectTypeOf<z.infer<typeof RocketMQResponseSchema>>().toExtend<RocketMQResponse>();
+    expectTypeOf<RocketMQResponse>().toExtend<z.infer<typeof RocketMQResponseSchema>>();
+  });
+
+  it('knows exactly the fields of a record the event builder writes', () => {
+    const record = eventOf(['x']).Records[0];
+    expect(Object.keys(RocketMQRecordSchema.shape).sort()).toEqual(Object.keys(record ?? {}).sort());
+  });
+});
+
+describe('RocketMQEventSchema', () => {
+  it('accepts events built by the poller, unchanged', () => {
+    const event = eventOf(['{"id":1}', Buffer.from([0xff, 0x00, 0xfe]), '']);
+    expect(RocketMQEventSchema.parse(event)).toEqual(event);
+    expect(parseEvent(overJson(event))).toEqual(event);
+  });
+
+  it('accepts the serialized payload the poller sends, exotic fields included', () => {
+    const payload = serializeEvent('g', [
+      consumed({
+        msgId: 'm-1',
+        tags: undefined,
+        keys: [],
+        bornHost: '[::1]:40000',
+        queueOffset: 9_007_199_254_740_991,
+        reconsumeTimes: 3,
+        body: Buffer.from('héllo ✓'),
+        properties: { UNIQ_KEY: 'm-1', 'trace-id': 'a"b\\c', ключ: 'значение' },
+      }),
+    ]);
+    const event = parseEvent(JSON.parse(payload.toString('utf8')));
+    expect(event.Records[0]).toMatchObject({
+      messageId: 'm-1',
+      tags: null,
+      keys: [],
+      reconsumeTimes: 3,
+      properties: { 'trace-id': 'a"b\\c', ключ: 'значение' },
+    });
+  });
+
+  it('accepts an empty batch and drops unknown keys (a later event version may add fields)', () => {
+    const event = { ...eventOf(['a']), eventVersion: '1.1' };
+    expect(parseEvent(event)).not.toHaveProperty('eventVersion');
+    expect(parseEvent({ eventSource: 'rocketmq', consumerGroup: 'g', Records: [] }).Records).toEqual([]);
+  });
+
+  it('rejects an SQS event, naming the paths', () => {
+    const error = parseError({ Records: [{ messageId: 'x', body: 'hello', eventSource: 'aws:sqs' }] });
+    expect(error.subject).toBe('RocketMQ event');
+    expect(error.issues.map((issue) => issue.path)).toEqual(
+      expect.arrayContaining(['eventSource', 'consumerGroup', 'Records[0].topic (messageId "x")']),
+    );
+    expect(error.message).toMatch(/^invalid RocketMQ event: eventSource: /);
+  });
+
+  it('names the record and field of a bad value', () => {
+    const event = overJson(eventOf(['a', 'b', 'c'])) as unknown as { Records: Record<string, unknown>[] };
+    const record = event.Records[2] as Record<string, unknown>;
+    record.queueId = '3';
+    record.body = 'not base64!';
+    record.properties = { ok: 'yes', 'bad-key': 7 };
+    const error = parseError(event);
+    expect(error.issues.map((issue) => issue.path)).toEqual([
+      'Records[2].queueId (messageId "id-2")',
+      'Records[2].body (messageId "id-2")',
+      'Records[2].properties["bad-key"] (messageId "id-2")',
+    ]);
+    expect(error.message).toContain('Records[2].queueId (messageId "id-2"): ');
+    expect(error.cause).toBeDefined();
+  });
+
+  it('rejects negative offsets, fractions and a missing messageId', () => {
+    const event = overJson(eventOf(['a', 'b'])) as unknown as { Records: Record<string, unknown>[] };
+    (event.Records[0] as Record<string, unknown>).queueOffset = -1;
+    (event.Records[0] as Record<string, unknown>).bornTimestamp = 1.5;
+    delete (event.Records[1] as Record<string, unknown>).messageId;
+    const paths = parseError(event).issues.map((issue) => issue.path);
+    expect(paths).toEqual([
+      'Records[0].queueOffset (messageId "id-0")',
+      'Records[0].bornTimestamp (messageId "id-0")',
+      'Records[1].messageId',
+    ]);
+  });
+
+  it('rejects what is not an object at all', () => {
+    expect(parseError(null).issues).toEqual([{ path: '', message: expect.any(String) }]);
+    expect(parseError(null).message).toMatch(/^invalid RocketMQ event: /);
+    expect(parseError({ eventSource: 'rocketmq', consumerGroup: 'g' }).issues[0]?.path).toBe('Records');
+  });
+
+  it('shortens a message with many issues but keeps them all', () => {
+    const error = parseError({ Records: [{}] });
+    expect(error.issues.length).toBeGreaterThan(5);
+    expect(error.message).toMatch(/; and \d+ more$/);
+  });
+});
+
+describe('response schemas', () => {
+  it('accept the responses of the contract', () => {
+    expect(RocketMQResponseSchema.parse({ batchItemFailures: [] })).toEqual({ batchItemFailures: [] });
+    expect(RocketMQResponseSchema.parse({ batchItemFailures: [{ itemIdentifier: 'a' }] })).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'a' }],
+    });
+    expect(RocketMQResponseSchema.parse({ status: 'CONSUME_SUCCESS', ackIndex: -1 })).toEqual({
+      status: 'CONSUME_SUCCESS',
+      ackIndex: -1,
+    });
+    expect(RocketMQStatusResponseSchema.parse({ status: 'RECONSUME_LATER' })).toEqual({
+      status: 'RECONSUME_LATER',
+    });
+  });
+
+  it('reject what the poller treats as malformed, with paths', () => {
+    const bad = [
+      { batchItemFailures: [{ itemIdentifier: 1 }] },
+      { batchItemFailures: 'a' },
+      { status: 'OK' },
+      { status: 'CONSUME_SUCCESS', ackIndex: -2 },
+      { status: 'CONSUME_SUCCESS', ackIndex: 1.5 },
+    ];
+    for (const response of bad) expect(RocketMQResponseSchema.safeParse(response).success).toBe(false);
+    const result = RocketMQBatchResponseSchema.safeParse({
+      batchItemFailures: [{ itemIdentifier: 'a' }, {}],
+    });
+    expect(result.error?.issues[0]?.path).toEqual(['batchItemFailures', 1, 'itemIdentifier']);
+  });
+});
