@@ -23,16 +23,49 @@ export interface ConsumeContext {
 }
 
 /**
+ * A failed message that must not be retried: the consume service sends it straight to the DLQ (send-back
+ * with delayLevel -1) without counting a retry, e.g. a message too large for any invoke, or older than the
+ * mapping's `maxRecordAgeSeconds`.
+ *
+ * @example
+ * ```ts
+ * const entry: DeadLetterEntry = { index: 3, reason: 'record too large: 8388740 bytes in the event, limit 6291456' };
+ * ```
+ */
+export interface DeadLetterEntry {
+  /** The message's index in the batch. */
+  readonly index: number;
+  /** Why it cannot be consumed, for logs, the DLQ and the failure destination. */
+  readonly reason: string;
+}
+
+/**
  * The outcome of one batch, per message.
  * - `SUCCESS`: every message succeeded.
  * - `FAILED`: the whole batch failed (invoke error, malformed response, ...).
  * - `PARTIAL`: the messages at `failedIndexes` failed, the rest succeeded. In orderly mode the consumer
- *   treats everything from the first failed index on as failed.
+ *   treats everything from the first failed index on as failed, dead-lettered indexes excepted (below).
+ *
+ * `deadLetter` (optional, on `FAILED` and `PARTIAL`, ascending by index): failed messages that go straight
+ * to the DLQ without counting a retry. Every dead-lettered index is also a failed one (all of them for
+ * `FAILED`, listed in `failedIndexes` for `PARTIAL`), so a service that ignores the field retries them
+ * like any failure and nothing is lost. In orderly mode a dead-lettered message is settled by the DLQ: it
+ * does not hold back the messages after it; the first failed index that is not dead-lettered starts the
+ * failed tail.
  */
 export type ConsumeResult =
   | { readonly status: 'SUCCESS' }
-  | { readonly status: 'FAILED'; readonly reason: string }
-  | { readonly status: 'PARTIAL'; readonly failedIndexes: readonly number[]; readonly reason: string };
+  | {
+      readonly status: 'FAILED';
+      readonly reason: string;
+      readonly deadLetter?: readonly DeadLetterEntry[] | undefined;
+    }
+  | {
+      readonly status: 'PARTIAL';
+      readonly failedIndexes: readonly number[];
+      readonly reason: string;
+      readonly deadLetter?: readonly DeadLetterEntry[] | undefined;
+    };
 
 /**
  * Consumes one batch. Throwing an error is the same as `FAILED`, except an error with `fatal: true`

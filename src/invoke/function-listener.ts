@@ -1,6 +1,7 @@
 /**
- * The MessageListener of a mapping whose target is a function: serialize the batch into the event,
- * invoke the function, map its response to per-message results.
+ * The MessageListener of a mapping whose target is a function: serialize the batch into events that fit
+ * the function's payload limit, invoke the function (bisecting failed batches when asked), map its
+ * responses to per-message results, and dead-letter what can never be delivered.
  */
 import type {
   ConsumeContext,
@@ -9,12 +10,24 @@ import type {
   MessageListener,
 } from '../consumer/message-listener.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { BatchOutcome, type DeadLetterDecision } from './batch-outcome.js';
 import { serializeEvent } from './event-builder.js';
-import type { Invoker } from './invoker.js';
+import type { FailureDestination } from './failure-destination.js';
+import { buildFailureRecord, type FailureCondition } from './failure-record.js';
+import type { InvokeFailureKind, Invoker } from './invoker.js';
+import { LAMBDA_MAX_PAYLOAD_BYTES, planPayloads } from './payload-splitter.js';
 import { type FunctionResultNotice, mapFunctionResult } from './result-mapper.js';
 
 /** How many message ids a failed-batch log line quotes at most. */
 const MAX_LOGGED_MESSAGE_IDS = 10;
+/** How many messages one failure record lists at most (SQS and SNS messages are capped in size). */
+const MAX_MESSAGES_PER_FAILURE_RECORD = 500;
+/** Invoke failures that say something about the batch's content: worth bisecting. */
+const BISECT_KINDS: ReadonlySet<InvokeFailureKind> = new Set([
+  'function-error',
+  'timeout',
+  'malformed-response',
+]);
 
 /**
  * Options of {@link FunctionMessageListener}.
@@ -25,6 +38,8 @@ const MAX_LOGGED_MESSAGE_IDS = 10;
  *   invoker,
  *   functionRef: 'local:./handler.js#handler',
  *   consumerGroup: 'orders-consumer',
+ *   bisectBatchOnError: true,
+ *   maxRecordAgeSeconds: 3600,
  * };
  * ```
  */
@@ -36,19 +51,60 @@ export interface FunctionMessageListenerOptions {
   consumerGroup: string;
   /** The parent logger (e.g. one per mapping); lines carry `component: 'invoke.function-listener'`. */
   logger?: Logger | undefined;
+  /** The largest event one invoke may carry. @default LAMBDA_MAX_PAYLOAD_BYTES (6 MiB) */
+  maxPayloadBytes?: number | undefined;
+  /**
+   * When an invoke of several messages fails as a whole (function error, timeout, malformed response),
+   * invoke each half again, down to single messages, so that only the failing messages count a retry.
+   * @default false
+   */
+  bisectBatchOnError?: boolean | undefined;
+  /** Messages stored longer ago than this go straight to the DLQ, uninvoked; -1 turns it off. @default -1 */
+  maxRecordAgeSeconds?: number | undefined;
+  /** Receives a record of every message dead-lettered here or failed for good (`notifyFinalFailure`). */
+  failureDestination?: FailureDestination | undefined;
+  /** The function's ARN in failure records. @default functionRef */
+  functionArn?: string | undefined;
+  /** The clock of `maxRecordAgeSeconds`. @default Date.now */
+  nowMs?: (() => number) | undefined;
 }
 
 /**
- * Consumes each batch by invoking one function with it (design.md, "Contracts"). Logs one structured line
+ * Counters of a {@link FunctionMessageListener}, for metrics.
+ *
+ * @example
+ * ```ts
+ * metrics.count('invokes', listener.stats().invokes);
+ * ```
+ */
+export interface FunctionListenerStats {
+  readonly invokes: number;
+  /** Batches that took more than one invoke because of the payload limit. */
+  readonly splitBatches: number;
+  /** Failed invokes that were split in halves. */
+  readonly bisections: number;
+  readonly deadLettered: number;
+}
+
+/**
+ * Consumes each batch by invoking one function with it (design.md, "Contracts"):
+ * - messages older than `maxRecordAgeSeconds`, and messages whose event alone is over `maxPayloadBytes`
+ *   (or that the invoke service refuses as too large even alone), are not invoked: they are dead-lettered
+ *   (`deadLetter` of the result) with a reason, and reported to the failure destination;
+ * - the rest is invoked in sub-batches, in order, one after another, each within `maxPayloadBytes`; in
+ *   orderly mode the first failure stops the batch (later messages fail without an invoke);
+ * - with `bisectBatchOnError`, a sub-batch that fails as a whole is invoked again in halves.
+ * The results are merged into one ConsumeResult with indexes of the whole batch. Logs one structured line
  * per batch that did not fully succeed. An `InvokeError` from the invoker propagates (when `fatal`, the
  * runtime stops the mapping).
  *
  * @example
  * ```ts
  * const listener = new FunctionMessageListener({
- *   invoker: new LocalInvoker({ baseDir: configDir }),
- *   functionRef: 'local:./handler.js#handler',
+ *   invoker: new LambdaInvoker({ region: 'eu-west-1' }),
+ *   functionRef: 'orders-handler',
  *   consumerGroup: 'orders-consumer',
+ *   bisectBatchOnError: true,
  * });
  * const result = await listener.consume(batch, { consumerGroup: 'orders-consumer', orderly: false, signal });
  * ```
@@ -58,50 +114,246 @@ export class FunctionMessageListener implements MessageListener {
   readonly #functionRef: string;
   readonly #consumerGroup: string;
   readonly #log: Logger;
+  readonly #maxPayloadBytes: number;
+  readonly #bisect: boolean;
+  readonly #maxRecordAgeMs: number;
+  readonly #destination: FailureDestination | undefined;
+  readonly #functionArn: string;
+  readonly #nowMs: () => number;
+  #invokes = 0;
+  #splitBatches = 0;
+  #bisections = 0;
+  #deadLettered = 0;
 
   constructor(options: FunctionMessageListenerOptions) {
     this.#invoker = options.invoker;
     this.#functionRef = options.functionRef;
     this.#consumerGroup = options.consumerGroup;
     this.#log = componentLogger('invoke.function-listener', options.logger);
+    this.#maxPayloadBytes = options.maxPayloadBytes ?? LAMBDA_MAX_PAYLOAD_BYTES;
+    this.#bisect = options.bisectBatchOnError ?? false;
+    const maxRecordAgeSeconds = options.maxRecordAgeSeconds ?? -1;
+    this.#maxRecordAgeMs = maxRecordAgeSeconds < 0 ? -1 : maxRecordAgeSeconds * 1000;
+    this.#destination = options.failureDestination;
+    this.#functionArn = options.functionArn ?? options.functionRef;
+    this.#nowMs = options.nowMs ?? Date.now;
+    if (!(this.#maxPayloadBytes > 0))
+      throw new RangeError(`maxPayloadBytes must be positive, got ${this.#maxPayloadBytes}`);
+  }
+
+  /** Counters since construction. */
+  stats(): FunctionListenerStats {
+    return {
+      invokes: this.#invokes,
+      splitBatches: this.#splitBatches,
+      bisections: this.#bisections,
+      deadLettered: this.#deadLettered,
+    };
   }
 
   async consume(messages: readonly ConsumedMessage[], context: ConsumeContext): Promise<ConsumeResult> {
-    const payload = serializeEvent(this.#consumerGroup, messages);
-    const outcome = await this.#invoker.invoke({
+    const outcome = new BatchOutcome(messages.length, context.orderly);
+    const candidates: number[] = [];
+    const nowMs = this.#nowMs();
+    for (let index = 0; index < messages.length; index++) {
+      const storeTimestamp = (messages[index] as ConsumedMessage).message.storeTimestamp;
+      if (this.#maxRecordAgeMs >= 0 && nowMs - storeTimestamp > this.#maxRecordAgeMs) {
+        outcome.deadLetter({
+          index,
+          condition: 'RecordAgeExceeded',
+          reason: `record too old: stored more than ${this.#maxRecordAgeMs / 1000} s ago (maxRecordAgeSeconds)`,
+        });
+      } else {
+        candidates.push(index);
+      }
+    }
+    const plan = planPayloads(this.#consumerGroup, messages, candidates, this.#maxPayloadBytes);
+    for (const { index, eventBytes } of plan.oversize) {
+      outcome.deadLetter({
+        index,
+        condition: 'PayloadSizeExceeded',
+        reason: `record too large: its event is ${eventBytes} bytes, over the ${this.#maxPayloadBytes}-byte payload limit`,
+      });
+    }
+    if (plan.chunks.length > 1) this.#splitBatches++;
+    for (const chunk of plan.chunks) await this.#deliver(chunk, messages, context, outcome);
+
+    const result = outcome.toConsumeResult();
+    const deadLetters = outcome.deadLetters();
+    this.#deadLettered += deadLetters.length;
+    if (result.status !== 'SUCCESS') this.#logFailure(messages, context, result, outcome.invokes);
+    if (deadLetters.length > 0) await this.#reportDeadLetters(messages, deadLetters);
+    return result;
+  }
+
+  /**
+   * Reports messages that failed for good (e.g. `reconsumeTimes` reached `maxReconsumeTimes`, on their
+   * way to the DLQ) to the failure destination, if there is one. Never rejects: a record that cannot be
+   * delivered is logged (the messages are in RocketMQ's DLQ regardless).
+   *
+   * @example
+   * ```ts
+   * if (message.reconsumeTimes >= maxReconsumeTimes) {
+   *   await listener.notifyFinalFailure([consumed], 'invoke failed (timeout): ...');
+   * }
+   * ```
+   */
+  async notifyFinalFailure(messages: readonly ConsumedMessage[], reason: string): Promise<void> {
+    await this.#report(messages, 'RetryAttemptsExhausted', reason);
+  }
+
+  /** Invokes the messages at `indexes`, splitting or bisecting as needed, and records the results. */
+  async #deliver(
+    indexes: readonly number[],
+    messages: readonly ConsumedMessage[],
+    context: ConsumeContext,
+    outcome: BatchOutcome,
+  ): Promise<void> {
+    if (outcome.stopped) {
+      outcome.recordNotInvoked(indexes, 'not invoked: an earlier message of this orderly batch failed');
+      return;
+    }
+    if (context.signal.aborted) {
+      outcome.recordNotInvoked(indexes, 'not invoked: the consume was aborted');
+      return;
+    }
+    const subBatch = indexes.map((index) => messages[index] as ConsumedMessage);
+    const payload = serializeEvent(this.#consumerGroup, subBatch);
+    this.#invokes++;
+    const invoked = await this.#invoker.invoke({
       functionRef: this.#functionRef,
       payload,
       signal: context.signal,
     });
-    const records = messages.map((m) => ({ messageId: m.message.msgId }));
-    const result = mapFunctionResult(outcome, records, {
-      onNotice: (notice: FunctionResultNotice) =>
-        this.#log.warn(
-          { functionRef: this.#functionRef, consumerGroup: this.#consumerGroup, notice },
-          'function response ignored',
-        ),
-    });
-    if (result.status !== 'SUCCESS') {
-      const failedIndexes =
-        result.status === 'PARTIAL' ? result.failedIndexes : messages.map((_, index) => index);
-      this.#log.warn(
-        {
-          functionRef: this.#functionRef,
-          consumerGroup: this.#consumerGroup,
-          orderly: context.orderly,
-          status: result.status,
-          reason: result.reason,
-          batchSize: messages.length,
-          payloadBytes: payload.length,
-          failedCount: failedIndexes.length,
-          failedMessageIds: failedIndexes
-            .slice(0, MAX_LOGGED_MESSAGE_IDS)
-            .map((index) => messages[index]?.message.msgId),
-          invokeFailure: outcome.ok ? undefined : outcome.kind,
-        },
-        'batch failed',
-      );
+    if (!invoked.ok && invoked.kind === 'payload-too-large') {
+      const [only] = indexes;
+      if (indexes.length === 1 && only !== undefined) {
+        outcome.deadLetter({
+          index: only,
+          condition: 'PayloadSizeExceeded',
+          reason: `record too large: an event of ${payload.length} bytes was refused (${invoked.message})`,
+        });
+        return;
+      }
+      await this.#deliverHalves(indexes, messages, context, outcome);
+      return;
     }
-    return result;
+    const result = mapFunctionResult(
+      invoked,
+      subBatch.map((m) => ({ messageId: m.message.msgId })),
+      {
+        onNotice: (notice: FunctionResultNotice) =>
+          this.#log.warn(
+            { functionRef: this.#functionRef, consumerGroup: this.#consumerGroup, notice },
+            'function response ignored',
+          ),
+      },
+    );
+    if (
+      this.#bisect &&
+      result.status === 'FAILED' &&
+      indexes.length > 1 &&
+      !invoked.ok &&
+      BISECT_KINDS.has(invoked.kind)
+    ) {
+      this.#bisections++;
+      this.#log.debug(
+        { functionRef: this.#functionRef, size: indexes.length, reason: result.reason },
+        'invoke failed, bisecting',
+      );
+      await this.#deliverHalves(indexes, messages, context, outcome);
+      return;
+    }
+    outcome.recordInvoke(indexes, result);
+  }
+
+  async #deliverHalves(
+    indexes: readonly number[],
+    messages: readonly ConsumedMessage[],
+    context: ConsumeContext,
+    outcome: BatchOutcome,
+  ): Promise<void> {
+    const middle = Math.ceil(indexes.length / 2);
+    await this.#deliver(indexes.slice(0, middle), messages, context, outcome);
+    await this.#deliver(indexes.slice(middle), messages, context, outcome);
+  }
+
+  async #reportDeadLetters(
+    messages: readonly ConsumedMessage[],
+    deadLetters: readonly DeadLetterDecision[],
+  ): Promise<void> {
+    const groups = new Map<
+      string,
+      { condition: FailureCondition; reason: string; messages: ConsumedMessage[] }
+    >();
+    for (const { index, reason, condition } of deadLetters) {
+      const key = `${condition}\n${reason}`;
+      let group = groups.get(key);
+      if (group === undefined) {
+        group = { condition, reason, messages: [] };
+        groups.set(key, group);
+      }
+      group.messages.push(messages[index] as ConsumedMessage);
+    }
+    for (const group of groups.values()) await this.#report(group.messages, group.condition, group.reason);
+  }
+
+  async #report(
+    messages: readonly ConsumedMessage[],
+    condition: FailureCondition,
+    reason: string,
+  ): Promise<void> {
+    const destination = this.#destination;
+    if (destination === undefined || messages.length === 0) return;
+    for (let start = 0; start < messages.length; start += MAX_MESSAGES_PER_FAILURE_RECORD) {
+      const slice = messages.slice(start, start + MAX_MESSAGES_PER_FAILURE_RECORD);
+      const record = buildFailureRecord({
+        condition,
+        reason,
+        functionArn: this.#functionArn,
+        consumerGroup: this.#consumerGroup,
+        messages: slice,
+      });
+      try {
+        await destination.send(record);
+      } catch (error) {
+        this.#log.error(
+          {
+            err: error,
+            destination: destination.arn,
+            condition,
+            messageIds: slice.slice(0, MAX_LOGGED_MESSAGE_IDS).map((m) => m.message.msgId),
+          },
+          'failure record not delivered',
+        );
+      }
+    }
+  }
+
+  #logFailure(
+    messages: readonly ConsumedMessage[],
+    context: ConsumeContext,
+    result: Exclude<ConsumeResult, { status: 'SUCCESS' }>,
+    invokes: number,
+  ): void {
+    const failedIndexes =
+      result.status === 'PARTIAL' ? result.failedIndexes : messages.map((_, index) => index);
+    this.#log.warn(
+      {
+        functionRef: this.#functionRef,
+        consumerGroup: this.#consumerGroup,
+        orderly: context.orderly,
+        status: result.status,
+        reason: result.reason,
+        batchSize: messages.length,
+        invokes,
+        failedCount: failedIndexes.length,
+        deadLetterCount: result.deadLetter?.length ?? 0,
+        failedMessageIds: failedIndexes
+          .slice(0, MAX_LOGGED_MESSAGE_IDS)
+          .map((index) => messages[index]?.message.msgId),
+      },
+      'batch failed',
+    );
   }
 }

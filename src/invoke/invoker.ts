@@ -10,6 +10,11 @@
  * - `timeout`: the function did not finish in time, or the connection to it hung.
  * - `network`: the request did not reach the function or its answer was lost.
  * - `server-error`: the invoke service answered with a 5xx.
+ * - `rejected`: the invoke service refused this request with a 4xx that is neither a throttle nor a
+ *   condition that stops the mapping (e.g. an invalid request body).
+ * - `payload-too-large`: the request was over the service's payload limit (Lambda: 6 MiB); the listener
+ *   then splits the batch, and a single message that cannot fit goes to the failure path.
+ * - `malformed-response`: the service answered with a body that is not JSON (truncated, garbled).
  * - `aborted`: the caller's signal aborted the invoke (shutdown gave up waiting).
  *
  * Throttles are not a kind: an invoker retries them itself (with backoff, until its request's signal
@@ -21,7 +26,15 @@
  * const kind: InvokeFailureKind = 'timeout';
  * ```
  */
-export type InvokeFailureKind = 'function-error' | 'timeout' | 'network' | 'server-error' | 'aborted';
+export type InvokeFailureKind =
+  | 'function-error'
+  | 'timeout'
+  | 'network'
+  | 'server-error'
+  | 'rejected'
+  | 'payload-too-large'
+  | 'malformed-response'
+  | 'aborted';
 
 /**
  * A failed invoke.

@@ -3,10 +3,11 @@
  * (through the one retry helper), then failed as an {@link OffsetStoreError} that names the table and
  * keeps the SDK error as its `cause`.
  */
+
+import { isTransientAwsError } from '../util/aws-error-classification.js';
 import { componentLogger } from '../util/logger.js';
 import type { RetryOptions } from '../util/retry.js';
 import { retry } from '../util/retry.js';
-import { isTransientAwsError } from './aws-error-classification.js';
 import { OffsetStoreError } from './offset-store-error.js';
 
 const log = componentLogger('offsets.dynamodb');

@@ -19,8 +19,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { messageQueueKey } from '../protocol/message-queue.js';
+import { isAwsErrorNamed } from '../util/aws-error-classification.js';
 import { componentLogger } from '../util/logger.js';
-import { isAwsErrorNamed } from './aws-error-classification.js';
 import type { DynamoDbCallContext, DynamoDbRetryOptions } from './dynamodb-call.js';
 import { callDynamoDb } from './dynamodb-call.js';
 import { OffsetAttribute, offsetItemKey, offsetOfItem, parseOffsetItem } from './dynamodb-offset-schema.js';

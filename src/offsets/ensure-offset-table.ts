@@ -6,8 +6,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { isAwsErrorNamed } from '../util/aws-error-classification.js';
 import { componentLogger } from '../util/logger.js';
-import { isAwsErrorNamed } from './aws-error-classification.js';
 import type { DynamoDbRetryOptions } from './dynamodb-call.js';
 import { callDynamoDb } from './dynamodb-call.js';
 import { offsetTableDefinition } from './dynamodb-offset-schema.js';

@@ -72,6 +72,25 @@ export function isTransientAwsError(error: unknown): boolean {
 }
 
 /**
+ * True when a call failed because its connection could not be made or broke (a Node.js socket error code
+ * such as `ECONNREFUSED` or `ECONNRESET`, also when wrapped as the `cause` of another error).
+ *
+ * @example
+ * ```ts
+ * if (isNetworkError(err)) return { ok: false, kind: 'network', message: err.message };
+ * ```
+ */
+export function isNetworkError(error: unknown): boolean {
+  for (let current = error, depth = 0; depth < 5; depth++) {
+    if (typeof current !== 'object' || current === null) return false;
+    const code = (current as AwsErrorShape).code;
+    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
+    current = (current as AwsErrorShape).cause;
+  }
+  return false;
+}
+
+/**
  * True when `error` is an AWS SDK error (or any Error) named `name`, e.g. `'ConditionalCheckFailedException'`.
  * Compares names rather than classes so clients from another copy of the SDK are recognised too.
  *

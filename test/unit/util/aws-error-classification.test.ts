@@ -3,7 +3,7 @@ import {
   ProvisionedThroughputExceededException,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { isTransientAwsError } from '../../../src/offsets/aws-error-classification.js';
+import { isNetworkError, isTransientAwsError } from '../../../src/util/aws-error-classification.js';
 
 function awsError(name: string, status: number): Error {
   return Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
@@ -35,5 +35,17 @@ describe('isTransientAwsError', () => {
     expect(isTransientAwsError(awsError('AccessDeniedException', 400))).toBe(false);
     expect(isTransientAwsError('ECONNREFUSED')).toBe(false);
     expect(isTransientAwsError(undefined)).toBe(false);
+  });
+});
+
+describe('isNetworkError', () => {
+  it('recognises socket error codes, also as a cause, and nothing else', () => {
+    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    expect(isNetworkError(reset)).toBe(true);
+    expect(isNetworkError(new Error('wrapped', { cause: reset }))).toBe(true);
+    expect(isNetworkError(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }))).toBe(
+      false,
+    );
+    expect(isNetworkError(undefined)).toBe(false);
   });
 });

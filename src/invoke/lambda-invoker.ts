@@ -1,0 +1,321 @@
+/**
+ * Invokes AWS Lambda functions (RequestResponse) with `@aws-sdk/client-lambda`, and turns every way an
+ * invoke can go wrong into the outcome the consume path expects: failures fail the batch, throttles are
+ * waited out here (never a consume failure), and conditions no retry can fix stop the mapping.
+ */
+import {
+  InvokeCommand,
+  type InvokeCommandOutput,
+  LambdaClient,
+  type LambdaClientConfig,
+} from '@aws-sdk/client-lambda';
+import { componentLogger, type Logger } from '../util/logger.js';
+import { retry } from '../util/retry.js';
+import { InvokeError } from './invoke-error.js';
+import type { InvokeFailure, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
+import { classifyLambdaError } from './lambda-error-classification.js';
+import { type LambdaFunctionRef, parseLambdaFunctionRef } from './lambda-function-ref.js';
+
+/**
+ * How long a function may run by default: Lambda's maximum timeout (15 minutes).
+ *
+ * @example
+ * ```ts
+ * new LambdaInvoker({ functionTimeoutMs: Math.min(configuredMs, DEFAULT_FUNCTION_TIMEOUT_MS) });
+ * ```
+ */
+export const DEFAULT_FUNCTION_TIMEOUT_MS = 900_000;
+/**
+ * How much longer than the function's timeout an invoke may wait for its answer by default.
+ *
+ * @example
+ * ```ts
+ * new LambdaInvoker({ functionTimeoutMs: 60_000, timeoutMarginMs: DEFAULT_TIMEOUT_MARGIN_MS });
+ * ```
+ */
+export const DEFAULT_TIMEOUT_MARGIN_MS = 10_000;
+const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_SOCKETS = 256;
+const DEFAULT_THROTTLE_INITIAL_DELAY_MS = 100;
+const DEFAULT_THROTTLE_MAX_DELAY_MS = 30_000;
+/** How much of an error payload goes into a failure message. */
+const MAX_ERROR_TEXT_CHARS = 1_000;
+
+/**
+ * Options of {@link LambdaInvoker}. Region and credentials come from the standard AWS chain unless given.
+ *
+ * @example
+ * ```ts
+ * const options: LambdaInvokerOptions = { region: 'eu-west-1', functionTimeoutMs: 60_000 };
+ * ```
+ */
+export interface LambdaInvokerOptions {
+  /** The region of functions not named by a full ARN (a full ARN's region wins). @default the AWS chain's */
+  region?: string | undefined;
+  /** Another Invoke API endpoint (local Lambda APIs, tests), e.g. `http://127.0.0.1:3002`. */
+  endpoint?: string | undefined;
+  /** Credentials instead of the standard chain (tests, local APIs). */
+  credentials?: LambdaClientConfig['credentials'];
+  /** How long the functions may run: an invoke waits this long plus `timeoutMarginMs`. @default 900_000 */
+  functionTimeoutMs?: number | undefined;
+  /** @default 10_000 */
+  timeoutMarginMs?: number | undefined;
+  /** How long connecting may take. @default 10_000 */
+  connectionTimeoutMs?: number | undefined;
+  /** Concurrent connections per endpoint. @default 256 */
+  maxSockets?: number | undefined;
+  /** The first wait after a throttle; waits double per throttle in a row, with full jitter. @default 100 */
+  throttleInitialDelayMs?: number | undefined;
+  /** The longest wait after a throttle. @default 30_000 */
+  throttleMaxDelayMs?: number | undefined;
+  /** Randomness of the jitter (tests pass a fixed one). @default Math.random */
+  random?: (() => number) | undefined;
+  /** The parent logger; lines carry `component: 'invoke.lambda'`. */
+  logger?: Logger | undefined;
+}
+
+/**
+ * Counters of a {@link LambdaInvoker}, for metrics.
+ *
+ * @example
+ * ```ts
+ * metrics.gauge('lambda.throttles', invoker.stats().throttles);
+ * ```
+ */
+export interface LambdaInvokerStats {
+  /** Invoke requests sent (throttled ones included). */
+  readonly requests: number;
+  /** Requests answered with a throttle (each was waited out and sent again). */
+  readonly throttles: number;
+}
+
+/** A throttled attempt, for the retry helper: retriable, never seen outside this file. */
+class ThrottledAttempt extends Error {
+  readonly retriable = true;
+}
+
+/**
+ * An {@link Invoker} for AWS Lambda. `functionRef` is a function name, `name:qualifier`, a partial ARN or a
+ * full ARN (whose region is used). Outcomes:
+ * - the function's response (`ok: true`; a body that is not JSON is a `malformed-response` failure);
+ * - `function-error` (FunctionError Handled or Unhandled, with the payload's `errorType`/`errorMessage`),
+ *   `timeout` (no answer within `functionTimeoutMs + timeoutMarginMs`, or a hung connection), `network`,
+ *   `server-error` (5xx), `payload-too-large` (413), `rejected` (other 4xx), `aborted` (the request's
+ *   signal);
+ * - throttles (429, TooManyRequestsException, EC2/ENI throttles, functions not ready) are retried with
+ *   exponential backoff and jitter until they pass or the request's signal aborts, and counted in
+ *   {@link LambdaInvoker.stats};
+ * - a missing function, denied access and broken function configuration (KMS, VPC) throw an
+ *   {@link InvokeError} with `fatal: true`.
+ *
+ * @example
+ * ```ts
+ * const invoker = new LambdaInvoker({ region: 'eu-west-1', functionTimeoutMs: 60_000 });
+ * const outcome = await invoker.invoke({ functionRef: 'orders-handler:live', payload, signal });
+ * console.log(invoker.stats().throttles);
+ * await invoker.close();
+ * ```
+ */
+export class LambdaInvoker implements Invoker {
+  readonly #options: LambdaInvokerOptions;
+  readonly #waitMs: number;
+  readonly #log: Logger;
+  /** One client per region; key '' is the default region's. */
+  readonly #clients = new Map<string, LambdaClient>();
+  #requests = 0;
+  #throttles = 0;
+  #closed = false;
+
+  constructor(options: LambdaInvokerOptions = {}) {
+    const functionTimeoutMs = options.functionTimeoutMs ?? DEFAULT_FUNCTION_TIMEOUT_MS;
+    const marginMs = options.timeoutMarginMs ?? DEFAULT_TIMEOUT_MARGIN_MS;
+    if (!(functionTimeoutMs > 0))
+      throw new RangeError(`functionTimeoutMs must be positive, got ${functionTimeoutMs}`);
+    if (!(marginMs >= 0)) throw new RangeError(`timeoutMarginMs must not be negative, got ${marginMs}`);
+    this.#options = options;
+    this.#waitMs = functionTimeoutMs + marginMs;
+    this.#log = componentLogger('invoke.lambda', options.logger);
+  }
+
+  /** Counters since construction. */
+  stats(): LambdaInvokerStats {
+    return { requests: this.#requests, throttles: this.#throttles };
+  }
+
+  /** Requests answered with a throttle so far. */
+  get throttles(): number {
+    return this.#throttles;
+  }
+
+  async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
+    const { functionRef, signal } = request;
+    if (this.#closed) throw new InvokeError('the Lambda invoker is closed', { functionRef, fatal: true });
+    const ref = parseLambdaFunctionRef(functionRef);
+    const client = this.#clientFor(ref.region);
+    try {
+      return await retry(() => this.#invokeOnce(client, ref, request), {
+        maxAttempts: Number.POSITIVE_INFINITY,
+        initialDelayMs: this.#options.throttleInitialDelayMs ?? DEFAULT_THROTTLE_INITIAL_DELAY_MS,
+        maxDelayMs: this.#options.throttleMaxDelayMs ?? DEFAULT_THROTTLE_MAX_DELAY_MS,
+        isRetriable: (error) => error instanceof ThrottledAttempt,
+        onRetry: (error, attempt, delayMs) =>
+          this.#log.debug({ functionRef, attempt, delayMs, err: error }, 'invoke throttled, waiting'),
+        ...(signal === undefined ? {} : { signal }),
+        ...(this.#options.random === undefined ? {} : { random: this.#options.random }),
+      });
+    } catch (error) {
+      // The request's signal aborted while a throttle was being waited out.
+      if (error instanceof ThrottledAttempt && signal !== undefined) return abortedOutcome(signal);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const client of this.#clients.values()) client.destroy();
+    this.#clients.clear();
+  }
+
+  /** One invoke request: an outcome, or a `ThrottledAttempt` / fatal `InvokeError` thrown. */
+  async #invokeOnce(
+    client: LambdaClient,
+    ref: LambdaFunctionRef,
+    request: InvokeRequest,
+  ): Promise<InvokeOutcome> {
+    const { signal } = request;
+    if (signal?.aborted) return abortedOutcome(signal);
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new Error(`no answer within ${this.#waitMs} ms`)),
+      this.#waitMs,
+    );
+    const abortSignal = signal === undefined ? timeout.signal : AbortSignal.any([signal, timeout.signal]);
+    this.#requests++;
+    try {
+      const output = await client.send(
+        new InvokeCommand({
+          FunctionName: ref.functionName,
+          Qualifier: ref.qualifier,
+          InvocationType: 'RequestResponse',
+          Payload: request.payload,
+        }),
+        { abortSignal },
+      );
+      return outcomeOf(output);
+    } catch (error) {
+      if (signal?.aborted) return abortedOutcome(signal);
+      if (timeout.signal.aborted) return this.#timeoutOutcome();
+      return this.#failureOf(error, ref);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #failureOf(error: unknown, ref: LambdaFunctionRef): InvokeOutcome {
+    const verdict = classifyLambdaError(error);
+    const description = describeError(error);
+    if (verdict.action === 'throttle') {
+      this.#throttles++;
+      throw new ThrottledAttempt(description, { cause: error });
+    }
+    if (verdict.action === 'fatal') {
+      this.#log.error({ functionRef: ref.ref, err: error }, 'function cannot be invoked');
+      throw new InvokeError(
+        `Lambda function ${JSON.stringify(ref.ref)} cannot be invoked: ${description}. The mapping stops: ` +
+          `check the function name and region, the poller's lambda:InvokeFunction permission and the ` +
+          `function's configuration.`,
+        { functionRef: ref.ref, fatal: true, cause: error },
+      );
+    }
+    if (verdict.failureKind === 'timeout') return this.#timeoutOutcome();
+    return { ok: false, kind: verdict.failureKind, message: description };
+  }
+
+  #timeoutOutcome(): InvokeFailure {
+    return {
+      ok: false,
+      kind: 'timeout',
+      message: `no answer from Lambda within ${this.#waitMs} ms (the function's timeout plus a margin)`,
+    };
+  }
+
+  #clientFor(region: string | undefined): LambdaClient {
+    const key = region ?? '';
+    let client = this.#clients.get(key);
+    if (client === undefined) {
+      const { endpoint, credentials } = this.#options;
+      const maxSockets = this.#options.maxSockets ?? DEFAULT_MAX_SOCKETS;
+      const regionOption = region ?? this.#options.region;
+      client = new LambdaClient({
+        maxAttempts: 1,
+        ...(regionOption === undefined ? {} : { region: regionOption }),
+        ...(endpoint === undefined ? {} : { endpoint }),
+        ...(credentials === undefined ? {} : { credentials }),
+        requestHandler: {
+          connectionTimeout: this.#options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+          requestTimeout: this.#waitMs,
+          throwOnRequestTimeout: true,
+          httpAgent: { keepAlive: true, maxSockets },
+          httpsAgent: { keepAlive: true, maxSockets },
+        },
+      });
+      this.#clients.set(key, client);
+    }
+    return client;
+  }
+}
+
+/** The outcome of an answered invoke. */
+function outcomeOf(output: InvokeCommandOutput): InvokeOutcome {
+  const bytes = output.Payload;
+  const payload =
+    bytes === undefined ? Buffer.alloc(0) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const text = payload.toString('utf8');
+  if (output.FunctionError !== undefined) {
+    return { ok: false, kind: 'function-error', message: functionErrorMessage(output.FunctionError, text) };
+  }
+  if (payload.length > 0) {
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      return {
+        ok: false,
+        kind: 'malformed-response',
+        message: `the function's response is not JSON (${error instanceof Error ? error.message : String(error)}): ${text.slice(0, MAX_ERROR_TEXT_CHARS)}`,
+      };
+    }
+  }
+  return { ok: true, payload };
+}
+
+/** Lambda's error shape `{"errorType","errorMessage"}` of a FunctionError payload, as JSON. */
+function functionErrorMessage(functionError: string, text: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined; // not JSON: quoted as the message below
+  }
+  const shape = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  const errorType = typeof shape.errorType === 'string' ? shape.errorType : functionError;
+  const errorMessage =
+    typeof shape.errorMessage === 'string' ? shape.errorMessage : text.slice(0, MAX_ERROR_TEXT_CHARS);
+  return JSON.stringify({ errorType, errorMessage });
+}
+
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const status = (error as { $metadata?: { httpStatusCode?: unknown } }).$metadata?.httpStatusCode;
+  const reason = (error as { Reason?: unknown }).Reason;
+  return (
+    `${error.name}: ${error.message}` +
+    (typeof reason === 'string' ? ` (${reason})` : '') +
+    (typeof status === 'number' ? ` [HTTP ${status}]` : '')
+  );
+}
+
+function abortedOutcome(signal: AbortSignal): InvokeFailure {
+  const reason: unknown = signal.reason;
+  const why = reason instanceof Error ? reason.message : String(reason);
+  return { ok: false, kind: 'aborted', message: `invoke aborted: ${why}` };
+}

@@ -1,0 +1,181 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InvokeError } from '../../../src/invoke/invoke-error.js';
+import { LambdaInvoker, type LambdaInvokerOptions } from '../../../src/invoke/lambda-invoker.js';
+import { LambdaApiServer } from '../../support/lambda-api-server.js';
+
+let server: LambdaApiServer;
+let invoker: LambdaInvoker;
+
+function start(options: LambdaInvokerOptions = {}): LambdaInvoker {
+  invoker = new LambdaInvoker({
+    ...server.clientOptions(),
+    throttleInitialDelayMs: 1,
+    throttleMaxDelayMs: 5,
+    ...options,
+  });
+  return invoker;
+}
+
+beforeEach(async () => {
+  server = await LambdaApiServer.start();
+  server.register('orders', (event) => ({ received: (event as { n: number }).n }));
+  start();
+});
+
+afterEach(async () => {
+  await invoker.close();
+  await server.close();
+});
+
+const payload = Buffer.from('{"n":1}');
+
+describe('LambdaInvoker', () => {
+  it('returns the response payload of a successful invoke', async () => {
+    const outcome = await invoker.invoke({ functionRef: 'orders', payload });
+    expect(outcome).toEqual({ ok: true, payload: Buffer.from('{"received":1}') });
+    expect(invoker.stats()).toEqual({ requests: 1, throttles: 0 });
+  });
+
+  it.each([
+    ['orders:live', 'live'],
+    ['123456789012:function:orders', undefined],
+    ['arn:aws:lambda:us-east-1:123456789012:function:orders:7', '7'],
+  ])('invokes %s with the right qualifier', async (functionRef, qualifier) => {
+    expect((await invoker.invoke({ functionRef, payload })).ok).toBe(true);
+    expect(server.calls('orders')).toEqual([
+      expect.objectContaining({ qualifier, invocationType: 'RequestResponse' }),
+    ]);
+  });
+
+  it.each([true, false])(
+    'reports a FunctionError (handled: %s) with errorType and errorMessage',
+    async (handled) => {
+      server.injectFaults('orders', {
+        kind: 'function-error',
+        handled,
+        errorType: 'TypeError',
+        errorMessage: 'boom',
+      });
+      expect(await invoker.invoke({ functionRef: 'orders', payload })).toEqual({
+        ok: false,
+        kind: 'function-error',
+        message: '{"errorType":"TypeError","errorMessage":"boom"}',
+      });
+    },
+  );
+
+  it('reports a hung function as a timeout after the function timeout plus the margin', async () => {
+    start({ functionTimeoutMs: 200, timeoutMarginMs: 100 });
+    server.injectFaults('orders', { kind: 'hang' });
+    const started = Date.now();
+    const outcome = await invoker.invoke({ functionRef: 'orders', payload });
+    expect(outcome).toMatchObject({ ok: false, kind: 'timeout' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('waits for a slow function that answers within its timeout', async () => {
+    start({ functionTimeoutMs: 500, timeoutMarginMs: 100 });
+    server.injectFaults('orders', { kind: 'slow', delayMs: 200 });
+    expect((await invoker.invoke({ functionRef: 'orders', payload })).ok).toBe(true);
+  });
+
+  it.each([500, 502, 503])('reports HTTP %s as a server error', async (status) => {
+    server.injectFaults('orders', { kind: 'server-error', status });
+    expect(await invoker.invoke({ functionRef: 'orders', payload })).toMatchObject({
+      ok: false,
+      kind: 'server-error',
+      message: expect.stringContaining(`[HTTP ${status}]`),
+    });
+  });
+
+  it('reports a response that is not JSON as malformed', async () => {
+    server.injectFaults('orders', { kind: 'malformed-response' });
+    expect(await invoker.invoke({ functionRef: 'orders', payload })).toMatchObject({
+      ok: false,
+      kind: 'malformed-response',
+      message: expect.stringContaining('{"batchItemFailures": ['),
+    });
+  });
+
+  it('reports a refused connection as a network failure', async () => {
+    const endpoint = server.endpoint;
+    await server.close();
+    start({ endpoint });
+    expect(await invoker.invoke({ functionRef: 'orders', payload })).toMatchObject({
+      ok: false,
+      kind: 'network',
+    });
+    server = await LambdaApiServer.start();
+  });
+
+  it('reports an oversize request as payload-too-large', async () => {
+    await server.close();
+    server = await LambdaApiServer.start({ maxRequestBytes: 5 });
+    server.register('orders', () => null);
+    start();
+    expect(await invoker.invoke({ functionRef: 'orders', payload })).toMatchObject({
+      ok: false,
+      kind: 'payload-too-large',
+      message: expect.stringContaining('RequestEntityTooLargeException'),
+    });
+  });
+
+  it('waits out three throttles, counts them, and succeeds', async () => {
+    server.injectFaults('orders', { kind: 'throttle' }, { kind: 'throttle' }, { kind: 'throttle' });
+    const outcome = await invoker.invoke({ functionRef: 'orders', payload });
+    expect(outcome.ok).toBe(true);
+    expect(invoker.throttles).toBe(3);
+    expect(invoker.stats()).toEqual({ requests: 4, throttles: 3 });
+    expect(server.calls('orders').map((c) => c.status)).toEqual([429, 429, 429, 200]);
+  });
+
+  it('keeps waiting out throttles until the request is aborted', async () => {
+    start({ throttleInitialDelayMs: 20, throttleMaxDelayMs: 20, random: () => 1 });
+    server.injectFaults('orders', ...Array.from({ length: 1_000 }, () => ({ kind: 'throttle' as const })));
+    const controller = new AbortController();
+    const watcher = setInterval(() => {
+      if (invoker.throttles >= 3) controller.abort(new Error('shutting down'));
+    }, 5);
+    const outcome = await invoker.invoke({ functionRef: 'orders', payload, signal: controller.signal });
+    clearInterval(watcher);
+    expect(outcome).toEqual({ ok: false, kind: 'aborted', message: 'invoke aborted: shutting down' });
+    expect(invoker.throttles).toBeGreaterThanOrEqual(3);
+  });
+
+  it('reports an abort during the invoke as aborted, not as a timeout', async () => {
+    server.injectFaults('orders', { kind: 'hang' });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('stop')), 50);
+    expect(await invoker.invoke({ functionRef: 'orders', payload, signal: controller.signal })).toEqual({
+      ok: false,
+      kind: 'aborted',
+      message: 'invoke aborted: stop',
+    });
+  });
+
+  it.each([
+    ['a missing function', 'missing', undefined, /ResourceNotFoundException: Function not found/],
+    [
+      'denied access',
+      'orders',
+      'access-denied' as const,
+      /AccessDeniedException: User: .* is not authorized/,
+    ],
+  ])('throws a fatal InvokeError for %s', async (_, functionRef, fault, message) => {
+    if (fault !== undefined) server.injectFaults('orders', { kind: fault });
+    const error = await invoker.invoke({ functionRef, payload }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvokeError);
+    expect(error).toMatchObject({ fatal: true, functionRef });
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).toContain('The mapping stops');
+  });
+
+  it('throws a fatal InvokeError for a reference that is no Lambda function', async () => {
+    await expect(invoker.invoke({ functionRef: 'not a function!', payload })).rejects.toMatchObject({
+      fatal: true,
+    });
+    await invoker.close();
+    await expect(invoker.invoke({ functionRef: 'orders', payload })).rejects.toMatchObject({ fatal: true });
+  });
+});
