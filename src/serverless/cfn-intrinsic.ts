@@ -1,0 +1,124 @@
+/**
+ * CloudFormation values as the plugin reads and writes them: literals, and the intrinsic functions a
+ * serverless.yml may use where the plugin takes an ARN or a name (`Ref`, `Fn::GetAtt`, `Fn::ImportValue`,
+ * `Fn::Sub`, `Fn::Join`).
+ */
+import { z } from 'zod';
+
+/**
+ * A CloudFormation intrinsic function call.
+ *
+ * @example
+ * ```ts
+ * const queueArn: CfnIntrinsic = { 'Fn::GetAtt': ['FailuresQueue', 'Arn'] };
+ * ```
+ */
+export type CfnIntrinsic =
+  | { readonly Ref: string }
+  | { readonly 'Fn::GetAtt': readonly [string, string] | string }
+  | { readonly 'Fn::ImportValue': unknown }
+  | { readonly 'Fn::Sub': unknown }
+  | { readonly 'Fn::Join': unknown };
+
+/**
+ * A string, or an intrinsic that yields one at deploy time.
+ *
+ * @example
+ * ```ts
+ * const image: CfnString = { 'Fn::Sub': '${AWS::AccountId}.dkr.ecr.${AWS::Region}.amazonaws.com/poller:1' };
+ * ```
+ */
+export type CfnString = string | CfnIntrinsic;
+
+/**
+ * A resource of a template.
+ *
+ * @example
+ * ```ts
+ * const cluster: CfnResource = { Type: 'AWS::ECS::Cluster', Properties: {} };
+ * ```
+ */
+export interface CfnResource {
+  readonly Type: string;
+  readonly Properties: Readonly<Record<string, unknown>>;
+  readonly DependsOn?: string | readonly string[];
+  readonly DeletionPolicy?: 'Retain' | 'Delete' | 'Snapshot';
+  readonly UpdateReplacePolicy?: 'Retain' | 'Delete' | 'Snapshot';
+}
+
+/**
+ * An output of a template.
+ *
+ * @example
+ * ```ts
+ * const output: CfnOutput = { Description: 'The offsets table', Value: { Ref: 'RocketMQOffsetsTable' } };
+ * ```
+ */
+export interface CfnOutput {
+  readonly Description: string;
+  readonly Value: unknown;
+}
+
+/**
+ * The zod schema of the intrinsics accepted in place of a string: one key, one of the five functions.
+ * Their arguments are CloudFormation's to check.
+ *
+ * @example
+ * ```ts
+ * cfnIntrinsicSchema.safeParse({ Ref: 'FailuresTopic' }).success; // => true
+ * ```
+ */
+export const cfnIntrinsicSchema = z.union(
+  [
+    z.strictObject({ Ref: z.string().min(1) }),
+    z.strictObject({
+      'Fn::GetAtt': z.union([z.tuple([z.string().min(1), z.string().min(1)]), z.string().min(3)]),
+    }),
+    z.strictObject({ 'Fn::ImportValue': z.unknown() }),
+    z.strictObject({ 'Fn::Sub': z.unknown() }),
+    z.strictObject({ 'Fn::Join': z.unknown() }),
+  ],
+  { error: 'must be a string or one of Ref, Fn::GetAtt, Fn::ImportValue, Fn::Sub, Fn::Join' },
+);
+
+/**
+ * Whether `value` is an intrinsic function call (a one-key object naming `Ref` or an `Fn::` function).
+ *
+ * @example
+ * ```ts
+ * isCfnIntrinsic({ Ref: 'Queue' }); // => true
+ * isCfnIntrinsic('arn:aws:sqs:eu-west-1:123456789012:q'); // => false
+ * ```
+ */
+export function isCfnIntrinsic(value: unknown): value is CfnIntrinsic {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length === 1 && (keys[0] === 'Ref' || (keys[0]?.startsWith('Fn::') ?? false));
+}
+
+/**
+ * `Fn::Sub` text for a literal: `${` is written `${!` so CloudFormation leaves it alone.
+ *
+ * @example
+ * ```ts
+ * escapeSubText('a ${b}'); // => 'a ${!b}'
+ * ```
+ */
+export function escapeSubText(text: string): string {
+  return text.replaceAll('${', '${!');
+}
+
+/**
+ * An ARN built from the deploying stack's partition, region and account: `arn:<partition>:<service>:<region>:<account>:<resource>`.
+ *
+ * @example
+ * ```ts
+ * stackArn('ssm', 'parameter/rocketmq/access-key');
+ * // => { 'Fn::Sub': 'arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter/rocketmq/access-key' }
+ * ```
+ */
+export function stackArn(service: string, resource: string): CfnIntrinsic {
+  return {
+    'Fn::Sub': `arn:\${AWS::Partition}:${service}:\${AWS::Region}:\${AWS::AccountId}:${escapeSubText(resource)}`,
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * `rocketmq-lambda/serverless`: the Serverless Framework plugin (the default export, as the framework
+ * loads plugins) and its pure compiler.
+ *
+ * ```yaml
+ * plugins:
+ *   - rocketmq-lambda/serverless
+ * functions:
+ *   orders:
+ *     handler: src/orders.handler
+ *     events:
+ *       - rocketmq: { topic: Orders, consumerGroup: orders-fn, batchSize: 50 }
+ * custom:
+ *   rocketmq:
+ *     nameServers: "10.0.0.10:9876"
+ *     image: 123456789012.dkr.ecr.eu-west-1.amazonaws.com/rocketmq-lambda:0.1.0
+ *     vpc: { subnetIds: [subnet-0a1b2c3d], securityGroupIds: [sg-0a1b2c3d] }
+ * ```
+ */
+import { RocketMQServerlessPlugin } from './rocketmq-plugin.js';
+
+export type { CfnIntrinsic, CfnOutput, CfnResource, CfnString } from './cfn-intrinsic.js';
+export {
+  type CompiledRocketMQ,
+  type CompileRocketMQInput,
+  compileRocketMQResources,
+  type RocketMQFunctionInput,
+} from './compile-rocketmq-resources.js';
+export { POLLER_CONTAINER_NAME, RocketMQLogicalIds, RocketMQOutputIds } from './logical-ids.js';
+export { RocketMQPluginError } from './plugin-error.js';
+export { rocketmqCustomJsonSchema, rocketmqEventJsonSchema } from './plugin-json-schemas.js';
+export { POLLER_CONFIG_ENV, type PollerConfigSub, renderPollerConfig } from './poller-config-template.js';
+export { LAG_METRIC } from './poller-scaling.js';
+export { POLLER_HEALTH_COMMAND } from './poller-service.js';
+export {
+  CUSTOM_DEFAULTS,
+  type RocketMQCustomOptions,
+  rocketmqCustomSchema,
+} from './rocketmq-custom-schema.js';
+export { type RocketMQEventOptions, rocketmqEventSchema } from './rocketmq-event-schema.js';
+export { RocketMQServerlessPlugin, type ServerlessInstance } from './rocketmq-plugin.js';
+
+/**
+ * The plugin class, as the framework expects a plugin module's default export.
+ *
+ * @example
+ * ```ts
+ * import RocketMQPlugin from 'rocketmq-lambda/serverless';
+ * ```
+ */
+export default RocketMQServerlessPlugin;

@@ -1,0 +1,147 @@
+/**
+ * The poller's run config (the `rocketmq-lambda run` contract, `src/config`) generated from the
+ * `rocketmq` events, as an `Fn::Sub` whose variables are the values only known at deploy time (function
+ * ARNs, the table name, failure destinations given as intrinsics). The task definition passes it to the
+ * container in the environment variable {@link POLLER_CONFIG_ENV}.
+ */
+import { type CfnIntrinsic, type CfnString, escapeSubText, isCfnIntrinsic } from './cfn-intrinsic.js';
+import { RocketMQPluginError } from './plugin-error.js';
+import type { RocketMQEventOptions } from './rocketmq-event-schema.js';
+
+/** The environment variable that carries the config JSON into the poller container. */
+export const POLLER_CONFIG_ENV = 'ROCKETMQ_LAMBDA_CONFIG';
+
+/**
+ * One enabled mapping to put in the config.
+ *
+ * @example
+ * ```ts
+ * const mapping: PollerMapping = { functionKey: 'orders', functionArn: { 'Fn::GetAtt': ['OrdersLambdaFunction', 'Arn'] },
+ *   event: { topic: 'Orders', consumerGroup: 'orders-fn' } };
+ * ```
+ */
+export interface PollerMapping {
+  /** The function's key in serverless.yml. */
+  readonly functionKey: string;
+  /** The ARN the poller invokes (the function's, or its alias's). */
+  readonly functionArn: CfnIntrinsic;
+  readonly event: RocketMQEventOptions;
+}
+
+/**
+ * What the whole config needs beyond the mappings.
+ *
+ * @example
+ * ```ts
+ * const shared: PollerConfigShared = { nameServers: '10.0.0.10:9876', tls: false,
+ *   offsetsTable: { Ref: 'RocketMQOffsetsTable' }, shutdownTimeoutMs: 110_000 };
+ * ```
+ */
+export interface PollerConfigShared {
+  readonly nameServers: string | readonly string[] | CfnIntrinsic;
+  readonly tls: boolean;
+  readonly offsetsTable: CfnString;
+  readonly shutdownTimeoutMs: number;
+}
+
+/**
+ * The environment value: `{ 'Fn::Sub': [json, variables] }`. Literal text in the JSON has `${` escaped.
+ *
+ * @example
+ * ```ts
+ * const value: PollerConfigSub = { 'Fn::Sub': ['{"mappings":[{"function":"${Function0}"}]}', { Function0: { 'Fn::GetAtt': ['F', 'Arn'] } }] };
+ * ```
+ */
+export interface PollerConfigSub {
+  readonly 'Fn::Sub': readonly [string, Readonly<Record<string, CfnString>>];
+}
+
+/**
+ * Builds the run config of `mappings` as an `Fn::Sub`. Only keys the events set are written, so the
+ * poller's own defaults apply to the rest; seconds become the config's milliseconds where it wants them.
+ *
+ * @example
+ * ```ts
+ * const sub = pollerConfigSub(shared, [mapping]);
+ * // sub['Fn::Sub'][0] === '{"nameServer":"10.0.0.10:9876","offsets":{"store":"dynamodb","table":"${OffsetsTable}"},...}'
+ * ```
+ */
+export function pollerConfigSub(
+  shared: PollerConfigShared,
+  mappings: readonly PollerMapping[],
+): PollerConfigSub {
+  const variables: Record<string, CfnString> = {};
+  const text = (value: CfnString, variable: string): string => {
+    if (!isCfnIntrinsic(value)) return escapeSubText(value);
+    variables[variable] = value;
+    return `\${${variable}}`;
+  };
+  const nameServer = isCfnIntrinsic(shared.nameServers)
+    ? text(shared.nameServers, 'NameServers')
+    : typeof shared.nameServers === 'string'
+      ? escapeSubText(shared.nameServers)
+      : shared.nameServers.map(escapeSubText);
+  const document = {
+    nameServer,
+    ...(shared.tls ? { tls: true } : {}),
+    shutdownTimeoutMs: shared.shutdownTimeoutMs,
+    offsets: { store: 'dynamodb', table: text(shared.offsetsTable, 'OffsetsTable') },
+    mappings: mappings.map((mapping, index) => mappingEntry(mapping, index, text)),
+  };
+  return { 'Fn::Sub': [JSON.stringify(document), variables] };
+}
+
+function mappingEntry(
+  mapping: PollerMapping,
+  index: number,
+  text: (value: CfnString, variable: string) => string,
+): Record<string, unknown> {
+  const e = mapping.event;
+  const entry: Record<string, unknown> = {
+    topic: e.topic,
+    consumerGroup: e.consumerGroup,
+    function: text(mapping.functionArn, `Function${index}`),
+  };
+  const set = (key: string, value: unknown) => {
+    if (value !== undefined) entry[key] = typeof value === 'string' ? escapeSubText(value) : value;
+  };
+  set('filter', typeof e.filter === 'object' ? { sql: escapeSubText(e.filter.sql) } : e.filter);
+  set('batchSize', e.batchSize);
+  set(
+    'maximumBatchingWindowMs',
+    e.maximumBatchingWindow === undefined ? undefined : e.maximumBatchingWindow * 1000,
+  );
+  set('maxConcurrency', e.maxConcurrency);
+  set('orderly', e.orderly);
+  set('orderlyFailure', e.orderlyFailure);
+  set('maxReconsumeTimes', e.maxReconsumeTimes);
+  set('messageModel', e.messageModel);
+  set('startingPosition', e.startingPosition);
+  set('startingPositionTimestamp', e.startingPositionTimestamp);
+  set('bisectBatchOnError', e.bisectBatchOnError);
+  set('maxRecordAgeSeconds', e.maxRecordAge);
+  if (e.onFailure !== undefined) entry.onFailure = text(e.onFailure, `OnFailure${index}`);
+  return entry;
+}
+
+/**
+ * The config text the container sees, given a value for every variable (tests and docs: what
+ * CloudFormation's `Fn::Sub` would produce).
+ *
+ * @example
+ * ```ts
+ * const json = renderPollerConfig(sub, { OffsetsTable: 'offsets', Function0: 'arn:aws:lambda:eu-west-1:123456789012:function:f' });
+ * JSON.parse(json).offsets.table; // => 'offsets'
+ * ```
+ */
+export function renderPollerConfig(sub: PollerConfigSub, values: Readonly<Record<string, string>>): string {
+  const [template, variables] = sub['Fn::Sub'];
+  return template.replace(/\$\{(!?)([^}]*)\}/g, (whole, bang: string, name: string) => {
+    if (bang === '!') return `\${${name}}`;
+    if (!(name in variables))
+      throw new RocketMQPluginError([`(Fn::Sub): ${whole} is not a variable of the template`]);
+    const value = values[name];
+    if (value === undefined) throw new RocketMQPluginError([`(Fn::Sub): no value given for ${name}`]);
+    return JSON.stringify(value).slice(1, -1);
+  });
+}

@@ -1,0 +1,228 @@
+/**
+ * The two roles of the poller task, least privilege:
+ * - the execution role (ECS itself): pull the image, write the log group, read the ACL secrets;
+ * - the task role (the poller): invoke exactly the mapped functions, use the offsets table, publish the
+ *   lag metric in its namespace only, send to the failure destinations.
+ */
+import {
+  type CfnIntrinsic,
+  type CfnResource,
+  type CfnString,
+  isCfnIntrinsic,
+  stackArn,
+} from './cfn-intrinsic.js';
+import { LAG_METRIC } from './poller-scaling.js';
+
+/** What the execution role must allow. */
+export interface ExecutionRoleNeeds {
+  /** The image: an ECR URI gets pull rights on its repository; other registries need none. */
+  readonly image: CfnString;
+  /** The log group's ARN (`Fn::GetAtt` Arn, which covers its streams). */
+  readonly logGroupArn: CfnIntrinsic;
+  /** Secrets Manager secrets (ARNs) read into ECS secrets. */
+  readonly secretArns: readonly CfnString[];
+  /** SSM parameter ARNs read into ECS secrets. */
+  readonly parameterArns: readonly CfnString[];
+  /** The KMS key that encrypts them, if customer managed. */
+  readonly kmsKeyArn: CfnString | undefined;
+}
+
+/** What the task role must allow. */
+export interface TaskRoleNeeds {
+  /** ARNs of the mapped functions (unqualified; `:*` is added for versions and aliases). */
+  readonly functionArns: readonly CfnIntrinsic[];
+  readonly tableArn: CfnString;
+  /** onFailure destinations: literal SQS/SNS ARNs, or intrinsics (service unknown until deploy). */
+  readonly failureDestinations: readonly CfnString[];
+}
+
+type Statement = Readonly<Record<string, unknown>>;
+
+const ECS_TASKS = 'ecs-tasks.amazonaws.com';
+/** `<account>.dkr.ecr.<region>.amazonaws.com[.cn]/<repository>[:tag|@digest]` */
+const ECR_IMAGE =
+  /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\/([a-z0-9._/-]+?)(:[\w.-]+|@sha256:[a-f0-9]{64})?$/;
+
+/**
+ * The execution role.
+ *
+ * @example
+ * ```ts
+ * const role = executionRole({ image: 'public.ecr.aws/x/poller:1', logGroupArn: { 'Fn::GetAtt': ['LogGroup', 'Arn'] },
+ *   secretArns: [], parameterArns: [], kmsKeyArn: undefined });
+ * ```
+ */
+export function executionRole(needs: ExecutionRoleNeeds): CfnResource {
+  const statements: Statement[] = [
+    {
+      Sid: 'WriteLogs',
+      Effect: 'Allow',
+      Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      Resource: needs.logGroupArn,
+    },
+    ...ecrStatements(needs.image),
+  ];
+  if (needs.secretArns.length > 0) {
+    statements.push({
+      Sid: 'ReadAclSecret',
+      Effect: 'Allow',
+      Action: 'secretsmanager:GetSecretValue',
+      Resource: [...needs.secretArns],
+    });
+  }
+  if (needs.parameterArns.length > 0) {
+    statements.push({
+      Sid: 'ReadAclParameters',
+      Effect: 'Allow',
+      Action: 'ssm:GetParameters',
+      Resource: [...needs.parameterArns],
+    });
+  }
+  if (needs.kmsKeyArn !== undefined) {
+    statements.push({ Sid: 'DecryptAcl', Effect: 'Allow', Action: 'kms:Decrypt', Resource: needs.kmsKeyArn });
+  }
+  return role(
+    'Pulls the image, writes the logs and reads the ACL secrets of the RocketMQ poller',
+    statements,
+    false,
+  );
+}
+
+/**
+ * The task role.
+ *
+ * @example
+ * ```ts
+ * const role = taskRole({ functionArns: [{ 'Fn::GetAtt': ['OrdersLambdaFunction', 'Arn'] }],
+ *   tableArn: { 'Fn::GetAtt': ['RocketMQOffsetsTable', 'Arn'] }, failureDestinations: [] });
+ * ```
+ */
+export function taskRole(needs: TaskRoleNeeds): CfnResource {
+  const statements: Statement[] = [
+    {
+      Sid: 'InvokeMappedFunctions',
+      Effect: 'Allow',
+      Action: 'lambda:InvokeFunction',
+      Resource: needs.functionArns.flatMap((arn) => [arn, { 'Fn::Sub': [`\${Arn}:*`, { Arn: arn }] }]),
+    },
+    {
+      Sid: 'Offsets',
+      Effect: 'Allow',
+      Action: [
+        'dynamodb:DescribeTable',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:Query',
+      ],
+      Resource: needs.tableArn,
+    },
+    {
+      Sid: 'PublishLagMetric',
+      Effect: 'Allow',
+      Action: 'cloudwatch:PutMetricData',
+      Resource: '*',
+      Condition: { StringEquals: { 'cloudwatch:namespace': LAG_METRIC.namespace } },
+    },
+    ...failureStatements(needs.failureDestinations),
+  ];
+  return role('Lets the RocketMQ poller invoke the mapped functions and keep its offsets', statements, true);
+}
+
+function failureStatements(destinations: readonly CfnString[]): Statement[] {
+  const queues: CfnString[] = [];
+  const topics: CfnString[] = [];
+  for (const destination of destinations) {
+    if (isCfnIntrinsic(destination)) {
+      // The service is known at deploy time only; each action applies to its own service's ARNs.
+      queues.push(destination);
+      topics.push(destination);
+    } else if (destination.split(':')[2] === 'sqs') {
+      queues.push(destination);
+    } else {
+      topics.push(destination);
+    }
+  }
+  const statements: Statement[] = [];
+  if (queues.length > 0) {
+    statements.push({
+      Sid: 'FailureQueues',
+      Effect: 'Allow',
+      Action: 'sqs:SendMessage',
+      Resource: unique(queues),
+    });
+  }
+  if (topics.length > 0) {
+    statements.push({
+      Sid: 'FailureTopics',
+      Effect: 'Allow',
+      Action: 'sns:Publish',
+      Resource: unique(topics),
+    });
+  }
+  return statements;
+}
+
+function ecrStatements(image: CfnString): Statement[] {
+  let repositoryArn: CfnString;
+  if (isCfnIntrinsic(image)) {
+    repositoryArn = '*';
+  } else {
+    const match = ECR_IMAGE.exec(image);
+    if (match === null) return [];
+    const [, account, region, china, repository] = match;
+    const partition = china === undefined ? 'aws' : 'aws-cn';
+    repositoryArn = `arn:${partition}:ecr:${region}:${account}:repository/${repository}`;
+  }
+  return [
+    { Sid: 'EcrLogin', Effect: 'Allow', Action: 'ecr:GetAuthorizationToken', Resource: '*' },
+    {
+      Sid: 'PullImage',
+      Effect: 'Allow',
+      Action: ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'],
+      Resource: repositoryArn,
+    },
+  ];
+}
+
+function role(
+  description: string,
+  statements: readonly Statement[],
+  confusedDeputyGuard: boolean,
+): CfnResource {
+  const assume: Record<string, unknown> = {
+    Effect: 'Allow',
+    Principal: { Service: ECS_TASKS },
+    Action: 'sts:AssumeRole',
+  };
+  if (confusedDeputyGuard) {
+    assume.Condition = {
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      ArnLike: { 'aws:SourceArn': stackArn('ecs', '*') },
+    };
+  }
+  return {
+    Type: 'AWS::IAM::Role',
+    Properties: {
+      Description: description,
+      AssumeRolePolicyDocument: { Version: '2012-10-17', Statement: [assume] },
+      Policies: [
+        {
+          PolicyName: 'rocketmq-poller',
+          PolicyDocument: { Version: '2012-10-17', Statement: [...statements] },
+        },
+      ],
+    },
+  };
+}
+
+/** Literal strings once each; intrinsics kept (compared by their JSON). */
+function unique(values: readonly CfnString[]): CfnString[] {
+  const seen = new Set<string>();
+  return values.filter((value) => {
+    const key = JSON.stringify(value);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,156 @@
+/**
+ * The poller's Fargate task definition and ECS service. The container runs the image's entrypoint
+ * (`rocketmq-lambda run`), which reads its config from {@link POLLER_CONFIG_ENV}; ACL credentials arrive
+ * as ECS secrets in the variables the config reads (`ROCKETMQ_ACCESS_KEY`, `ROCKETMQ_SECRET_KEY`).
+ */
+import type { CfnIntrinsic, CfnResource, CfnString } from './cfn-intrinsic.js';
+import { POLLER_CONTAINER_NAME } from './logical-ids.js';
+import { POLLER_CONFIG_ENV, type PollerConfigSub } from './poller-config-template.js';
+
+/** The poller's health check command (see infra/docker/Dockerfile): the heartbeat file is fresh. */
+export const POLLER_HEALTH_COMMAND = ['CMD', 'rocketmq-lambda', 'health'] as const;
+
+/**
+ * One ECS secret: an environment variable filled from Secrets Manager or SSM when the task starts.
+ *
+ * @example
+ * ```ts
+ * const secret: ContainerSecret = { Name: 'ROCKETMQ_ACCESS_KEY', ValueFrom: '/rocketmq/access-key' };
+ * ```
+ */
+export interface ContainerSecret {
+  readonly Name: string;
+  readonly ValueFrom: CfnString;
+}
+
+/**
+ * What the task definition needs.
+ *
+ * @example
+ * ```ts
+ * const options: TaskDefinitionOptions = { image: 'poller:1', cpu: 256, memory: 512, cpuArchitecture: 'X86_64',
+ *   config, secrets: [], logGroup: { Ref: 'RocketMQPollerLogGroup' }, logLevel: 'info', stopTimeoutSeconds: 120,
+ *   executionRoleArn: { 'Fn::GetAtt': ['RocketMQPollerExecutionRole', 'Arn'] }, taskRoleArn: { 'Fn::GetAtt': ['RocketMQPollerTaskRole', 'Arn'] } };
+ * ```
+ */
+export interface TaskDefinitionOptions {
+  readonly image: CfnString;
+  readonly cpu: number;
+  readonly memory: number;
+  readonly cpuArchitecture: 'X86_64' | 'ARM64';
+  readonly config: PollerConfigSub;
+  readonly secrets: readonly ContainerSecret[];
+  readonly logGroup: CfnIntrinsic;
+  readonly logLevel: string;
+  readonly stopTimeoutSeconds: number;
+  readonly executionRoleArn: CfnIntrinsic;
+  readonly taskRoleArn: CfnIntrinsic;
+}
+
+/**
+ * The Fargate task definition of the poller.
+ *
+ * @example
+ * ```ts
+ * template.Resources.RocketMQPollerTaskDefinition = pollerTaskDefinition(options);
+ * ```
+ */
+export function pollerTaskDefinition(options: TaskDefinitionOptions): CfnResource {
+  return {
+    Type: 'AWS::ECS::TaskDefinition',
+    Properties: {
+      RequiresCompatibilities: ['FARGATE'],
+      NetworkMode: 'awsvpc',
+      Cpu: String(options.cpu),
+      Memory: String(options.memory),
+      RuntimePlatform: { OperatingSystemFamily: 'LINUX', CpuArchitecture: options.cpuArchitecture },
+      ExecutionRoleArn: options.executionRoleArn,
+      TaskRoleArn: options.taskRoleArn,
+      ContainerDefinitions: [
+        {
+          Name: POLLER_CONTAINER_NAME,
+          Image: options.image,
+          Essential: true,
+          Environment: [
+            { Name: POLLER_CONFIG_ENV, Value: options.config },
+            { Name: 'AWS_REGION', Value: { Ref: 'AWS::Region' } },
+            { Name: 'LOG_LEVEL', Value: options.logLevel },
+          ],
+          ...(options.secrets.length > 0 ? { Secrets: [...options.secrets] } : {}),
+          LogConfiguration: {
+            LogDriver: 'awslogs',
+            Options: {
+              'awslogs-group': options.logGroup,
+              'awslogs-region': { Ref: 'AWS::Region' },
+              'awslogs-stream-prefix': 'poller',
+            },
+          },
+          HealthCheck: {
+            Command: [...POLLER_HEALTH_COMMAND],
+            Interval: 30,
+            Timeout: 5,
+            Retries: 3,
+            StartPeriod: 60,
+          },
+          StopTimeout: options.stopTimeoutSeconds,
+          LinuxParameters: { InitProcessEnabled: true },
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * What the service needs.
+ *
+ * @example
+ * ```ts
+ * const options: ServiceOptions = { cluster: { Ref: 'RocketMQPollerCluster' }, taskDefinitionLogicalId: 'RocketMQPollerTaskDefinition',
+ *   desiredCount: 1, subnetIds: ['subnet-1'], securityGroupIds: undefined, assignPublicIp: false };
+ * ```
+ */
+export interface ServiceOptions {
+  readonly cluster: CfnString;
+  readonly taskDefinitionLogicalId: string;
+  readonly desiredCount: number;
+  readonly subnetIds: readonly CfnString[];
+  readonly securityGroupIds: readonly CfnString[] | undefined;
+  readonly assignPublicIp: boolean;
+}
+
+/**
+ * The ECS service running the poller tasks. Rolling deployments start new tasks before stopping old
+ * ones (RocketMQ's rebalance hands the queues over) and roll back when new tasks keep failing.
+ *
+ * @example
+ * ```ts
+ * template.Resources.RocketMQPollerService = pollerService(options);
+ * ```
+ */
+export function pollerService(options: ServiceOptions): CfnResource {
+  return {
+    Type: 'AWS::ECS::Service',
+    Properties: {
+      Cluster: options.cluster,
+      LaunchType: 'FARGATE',
+      TaskDefinition: { Ref: options.taskDefinitionLogicalId },
+      DesiredCount: options.desiredCount,
+      DeploymentConfiguration: {
+        MinimumHealthyPercent: 100,
+        MaximumPercent: 200,
+        DeploymentCircuitBreaker: { Enable: true, Rollback: true },
+      },
+      NetworkConfiguration: {
+        AwsvpcConfiguration: {
+          Subnets: [...options.subnetIds],
+          ...(options.securityGroupIds === undefined
+            ? {}
+            : { SecurityGroups: [...options.securityGroupIds] }),
+          AssignPublicIp: options.assignPublicIp ? 'ENABLED' : 'DISABLED',
+        },
+      },
+      PropagateTags: 'SERVICE',
+      EnableECSManagedTags: true,
+    },
+  };
+}

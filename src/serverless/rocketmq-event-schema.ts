@@ -1,0 +1,133 @@
+/**
+ * The `rocketmq` event of a function in serverless.yml: one event source mapping (topic → this function).
+ * A closed schema: a key not listed is an error. Durations are in seconds, as in AWS's own event source
+ * mappings (`maximumBatchingWindow`, `maxRecordAge`); the plugin converts them for the poller.
+ *
+ * ```yaml
+ * functions:
+ *   orders:
+ *     handler: src/orders.handler
+ *     events:
+ *       - rocketmq:
+ *           topic: Orders
+ *           consumerGroup: orders-fn
+ *           filter: "TagA || TagB"
+ *           batchSize: 50
+ * ```
+ */
+import { z } from 'zod';
+import { cfnIntrinsicSchema } from './cfn-intrinsic.js';
+
+/** RocketMQ's topic and group name characters (`TopicValidator`). */
+const RESOURCE_NAME = /^[%|a-zA-Z0-9_-]+$/;
+/** An ISO 8601 date, or date-time with a zone (what the poller's config accepts). */
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+/** An SQS queue or SNS topic ARN. */
+export const FAILURE_DESTINATION_ARN =
+  /^arn:aws[a-zA-Z-]*:(sqs|sns):[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]{1,256}$/;
+
+/** The limits of `maxRecordAge`, in seconds, as AWS's stream event source mappings (-1: no limit). */
+export const MAX_RECORD_AGE_LIMITS = { noLimit: -1, min: 60, max: 604_800 } as const;
+
+const int = (min: number, max: number, description: string) =>
+  z.number().int().min(min).max(max).optional().meta({ description });
+
+/**
+ * The schema of one `rocketmq` event.
+ *
+ * @example
+ * ```ts
+ * rocketmqEventSchema.safeParse({ topic: 'Orders', consumerGroup: 'orders-fn' }).success; // => true
+ * ```
+ */
+export const rocketmqEventSchema = z.strictObject({
+  topic: z
+    .string()
+    .regex(RESOURCE_NAME, { error: 'must be a RocketMQ topic name (A-Z a-z 0-9 _ - % |)' })
+    .max(127)
+    .meta({ description: 'The topic to consume.' }),
+  consumerGroup: z
+    .string()
+    .regex(RESOURCE_NAME, { error: 'must be a RocketMQ group name (A-Z a-z 0-9 _ - % |)' })
+    .max(255)
+    .meta({ description: 'The consumer group; its offsets live in the offsets table. One event per group.' }),
+  filter: z
+    .union(
+      [
+        z.string().min(1).meta({ description: 'A tag expression: "*", "TagA || TagB".' }),
+        z.strictObject({
+          sql: z.string().trim().min(1).meta({ description: 'An SQL92 expression over message properties.' }),
+        }),
+      ],
+      { error: 'must be a tag expression ("*", "TagA || TagB") or { sql: "..." }' },
+    )
+    .optional()
+    .meta({ description: 'A tag expression, or { sql: "a > 5" } (default "*").' }),
+  batchSize: int(1, 10_000, 'Most messages per invoke (default 100).'),
+  maximumBatchingWindow: int(0, 300, 'Seconds a batch may wait to fill (default 0).'),
+  startingPosition: z
+    .enum(['LATEST', 'TRIM_HORIZON', 'AT_TIMESTAMP'])
+    .optional()
+    .meta({ description: 'Where a queue without a stored offset starts (default LATEST).' }),
+  startingPositionTimestamp: z
+    .union(
+      [
+        z.number().min(0),
+        z.string().regex(ISO_TIMESTAMP, { error: 'must be an ISO 8601 date-time with a zone' }),
+      ],
+      { error: 'must be Unix time in seconds or an ISO 8601 date-time such as 2025-01-31T12:00:00Z' },
+    )
+    .optional()
+    .meta({ description: 'With AT_TIMESTAMP: Unix time in seconds, or an ISO 8601 date-time.' }),
+  orderly: z
+    .boolean()
+    .optional()
+    .meta({ description: 'Orderly consumption: one batch per queue at a time, in queue order.' }),
+  orderlyFailure: z
+    .enum(['skip', 'block'])
+    .optional()
+    .meta({ description: 'Orderly, after maxReconsumeTimes: skip to the DLQ, or block (default skip).' }),
+  maxConcurrency: int(1, 1000, 'Most batches in flight at once per poller task.'),
+  maxReconsumeTimes: int(0, 10_000, 'Deliveries after the first before a message goes to %DLQ%<group>.'),
+  maxRecordAge: int(
+    MAX_RECORD_AGE_LIMITS.noLimit,
+    MAX_RECORD_AGE_LIMITS.max,
+    'Seconds: older messages go to the failure path without an invoke; -1 (default) for no limit.',
+  ),
+  bisectBatchOnError: z
+    .boolean()
+    .optional()
+    .meta({ description: 'Split a failed batch in two and retry the halves before counting a retry.' }),
+  onFailure: z
+    .union(
+      [
+        z.string().regex(FAILURE_DESTINATION_ARN, { error: 'must be an SQS queue ARN or SNS topic ARN' }),
+        cfnIntrinsicSchema,
+      ],
+      {
+        error:
+          'must be an SQS queue or SNS topic ARN, or Ref / Fn::GetAtt / Fn::ImportValue / Fn::Sub / Fn::Join',
+      },
+    )
+    .optional()
+    .meta({
+      description: 'An SQS queue or SNS topic that receives a record of messages that failed for good.',
+    }),
+  messageModel: z.enum(['CLUSTERING', 'BROADCASTING']).optional().meta({
+    description:
+      'CLUSTERING shares the queues among the poller tasks; BROADCASTING gives each every message.',
+  }),
+  enabled: z.boolean().optional().meta({
+    description: 'false: no poller reads this mapping; its offsets stay in the table (default true).',
+  }),
+});
+
+/**
+ * One `rocketmq` event as the schema accepts it.
+ *
+ * @example
+ * ```ts
+ * const event: RocketMQEventOptions = { topic: 'Orders', consumerGroup: 'orders-fn', batchSize: 10 };
+ * ```
+ */
+export type RocketMQEventOptions = z.output<typeof rocketmqEventSchema>;

@@ -1,0 +1,251 @@
+/**
+ * Validation of the plugin's configuration: the zod schemas plus the rules that span keys, as problem
+ * lines that name the key path in serverless.yml (`functions.orders.events[0].rocketmq.batchSize: ...`).
+ * The wording of type and range problems is the poller config's own (`config-issues.ts`).
+ */
+import { z } from 'zod';
+import { problemsOfIssues } from '../config/config-issues.js';
+import { type KeyPath, problemLine } from '../config/config-problem.js';
+import { RocketMQError } from '../protocol/errors.js';
+import { buildSubscriptionData } from '../protocol/subscription.js';
+import {
+  CUSTOM_DEFAULTS,
+  FARGATE_SIZES,
+  LOG_RETENTION_DAYS,
+  type RocketMQCustomOptions,
+} from './rocketmq-custom-schema.js';
+import { MAX_RECORD_AGE_LIMITS, type RocketMQEventOptions } from './rocketmq-event-schema.js';
+
+/** A path no run-config key starts with, so the shared wording never suggests run-config keys. */
+const DETACHED = '\u0000';
+
+/**
+ * The result of {@link validateWith}: the parsed value, or problem lines.
+ *
+ * @example
+ * ```ts
+ * const checked: Checked<number> = { ok: false, problems: ['batchSize: must be ≤ 10000, got 20000'] };
+ * ```
+ */
+export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+
+/**
+ * Parses `value` with `schema`; problems are lines under `basePath`, unknown keys with a "did you mean"
+ * from the schema's own keys.
+ *
+ * @example
+ * ```ts
+ * validateWith(rocketmqEventSchema, { topic: 'T', consumerGroup: 'g', batchsize: 5 }, ['functions', 'f', 'events', 0, 'rocketmq']);
+ * // => { ok: false, problems: ['functions.f.events[0].rocketmq.batchsize: unknown key (did you mean batchSize?)'] }
+ * ```
+ */
+export function validateWith<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  basePath: KeyPath,
+): Checked<z.output<S>> {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return { ok: true, value: result.data };
+  const root = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonNode;
+  const problems = problemsOfIssues(result.error.issues, [DETACHED]).map((problem) => {
+    const path = problem.path.slice(1);
+    const message = problem.message === 'unknown key' ? unknownKeyMessage(root, path) : problem.message;
+    return problemLine({ path: [...basePath, ...path], message });
+  });
+  return { ok: false, problems: [...new Set(problems)] };
+}
+
+/**
+ * The cross-key problems of one event (it passed the schema), as lines under `basePath`.
+ *
+ * @example
+ * ```ts
+ * eventRuleProblems({ topic: 'T', consumerGroup: 'g', startingPosition: 'AT_TIMESTAMP' }, ['e']);
+ * // => ['e.startingPositionTimestamp: required when startingPosition is AT_TIMESTAMP']
+ * ```
+ */
+export function eventRuleProblems(event: RocketMQEventOptions, basePath: KeyPath): string[] {
+  const at = (key: string, message: string) => problemLine({ path: [...basePath, key], message });
+  const problems: string[] = [];
+  const position = event.startingPosition;
+  const timestamp = event.startingPositionTimestamp;
+  if (position === 'AT_TIMESTAMP' && timestamp === undefined) {
+    problems.push(at('startingPositionTimestamp', 'required when startingPosition is AT_TIMESTAMP'));
+  }
+  if (timestamp !== undefined && position !== 'AT_TIMESTAMP') {
+    problems.push(
+      at(
+        'startingPositionTimestamp',
+        `only used when startingPosition is AT_TIMESTAMP (it is ${position ?? 'LATEST, the default'})`,
+      ),
+    );
+  }
+  if (typeof timestamp === 'string' && Number.isNaN(Date.parse(timestamp))) {
+    problems.push(at('startingPositionTimestamp', `${JSON.stringify(timestamp)} is not a valid date`));
+  }
+  if (typeof timestamp === 'number' && timestamp > 99_999_999_999) {
+    problems.push(at('startingPositionTimestamp', 'is Unix time in seconds (this looks like milliseconds)'));
+  }
+  if (event.orderlyFailure !== undefined && event.orderly !== true) {
+    problems.push(at('orderlyFailure', 'only used when orderly is true'));
+  }
+  const age = event.maxRecordAge;
+  if (age !== undefined && age !== MAX_RECORD_AGE_LIMITS.noLimit && age < MAX_RECORD_AGE_LIMITS.min) {
+    problems.push(
+      at(
+        'maxRecordAge',
+        `must be -1 (no limit) or ${MAX_RECORD_AGE_LIMITS.min}–${MAX_RECORD_AGE_LIMITS.max} seconds, got ${age}`,
+      ),
+    );
+  }
+  if (typeof event.filter === 'string') {
+    try {
+      buildSubscriptionData(event.topic, event.filter, 'TAG', 0);
+    } catch (error) {
+      if (!(error instanceof RocketMQError)) throw error;
+      problems.push(
+        at('filter', `tag expression ${JSON.stringify(event.filter)} names no tag (use "*" for all)`),
+      );
+    }
+  }
+  return problems;
+}
+
+/**
+ * The cross-key problems of `custom.rocketmq` (it passed the schema), as lines under `basePath`.
+ *
+ * @example
+ * ```ts
+ * customRuleProblems({ nameServers: 'ns:9876', image: 'i', vpc: { subnetIds: ['s'] }, cpu: 300 }, ['custom', 'rocketmq']);
+ * // => ['custom.rocketmq.cpu: must be one of 256, 512, 1024, 2048, 4096, 8192, 16384, got 300']
+ * ```
+ */
+export function customRuleProblems(custom: RocketMQCustomOptions, basePath: KeyPath): string[] {
+  const at = (path: KeyPath, message: string) => problemLine({ path: [...basePath, ...path], message });
+  const problems: string[] = [];
+  const acl = custom.acl;
+  if (acl !== undefined) {
+    const fromSecret = acl.secretArn !== undefined;
+    const fromParameters = acl.accessKeyParameter !== undefined || acl.secretKeyParameter !== undefined;
+    if (fromSecret && fromParameters) {
+      problems.push(at(['acl'], 'use either secretArn or accessKeyParameter + secretKeyParameter, not both'));
+    } else if (!fromSecret && !fromParameters) {
+      problems.push(at(['acl'], 'needs secretArn, or accessKeyParameter + secretKeyParameter'));
+    } else if (fromParameters) {
+      if (acl.accessKeyParameter === undefined)
+        problems.push(at(['acl', 'accessKeyParameter'], 'required with secretKeyParameter'));
+      if (acl.secretKeyParameter === undefined)
+        problems.push(at(['acl', 'secretKeyParameter'], 'required with accessKeyParameter'));
+    }
+  }
+  if (custom.cpu !== undefined || custom.memory !== undefined)
+    problems.push(...fargateSizeProblems(custom, at));
+  const desired = custom.desiredCount;
+  const min = custom.minCount;
+  const max = custom.maxCount;
+  if (min !== undefined && max !== undefined && min > max) {
+    problems.push(at(['minCount'], `must be ≤ maxCount (${max}), got ${min}`));
+  }
+  if (desired !== undefined && min !== undefined && desired < min) {
+    problems.push(at(['desiredCount'], `must be ≥ minCount (${min}), got ${desired}`));
+  }
+  if (desired !== undefined && max !== undefined && desired > max) {
+    problems.push(at(['desiredCount'], `must be ≤ maxCount (${max}), got ${desired}`));
+  }
+  if (max !== undefined && min === undefined && desired === 0) {
+    problems.push(
+      at(['desiredCount'], 'must be ≥ 1 with autoscaling (no task publishes lag, so none would start)'),
+    );
+  }
+  if (custom.targetLagPerTask !== undefined && (max === undefined || max <= (min ?? desired ?? 1))) {
+    problems.push(at(['targetLagPerTask'], 'only used with autoscaling (maxCount above minCount)'));
+  }
+  const table = custom.offsetsTable;
+  if (table?.existing !== undefined) {
+    if (table.name !== undefined)
+      problems.push(at(['offsetsTable', 'name'], 'only used for a new table (not with existing)'));
+    if (table.retain !== undefined)
+      problems.push(at(['offsetsTable', 'retain'], 'only used for a new table (not with existing)'));
+  }
+  const retention = custom.logRetentionInDays;
+  if (retention !== undefined && !(LOG_RETENTION_DAYS as readonly number[]).includes(retention)) {
+    problems.push(
+      at(['logRetentionInDays'], `must be one of ${LOG_RETENTION_DAYS.join(', ')}, got ${retention}`),
+    );
+  }
+  return problems;
+}
+
+function fargateSizeProblems(
+  custom: RocketMQCustomOptions,
+  at: (path: KeyPath, message: string) => string,
+): string[] {
+  const cpu = custom.cpu ?? CUSTOM_DEFAULTS.cpu;
+  const sizes = FARGATE_SIZES[cpu];
+  if (sizes === undefined) {
+    return [at(['cpu'], `must be one of ${Object.keys(FARGATE_SIZES).join(', ')}, got ${cpu}`)];
+  }
+  const memory = custom.memory ?? sizes.memoryMiB[0];
+  if (memory !== undefined && sizes.memoryMiB.includes(memory)) return [];
+  return [at(['memory'], `with cpu ${cpu} must be ${sizes.words} (MiB), got ${String(memory)}`)];
+}
+
+/** A JSON Schema node, as far as the key suggestions read it. */
+interface JsonNode {
+  readonly properties?: Readonly<Record<string, JsonNode>>;
+  readonly items?: JsonNode;
+  readonly anyOf?: readonly JsonNode[];
+}
+
+function unknownKeyMessage(root: JsonNode, path: KeyPath): string {
+  const key = path[path.length - 1];
+  if (typeof key !== 'string') return 'unknown key';
+  const known = knownKeys(root, path.slice(0, -1));
+  const suggestion = closestKey(key, known);
+  return suggestion === undefined ? 'unknown key' : `unknown key (did you mean ${suggestion}?)`;
+}
+
+function knownKeys(root: JsonNode, path: KeyPath): string[] {
+  let nodes: JsonNode[] = [root];
+  for (const part of path) {
+    nodes = nodes.flatMap(expand).flatMap((node) => {
+      const child = typeof part === 'number' ? node.items : node.properties?.[part];
+      return child === undefined ? [] : [child];
+    });
+  }
+  return [...new Set(nodes.flatMap(expand).flatMap((node) => Object.keys(node.properties ?? {})))];
+}
+
+function expand(node: JsonNode): JsonNode[] {
+  return [node, ...(node.anyOf ?? []).flatMap(expand)];
+}
+
+/** A known key equal but for case, or within two edits (a third of the key's length, at least one). */
+function closestKey(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const sameCase = known.find((candidate) => candidate.toLowerCase() === lower);
+  if (sameCase !== undefined) return sameCase;
+  const limit = Math.min(2, Math.max(1, Math.floor(key.length / 3)));
+  let best: { key: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(lower, candidate.toLowerCase());
+    if (distance <= limit && (best === undefined || distance < best.distance))
+      best = { key: candidate, distance };
+  }
+  return best?.key;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current.push(
+        Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}

@@ -1,0 +1,148 @@
+/**
+ * Runs `serverless package` (osls, the Serverless Framework v3 line) on a copy of a fixture service in a
+ * temp directory, with the plugin installed there as the package `rocketmq-lambda` whose `./serverless`
+ * export loads this checkout's TypeScript source (through tsx). Dummy AWS credentials and region; no
+ * network is needed (and proxies pointing nowhere make any attempt fail fast rather than hang).
+ */
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The repository root. */
+export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
+/** The plugin tests' fixture services. */
+export const FIXTURES_DIR = path.join(REPO_ROOT, 'test/fixtures/serverless');
+
+const SERVERLESS_BIN = path.join(REPO_ROOT, 'node_modules/serverless/bin/serverless.js');
+const TSX_CJS_API = path.join(REPO_ROOT, 'node_modules/tsx/dist/cjs/api/index.cjs');
+const PLUGIN_SOURCE = path.join(REPO_ROOT, 'src/serverless/index.ts');
+
+/**
+ * A compiled CloudFormation template (the parts the tests read).
+ *
+ * @example
+ * ```ts
+ * const type = result.template?.Resources.RocketMQOffsetsTable?.Type;
+ * ```
+ */
+export interface Template {
+  Resources: Record<string, { Type: string; Properties?: Record<string, unknown>; [key: string]: unknown }>;
+  Outputs?: Record<string, { Value: unknown }>;
+}
+
+/**
+ * The outcome of one `serverless package`.
+ *
+ * @example
+ * ```ts
+ * const result: PackageResult = await packageFixture('minimal');
+ * ```
+ */
+export interface PackageResult {
+  readonly fixture: string;
+  readonly exitCode: number;
+  /** stdout and stderr together (osls writes its errors to either). */
+  readonly output: string;
+  readonly durationMs: number;
+  /** `.serverless/cloudformation-template-update-stack.json`, when the command produced it. */
+  readonly templateFile: string | undefined;
+  readonly template: Template | undefined;
+  /** Removes the temp copy. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Copies fixture `name` to a temp directory, installs the plugin shim, and runs `serverless package
+ * --stage test` there.
+ *
+ * @example
+ * ```ts
+ * const result = await packageFixture('minimal');
+ * try { expect(result.exitCode).toBe(0) } finally { await result.cleanup() }
+ * ```
+ */
+export async function packageFixture(name: string): Promise<PackageResult> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), `rmq-sls-${name}-`));
+  await cp(path.join(FIXTURES_DIR, name), dir, { recursive: true });
+  const shim = path.join(dir, 'node_modules', 'rocketmq-lambda');
+  await mkdir(shim, { recursive: true });
+  await writeFile(
+    path.join(shim, 'package.json'),
+    JSON.stringify({
+      name: 'rocketmq-lambda',
+      version: '0.0.0-test',
+      exports: { './serverless': { default: './serverless.cjs' } },
+    }),
+  );
+  await writeFile(
+    path.join(shim, 'serverless.cjs'),
+    [
+      `const { require: tsxRequire } = require(${JSON.stringify(TSX_CJS_API)});`,
+      `module.exports = tsxRequire(${JSON.stringify(PLUGIN_SOURCE)}, __filename);`,
+      '',
+    ].join('\n'),
+  );
+  const startedAt = Date.now();
+  const { exitCode, output } = await runServerless(dir, ['package', '--stage', 'test']);
+  const durationMs = Date.now() - startedAt;
+  const templateFile = path.join(dir, '.serverless', 'cloudformation-template-update-stack.json');
+  let template: Template | undefined;
+  try {
+    template = JSON.parse(await readFile(templateFile, 'utf8')) as Template;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return {
+    fixture: name,
+    exitCode,
+    output,
+    durationMs,
+    templateFile: template === undefined ? undefined : templateFile,
+    template,
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+function runServerless(cwd: string, args: readonly string[]): Promise<{ exitCode: number; output: string }> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    AWS_REGION: 'eu-west-1',
+    AWS_DEFAULT_REGION: 'eu-west-1',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    HTTP_PROXY: 'http://127.0.0.1:9',
+    HTTPS_PROXY: 'http://127.0.0.1:9',
+    NO_PROXY: '',
+    SLS_TELEMETRY_DISABLED: '1',
+    SLS_NOTIFICATIONS_MODE: 'off',
+    SLS_SCHEMA_CACHE_BASE_DIR: path.join(os.tmpdir(), 'rocketmq-lambda-osls-cache'),
+    FORCE_COLOR: '0',
+    NO_COLOR: '1',
+  };
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [SERVERLESS_BIN, ...args],
+      { cwd, env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const output = `${stdout}${stderr}`;
+        if (error === null) {
+          resolve({ exitCode: 0, output });
+          return;
+        }
+        if (typeof error.code === 'number') {
+          resolve({ exitCode: error.code, output });
+          return;
+        }
+        reject(
+          new Error(`serverless ${args.join(' ')} did not finish: ${error.message}\n${output}`, {
+            cause: error,
+          }),
+        );
+      },
+    );
+  });
+}
