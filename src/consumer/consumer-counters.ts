@@ -43,6 +43,10 @@ export interface ConsumerCounters {
   expiredMessages: number;
   /** Batches whose result was ignored (queue dropped or shutdown abort). */
   discardedResults: number;
+  /** Orderly: queue lock requests refused or failed (assignment, re-lock, retry). */
+  lockFailures: number;
+  /** Orderly `block`: retries of a message that is past maxReconsumeTimes. */
+  blockedRetries: number;
 }
 
 /**
@@ -75,6 +79,8 @@ export function newConsumerCounters(): ConsumerCounters {
     droppedFailures: 0,
     expiredMessages: 0,
     discardedResults: 0,
+    lockFailures: 0,
+    blockedRetries: 0,
   };
 }
 

@@ -77,6 +77,8 @@ export interface ConsumerOptions {
   pullDelayOnErrorMs?: number | undefined;
   /** Delay before resubmitting messages whose send-back failed. @default 5000 */
   localRetryDelayMs?: number | undefined;
+  /** Orderly: pause of a queue after a failed batch before it is consumed again, 10..30,000 ms. @default 1000 */
+  suspendCurrentQueueTimeMs?: number | undefined;
   /** How long stop() waits for in-flight batches. @default 30000 */
   shutdownTimeoutMs?: number | undefined;
 }
@@ -111,6 +113,7 @@ export interface NormalizedConsumerOptions {
   readonly pullTimeoutMs: number;
   readonly pullDelayOnErrorMs: number;
   readonly localRetryDelayMs: number;
+  readonly suspendCurrentQueueTimeMs: number;
   readonly shutdownTimeoutMs: number;
   /** `%RETRY%<group>`. */
   readonly retryTopic: string;
@@ -143,6 +146,7 @@ export const CONSUMER_DEFAULTS = {
   pullTimeoutMs: 30_000,
   pullDelayOnErrorMs: 3000,
   localRetryDelayMs: 5000,
+  suspendCurrentQueueTimeMs: 1000,
   shutdownTimeoutMs: 30_000,
 } as const;
 
@@ -282,6 +286,13 @@ export function normalizeConsumerOptions(input: ConsumerOptions): NormalizedCons
     pullTimeoutMs,
     pullDelayOnErrorMs: int('pullDelayOnErrorMs', input.pullDelayOnErrorMs, d.pullDelayOnErrorMs, 1, 600_000),
     localRetryDelayMs: int('localRetryDelayMs', input.localRetryDelayMs, d.localRetryDelayMs, 1, 600_000),
+    suspendCurrentQueueTimeMs: int(
+      'suspendCurrentQueueTimeMs',
+      input.suspendCurrentQueueTimeMs,
+      d.suspendCurrentQueueTimeMs,
+      10,
+      30_000,
+    ),
     shutdownTimeoutMs: int('shutdownTimeoutMs', input.shutdownTimeoutMs, d.shutdownTimeoutMs, 0, 3_600_000),
     retryTopic: retryTopicOf(consumerGroup),
   };

@@ -10,10 +10,10 @@ import type { HeartbeatSubscription } from '../protocol/bodies.js';
 import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscription.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { ConsumeConcurrentlyService } from './consume-concurrently-service.js';
+import { ConsumeOrderlyService } from './consume-orderly-service.js';
 import type { ConsumeService, ConsumeServiceFactory } from './consume-service.js';
 import type { ConsumerClient } from './consumer-client.js';
 import { type ConsumerCounters, newConsumerCounters, snapshotCounters } from './consumer-counters.js';
-import { ConsumerOptionsError } from './consumer-errors.js';
 import { ConsumerHeartbeat } from './consumer-heartbeat.js';
 import {
   type ConsumerOptions,
@@ -41,7 +41,7 @@ export interface ConsumerRuntimeDeps {
   offsetStore: OffsetStore;
   listener: MessageListener;
   logger?: Logger | undefined;
-  /** Builds the consume service; default: concurrent. Orderly mappings need one. */
+  /** Builds the consume service; default: {@link ConsumeOrderlyService} when `orderly`, else concurrent. */
   consumeServiceFactory?: ConsumeServiceFactory | undefined;
 }
 
@@ -83,9 +83,6 @@ export class ConsumerRuntime {
   constructor(options: ConsumerOptions, deps: ConsumerRuntimeDeps) {
     this.options = normalizeConsumerOptions(options);
     const o = this.options;
-    if (o.orderly && deps.consumeServiceFactory === undefined) {
-      throw new ConsumerOptionsError('orderly', 'needs an orderly consume service (consumeServiceFactory)');
-    }
     this.client = deps.client;
     this.offsetStore = deps.offsetStore;
     this.log = componentLogger('consumer.runtime', deps.logger).child({
@@ -112,7 +109,11 @@ export class ConsumerRuntime {
       subscriptions: this.subscriptions,
       log: this.log,
     });
-    const factory = deps.consumeServiceFactory ?? ((context) => new ConsumeConcurrentlyService(context));
+    const factory: ConsumeServiceFactory =
+      deps.consumeServiceFactory ??
+      (o.orderly
+        ? (context) => new ConsumeOrderlyService(context)
+        : (context) => new ConsumeConcurrentlyService(context));
     this.consumeService = factory({
       options: o,
       client: deps.client,
