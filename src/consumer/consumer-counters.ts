@@ -15,6 +15,8 @@ export interface ConsumerCounters {
   pullErrors: number;
   /** Pull bodies with a record that could not be decoded. */
   decodeErrors: number;
+  /** Undecodable records handed to the DLQ by their commit-log offset. */
+  undecodableDeadLettered: number;
   /** Pulls postponed because a queue held too many messages. */
   flowControlCountPauses: number;
   /** Pulls postponed because a queue held too many body bytes. */
@@ -65,6 +67,7 @@ export function newConsumerCounters(): ConsumerCounters {
     filteredMessages: 0,
     pullErrors: 0,
     decodeErrors: 0,
+    undecodableDeadLettered: 0,
     flowControlCountPauses: 0,
     flowControlBytesPauses: 0,
     flowControlSpanPauses: 0,

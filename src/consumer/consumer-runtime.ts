@@ -164,6 +164,10 @@ export class ConsumerRuntime {
             },
             onNeedsRebalance: () => this.heartbeatSoon(),
             resolveStartOffset: (queue) => startOffsets.startOffset(queue),
+            deadLetterUndecodable:
+              o.messageModel === 'CLUSTERING'
+                ? (queue, physicalOffset) => sendBack.deadLetterByOffset(queue, physicalOffset)
+                : undefined,
           },
           startOffset,
         ),

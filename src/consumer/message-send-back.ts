@@ -55,4 +55,25 @@ export class MessageSendBack {
       bname: queue.brokerName,
     });
   }
+
+  /**
+   * Sends the message stored at commit-log offset `physicalOffset` straight to `%DLQ%<group>` (delay level
+   * −1). Used for records we cannot decode: the broker reads them from its own commit log.
+   */
+  async deadLetterByOffset(queue: MessageQueue, physicalOffset: number): Promise<void> {
+    const address = this.options.masterAddress(queue.brokerName);
+    if (address === undefined) {
+      throw new RocketMQError(`no master address known for broker ${queue.brokerName}`, { retriable: true });
+    }
+    await this.options.broker.consumerSendMsgBack(address, {
+      offset: physicalOffset,
+      group: this.options.consumerGroup,
+      delayLevel: -1,
+      // The 5.3.3 broker dereferences originTopic unconditionally (NullPointerException without it).
+      originTopic: queue.topic,
+      unitMode: false,
+      maxReconsumeTimes: this.options.maxReconsumeTimes,
+      bname: queue.brokerName,
+    });
+  }
 }

@@ -12,6 +12,8 @@
 import { BrokerError } from '../client/broker-error.js';
 import type { PullResult } from '../client/pull-result.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
+import type { ProtocolError } from '../protocol/errors.js';
+import { MessageDecodeError } from '../protocol/message-decoder.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { buildPullSysFlag } from '../protocol/pull-sys-flag.js';
 import { ResponseCode } from '../protocol/response-code.js';
@@ -50,6 +52,12 @@ export interface PullLoopOptions {
   onNeedsRebalance: () => void;
   /** Orderly: where to start after the lock was obtained (re-reads the store). */
   resolveStartOffset: (queue: MessageQueue) => Promise<number>;
+  /**
+   * Hands a record we cannot decode (but whose queue and commit-log offsets are known) to the DLQ; the
+   * broker looks it up by its commit-log offset. Resolves once the broker has it; rejects to keep the
+   * queue where it is and try again later. Absent (broadcasting): the record stays and is retried.
+   */
+  deadLetterUndecodable?: ((queue: MessageQueue, physicalOffset: number) => Promise<void>) | undefined;
 }
 
 /**
@@ -206,6 +214,31 @@ export class PullLoop {
     ]);
   }
 
+  /**
+   * Sends an undecodable record to the DLQ when its position is known; true once the broker has it.
+   * A record whose position is unknown (its size or header is corrupt) cannot be addressed and stays.
+   */
+  private async deadLetter(error: ProtocolError): Promise<number | undefined> {
+    const { deadLetterUndecodable, counters, log } = this.o;
+    if (!(error instanceof MessageDecodeError) || deadLetterUndecodable === undefined) return undefined;
+    if (error.queueOffset === undefined || error.physicalOffset === undefined) return undefined;
+    try {
+      await deadLetterUndecodable(this.queue, error.physicalOffset);
+    } catch (sendError) {
+      log.error(
+        { err: sendError, decodeError: error, queue: this.queue },
+        'undecodable message: DLQ hand-off failed',
+      );
+      return undefined;
+    }
+    counters.undecodableDeadLettered++;
+    log.error(
+      { err: error, queue: this.queue, queueOffset: error.queueOffset, physicalOffset: error.physicalOffset },
+      'undecodable message sent to the DLQ',
+    );
+    return error.queueOffset + 1;
+  }
+
   /** Applies a pull result; returns the delay before the next pull, or −1 to end the loop. */
   private async onResult(result: PullResult): Promise<number> {
     const { processQueue: pq, counters, log, subscription } = this.o;
@@ -221,15 +254,20 @@ export class PullLoop {
         let next = result.nextBeginOffset;
         let delayMs = 0;
         if (result.decodeError !== undefined) {
-          // Skipping an undecodable record would lose it: stay just after the last good one and retry.
           counters.decodeErrors++;
           const last = result.messages[result.messages.length - 1];
           next = last === undefined ? this.offset : last.queueOffset + 1;
-          delayMs = this.o.options.pullDelayOnErrorMs;
-          log.error(
-            { err: result.decodeError, queue: this.queue, offset: next },
-            'undecodable message, retrying',
-          );
+          const skipTo = await this.deadLetter(result.decodeError);
+          if (skipTo !== undefined) {
+            next = skipTo;
+          } else {
+            // Skipping an undecodable record would lose it: stay just after the last good one and retry.
+            delayMs = this.o.options.pullDelayOnErrorMs;
+            log.error(
+              { err: result.decodeError, queue: this.queue, offset: next },
+              'undecodable message, retrying',
+            );
+          }
         }
         if (kept.length > 0) {
           const { added, dispatchToConsume } = pq.putMessages(kept);

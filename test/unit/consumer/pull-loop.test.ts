@@ -4,9 +4,10 @@ import type { PullResult } from '../../../src/client/pull-result.js';
 import { newConsumerCounters } from '../../../src/consumer/consumer-counters.js';
 import type { ConsumerOptions } from '../../../src/consumer/consumer-options.js';
 import { ProcessQueue } from '../../../src/consumer/process-queue.js';
-import { PullLoop } from '../../../src/consumer/pull-loop.js';
+import { PullLoop, type PullLoopOptions } from '../../../src/consumer/pull-loop.js';
 import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
 import type { PullMessageRequestHeader } from '../../../src/protocol/headers.js';
+import { MessageDecodeError } from '../../../src/protocol/message-decoder.js';
 import { ResponseCode } from '../../../src/protocol/response-code.js';
 import { buildSubscriptionData } from '../../../src/protocol/subscription.js';
 import { rootLogger } from '../../../src/util/logger.js';
@@ -15,7 +16,12 @@ import { msg, options, queueA } from './fakes.js';
 type Step = PullResult | Error;
 const bounds = { minOffset: 0, maxOffset: 100, suggestWhichBrokerId: 0 };
 
-function setup(steps: Step[], overrides: Partial<ConsumerOptions> = {}, expression = '*') {
+function setup(
+  steps: Step[],
+  overrides: Partial<ConsumerOptions> = {},
+  expression = '*',
+  deadLetterUndecodable?: PullLoopOptions['deadLetterUndecodable'],
+) {
   const pulls: { address: string; header: PullMessageRequestHeader }[] = [];
   const pending: Step[] = [...steps];
   const processQueue = new ProcessQueue(queueA);
@@ -50,6 +56,7 @@ function setup(steps: Step[], overrides: Partial<ConsumerOptions> = {}, expressi
         rebalanceNeeded++;
       },
       resolveStartOffset: async () => 0,
+      deadLetterUndecodable,
     },
     10,
   );
@@ -198,6 +205,51 @@ describe('PullLoop', () => {
     await vi.advanceTimersByTimeAsync(3000);
     expect(t.pulls.map((p) => p.header.queueOffset)).toEqual([10, 11]);
     expect(t.counters.decodeErrors).toBe(1);
+    await t.loop.stop();
+  });
+
+  it('hands an undecodable record with a known position to the DLQ and pulls on after it', async () => {
+    const bad = new MessageDecodeError('zlib body does not inflate', {
+      byteOffset: 120,
+      queueOffset: 11,
+      physicalOffset: 987_654,
+    });
+    const found: PullResult = {
+      status: 'FOUND',
+      messages: [msg(10)],
+      nextBeginOffset: 20,
+      ...bounds,
+      decodeError: bad,
+    };
+    const handedOver: { queueId: number; physicalOffset: number }[] = [];
+    const t = setup([found], {}, '*', async (queue, physicalOffset) => {
+      handedOver.push({ queueId: queue.queueId, physicalOffset });
+    });
+    t.loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(handedOver).toEqual([{ queueId: queueA.queueId, physicalOffset: 987_654 }]);
+    expect(t.pulls.map((p) => p.header.queueOffset)).toEqual([10, 12]);
+    expect(t.counters.decodeErrors).toBe(1);
+    expect(t.counters.undecodableDeadLettered).toBe(1);
+    await t.loop.stop();
+  });
+
+  it('stays before an undecodable record when the DLQ hand-off fails', async () => {
+    const bad = new MessageDecodeError('bad', { byteOffset: 0, queueOffset: 11, physicalOffset: 5 });
+    const found: PullResult = {
+      status: 'FOUND',
+      messages: [msg(10)],
+      nextBeginOffset: 20,
+      ...bounds,
+      decodeError: bad,
+    };
+    const t = setup([found], {}, '*', async () => {
+      throw new BrokerError({ code: 1, requestCode: 36, address: 'x' });
+    });
+    t.loop.start();
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(t.pulls.map((p) => p.header.queueOffset)).toEqual([10, 11]);
+    expect(t.counters.undecodableDeadLettered).toBe(0);
     await t.loop.stop();
   });
 
