@@ -1,6 +1,8 @@
 /**
- * Reading a record's body. Bodies travel base64-encoded because they are bytes: these helpers decode them
- * as bytes, as text, or as JSON (optionally validated by a schema), with errors that name the record.
+ * Reading a record's body. Bodies travel base64-encoded because they are bytes, except a UTF-8 body too
+ * large for the invoke as base64, which travels as its text (`bodyEncoding: 'utf8'`). These helpers honour
+ * both and read the body as bytes, as text, or as JSON (optionally validated by a schema), with errors
+ * that name the record.
  */
 import { TextDecoder } from 'node:util';
 import type { BodySchema } from './body-schema.js';
@@ -19,7 +21,8 @@ function bodySubject(record: Pick<RocketMQRecord, 'messageId'>): string {
 }
 
 /**
- * The body's bytes, exactly as the producer sent them.
+ * The body's bytes, exactly as the producer sent them: base64-decoded, or, for a record with
+ * `bodyEncoding: 'utf8'`, the UTF-8 encoding of its text.
  *
  * @example
  * ```ts
@@ -29,8 +32,8 @@ function bodySubject(record: Pick<RocketMQRecord, 'messageId'>): string {
  * await s3.send(new PutObjectCommand({ Bucket, Key: record.messageId, Body: bytes }));
  * ```
  */
-export function recordBody(record: Pick<RocketMQRecord, 'body'>): Buffer {
-  return Buffer.from(record.body, 'base64');
+export function recordBody(record: Pick<RocketMQRecord, 'body' | 'bodyEncoding'>): Buffer {
+  return Buffer.from(record.body, record.bodyEncoding === 'utf8' ? 'utf8' : 'base64');
 }
 
 /**
@@ -45,7 +48,10 @@ export function recordBody(record: Pick<RocketMQRecord, 'body'>): Buffer {
  * const legacy = recordText(record, 'latin1');
  * ```
  */
-export function recordText(record: Pick<RocketMQRecord, 'body'>, encoding: BufferEncoding = 'utf8'): string {
+export function recordText(
+  record: Pick<RocketMQRecord, 'body' | 'bodyEncoding'>,
+  encoding: BufferEncoding = 'utf8',
+): string {
   return recordBody(record).toString(encoding);
 }
 
@@ -66,13 +72,13 @@ export function recordText(record: Pick<RocketMQRecord, 'body'>, encoding: Buffe
  * const order = recordJson(record, Order); // { orderId: string; amount: number }
  * ```
  */
-export function recordJson(record: Pick<RocketMQRecord, 'body' | 'messageId'>): unknown;
+export function recordJson(record: Pick<RocketMQRecord, 'body' | 'bodyEncoding' | 'messageId'>): unknown;
 export function recordJson<Output>(
-  record: Pick<RocketMQRecord, 'body' | 'messageId'>,
+  record: Pick<RocketMQRecord, 'body' | 'bodyEncoding' | 'messageId'>,
   schema: BodySchema<Output>,
 ): Output;
 export function recordJson<Output>(
-  record: Pick<RocketMQRecord, 'body' | 'messageId'>,
+  record: Pick<RocketMQRecord, 'body' | 'bodyEncoding' | 'messageId'>,
   schema?: BodySchema<Output>,
 ): unknown {
   const value = parseJsonBody(record);
@@ -82,7 +88,7 @@ export function recordJson<Output>(
   throw new RocketMQParseError(bodySubject(record), result.issues, { messageId: record.messageId });
 }
 
-function parseJsonBody(record: Pick<RocketMQRecord, 'body' | 'messageId'>): unknown {
+function parseJsonBody(record: Pick<RocketMQRecord, 'body' | 'bodyEncoding' | 'messageId'>): unknown {
   strictUtf8 ??= new TextDecoder('utf-8', { fatal: true });
   let text: string;
   try {

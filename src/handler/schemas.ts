@@ -6,10 +6,13 @@
 import { z } from 'zod';
 
 const nonNegativeInt = () => z.int().min(0);
+const base64 = z.base64();
 
 /**
  * One record of a {@link RocketMQEventSchema}. Extend it to type a record of your own, e.g. with a
- * `transform` of its body.
+ * `transform` of its body. It has no refinements, so `extend`, `pick`, `omit` and `partial` all work:
+ * that `body` is valid base64 when `bodyEncoding` is absent is checked by {@link RocketMQEventSchema}'s
+ * `Records`.
  *
  * @example
  * ```ts
@@ -28,7 +31,8 @@ export const RocketMQRecordSchema = z.object({
   queueOffset: nonNegativeInt(),
   tags: z.string().nullable(),
   keys: z.array(z.string()),
-  body: z.base64(),
+  body: z.string(),
+  bodyEncoding: z.literal('utf8').optional(),
   properties: z.record(z.string(), z.string()),
   bornTimestamp: z.int(),
   storeTimestamp: z.int(),
@@ -36,6 +40,27 @@ export const RocketMQRecordSchema = z.object({
   storeHost: z.string(),
   reconsumeTimes: nonNegativeInt(),
 });
+
+/**
+ * Adds an issue at `[i, 'body']` for each record without `bodyEncoding` whose body is a string but not
+ * base64. Runs even when the records have other issues (so every problem is reported at once), hence it
+ * reads its input as an unknown value.
+ */
+function checkBase64Bodies(records: unknown, ctx: z.RefinementCtx): void {
+  if (!Array.isArray(records)) return;
+  records.forEach((record, index) => {
+    if (typeof record !== 'object' || record === null) return;
+    const { body, bodyEncoding } = record as { body?: unknown; bodyEncoding?: unknown };
+    if (bodyEncoding !== undefined || typeof body !== 'string' || base64.safeParse(body).success) return;
+    ctx.addIssue({
+      code: 'invalid_format',
+      format: 'base64',
+      path: [index, 'body'],
+      message: 'Invalid base64-encoded string (a body without bodyEncoding is base64)',
+      input: body,
+    });
+  });
+}
 
 /**
  * The event of one invoke (event v1). {@link parseEvent} wraps it with errors that name the path.
@@ -51,7 +76,7 @@ export const RocketMQRecordSchema = z.object({
 export const RocketMQEventSchema = z.object({
   eventSource: z.literal('rocketmq'),
   consumerGroup: z.string(),
-  Records: z.array(RocketMQRecordSchema),
+  Records: z.array(RocketMQRecordSchema).superRefine(checkBase64Bodies, { when: () => true }),
 });
 
 /**

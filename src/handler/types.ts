@@ -10,7 +10,7 @@
  * @example
  * ```ts
  * const record: RocketMQRecord = event.Records[0];
- * const text = Buffer.from(record.body, 'base64').toString('utf8');
+ * const text = recordText(record); // decodes base64 or takes the text, as bodyEncoding says
  * console.log(record.messageId, record.topic, record.queueOffset, record.properties.orderId, text);
  * ```
  *
@@ -38,8 +38,18 @@ export type RocketMQRecord = {
   tags: string | null;
   /** The message's keys (the producer's `KEYS`, split on spaces). */
   keys: string[];
-  /** The body, base64-encoded (bodies are bytes and need not be UTF-8). */
+  /**
+   * The body: base64-encoded (bodies are bytes and need not be UTF-8), unless {@link bodyEncoding} is
+   * `'utf8'`. Read it with `recordBody`, `recordText` or `recordJson`, which honour both.
+   */
   body: string;
+  /**
+   * How {@link body} is encoded. Absent: base64 (almost every record). `'utf8'`: `body` is the message's
+   * UTF-8 text itself (its bytes are `Buffer.from(body, 'utf8')`). The poller sends text only for a
+   * UTF-8 body too large to fit the invoke as base64 (over about 4.7 MB), so code that decodes `body`
+   * by hand must check this field.
+   */
+  bodyEncoding?: 'utf8';
   /** User properties only: RocketMQ's own properties (`UNIQ_KEY`, `TAGS`, `KEYS`, ...) are left out. */
   properties: Record<string, string>;
   /** When the producer created the message, milliseconds since the epoch. */
@@ -62,7 +72,7 @@ export type RocketMQRecord = {
  * ```ts
  * export const handler = async (event: RocketMQEvent): Promise<void> => {
  *   for (const record of event.Records) {
- *     const order = JSON.parse(Buffer.from(record.body, 'base64').toString('utf8'));
+ *     const order = recordJson(record);
  *     await saveOrder(order);
  *   }
  * };
@@ -197,10 +207,10 @@ export type RocketMQCallback<TResult = RocketMQResponse | undefined> = (
  *
  * @example
  * ```ts
- * import type { RocketMQHandler } from 'rocketmq-lambda/handler';
+ * import { recordBody, type RocketMQHandler } from 'rocketmq-lambda/handler';
  *
  * export const handler: RocketMQHandler = async (event) => {
- *   const failed = event.Records.filter((r) => Buffer.from(r.body, 'base64').length === 0);
+ *   const failed = event.Records.filter((r) => recordBody(r).length === 0);
  *   return { batchItemFailures: failed.map((r) => ({ itemIdentifier: r.messageId })) };
  * };
  * ```

@@ -1,8 +1,13 @@
 /**
  * Builds the event a function receives (design.md, "What a function receives (event v1)") from a batch of
  * consumed messages. {@link serializeEvent} is the hot path: it writes the JSON straight into one buffer of
- * exactly the right size, each body base64-encoded once, with no intermediate event object.
+ * exactly the right size, each body encoded once, with no intermediate event object.
+ *
+ * Bodies travel as base64. Only a record whose base64 form cannot fit a single invoke, and whose body is
+ * valid UTF-8 whose JSON string does fit, carries its body as that text with `bodyEncoding: "utf8"`
+ * ({@link chooseBodyEncoding}): a 5 MB text message is delivered although its base64 (6.7 MB) is not.
  */
+import { isUtf8 } from 'node:buffer';
 import type { ConsumedMessage } from '../consumer/message-listener.js';
 import type { RocketMQEvent, RocketMQRecord } from '../handler/types.js';
 import { isSystemProperty, userProperties } from '../protocol/message.js';
@@ -12,11 +17,89 @@ const PLAIN_JSON_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 const COMMA = 0x2c;
 const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
+/** What opens the body of a record (its last field), after `"reconsumeTimes":n,`; both are ASCII. */
+const BASE64_BODY_OPEN = '"body":"';
+const UTF8_BODY_OPEN = '"bodyEncoding":"utf8","body":"';
 /** What closes a record after its body (`"}`) and the event after its records (`]}`). */
 const RECORD_TAIL_BYTES = 2;
 const EVENT_TAIL_BYTES = 2;
+
+/**
+ * For each byte of a UTF-8 body, how many bytes its JSON escape adds: `"` and `\` and the short escapes
+ * (`\b \t \n \f \r`) one, other control characters five (`\u00XX`). Bytes ≥ 0x80 (the parts of non-ASCII
+ * characters) are written raw, as `JSON.stringify` leaves those characters.
+ */
+const ESCAPE_EXTRA_BYTES = new Uint8Array(256);
+/** The character after the backslash of a two-character escape, by byte (0: none). */
+const SHORT_ESCAPES = new Uint8Array(256);
+for (const [byte, letter] of [
+  [0x08, 'b'],
+  [0x09, 't'],
+  [0x0a, 'n'],
+  [0x0c, 'f'],
+  [0x0d, 'r'],
+  [QUOTE, '"'],
+  [BACKSLASH, '\\'],
+] as const) {
+  SHORT_ESCAPES[byte] = letter.charCodeAt(0);
+}
+for (let b = 0; b < 0x20; b++) ESCAPE_EXTRA_BYTES[b] = SHORT_ESCAPES[b] === 0 ? 5 : 1;
+ESCAPE_EXTRA_BYTES[QUOTE] = 1;
+ESCAPE_EXTRA_BYTES[BACKSLASH] = 1;
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+/** Runs of plain bytes shorter than this are copied byte by byte (cheaper than a Buffer#copy call). */
+const MIN_COPY_CALL_BYTES = 32;
+
+/**
+ * How a record carries its body: `base64` (no `bodyEncoding` field) or `utf8` (the body's UTF-8 text,
+ * with `bodyEncoding: "utf8"`).
+ *
+ * @example
+ * ```ts
+ * const encoding: BodyEncoding = chooseBodyEncoding(m, LAMBDA_MAX_PAYLOAD_BYTES, envelopeBytes).encoding;
+ * ```
+ */
+export type BodyEncoding = 'base64' | 'utf8';
+
+/**
+ * The outcome of {@link chooseBodyEncoding}. `recordBytes` is what the record adds to an event in
+ * `encoding` (as {@link estimateRecordBytes}, the separating comma included).
+ *
+ * @example
+ * ```ts
+ * const choice: BodyEncodingChoice = chooseBodyEncoding(m, maxPayloadBytes, envelopeBytes);
+ * if (!choice.fits) console.log(choice.utf8RecordBytes === undefined ? 'binary' : 'text', 'too large');
+ * ```
+ */
+export type BodyEncodingChoice =
+  | { readonly fits: true; readonly encoding: BodyEncoding; readonly recordBytes: number }
+  | {
+      /** No single-record event fits, in either encoding; `encoding` is then base64, the default. */
+      readonly fits: false;
+      readonly encoding: 'base64';
+      readonly recordBytes: number;
+      /** The record's bytes with its body as UTF-8 text; `undefined` when the body is not valid UTF-8. */
+      readonly utf8RecordBytes: number | undefined;
+    };
+
+/**
+ * Options of {@link serializeEvent} and {@link buildEvent}.
+ *
+ * @example
+ * ```ts
+ * const options: EventEncodingOptions = { maxPayloadBytes: LAMBDA_MAX_PAYLOAD_BYTES };
+ * ```
+ */
+export interface EventEncodingOptions {
+  /**
+   * The payload limit that decides each record's body encoding ({@link chooseBodyEncoding}); the same
+   * value as the one the batch was planned with. Without it every body is base64.
+   */
+  readonly maxPayloadBytes?: number | undefined;
+}
 
 function jsonString(value: string): string {
   return PLAIN_JSON_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
@@ -42,7 +125,7 @@ function jsonStringArray(values: readonly string[]): string {
   return `${json}]`;
 }
 
-/** A record's JSON up to and including the opening quote of its body (the body is the last field). */
+/** A record's JSON up to the field that opens its body (the body fields are last). */
 function recordHead(consumed: ConsumedMessage): string {
   const m = consumed.message;
   return (
@@ -53,12 +136,70 @@ function recordHead(consumed: ConsumedMessage): string {
     `,"properties":${jsonUserProperties(m.properties)}` +
     `,"bornTimestamp":${m.bornTimestamp},"storeTimestamp":${m.storeTimestamp}` +
     `,"bornHost":${jsonString(m.bornHost)},"storeHost":${jsonString(m.storeHost)}` +
-    `,"reconsumeTimes":${m.reconsumeTimes},"body":"`
+    `,"reconsumeTimes":${m.reconsumeTimes},`
   );
 }
 
 function eventHead(consumerGroup: string): string {
   return `{"eventSource":"rocketmq","consumerGroup":${jsonString(consumerGroup)},"Records":[`;
+}
+
+/** The length of the JSON string (quotes excluded) of a valid UTF-8 body, in UTF-8. */
+function escapedUtf8Length(body: Uint8Array): number {
+  let length = body.length;
+  for (let i = 0; i < body.length; i++) length += ESCAPE_EXTRA_BYTES[body[i] as number] as number;
+  return length;
+}
+
+/** Writes the JSON string (quotes excluded) of a valid UTF-8 body at `pos`; returns the position after it. */
+function writeEscapedUtf8(body: Buffer, out: Buffer, pos: number): number {
+  let runStart = 0;
+  for (let i = 0; i < body.length; i++) {
+    const byte = body[i] as number;
+    if (ESCAPE_EXTRA_BYTES[byte] === 0) continue;
+    if (i - runStart >= MIN_COPY_CALL_BYTES) pos += body.copy(out, pos, runStart, i);
+    else for (let j = runStart; j < i; j++) out[pos++] = body[j] as number;
+    runStart = i + 1;
+    out[pos++] = BACKSLASH;
+    const short = SHORT_ESCAPES[byte] as number;
+    if (short !== 0) {
+      out[pos++] = short;
+    } else {
+      out[pos++] = 0x75; // u
+      out[pos++] = 0x30;
+      out[pos++] = 0x30;
+      out[pos++] = HEX_DIGITS[byte >> 4] as number;
+      out[pos++] = HEX_DIGITS[byte & 0x0f] as number;
+    }
+  }
+  if (runStart < body.length) pos += body.copy(out, pos, runStart);
+  return pos;
+}
+
+function base64RecordBytes(headBytes: number, body: Uint8Array): number {
+  return headBytes + BASE64_BODY_OPEN.length + base64Length(body.length) + RECORD_TAIL_BYTES + 1;
+}
+
+function utf8RecordBytes(headBytes: number, body: Uint8Array): number {
+  return headBytes + UTF8_BODY_OPEN.length + escapedUtf8Length(body) + RECORD_TAIL_BYTES + 1;
+}
+
+function choose(
+  headBytes: number,
+  body: Buffer,
+  maxPayloadBytes: number,
+  envelopeBytes: number,
+): BodyEncodingChoice {
+  // An event of one record: the envelope and the record, without the record's separating comma.
+  const base64Bytes = base64RecordBytes(headBytes, body);
+  if (envelopeBytes + base64Bytes - 1 <= maxPayloadBytes) {
+    return { fits: true, encoding: 'base64', recordBytes: base64Bytes };
+  }
+  const textBytes = isUtf8(body) ? utf8RecordBytes(headBytes, body) : undefined;
+  if (textBytes !== undefined && envelopeBytes + textBytes - 1 <= maxPayloadBytes) {
+    return { fits: true, encoding: 'utf8', recordBytes: textBytes };
+  }
+  return { fits: false, encoding: 'base64', recordBytes: base64Bytes, utf8RecordBytes: textBytes };
 }
 
 /**
@@ -74,18 +215,47 @@ export function base64Length(byteLength: number): number {
 }
 
 /**
- * The record of one consumed message, as the function receives it. The topic is the message's real topic
- * (for a redelivery, not the retry topic it was read from); broker and queue are where it was read.
+ * How `message`'s record carries its body in an event whose envelope is `envelopeBytes` long
+ * ({@link estimateEventOverheadBytes} of the consumer group): base64 when an event of this record alone
+ * fits `maxPayloadBytes` that way; else its UTF-8 text (`bodyEncoding: "utf8"`) when the body is valid
+ * UTF-8 and that event fits; else it fits no invoke (`fits: false`). Pure, and exact: the sizes are those
+ * {@link serializeEvent} writes.
+ *
+ * @example
+ * ```ts
+ * const envelopeBytes = estimateEventOverheadBytes('orders-consumer');
+ * const choice = chooseBodyEncoding(message, LAMBDA_MAX_PAYLOAD_BYTES, envelopeBytes);
+ * if (choice.fits) console.log(`${choice.recordBytes} bytes as ${choice.encoding}`);
+ * ```
+ */
+export function chooseBodyEncoding(
+  message: ConsumedMessage,
+  maxPayloadBytes: number,
+  envelopeBytes: number,
+): BodyEncodingChoice {
+  const headBytes = Buffer.byteLength(recordHead(message), 'utf8');
+  return choose(headBytes, message.message.body, maxPayloadBytes, envelopeBytes);
+}
+
+/**
+ * The record of one consumed message, as the function receives it, with its body in `encoding` (which
+ * must be `'base64'` for a body that is not valid UTF-8). The topic is the message's real topic (for a
+ * redelivery, not the retry topic it was read from); broker and queue are where it was read.
  *
  * @example
  * ```ts
  * const record = buildRecord(consumed);
  * record.body === consumed.message.body.toString('base64'); // => true
+ * buildRecord(consumed, 'utf8').bodyEncoding; // => 'utf8'
  * ```
  */
-export function buildRecord(consumed: ConsumedMessage): RocketMQRecord {
+export function buildRecord(consumed: ConsumedMessage, encoding: BodyEncoding = 'base64'): RocketMQRecord {
   const m = consumed.message;
-  return {
+  if (encoding === 'utf8' && !isUtf8(m.body)) {
+    throw new RangeError(`the body of message ${m.msgId} is not valid UTF-8, so it cannot travel as text`);
+  }
+  // Keys in the order serializeEvent writes them, so that JSON.stringify gives the same bytes.
+  const record = {
     messageId: m.msgId,
     offsetMsgId: m.offsetMsgId,
     topic: consumed.topic,
@@ -100,54 +270,98 @@ export function buildRecord(consumed: ConsumedMessage): RocketMQRecord {
     bornHost: m.bornHost,
     storeHost: m.storeHost,
     reconsumeTimes: m.reconsumeTimes,
-    body: m.body.toString('base64'),
+  };
+  return encoding === 'utf8'
+    ? { ...record, bodyEncoding: 'utf8', body: m.body.toString('utf8') }
+    : { ...record, body: m.body.toString('base64') };
+}
+
+/**
+ * The event of one batch, as an object (for tests, logs and tools; invokes use {@link serializeEvent}),
+ * with the same body encodings as `serializeEvent(consumerGroup, messages, options)`.
+ *
+ * @example
+ * ```ts
+ * const event = buildEvent('orders-consumer', batch, { maxPayloadBytes: LAMBDA_MAX_PAYLOAD_BYTES });
+ * console.log(event.Records.map((r) => r.messageId));
+ * ```
+ */
+export function buildEvent(
+  consumerGroup: string,
+  messages: readonly ConsumedMessage[],
+  options: EventEncodingOptions = {},
+): RocketMQEvent {
+  const { maxPayloadBytes } = options;
+  const envelopeBytes = estimateEventOverheadBytes(consumerGroup);
+  return {
+    eventSource: 'rocketmq',
+    consumerGroup,
+    Records: messages.map((m) =>
+      buildRecord(
+        m,
+        maxPayloadBytes === undefined
+          ? 'base64'
+          : chooseBodyEncoding(m, maxPayloadBytes, envelopeBytes).encoding,
+      ),
+    ),
   };
 }
 
 /**
- * The event of one batch, as an object (for tests, logs and tools; invokes use {@link serializeEvent}).
+ * The event of one batch as JSON in UTF-8: exactly `JSON.stringify(buildEvent(consumerGroup, messages,
+ * options))` in meaning, built without the intermediate objects. Each body is base64 unless
+ * `options.maxPayloadBytes` is given and {@link chooseBodyEncoding} picks its UTF-8 text. Its length is
+ * `estimateEventOverheadBytes(consumerGroup) + Σ recordBytes - 1` for a non-empty batch, with each
+ * record's `recordBytes` from `chooseBodyEncoding` (or `estimateRecordBytes(m)` without the option).
  *
  * @example
  * ```ts
- * const event = buildEvent('orders-consumer', batch);
- * console.log(event.Records.map((r) => r.messageId));
- * ```
- */
-export function buildEvent(consumerGroup: string, messages: readonly ConsumedMessage[]): RocketMQEvent {
-  return { eventSource: 'rocketmq', consumerGroup, Records: messages.map(buildRecord) };
-}
-
-/**
- * The event of one batch as JSON in UTF-8: exactly `JSON.stringify(buildEvent(consumerGroup, messages))`
- * in meaning, built without the intermediate objects. Its length is
- * `estimateEventOverheadBytes(consumerGroup) + Σ estimateRecordBytes(m) - 1` for a non-empty batch.
- *
- * @example
- * ```ts
- * const payload = serializeEvent('orders-consumer', batch);
+ * const payload = serializeEvent('orders-consumer', batch, { maxPayloadBytes: LAMBDA_MAX_PAYLOAD_BYTES });
  * const outcome = await invoker.invoke({ functionRef, payload });
  * ```
  */
-export function serializeEvent(consumerGroup: string, messages: readonly ConsumedMessage[]): Buffer {
+export function serializeEvent(
+  consumerGroup: string,
+  messages: readonly ConsumedMessage[],
+  options: EventEncodingOptions = {},
+): Buffer {
+  const { maxPayloadBytes } = options;
   const head = eventHead(consumerGroup);
+  const envelopeBytes = Buffer.byteLength(head, 'utf8') + EVENT_TAIL_BYTES;
   const recordHeads = new Array<string>(messages.length);
-  let totalBytes = Buffer.byteLength(head, 'utf8') + EVENT_TAIL_BYTES + Math.max(messages.length - 1, 0);
+  const encodings = new Array<BodyEncoding>(messages.length);
+  let totalBytes = envelopeBytes - 1;
   for (let i = 0; i < messages.length; i++) {
     const consumed = messages[i] as ConsumedMessage;
     const recordJsonHead = recordHead(consumed);
     recordHeads[i] = recordJsonHead;
-    totalBytes +=
-      Buffer.byteLength(recordJsonHead, 'utf8') +
-      base64Length(consumed.message.body.length) +
-      RECORD_TAIL_BYTES;
+    const headBytes = Buffer.byteLength(recordJsonHead, 'utf8');
+    const body = consumed.message.body;
+    if (maxPayloadBytes === undefined) {
+      encodings[i] = 'base64';
+      totalBytes += base64RecordBytes(headBytes, body);
+    } else {
+      const choice = choose(headBytes, body, maxPayloadBytes, envelopeBytes);
+      encodings[i] = choice.encoding;
+      totalBytes += choice.recordBytes;
+    }
   }
+  // Every record counted its separating comma; an empty batch has none to give back.
+  if (messages.length === 0) totalBytes += 1;
   const out = Buffer.allocUnsafe(totalBytes);
   let pos = out.write(head, 0, 'utf8');
   for (let i = 0; i < messages.length; i++) {
     if (i > 0) out[pos++] = COMMA;
     pos += out.write(recordHeads[i] as string, pos, 'utf8');
-    // base64 is ASCII: latin1 copies it byte for byte without UTF-8 encoding work.
-    pos += out.write((messages[i] as ConsumedMessage).message.body.toString('base64'), pos, 'latin1');
+    const body = (messages[i] as ConsumedMessage).message.body;
+    if (encodings[i] === 'utf8') {
+      pos += out.write(UTF8_BODY_OPEN, pos, 'latin1');
+      pos = writeEscapedUtf8(body, out, pos);
+    } else {
+      pos += out.write(BASE64_BODY_OPEN, pos, 'latin1');
+      // base64 is ASCII: latin1 copies it byte for byte without UTF-8 encoding work.
+      pos += out.write(body.toString('base64'), pos, 'latin1');
+    }
     out[pos++] = QUOTE;
     out[pos++] = CLOSE_BRACE;
   }
@@ -160,8 +374,9 @@ export function serializeEvent(consumerGroup: string, messages: readonly Consume
 }
 
 /**
- * The bytes one message adds to a serialized event: its record's JSON (base64 body included) plus the
- * separating comma. Exact, so a batch builder can respect a byte cap such as Lambda's 6 MB payload limit.
+ * The bytes one message adds to a serialized event: its record's JSON with the body in `encoding`, plus
+ * the separating comma. Exact, so a batch builder can respect a byte cap such as Lambda's 6 MB payload
+ * limit. `'utf8'` needs a body of valid UTF-8 (else a RangeError); it counts JSON's escapes exactly.
  *
  * @example
  * ```ts
@@ -174,13 +389,14 @@ export function serializeEvent(consumerGroup: string, messages: readonly Consume
  * }
  * ```
  */
-export function estimateRecordBytes(message: ConsumedMessage): number {
-  return (
-    Buffer.byteLength(recordHead(message), 'utf8') +
-    base64Length(message.message.body.length) +
-    RECORD_TAIL_BYTES +
-    1
-  );
+export function estimateRecordBytes(message: ConsumedMessage, encoding: BodyEncoding = 'base64'): number {
+  const headBytes = Buffer.byteLength(recordHead(message), 'utf8');
+  const body = message.message.body;
+  if (encoding === 'base64') return base64RecordBytes(headBytes, body);
+  if (!isUtf8(body)) {
+    throw new RangeError(`the body of message ${message.message.msgId} is not valid UTF-8`);
+  }
+  return utf8RecordBytes(headBytes, body);
 }
 
 /**

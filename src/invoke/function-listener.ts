@@ -89,9 +89,11 @@ export interface FunctionListenerStats {
 /**
  * Consumes each batch by invoking one function with it (design.md, "Contracts"):
  * - messages older than `maxRecordAgeSeconds`, and messages whose event alone is over `maxPayloadBytes`
- *   (or that the invoke service refuses as too large even alone), are not invoked: they are dead-lettered
- *   (`deadLetter` of the result) with a reason, and reported to the failure destination;
- * - the rest is invoked in sub-batches, in order, one after another, each within `maxPayloadBytes`; in
+ *   with the body as base64 and, for a UTF-8 body, as text (or that the invoke service refuses as too
+ *   large even alone), are not invoked: they are dead-lettered (`deadLetter` of the result) with a
+ *   reason, and reported to the failure destination;
+ * - the rest is invoked in sub-batches, in order, one after another, each within `maxPayloadBytes` (a
+ *   message that fits only with its body as UTF-8 text alone, `bodyEncoding: "utf8"`); in
  *   orderly mode the first failure stops the batch (later messages fail without an invoke);
  * - with `bisectBatchOnError`, a sub-batch that fails as a whole is invoked again in halves.
  * The results are merged into one ConsumeResult with indexes of the whole batch. Logs one structured line
@@ -168,12 +170,8 @@ export class FunctionMessageListener implements MessageListener {
       }
     }
     const plan = planPayloads(this.#consumerGroup, messages, candidates, this.#maxPayloadBytes);
-    for (const { index, eventBytes } of plan.oversize) {
-      outcome.deadLetter({
-        index,
-        condition: 'PayloadSizeExceeded',
-        reason: `record too large: its event is ${eventBytes} bytes, over the ${this.#maxPayloadBytes}-byte payload limit`,
-      });
+    for (const { index, reason } of plan.oversize) {
+      outcome.deadLetter({ index, condition: 'PayloadSizeExceeded', reason });
     }
     if (plan.chunks.length > 1) this.#splitBatches++;
     for (const chunk of plan.chunks) await this.#deliver(chunk, messages, context, outcome);
@@ -218,7 +216,7 @@ export class FunctionMessageListener implements MessageListener {
       return;
     }
     const subBatch = indexes.map((index) => messages[index] as ConsumedMessage);
-    const payload = serializeEvent(this.#consumerGroup, subBatch);
+    const payload = serializeEvent(this.#consumerGroup, subBatch, { maxPayloadBytes: this.#maxPayloadBytes });
     this.#invokes++;
     const invoked = await this.#invoker.invoke({
       functionRef: this.#functionRef,

@@ -1,15 +1,18 @@
 /**
  * Keeps every invoke within the function's payload limit: packs the messages of a batch, in order, into
- * sub-batches whose serialized event fits, and names the messages that cannot fit even alone.
+ * sub-batches whose serialized event fits, and names the messages that cannot fit even alone. A message
+ * whose base64 body is too large for an invoke but whose UTF-8 text fits travels as text, in an invoke of
+ * its own (see `chooseBodyEncoding`).
  */
 import type { ConsumedMessage } from '../consumer/message-listener.js';
-import { estimateEventOverheadBytes, estimateRecordBytes } from './event-builder.js';
+import { chooseBodyEncoding, estimateEventOverheadBytes } from './event-builder.js';
 
 /**
  * Lambda's limit on a synchronous invoke's request body: 6 MiB. Lambda refuses larger requests with
  * `RequestEntityTooLargeException` ("Request must be smaller than 6291456 bytes"); the 6,291,556 bytes
  * quoted in `Function.ResponseSizeTooLarge` errors are the response limit. Base64 bodies make the largest
- * deliverable message body about 4.7 MB.
+ * deliverable binary body about 4.7 MB; a UTF-8 text body travels as text when its base64 does not fit,
+ * up to about 6.2 MB (less when it needs many JSON escapes).
  *
  * @example
  * ```ts
@@ -23,14 +26,23 @@ export const LAMBDA_MAX_PAYLOAD_BYTES = 6_291_456;
  *
  * @example
  * ```ts
- * const entry: OversizeMessage = { index: 2, eventBytes: 11_184_923 };
+ * const entry: OversizeMessage = {
+ *   index: 2,
+ *   eventBytes: 11_184_923,
+ *   textEventBytes: undefined,
+ *   reason: 'record too large: its body is 8388608 bytes of binary data (not valid UTF-8), ...',
+ * };
  * ```
  */
 export interface OversizeMessage {
   /** Its index in the batch. */
   readonly index: number;
-  /** The size of an event holding only this message. */
+  /** The size of an event holding only this message, its body as base64 (what `serializeEvent` writes). */
   readonly eventBytes: number;
+  /** The size of that event with the body as UTF-8 text; `undefined` when the body is not valid UTF-8. */
+  readonly textEventBytes: number | undefined;
+  /** Why it cannot be delivered, for the dead-letter decision and the failure destination. */
+  readonly reason: string;
 }
 
 /**
@@ -50,13 +62,18 @@ export interface PayloadPlan {
 
 /**
  * Packs `indexes` (ascending indexes into `messages`) greedily, in order, into sub-batches whose event
- * (`serializeEvent(consumerGroup, subBatch)`) is at most `maxPayloadBytes` long. Sizes are exact
- * (`estimateRecordBytes`), so no sub-batch is ever refused for its size by a limit of the same value.
+ * (`serializeEvent(consumerGroup, subBatch, { maxPayloadBytes })`) is at most `maxPayloadBytes` long.
+ * Sizes are exact (`chooseBodyEncoding`), so no sub-batch is ever refused for its size by a limit of the
+ * same value. A message that fits only with its body as UTF-8 text is a sub-batch of its own; one that
+ * fits in neither encoding is named in `oversize`, with the reason.
  *
  * @example
  * ```ts
- * const { chunks, oversize } = planPayloads(group, batch, batch.map((_, i) => i), LAMBDA_MAX_PAYLOAD_BYTES);
- * for (const chunk of chunks) await invoke(chunk.map((i) => batch[i]));
+ * const maxPayloadBytes = LAMBDA_MAX_PAYLOAD_BYTES;
+ * const { chunks, oversize } = planPayloads(group, batch, batch.map((_, i) => i), maxPayloadBytes);
+ * for (const chunk of chunks) {
+ *   await invoke(serializeEvent(group, chunk.map((i) => batch[i]), { maxPayloadBytes }));
+ * }
  * ```
  */
 export function planPayloads(
@@ -65,29 +82,63 @@ export function planPayloads(
   indexes: readonly number[],
   maxPayloadBytes: number,
 ): PayloadPlan {
-  // The envelope, minus the comma that estimateRecordBytes counts for every record but one.
-  const baseBytes = estimateEventOverheadBytes(consumerGroup) - 1;
+  const envelopeBytes = estimateEventOverheadBytes(consumerGroup);
+  // The envelope, minus the comma that every record's size counts but one.
+  const baseBytes = envelopeBytes - 1;
   const chunks: number[][] = [];
   const oversize: OversizeMessage[] = [];
   let current: number[] = [];
   let currentBytes = baseBytes;
+  const flush = (): void => {
+    if (current.length > 0) chunks.push(current);
+    current = [];
+    currentBytes = baseBytes;
+  };
   for (const index of indexes) {
     const message = messages[index];
     if (message === undefined)
       throw new RangeError(`index ${index} is outside the batch of ${messages.length}`);
-    const recordBytes = estimateRecordBytes(message);
-    if (baseBytes + recordBytes > maxPayloadBytes) {
-      oversize.push({ index, eventBytes: baseBytes + recordBytes });
+    const choice = chooseBodyEncoding(message, maxPayloadBytes, envelopeBytes);
+    if (!choice.fits) {
+      const textEventBytes =
+        choice.utf8RecordBytes === undefined ? undefined : baseBytes + choice.utf8RecordBytes;
+      const eventBytes = baseBytes + choice.recordBytes;
+      oversize.push({
+        index,
+        eventBytes,
+        textEventBytes,
+        reason: oversizeReason(message.message.body.length, eventBytes, textEventBytes, maxPayloadBytes),
+      });
       continue;
     }
-    if (currentBytes + recordBytes > maxPayloadBytes) {
-      chunks.push(current);
-      current = [];
-      currentBytes = baseBytes;
+    if (choice.encoding === 'utf8') {
+      // A record that fits only as text nearly fills an invoke anyway: it gets one of its own.
+      flush();
+      chunks.push([index]);
+      continue;
     }
+    if (currentBytes + choice.recordBytes > maxPayloadBytes) flush();
     current.push(index);
-    currentBytes += recordBytes;
+    currentBytes += choice.recordBytes;
   }
-  if (current.length > 0) chunks.push(current);
+  flush();
   return { chunks, oversize };
+}
+
+function oversizeReason(
+  bodyBytes: number,
+  eventBytes: number,
+  textEventBytes: number | undefined,
+  maxPayloadBytes: number,
+): string {
+  if (textEventBytes === undefined) {
+    return (
+      `record too large: its body is ${bodyBytes} bytes of binary data (not valid UTF-8), which travel ` +
+      `as base64 in an event of ${eventBytes} bytes, over the ${maxPayloadBytes}-byte payload limit`
+    );
+  }
+  return (
+    `record too large: its body is ${bodyBytes} bytes of UTF-8 text, in an event of ${textEventBytes} ` +
+    `bytes as text (${eventBytes} as base64), over the ${maxPayloadBytes}-byte payload limit`
+  );
 }

@@ -44,6 +44,42 @@ describe('recordBody', () => {
   });
 });
 
+describe('records whose body is UTF-8 text (bodyEncoding "utf8")', () => {
+  function textRecordOf(body: string | Buffer, messageId = 'id-0'): RocketMQRecord {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    return JSON.parse(
+      JSON.stringify(buildRecord(consumed({ msgId: messageId, body: bytes, properties: {} }), 'utf8')),
+    ) as RocketMQRecord;
+  }
+
+  it('gives the exact bytes of any UTF-8 body, after a JSON round trip', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
+        const bytes = Buffer.from(text, 'utf8');
+        const record = textRecordOf(bytes);
+        expect(record.bodyEncoding).toBe('utf8');
+        expect(recordBody(record)).toEqual(bytes);
+        expect(recordText(record)).toBe(bytes.toString('utf8'));
+      }),
+    );
+  });
+
+  it('reads text, other encodings and JSON (a byte order mark ignored) as for base64 bodies', () => {
+    const record = textRecordOf('\uFEFF{"orderId":"o-1","items":[{"sku":"é\\n✓","price":2}]}', 'T1');
+    expect(record.body.startsWith('\uFEFF{')).toBe(true);
+    expect(recordJson(record, Order)).toEqual({ orderId: 'o-1', items: [{ sku: 'é\n✓', price: 2 }] });
+    expect(recordText(textRecordOf('hi'), 'hex')).toBe('6869');
+    expect(recordText(textRecordOf('café'), 'latin1')).toBe('cafÃ©');
+    const error = thrown(() => recordJson(textRecordOf('{"orderId":1}', 'T2'), Order));
+    expect(error.messageId).toBe('T2');
+  });
+
+  it('takes a body without bodyEncoding as base64, whatever it looks like', () => {
+    expect(recordBody({ body: 'aGk=' })).toEqual(Buffer.from('hi'));
+    expect(recordBody({ body: 'aGk=', bodyEncoding: 'utf8' })).toEqual(Buffer.from('aGk='));
+  });
+});
+
 describe('recordText', () => {
   it('decodes UTF-8 by default and other encodings on request', () => {
     expect(recordText(recordOf('héllo ✓'))).toBe('héllo ✓');

@@ -1,7 +1,8 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { RocketMQParseError } from '../../../src/handler/errors.js';
 import { parseEvent } from '../../../src/handler/parse-event.js';
+import { recordBody } from '../../../src/handler/record-body.js';
 import {
   RocketMQBatchResponseSchema,
   RocketMQEventSchema,
@@ -16,7 +17,7 @@ import type {
   RocketMQResponse,
   RocketMQStatusResponse,
 } from '../../../src/handler/types.js';
-import { serializeEvent } from '../../../src/invoke/event-builder.js';
+import { buildRecord, serializeEvent } from '../../../src/invoke/event-builder.js';
 import { consumed } from '../invoke/consumed-message.js';
 import { eventOf } from './fixtures.js';
 
@@ -51,7 +52,12 @@ describe('schemas and types agree', () => {
 
   it('knows exactly the fields of a record the event builder writes', () => {
     const record = eventOf(['x']).Records[0];
-    expect(Object.keys(RocketMQRecordSchema.shape).sort()).toEqual(Object.keys(record ?? {}).sort());
+    const textRecord = buildRecord(consumed({ body: Buffer.from('x') }), 'utf8');
+    expect(Object.keys(RocketMQRecordSchema.shape).sort()).toEqual(Object.keys(textRecord).sort());
+    expect(Object.keys(RocketMQRecordSchema.shape).filter((key) => key !== 'bodyEncoding')).toEqual(
+      expect.arrayContaining(Object.keys(record ?? {})),
+    );
+    expect(Object.keys(record ?? {})).toHaveLength(Object.keys(RocketMQRecordSchema.shape).length - 1);
   });
 });
 
@@ -109,11 +115,47 @@ describe('RocketMQEventSchema', () => {
     const error = parseError(event);
     expect(error.issues.map((issue) => issue.path)).toEqual([
       'Records[2].queueId (messageId "id-2")',
-      'Records[2].body (messageId "id-2")',
       'Records[2].properties["bad-key"] (messageId "id-2")',
+      'Records[2].body (messageId "id-2")',
     ]);
+    expect(error.issues[2]?.message).toMatch(/base64/);
     expect(error.message).toContain('Records[2].queueId (messageId "id-2"): ');
     expect(error.cause).toBeDefined();
+  });
+
+  it('accepts a record whose body is UTF-8 text (bodyEncoding "utf8"), and no other encoding', () => {
+    const event = overJson(eventOf(['a', 'b'])) as unknown as { Records: Record<string, unknown>[] };
+    const text = event.Records[0] as Record<string, unknown>;
+    text.bodyEncoding = 'utf8';
+    text.body = 'not base64! {"é":"✓"}';
+    expect(parseEvent(event).Records[0]).toMatchObject({
+      bodyEncoding: 'utf8',
+      body: 'not base64! {"é":"✓"}',
+    });
+    expect(parseEvent(event).Records[1]).not.toHaveProperty('bodyEncoding');
+    (event.Records[1] as Record<string, unknown>).bodyEncoding = 'base64';
+    expect(parseError(event).issues.map((issue) => issue.path)).toEqual([
+      'Records[1].bodyEncoding (messageId "id-1")',
+    ]);
+  });
+
+  it('accepts the serialized payload of a record that travels as text', () => {
+    const m = consumed({ msgId: 'big', body: Buffer.from(`"quoted" é ✓ \n${'x'.repeat(400)}`) });
+    const payload = serializeEvent('g', [m], { maxPayloadBytes: serializeEvent('g', [m]).length - 1 });
+    const record = parseEvent(JSON.parse(payload.toString('utf8'))).Records[0];
+    expect(record).toMatchObject({ messageId: 'big', bodyEncoding: 'utf8' });
+    expect(record && recordBody(record)).toEqual(m.message.body);
+  });
+
+  it('keeps the record schema free of refinements, so that it can be extended, picked and omitted', () => {
+    const Custom = RocketMQRecordSchema.extend({ body: z.string().transform((body) => body.length) });
+    const record = overJson(eventOf(['hello']).Records[0]);
+    expect(Custom.parse(record).body).toBe(8);
+    expect(RocketMQRecordSchema.pick({ messageId: true, bodyEncoding: true }).parse(record)).toEqual({
+      messageId: 'id-0',
+    });
+    expect(Object.keys(RocketMQRecordSchema.omit({ body: true }).parse(record))).not.toContain('body');
+    expect(RocketMQRecordSchema.partial().parse({})).toEqual({});
   });
 
   it('rejects negative offsets, fractions and a missing messageId', () => {

@@ -1,10 +1,14 @@
+import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ConsumedMessage } from '../../../src/consumer/message-listener.js';
+import { recordBody } from '../../../src/handler/record-body.js';
+import type { RocketMQEvent } from '../../../src/handler/types.js';
 import {
   base64Length,
   buildEvent,
   buildRecord,
+  chooseBodyEncoding,
   estimateEventOverheadBytes,
   estimateRecordBytes,
   serializeEvent,
@@ -160,31 +164,56 @@ describe('buildEvent and serializeEvent', () => {
   });
 
   const anyString = fc.string({ unit: 'binary', maxLength: 20 });
-  const anyConsumed: fc.Arbitrary<ConsumedMessage> = fc
-    .record({
-      msgId: anyString,
-      offsetMsgId: anyString,
-      topic: anyString,
-      brokerName: anyString,
-      queueId: fc.integer({ min: 0, max: 0x7fffffff }),
-      queueOffset: fc.maxSafeNat(),
-      tags: fc.option(anyString, { nil: undefined }),
-      keys: fc.array(anyString, { maxLength: 3 }),
-      body: fc.uint8Array({ maxLength: 64 }),
-      properties: fc.dictionary(fc.oneof(anyString, fc.constantFrom('UNIQ_KEY', 'TAGS', 'WAIT')), anyString, {
-        maxKeys: 5,
-      }),
-      bornTimestamp: fc.maxSafeNat(),
-      storeTimestamp: fc.maxSafeNat(),
-      bornHost: anyString,
-      storeHost: anyString,
-      reconsumeTimes: fc.nat(),
-    })
-    .map((f) => ({
-      message: messageExt({ ...f, body: Buffer.from(f.body) }),
-      queue: { topic: `%RETRY%${f.topic}`, brokerName: f.brokerName, queueId: f.queueId },
-      topic: f.topic,
-    }));
+  /** Characters that JSON escapes, or writes raw although they are unusual. */
+  const awkward = fc.constantFrom('"', '\\', '\n', '\r', '\t', '\b', '\f', '\u0000', '\u001f', '\u007f');
+  const unusual = fc.constantFrom('\u2028', '\u2029', '\uFEFF', 'é', '✓', '😀', '\uFFFF');
+  /** Text (as its UTF-8 bytes, mostly ASCII) or arbitrary bytes (mostly not UTF-8). */
+  const anyBody = (maxLength: number) =>
+    fc.oneof(
+      fc
+        .string({
+          unit: fc.oneof(
+            { weight: 30, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }) },
+            { weight: 1, arbitrary: awkward },
+            { weight: 1, arbitrary: unusual },
+          ),
+          maxLength,
+          size: 'max',
+        })
+        .map((text) => new Uint8Array(Buffer.from(text, 'utf8'))),
+      fc.uint8Array({ maxLength, size: 'max' }),
+    );
+  const consumedWithBody = (maxBodyLength: number): fc.Arbitrary<ConsumedMessage> =>
+    fc
+      .record({
+        msgId: anyString,
+        offsetMsgId: anyString,
+        topic: anyString,
+        brokerName: anyString,
+        queueId: fc.integer({ min: 0, max: 0x7fffffff }),
+        queueOffset: fc.maxSafeNat(),
+        tags: fc.option(anyString, { nil: undefined }),
+        keys: fc.array(anyString, { maxLength: 3 }),
+        body: anyBody(maxBodyLength),
+        properties: fc.dictionary(
+          fc.oneof(anyString, fc.constantFrom('UNIQ_KEY', 'TAGS', 'WAIT')),
+          anyString,
+          {
+            maxKeys: 5,
+          },
+        ),
+        bornTimestamp: fc.maxSafeNat(),
+        storeTimestamp: fc.maxSafeNat(),
+        bornHost: anyString,
+        storeHost: anyString,
+        reconsumeTimes: fc.nat(),
+      })
+      .map((f) => ({
+        message: messageExt({ ...f, body: Buffer.from(f.body) }),
+        queue: { topic: `%RETRY%${f.topic}`, brokerName: f.brokerName, queueId: f.queueId },
+        topic: f.topic,
+      }));
+  const anyConsumed = consumedWithBody(64);
 
   it('serializes to exactly the JSON of buildEvent, for any messages', () => {
     fc.assert(
@@ -205,6 +234,118 @@ describe('buildEvent and serializeEvent', () => {
         expect(serializeEvent(group, batch).length).toBe(estimate - 1);
       }),
     );
+  });
+
+  it('chooses body encodings the same way in both, and serializes to JSON.stringify byte for byte', () => {
+    fc.assert(
+      fc.property(
+        anyString,
+        fc.array(consumedWithBody(600), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 0, max: 1000 }),
+        (group, batch, permille) => {
+          // A limit around the sizes of the first record's event, so that both encodings occur.
+          const first = batch[0] as ConsumedMessage;
+          const envelopeBytes = estimateEventOverheadBytes(group);
+          const base64Event = envelopeBytes + estimateRecordBytes(first) - 1;
+          const textEvent = isUtf8(first.message.body)
+            ? envelopeBytes + estimateRecordBytes(first, 'utf8') - 1
+            : base64Event;
+          const low = Math.min(base64Event, textEvent) - 30;
+          const maxPayloadBytes = low + Math.round(((base64Event + 30 - low) * permille) / 1000);
+          const options = { maxPayloadBytes };
+          const payload = serializeEvent(group, batch, options);
+          const event = buildEvent(group, batch, options);
+          expect(payload.toString('utf8')).toBe(JSON.stringify(event));
+          const choices = batch.map((m) => chooseBodyEncoding(m, maxPayloadBytes, envelopeBytes));
+          expect(payload.length).toBe(choices.reduce((sum, c) => sum + c.recordBytes, envelopeBytes - 1));
+          const parsed = parse(payload) as RocketMQEvent;
+          parsed.Records.forEach((record, i) => {
+            const choice = choices[i];
+            expect(record.bodyEncoding).toBe(choice?.encoding === 'utf8' ? 'utf8' : undefined);
+            expect(recordBody(record)).toEqual(batch[i]?.message.body);
+          });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('estimates records with UTF-8 text bodies exactly, JSON escapes included', () => {
+    fc.assert(
+      fc.property(anyConsumed, (m) => {
+        fc.pre(isUtf8(m.message.body));
+        const nowhere = serializeEvent('g', [m], { maxPayloadBytes: 0 });
+        const choice = chooseBodyEncoding(m, 0, estimateEventOverheadBytes('g'));
+        expect(choice).toEqual({
+          fits: false,
+          encoding: 'base64',
+          recordBytes: estimateRecordBytes(m),
+          utf8RecordBytes: estimateRecordBytes(m, 'utf8'),
+        });
+        const textEvent = JSON.stringify({
+          ...buildEvent('g', [m]),
+          Records: [buildRecord(m, 'utf8')],
+        });
+        expect(Buffer.byteLength(textEvent, 'utf8')).toBe(
+          estimateEventOverheadBytes('g') + estimateRecordBytes(m, 'utf8') - 1,
+        );
+        // A record that fits nowhere is written as base64, the default.
+        expect(nowhere.length).toBe(estimateEventOverheadBytes('g') + estimateRecordBytes(m) - 1);
+      }),
+    );
+  });
+
+  it('writes JSON escapes as JSON.stringify does, and non-ASCII characters raw', () => {
+    const controls = Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c)).join('');
+    const text = `${controls}"\\/\u007f é ✓ 😀 \u2028\u2029\uFEFF ${'x'.repeat(500)}`;
+    const m = consumed({ body: Buffer.from(text, 'utf8') });
+    const group = 'g';
+    const envelopeBytes = estimateEventOverheadBytes(group);
+    const base64Event = envelopeBytes + estimateRecordBytes(m) - 1;
+    const payload = serializeEvent(group, [m], { maxPayloadBytes: base64Event - 1 });
+    expect(payload.toString('utf8')).toBe(
+      JSON.stringify(buildEvent(group, [m], { maxPayloadBytes: base64Event - 1 })),
+    );
+    expect(payload.toString('utf8')).toContain(`"bodyEncoding":"utf8","body":${JSON.stringify(text)}}`);
+    expect(payload.toString('utf8')).toContain('\\u0000\\u0001');
+    expect(payload.toString('utf8')).toContain('\\b\\t\\n\\u000b\\f\\r');
+    expect(payload.length).toBe(envelopeBytes + estimateRecordBytes(m, 'utf8') - 1);
+    expect((parse(payload) as RocketMQEvent).Records[0]?.body).toBe(text);
+  });
+
+  it('writes base64 unless the limit leaves no other choice', () => {
+    const m = consumed({ body: Buffer.from('x'.repeat(300)) });
+    const envelopeBytes = estimateEventOverheadBytes('g');
+    const base64Event = envelopeBytes + estimateRecordBytes(m) - 1;
+    const textEvent = envelopeBytes + estimateRecordBytes(m, 'utf8') - 1;
+    expect(textEvent).toBeLessThan(base64Event);
+    expect(chooseBodyEncoding(m, base64Event, envelopeBytes)).toMatchObject({
+      fits: true,
+      encoding: 'base64',
+    });
+    expect(chooseBodyEncoding(m, base64Event - 1, envelopeBytes)).toMatchObject({
+      fits: true,
+      encoding: 'utf8',
+      recordBytes: estimateRecordBytes(m, 'utf8'),
+    });
+    expect(chooseBodyEncoding(m, textEvent, envelopeBytes)).toMatchObject({ fits: true, encoding: 'utf8' });
+    expect(chooseBodyEncoding(m, textEvent - 1, envelopeBytes)).toMatchObject({ fits: false });
+    expect(serializeEvent('g', [m], { maxPayloadBytes: textEvent }).length).toBe(textEvent);
+    expect(serializeEvent('g', [m]).length).toBe(base64Event);
+    expect(buildEvent('g', [m]).Records[0]).not.toHaveProperty('bodyEncoding');
+  });
+
+  it('never writes a binary body as text', () => {
+    const m = consumed({ body: Buffer.from([0x61, 0xff, 0x62]) });
+    const choice = chooseBodyEncoding(m, 10, estimateEventOverheadBytes('g'));
+    expect(choice).toEqual({
+      fits: false,
+      encoding: 'base64',
+      recordBytes: estimateRecordBytes(m),
+      utf8RecordBytes: undefined,
+    });
+    expect(() => buildRecord(m, 'utf8')).toThrow(RangeError);
+    expect(() => estimateRecordBytes(m, 'utf8')).toThrow(/not valid UTF-8/);
   });
 
   it('grows by 4/3 of the body plus a fixed part per record', () => {

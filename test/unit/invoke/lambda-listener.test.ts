@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConsumeContext, ConsumedMessage } from '../../../src/consumer/message-listener.js';
+import { recordBody, recordText } from '../../../src/handler/record-body.js';
 import type { FailureDestination } from '../../../src/invoke/failure-destination.js';
 import type { FailureRecord } from '../../../src/invoke/failure-record.js';
 import {
@@ -13,7 +14,7 @@ import { LAMBDA_MAX_REQUEST_BYTES, LambdaApiServer } from '../../support/lambda-
 import { consumed } from './consumed-message.js';
 
 interface EventShape {
-  Records: { messageId: string; body: string }[];
+  Records: { messageId: string; body: string; bodyEncoding?: 'utf8' }[];
 }
 
 let server: LambdaApiServer;
@@ -40,7 +41,7 @@ function message(i: number, body: string | number, storeTimestamp = 1_700_000_00
 /** Fails records whose body is 'fail' (batchItemFailures); throws when a record's body is 'poison'. */
 function ordersHandler(event: unknown): unknown {
   const records = (event as EventShape).Records;
-  const bodies = records.map((r) => Buffer.from(r.body, 'base64').toString('utf8'));
+  const bodies = records.map((r) => recordText(r));
   if (bodies.includes('poison')) throw new Error('poison record');
   return {
     batchItemFailures: records
@@ -128,17 +129,26 @@ describe('FunctionMessageListener with the LambdaInvoker', () => {
     expect(error).toMatchObject({ fatal: true });
   });
 
-  it('delivers a 5 MB event and many 100 KB messages in requests within 6 MiB, in order', async () => {
-    // 3,750,000 bytes of body are 5,000,000 bytes of base64 in the event.
-    const batch = [message(0, 3_750_000), ...Array.from({ length: 60 }, (_, i) => message(i + 1, 100_000))];
+  it('delivers a 5 MB message and many 100 KB messages in requests within 6 MiB, in order', async () => {
+    // 5,000,000 bytes of text: 6,666,668 as base64, so it travels as text, alone.
+    const batch = [
+      message(0, 100_000),
+      message(1, 5_000_000),
+      ...Array.from({ length: 60 }, (_, i) => message(i + 2, 100_000)),
+    ];
     const target = listener();
     const result = await target.consume(batch, concurrent);
     expect(result).toEqual({ status: 'SUCCESS' });
     const calls = server.calls('orders');
-    expect(calls.length).toBeGreaterThanOrEqual(3);
+    expect(calls.length).toBeGreaterThanOrEqual(4);
     for (const call of calls) expect(call.payloadBytes).toBeLessThanOrEqual(LAMBDA_MAX_REQUEST_BYTES);
     expect(calls.every((c) => c.status === 200)).toBe(true);
     expect(calledIds().flat()).toEqual(batch.map((m) => m.message.msgId));
+    expect(calledIds()[1]).toEqual(['id-1']);
+    const large = (calls[1]?.event as EventShape | undefined)?.Records[0];
+    if (large === undefined) throw new Error('no second invoke');
+    expect(large.bodyEncoding).toBe('utf8');
+    expect(recordBody(large).equals(batch[1]?.message.body ?? Buffer.alloc(0))).toBe(true);
     expect(target.stats()).toMatchObject({ invokes: calls.length, splitBatches: 1, deadLettered: 0 });
   });
 
@@ -168,17 +178,33 @@ describe('FunctionMessageListener with the LambdaInvoker', () => {
         {
           index: 1,
           reason: expect.stringMatching(
-            /^record too large: its event is 11185\d{3} bytes, over the 6291456-byte/,
+            /^record too large: its body is 8388608 bytes of UTF-8 text, in an event of 838\d{4} bytes as text \(11185\d{3} as base64\), over the 6291456-byte/,
           ),
         },
       ],
     });
   });
 
-  it('dead-letters a 5,000,000-byte body (its base64 event is over 6 MiB) without invoking', async () => {
-    const result = await listener().consume([message(0, 5_000_000)], concurrent);
-    expect(server.calls()).toEqual([]);
-    expect(result).toMatchObject({ status: 'FAILED', deadLetter: [{ index: 0 }] });
+  it('delivers a 5,000,000-byte text body as text, and dead-letters a binary one without invoking', async () => {
+    const text = message(0, 5_000_000);
+    const binary = consumed({ msgId: 'id-1', queueOffset: 101, body: Buffer.alloc(5_000_000, 0xff) });
+    const result = await listener().consume([text, binary], concurrent);
+    expect(calledIds()).toEqual([['id-0']]);
+    const call = server.calls('orders')[0];
+    expect(call?.payloadBytes).toBeGreaterThan(5_000_000);
+    expect(call?.payloadBytes).toBeLessThanOrEqual(LAMBDA_MAX_REQUEST_BYTES);
+    expect(result).toMatchObject({
+      status: 'PARTIAL',
+      failedIndexes: [1],
+      deadLetter: [
+        {
+          index: 1,
+          reason: expect.stringMatching(
+            /^record too large: its body is 5000000 bytes of binary data \(not valid UTF-8\)/,
+          ),
+        },
+      ],
+    });
     expect(LAMBDA_MAX_PAYLOAD_BYTES).toBe(LAMBDA_MAX_REQUEST_BYTES);
   });
 

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { serializeEvent } from '../../../src/invoke/event-builder.js';
+import {
+  chooseBodyEncoding,
+  estimateEventOverheadBytes,
+  estimateRecordBytes,
+  serializeEvent,
+} from '../../../src/invoke/event-builder.js';
 import { LAMBDA_MAX_PAYLOAD_BYTES, planPayloads } from '../../../src/invoke/payload-splitter.js';
 import { consumed } from './consumed-message.js';
 
@@ -28,13 +33,56 @@ describe('planPayloads', () => {
     expect(planPayloads('g', batch, [0, 1, 2], exact - 1).chunks).toEqual([[0], [1], [2]]);
   });
 
-  it('names the messages that cannot fit alone, with their event size', () => {
+  it('names the messages that cannot fit alone, with their event sizes and the reason', () => {
     const batch = [sized(10, 0), sized(9_000_000, 1), sized(10, 2)];
     const plan = planPayloads('g', batch, [0, 1, 2], LAMBDA_MAX_PAYLOAD_BYTES);
     expect(plan.chunks).toEqual([[0, 2]]);
+    const alone = batch[1] ?? sized(0);
+    const envelopeBytes = estimateEventOverheadBytes('g');
+    const textEventBytes = envelopeBytes + estimateRecordBytes(alone, 'utf8') - 1;
     expect(plan.oversize).toEqual([
-      { index: 1, eventBytes: serializeEvent('g', [batch[1] ?? sized(0)]).length },
+      {
+        index: 1,
+        eventBytes: serializeEvent('g', [alone]).length,
+        textEventBytes,
+        reason:
+          `record too large: its body is 9000000 bytes of UTF-8 text, in an event of ${textEventBytes} bytes ` +
+          `as text (${serializeEvent('g', [alone]).length} as base64), over the 6291456-byte payload limit`,
+      },
     ]);
+  });
+
+  it('plans a message that fits only as UTF-8 text alone, in order', () => {
+    const text = sized(2_000, 1);
+    const batch = [sized(10, 0), text, sized(10, 2), sized(10, 3)];
+    const envelopeBytes = estimateEventOverheadBytes('g');
+    const maxPayloadBytes = envelopeBytes + estimateRecordBytes(text) - 2;
+    expect(chooseBodyEncoding(text, maxPayloadBytes, envelopeBytes)).toMatchObject({ encoding: 'utf8' });
+    const plan = planPayloads('g', batch, [0, 1, 2, 3], maxPayloadBytes);
+    expect(plan).toEqual({ chunks: [[0], [1], [2, 3]], oversize: [] });
+    const payload = serializeEvent('g', [text], { maxPayloadBytes });
+    expect(payload.length).toBeLessThanOrEqual(maxPayloadBytes);
+    expect(payload.toString('utf8')).toContain(`"bodyEncoding":"utf8","body":"${'x'.repeat(2_000)}"`);
+  });
+
+  it('dead-letters a binary body that does not fit as base64, saying why', () => {
+    const binary = consumed({ msgId: 'bin', body: Buffer.alloc(2_000, 0xff), properties: {} });
+    const envelopeBytes = estimateEventOverheadBytes('g');
+    const eventBytes = envelopeBytes + estimateRecordBytes(binary) - 1;
+    const plan = planPayloads('g', [binary], [0], eventBytes - 1);
+    expect(plan).toEqual({
+      chunks: [],
+      oversize: [
+        {
+          index: 0,
+          eventBytes,
+          textEventBytes: undefined,
+          reason:
+            `record too large: its body is 2000 bytes of binary data (not valid UTF-8), which travel as ` +
+            `base64 in an event of ${eventBytes} bytes, over the ${eventBytes - 1}-byte payload limit`,
+        },
+      ],
+    });
   });
 
   it('packs any batch in order into chunks whose events are within the limit', () => {
@@ -48,16 +96,19 @@ describe('planPayloads', () => {
           const { chunks, oversize } = planPayloads('group', batch, indexes, maxBytes);
           for (const chunk of chunks) {
             expect(chunk.length).toBeGreaterThan(0);
-            expect(
-              serializeEvent(
-                'group',
-                chunk.map((i) => batch[i] ?? sized(0)),
-              ).length,
-            ).toBeLessThanOrEqual(maxBytes);
+            const payload = serializeEvent(
+              'group',
+              chunk.map((i) => batch[i] ?? sized(0)),
+              { maxPayloadBytes: maxBytes },
+            );
+            expect(payload.length).toBeLessThanOrEqual(maxBytes);
+            if (payload.includes('"bodyEncoding"')) expect(chunk).toHaveLength(1);
           }
-          for (const { index, eventBytes } of oversize) {
-            expect(eventBytes).toBe(serializeEvent('group', [batch[index] ?? sized(0)]).length);
+          for (const { index, eventBytes, textEventBytes } of oversize) {
+            const alone = [batch[index] ?? sized(0)];
+            expect(eventBytes).toBe(serializeEvent('group', alone, { maxPayloadBytes: maxBytes }).length);
             expect(eventBytes).toBeGreaterThan(maxBytes);
+            expect(textEventBytes).toBeGreaterThan(maxBytes);
           }
           const covered = [...chunks.flat(), ...oversize.map((o) => o.index)].sort((a, b) => a - b);
           expect(covered).toEqual(indexes);
