@@ -1,13 +1,14 @@
 /**
- * `rocketmq-lambda run --config <file>`: load the config, start the poller, stop it gracefully on
- * SIGTERM/SIGINT (a second signal exits at once).
+ * `rocketmq-lambda run --config <file>` (or the config as JSON in `ROCKETMQ_LAMBDA_CONFIG`): load the
+ * config, start the poller, stop it gracefully on SIGTERM/SIGINT (a second signal exits at once).
  *
  * Exit codes: 0 after a graceful stop; 1 when a mapping failed (fatally while running, or to start);
  * 2 for usage errors and invalid configs (one line per problem on stderr); 128 + n on a second signal.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/config-error.js';
-import { loadConfig } from '../config/load-config.js';
+import { CONFIG_ENV_VARIABLE, loadConfig, loadConfigFromEnv } from '../config/load-config.js';
+import type { RunConfig } from '../config/run-config.js';
 import { startPoller } from '../poller/poller.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
 import { type CliIo, signalExitCode } from './cli-io.js';
@@ -18,20 +19,26 @@ export const EXIT_USAGE = 2;
 export const EXIT_FAILURE = 1;
 
 /** The help text of `run`. */
-export const RUN_USAGE = `Usage: rocketmq-lambda run --config <file>
+export const RUN_USAGE = `Usage: rocketmq-lambda run [--config <file>]
 
 Starts a poller: reads RocketMQ topics and invokes a function per batch, as the mappings of the
-config file say. Stops gracefully on SIGTERM or SIGINT (a second signal exits at once).
+config say. Stops gracefully on SIGTERM or SIGINT (a second signal exits at once).
 
 Options:
-  -c, --config <file>  the config file (YAML, or JSON)
+  -c, --config <file>  the config file (YAML, or JSON); without it, the config is read as JSON from
+                       ${CONFIG_ENV_VARIABLE} (local: paths then relative to the working directory)
   -h, --help           show this help
 
 Environment:
+  ${CONFIG_ENV_VARIABLE}                  the whole config as JSON, when --config is not given
   ROCKETMQ_NAME_SERVER, NAMESRV_ADDR      name servers when the config has no nameServer
   ROCKETMQ_ACCESS_KEY, ROCKETMQ_SECRET_KEY  ACL credentials when the config has no acl
   ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT, AWS_ENDPOINT_URL_DYNAMODB, AWS_REGION
                                           the offsets table's endpoint and region
+  AWS_REGION, AWS_ENDPOINT_URL_LAMBDA     Lambda's region and endpoint when the config has no lambda
+  AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL_SNS
+                                          onFailure endpoints when the config has no destinations
+  AWS_ACCESS_KEY_ID, AWS_PROFILE, ...     AWS credentials: the SDK's standard chain
   LOG_LEVEL                               pino level of the JSON logs on stdout (default info)
 `;
 
@@ -63,17 +70,24 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     );
     return EXIT_USAGE;
   }
-  if (configFile === undefined || configFile === '') {
-    io.stderr.write(`rocketmq-lambda run: --config <file> is required\n\n${RUN_USAGE}`);
+  const fromEnv = configFile === undefined && (io.env[CONFIG_ENV_VARIABLE]?.trim() ?? '') !== '';
+  if (!fromEnv && (configFile === undefined || configFile === '')) {
+    io.stderr.write(
+      `rocketmq-lambda run: --config <file> is required (or the config as JSON in ${CONFIG_ENV_VARIABLE})\n\n${RUN_USAGE}`,
+    );
     return EXIT_USAGE;
   }
 
-  let config: Awaited<ReturnType<typeof loadConfig>>;
+  let config: RunConfig;
+  const source = configFile ?? CONFIG_ENV_VARIABLE;
   try {
-    config = await loadConfig(configFile, { env: io.env });
+    config =
+      configFile === undefined
+        ? loadConfigFromEnv({ env: io.env })
+        : await loadConfig(configFile, { env: io.env });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    for (const problem of error.problems) io.stderr.write(`${configFile}: ${problem}\n`);
+    for (const problem of error.problems) io.stderr.write(`${source}: ${problem}\n`);
     return EXIT_USAGE;
   }
 

@@ -1,8 +1,9 @@
 /**
  * Environment variables that fill keys a config file leaves out (the file always wins): the name
- * servers, the ACL credentials (secrets belong in the environment, e.g. ECS secrets), and the DynamoDB
- * endpoint and region of the offsets table.
+ * servers, the ACL credentials (secrets belong in the environment, e.g. ECS secrets), the DynamoDB
+ * endpoint and region of the offsets table, and the Lambda endpoint and region.
  */
+import { classifyFunctionRef } from './function-ref.js';
 
 /** Environment variables read by {@link applyEnvironment}, first match wins within each key. */
 export const CONFIG_ENV = {
@@ -12,6 +13,11 @@ export const CONFIG_ENV = {
   securityToken: ['ROCKETMQ_SECURITY_TOKEN'],
   dynamoDbEndpoint: ['ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT', 'AWS_ENDPOINT_URL_DYNAMODB'],
   region: ['AWS_REGION'],
+  lambdaEndpoint: ['AWS_ENDPOINT_URL_LAMBDA'],
+  sqsEndpoint: ['AWS_ENDPOINT_URL_SQS'],
+  snsEndpoint: ['AWS_ENDPOINT_URL_SNS'],
+  /** The whole config as JSON, when `rocketmq-lambda run` gets no `--config`. */
+  config: ['ROCKETMQ_LAMBDA_CONFIG'],
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -21,7 +27,9 @@ type Env = Readonly<Record<string, string | undefined>>;
  * - `nameServer` from `ROCKETMQ_NAME_SERVER`, else `NAMESRV_ADDR`;
  * - `acl` from `ROCKETMQ_ACCESS_KEY` + `ROCKETMQ_SECRET_KEY` (+ `ROCKETMQ_SECURITY_TOKEN`), both needed;
  * - with `offsets.store: dynamodb`: `offsets.endpoint` from `ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT`, else
- *   `AWS_ENDPOINT_URL_DYNAMODB`; `offsets.region` from `AWS_REGION`.
+ *   `AWS_ENDPOINT_URL_DYNAMODB`; `offsets.region` from `AWS_REGION`;
+ * - with a mapping whose `function` is a Lambda function: `lambda.endpoint` from
+ *   `AWS_ENDPOINT_URL_LAMBDA`, `lambda.region` from `AWS_REGION`.
  * Blank variables count as unset. Anything that is not an object is returned as is (the schema reports it).
  *
  * @example
@@ -54,7 +62,45 @@ export function applyEnvironment(raw: unknown, env: Env = process.env): unknown 
     }
     config.offsets = filled;
   }
+
+  if (hasLambdaMapping(config.mappings)) {
+    const lambda = config.lambda ?? {};
+    if (typeof lambda === 'object' && lambda !== null && !Array.isArray(lambda)) {
+      const filled: Record<string, unknown> = { ...(lambda as Record<string, unknown>) };
+      const endpoint = firstSet(env, CONFIG_ENV.lambdaEndpoint);
+      if (filled.endpoint === undefined && endpoint !== undefined) filled.endpoint = endpoint;
+      const region = firstSet(env, CONFIG_ENV.region);
+      if (filled.region === undefined && region !== undefined) filled.region = region;
+      if (Object.keys(filled).length > 0 || config.lambda !== undefined) config.lambda = filled;
+    }
+  }
   return config;
+}
+
+/**
+ * The endpoints of `onFailure` destinations from the environment: `AWS_ENDPOINT_URL_SQS` and
+ * `AWS_ENDPOINT_URL_SNS` (the SDK reads them too, but an SQS client must also be told its endpoint
+ * explicitly, or it sends to the queue URL's host).
+ *
+ * @example
+ * ```ts
+ * destinationEndpointsOf({ AWS_ENDPOINT_URL_SQS: 'http://127.0.0.1:4566' });
+ * // => { sqs: 'http://127.0.0.1:4566', sns: undefined }
+ * ```
+ */
+export function destinationEndpointsOf(env: Env = process.env): {
+  sqs: string | undefined;
+  sns: string | undefined;
+} {
+  return { sqs: firstSet(env, CONFIG_ENV.sqsEndpoint), sns: firstSet(env, CONFIG_ENV.snsEndpoint) };
+}
+
+function hasLambdaMapping(mappings: unknown): boolean {
+  if (!Array.isArray(mappings)) return false;
+  return mappings.some((mapping: unknown) => {
+    const ref = (mapping as { function?: unknown } | null)?.function;
+    return typeof ref === 'string' && classifyFunctionRef(ref).kind === 'lambda';
+  });
 }
 
 function firstSet(env: Env, names: readonly string[]): string | undefined {

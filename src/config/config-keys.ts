@@ -14,6 +14,7 @@ export interface SchemaNode {
   readonly default?: unknown;
   readonly defaultText?: string;
   readonly enum?: readonly unknown[];
+  readonly const?: unknown;
   readonly minimum?: number;
   readonly maximum?: number;
   readonly minLength?: number;

@@ -38,6 +38,7 @@ function defaultOf(key: ConfigKey): string {
 
 function typeOf(node: SchemaNode): string {
   if (node.enum !== undefined) return node.enum.map((value) => `\`${String(value)}\``).join(' | ');
+  if (node.const !== undefined) return `\`${String(node.const)}\``;
   if (node.anyOf !== undefined) return node.anyOf.map(typeOf).join(' | ');
   const type = typeof node.type === 'string' ? node.type : node.type?.join(' | ');
   switch (type) {

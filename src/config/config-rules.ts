@@ -1,12 +1,13 @@
 /**
  * The rules of a run config that span several keys or need more than a type: addresses, the offset
- * store's keys, AT_TIMESTAMP, unique mapping names, one mapping per consumer group, tag expressions and
- * function references.
+ * store's keys, AT_TIMESTAMP, unique mapping names, one mapping per consumer group, tag expressions,
+ * function references and `onFailure` destinations.
  *
  * They run on the raw input next to the schema (not after it), so one pass reports every problem; each
  * rule looks only at values of the right type and leaves wrong types to the schema's own lines.
  */
 import { parseNameServerAddresses } from '../client/name-server-client.js';
+import { FailureDestinationError, parseDestinationArn } from '../invoke/failure-destination.js';
 import { parseAddress } from '../network/address.js';
 import { NetworkError } from '../network/errors.js';
 import { RocketMQError } from '../protocol/errors.js';
@@ -19,10 +20,6 @@ type Raw = Readonly<Record<string, unknown>>;
 
 /** Keys of `offsets` that only the DynamoDB store reads. */
 const DYNAMODB_ONLY_KEYS = ['table', 'region', 'endpoint', 'createTable'] as const;
-
-/** The one line a Lambda function reference gets until the Lambda invoker ships. */
-export const LAMBDA_NOT_SUPPORTED =
-  'Lambda functions are not supported by this build yet; use "local:./module.js#export" to run a handler module in-process';
 
 /**
  * Every cross-key problem of a raw config (after environment variables were applied).
@@ -134,9 +131,32 @@ function mappingProblems(mapping: Raw, index: number): ConfigProblem[] {
   if (typeof mapping.function === 'string' && mapping.function !== '') {
     const ref = classifyFunctionRef(mapping.function);
     if (ref.kind === 'invalid') problems.push({ path: at('function'), message: ref.reason });
-    if (ref.kind === 'lambda') problems.push({ path: at('function'), message: LAMBDA_NOT_SUPPORTED });
+    if (ref.kind === 'local' && mapping.functionTimeoutMs !== undefined) {
+      problems.push({
+        path: at('functionTimeoutMs'),
+        message: 'only used with a Lambda function (local: handlers run in-process)',
+      });
+    }
+  }
+  if (typeof mapping.onFailure === 'string' && mapping.onFailure.trim() !== '') {
+    problems.push(...destinationProblems(mapping.onFailure.trim(), at('onFailure')));
   }
   return problems;
+}
+
+function destinationProblems(arn: string, path: KeyPath): ConfigProblem[] {
+  try {
+    parseDestinationArn(arn);
+    return [];
+  } catch (error) {
+    if (!(error instanceof FailureDestinationError)) throw error;
+    return [
+      {
+        path,
+        message: `${JSON.stringify(arn)} is not an SQS queue ARN or SNS topic ARN (arn:aws:sqs:<region>:<account>:<queue> or arn:aws:sns:<region>:<account>:<topic>)`,
+      },
+    ];
+  }
 }
 
 function tagExpressionProblems(expression: string, path: KeyPath): ConfigProblem[] {

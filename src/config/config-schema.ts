@@ -9,6 +9,8 @@
  */
 import { z } from 'zod';
 import { CONSUMER_DEFAULTS } from '../consumer/consumer-options.js';
+import { destinationsSchema, lambdaSchema } from './aws-config-schema.js';
+import { info, type KeyInfo, text } from './schema-meta.js';
 
 /** Defaults of the top-level keys. */
 export const RUN_DEFAULTS = {
@@ -35,7 +37,17 @@ export const MAPPING_DEFAULTS = {
   pullThresholdSizeForQueue: CONSUMER_DEFAULTS.pullThresholdSizeForQueue,
   consumeConcurrentlyMaxSpan: CONSUMER_DEFAULTS.consumeConcurrentlyMaxSpan,
   consumeTimeoutMs: CONSUMER_DEFAULTS.consumeTimeoutMs,
+  /** Lambda's longest timeout: an invoke may take this long (plus a margin) before it counts as failed. */
+  functionTimeoutMs: 900_000,
+  bisectBatchOnError: false,
+  /** -1: messages never get too old (AWS's default). */
+  maxRecordAgeSeconds: -1,
 } as const;
+
+/** AWS's range of `MaximumRecordAgeInSeconds` (besides -1, "off"). */
+export const MIN_RECORD_AGE_SECONDS = 60;
+/** AWS's range of `MaximumRecordAgeInSeconds` (7 days). */
+export const MAX_RECORD_AGE_SECONDS = 604_800;
 
 /** RocketMQ's topic and group name characters (`TopicValidator`). */
 const RESOURCE_NAME = /^[%|a-zA-Z0-9_-]+$/;
@@ -53,20 +65,6 @@ export const MAX_TIMESTAMP_SECONDS = 99_999_999_999;
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
 
 const MiB = 1024 * 1024;
-
-/** Metadata shown by `configReference()`: a description, and the default as a value or as words. */
-type KeyInfo = {
-  description: string;
-  default?: string | number | boolean;
-  defaultText?: string;
-};
-
-function info(meta: KeyInfo): KeyInfo {
-  return meta;
-}
-
-/** A non-blank string. */
-const text = () => z.string().trim().min(1);
 
 const nameServerSchema = z
   .union([z.string(), z.array(z.string()).min(1)], {
@@ -199,9 +197,14 @@ const mappingSchema = z.strictObject({
     .meta(
       info({
         description:
-          'The function: `"local:./module.js#export"` (relative to the config file; export defaults to `handler`), or a Lambda function name or ARN (not supported by this build yet).',
+          'The function: a Lambda function name, `name:alias`, partial ARN `123456789012:function:name` or ARN `arn:aws:lambda:<region>:<account>:function:<name>[:alias]` (invoked RequestResponse), or `"local:./module.js#export"` (a handler module run in-process, relative to the config file; export defaults to `handler`).',
       }),
     ),
+  functionTimeoutMs: intKey(1000, 900_000, {
+    description:
+      "Lambda functions: how long one invoke may run (set it to the function's timeout); the poller waits this long plus 10 s before the invoke counts as failed (timeout).",
+    default: MAPPING_DEFAULTS.functionTimeoutMs,
+  }),
   batchSize: intKey(1, 10_000, {
     description: 'Most messages per invoke.',
     default: MAPPING_DEFAULTS.batchSize,
@@ -289,6 +292,42 @@ const mappingSchema = z.strictObject({
     description: 'A message in flight longer than this is sent back for retry (concurrent).',
     default: MAPPING_DEFAULTS.consumeTimeoutMs,
   }),
+  bisectBatchOnError: z
+    .boolean()
+    .optional()
+    .meta(
+      info({
+        description:
+          'When an invoke of several messages fails as a whole (function error, timeout, malformed response), invoke each half again, down to single messages, so that only the failing messages are retried.',
+        default: MAPPING_DEFAULTS.bisectBatchOnError,
+      }),
+    ),
+  maxRecordAgeSeconds: z
+    .number()
+    .int()
+    .min(-1)
+    .max(MAX_RECORD_AGE_SECONDS)
+    // 0..59 only: values outside -1..max already have their own line.
+    .refine((seconds) => seconds <= -1 || seconds >= MIN_RECORD_AGE_SECONDS, {
+      error: (issue) =>
+        `must be -1 (off) or ${MIN_RECORD_AGE_SECONDS}–${MAX_RECORD_AGE_SECONDS} seconds, got ${String(issue.input)}`,
+    })
+    .optional()
+    .meta(
+      info({
+        description: `Messages stored longer ago than this go straight to \`%DLQ%<group>\` (and \`onFailure\`) without an invoke; -1 = never (as AWS: -1, or ${MIN_RECORD_AGE_SECONDS}–${MAX_RECORD_AGE_SECONDS}).`,
+        default: MAPPING_DEFAULTS.maxRecordAgeSeconds,
+      }),
+    ),
+  onFailure: text()
+    .optional()
+    .meta(
+      info({
+        description:
+          'An SQS queue ARN or SNS topic ARN that receives a JSON record (condition, reason, message ids and positions) of every message that failed for good: dead-lettered by the poller (too large, too old) or out of retries. In addition to `%DLQ%<group>`.',
+        defaultText: 'none',
+      }),
+    ),
 });
 
 /**
@@ -314,6 +353,8 @@ export const runConfigSchema = z
       default: RUN_DEFAULTS.shutdownTimeoutMs,
     }),
     offsets: offsetsSchema,
+    lambda: lambdaSchema,
+    destinations: destinationsSchema,
     mappings: z
       .array(mappingSchema)
       .min(1, { error: 'must list at least one mapping' })

@@ -1,8 +1,10 @@
 /**
  * The `function` of a mapping: `local:./module.js#export` (a handler module run in-process) or a Lambda
- * function (name, name:qualifier, or ARN, as Lambda's Invoke API takes them).
+ * function (name, name:qualifier, partial ARN or ARN, as Lambda's Invoke API takes them; parsed by
+ * `parseLambdaFunctionRef`, so the config accepts exactly what the invoker can call).
  */
 import { InvokeError } from '../invoke/invoke-error.js';
+import { type LambdaFunctionRef, parseLambdaFunctionRef } from '../invoke/lambda-function-ref.js';
 import { LOCAL_FUNCTION_REF_PREFIX, parseLocalFunctionRef } from '../invoke/local-invoker.js';
 
 /**
@@ -15,12 +17,9 @@ import { LOCAL_FUNCTION_REF_PREFIX, parseLocalFunctionRef } from '../invoke/loca
  */
 export type FunctionRef =
   | { readonly kind: 'local'; readonly ref: string; readonly modulePath: string; readonly exportName: string }
-  | { readonly kind: 'lambda'; readonly ref: string }
+  | { readonly kind: 'lambda'; readonly ref: string; readonly lambda: LambdaFunctionRef }
   | { readonly kind: 'invalid'; readonly ref: string; readonly reason: string };
 
-/** What Lambda's Invoke API accepts as `FunctionName` (name, partial or full ARN, optional qualifier). */
-const LAMBDA_FUNCTION =
-  /^(arn:aws[a-zA-Z-]*:lambda:[a-z]{2}(-gov)?-[a-z]+-\d:\d{12}:function:|\d{12}:function:)?[a-zA-Z0-9_-]{1,64}(:(\$LATEST|[a-zA-Z0-9_-]{1,128}))?$/;
 const EXPORT_NAME = /^[A-Za-z_$][\w$]*$/;
 
 /**
@@ -50,10 +49,14 @@ export function classifyFunctionRef(ref: string): FunctionRef {
       return { kind: 'invalid', ref, reason: 'must be local:<module path>[#<export name>]' };
     }
   }
-  if (LAMBDA_FUNCTION.test(ref)) return { kind: 'lambda', ref };
-  return {
-    kind: 'invalid',
-    ref,
-    reason: 'must be "local:./module.js#export" or a Lambda function name or ARN',
-  };
+  try {
+    return { kind: 'lambda', ref, lambda: parseLambdaFunctionRef(ref) };
+  } catch (error) {
+    if (!(error instanceof InvokeError)) throw error;
+    return {
+      kind: 'invalid',
+      ref,
+      reason: 'must be "local:./module.js#export" or a Lambda function name or ARN',
+    };
+  }
 }

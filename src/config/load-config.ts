@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
-import { applyEnvironment } from './config-env.js';
+import { applyEnvironment, CONFIG_ENV } from './config-env.js';
 import { ConfigError } from './config-error.js';
 import { problemsOfIssues } from './config-issues.js';
 import { knownKeysAt } from './config-keys.js';
@@ -70,6 +70,48 @@ export async function loadConfig(file: string, options: LoadConfigOptions = {}):
     source: file,
     checkModules: true,
   });
+}
+
+/**
+ * The environment variable that holds a whole config as JSON (containers without a config file).
+ *
+ * @example
+ * ```ts
+ * process.env[CONFIG_ENV_VARIABLE] = JSON.stringify({ nameServer: 'ns:9876', offsets: { store: 'memory' }, mappings });
+ * ```
+ */
+export const CONFIG_ENV_VARIABLE = CONFIG_ENV.config[0];
+
+/** Options of {@link loadConfigFromEnv}. */
+export interface LoadConfigFromEnvOptions {
+  /** The environment: the config variable and the variables that fill absent keys. @default process.env */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** `local:` module paths and `offsets.path` are relative to it. @default process.cwd() */
+  baseDir?: string | undefined;
+}
+
+/**
+ * Reads the config from the `ROCKETMQ_LAMBDA_CONFIG` environment variable (JSON), for containers that
+ * get their config without a file (an ECS task definition's environment). `local:` module paths and
+ * `offsets.path` are relative to the working directory; problems name the variable as their source.
+ * Throws {@link ConfigError} when the variable is unset, not JSON, or the config is invalid.
+ *
+ * @example
+ * ```ts
+ * // ROCKETMQ_LAMBDA_CONFIG='{"nameServer":"ns:9876","offsets":{"store":"memory"},"mappings":[...]}'
+ * const config = loadConfigFromEnv();
+ * config.source; // => 'ROCKETMQ_LAMBDA_CONFIG'
+ * ```
+ */
+export function loadConfigFromEnv(options: LoadConfigFromEnvOptions = {}): RunConfig {
+  const env = options.env ?? process.env;
+  const source = CONFIG_ENV_VARIABLE;
+  const text = env[source];
+  if (text === undefined || text.trim() === '') {
+    throw new ConfigError([`(config): ${source} is not set`], { source });
+  }
+  const raw = parseConfigText(text, 'json', source);
+  return parseConfig(raw, { baseDir: options.baseDir ?? process.cwd(), env, source, checkModules: true });
 }
 
 /**
@@ -158,7 +200,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Run
     const lines = sortProblems(problems).map(problemLine);
     throw new ConfigError([...new Set(lines)], { source: options.source });
   }
-  return resolveConfig(result.data, { baseDir, source: options.source });
+  return resolveConfig(result.data, { baseDir, source: options.source, env: options.env ?? process.env });
 }
 
 /** Problems in reading order: by key path, keys in schema order, indexes ascending; stable otherwise. */

@@ -8,10 +8,11 @@ import { parseNameServerAddresses } from '../client/name-server-client.js';
 import type { MessageModel, OrderlyFailure, StartingPosition } from '../consumer/consumer-options.js';
 import type { AclCredentials } from '../protocol/acl-signer.js';
 import type { ExpressionType } from '../protocol/subscription.js';
+import { destinationEndpointsOf } from './config-env.js';
 import { ConfigError } from './config-error.js';
 import { MAPPING_DEFAULTS, type MappingInput, RUN_DEFAULTS, type RunConfigInput } from './config-schema.js';
 
-/** The region of a local DynamoDB endpoint when none is configured (the SDK insists on one). */
+/** The region of a local DynamoDB or Lambda endpoint when none is configured (the SDK insists on one). */
 export const LOCAL_ENDPOINT_REGION = 'us-east-1';
 
 /**
@@ -35,6 +36,33 @@ export type OffsetsConfig =
     }
   | { readonly store: 'file'; readonly path: string }
   | { readonly store: 'memory'; readonly path: string };
+
+/**
+ * How Lambda functions are invoked. `region` is the default region of functions not named by a full ARN
+ * (`undefined`: the SDK's chain decides); `endpoint` another Invoke API.
+ *
+ * @example
+ * ```ts
+ * const lambda: LambdaConfig = { region: 'us-east-1', endpoint: 'http://127.0.0.1:3002' };
+ * ```
+ */
+export interface LambdaConfig {
+  readonly region: string | undefined;
+  readonly endpoint: string | undefined;
+}
+
+/**
+ * The endpoints of `onFailure` destinations per service (`undefined`: AWS's).
+ *
+ * @example
+ * ```ts
+ * const destinations: DestinationsConfig = { sqsEndpoint: 'http://127.0.0.1:4566', snsEndpoint: undefined };
+ * ```
+ */
+export interface DestinationsConfig {
+  readonly sqsEndpoint: string | undefined;
+  readonly snsEndpoint: string | undefined;
+}
 
 /**
  * One mapping, resolved.
@@ -65,6 +93,13 @@ export interface MappingConfig {
   readonly pullThresholdSizeForQueue: number;
   readonly consumeConcurrentlyMaxSpan: number;
   readonly consumeTimeoutMs: number;
+  /** Lambda functions: how long one invoke may run (the invoker adds a margin). */
+  readonly functionTimeoutMs: number;
+  readonly bisectBatchOnError: boolean;
+  /** -1: off. */
+  readonly maxRecordAgeSeconds: number;
+  /** An SQS queue or SNS topic ARN receiving failure records. */
+  readonly onFailure: string | undefined;
 }
 
 /**
@@ -86,6 +121,8 @@ export interface RunConfig {
   readonly tls: boolean;
   readonly shutdownTimeoutMs: number;
   readonly offsets: OffsetsConfig;
+  readonly lambda: LambdaConfig;
+  readonly destinations: DestinationsConfig;
   readonly mappings: readonly MappingConfig[];
 }
 
@@ -100,9 +137,17 @@ export interface RunConfig {
  */
 export function resolveConfig(
   input: RunConfigInput,
-  options: { baseDir: string; source?: string | undefined },
+  options: {
+    baseDir: string;
+    source?: string | undefined;
+    /** Read for destination endpoints (`AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_SNS`). @default process.env */
+    env?: Readonly<Record<string, string | undefined>> | undefined;
+  },
 ): RunConfig {
   const baseDir = path.resolve(options.baseDir);
+  const lambdaEndpoint = input.lambda?.endpoint;
+  const fromEnv = destinationEndpointsOf(options.env ?? process.env);
+  const destinationEndpoint = input.destinations?.endpoint;
   return {
     source: options.source,
     baseDir,
@@ -111,6 +156,14 @@ export function resolveConfig(
     tls: input.tls ?? RUN_DEFAULTS.tls,
     shutdownTimeoutMs: input.shutdownTimeoutMs ?? RUN_DEFAULTS.shutdownTimeoutMs,
     offsets: resolveOffsets(input.offsets, baseDir),
+    lambda: {
+      region: input.lambda?.region ?? (lambdaEndpoint === undefined ? undefined : LOCAL_ENDPOINT_REGION),
+      endpoint: lambdaEndpoint,
+    },
+    destinations: {
+      sqsEndpoint: destinationEndpoint ?? fromEnv.sqs,
+      snsEndpoint: destinationEndpoint ?? fromEnv.sns,
+    },
     mappings: input.mappings.map(resolveMapping),
   };
 }
@@ -164,6 +217,10 @@ function resolveMapping(mapping: MappingInput): MappingConfig {
     pullThresholdSizeForQueue: mapping.pullThresholdSizeForQueue ?? d.pullThresholdSizeForQueue,
     consumeConcurrentlyMaxSpan: mapping.consumeConcurrentlyMaxSpan ?? d.consumeConcurrentlyMaxSpan,
     consumeTimeoutMs: mapping.consumeTimeoutMs ?? d.consumeTimeoutMs,
+    functionTimeoutMs: mapping.functionTimeoutMs ?? d.functionTimeoutMs,
+    bisectBatchOnError: mapping.bisectBatchOnError ?? d.bisectBatchOnError,
+    maxRecordAgeSeconds: mapping.maxRecordAgeSeconds ?? d.maxRecordAgeSeconds,
+    onFailure: mapping.onFailure,
   };
 }
 

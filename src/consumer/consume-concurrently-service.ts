@@ -4,14 +4,21 @@
  * applied per message. Succeeded messages leave their ProcessQueue and the offset moves (increase-only);
  * failed ones go back to the broker (CONSUMER_SEND_MSG_BACK) or, if that fails, are consumed again
  * locally after `localRetryDelayMs` with `reconsumeTimes + 1`, staying in the ProcessQueue so the offset
- * cannot pass them. Broadcasting logs and drops failures, as RocketMQ does.
+ * cannot pass them. Messages the result dead-letters (`deadLetter`) are handed straight to
+ * `%DLQ%<group>` (delay level −1, no retry counted); if that hand-off fails it is tried again after
+ * `localRetryDelayMs` (not consumed again) and the offset waits for it. Failed messages sent back at
+ * `reconsumeTimes >= maxReconsumeTimes` (the broker moves them to the DLQ) are reported to the
+ * listener's `notifyFinalFailure`. Broadcasting logs and drops failures, as RocketMQ does.
  */
 import type { MessageExt } from '../protocol/message.js';
 import type { Logger } from '../util/logger.js';
 import { type ConsumeService, type ConsumeServiceContext, realTopicOf } from './consume-service.js';
 import { isFatalListenerError } from './consumer-errors.js';
+import { type DeadLetterEntryOf, DeadLetterHandOff } from './dead-letter-hand-off.js';
+import { notifyFinalFailure } from './final-failure.js';
 import { MessageBatcher } from './message-batcher.js';
 import type { ConsumedMessage, ConsumeResult } from './message-listener.js';
+import { deadLetterIndexes } from './orderly-result.js';
 import type { ProcessQueue } from './process-queue.js';
 
 /** Delay level Java uses when it sends back an expired message. */
@@ -56,6 +63,7 @@ export class ConsumeConcurrentlyService implements ConsumeService {
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private expiryTimer: NodeJS.Timeout | undefined;
   private expiryScan: Promise<void> | undefined;
+  private readonly deadLetters: DeadLetterHandOff<Item>;
   private stopping = false;
   private halted = false;
 
@@ -69,6 +77,13 @@ export class ConsumeConcurrentlyService implements ConsumeService {
       windowMs: options.maximumBatchingWindowMs,
       onReady: () => this.pump(),
       isStale: (item) => item.processQueue.dropped,
+    });
+    this.deadLetters = new DeadLetterHandOff<Item>({
+      sendBack: context.sendBack,
+      counters: context.counters,
+      log: context.log,
+      retryDelayMs: options.localRetryDelayMs,
+      onHandedOff: (items) => this.commit(items),
     });
   }
 
@@ -106,6 +121,7 @@ export class ConsumeConcurrentlyService implements ConsumeService {
     this.retryTimers.clear();
     if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer);
     await this.expiryScan;
+    await this.deadLetters.stop();
     const all = Promise.all([...this.inFlight].map((batch) => batch.done));
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
@@ -192,17 +208,28 @@ export class ConsumeConcurrentlyService implements ConsumeService {
       this.log.warn({ result }, 'PARTIAL result names indexes outside the batch: whole batch failed');
     }
     const failedSet = failed ?? new Set(batch.keys());
+    const clustering = options.messageModel === 'CLUSTERING';
+    const deadLetters = clustering ? deadLetterIndexes(result, batch.length) : new Map<number, string>();
     const done: Item[] = [];
     const toSendBack: number[] = [];
+    const toDeadLetter: DeadLetterEntryOf<Item>[] = [];
     batch.forEach((item, index) => {
-      if (failedSet.has(index)) toSendBack.push(index);
-      else done.push(item);
+      const reason = deadLetters.get(index);
+      if (reason !== undefined && failedSet.has(index)) {
+        const { message, processQueue } = item;
+        const topic = (consumed[index] as ConsumedMessage).topic;
+        toDeadLetter.push({ item, message, processQueue, topic, reason });
+      } else if (failedSet.has(index)) {
+        toSendBack.push(index);
+      } else {
+        done.push(item);
+      }
     });
     counters.consumedOk += done.length;
-    counters.consumedFailed += toSendBack.length;
+    counters.consumedFailed += toSendBack.length + toDeadLetter.length;
     if (toSendBack.length > 0) {
       const reason = result.status === 'SUCCESS' ? 'invalid result' : result.reason;
-      if (options.messageModel === 'BROADCASTING') {
+      if (!clustering) {
         counters.droppedFailures += toSendBack.length;
         this.log.warn(
           { messages: toSendBack.map((i) => batch[i]?.message.msgId), reason },
@@ -211,9 +238,20 @@ export class ConsumeConcurrentlyService implements ConsumeService {
         for (const index of toSendBack) done.push(batch[index] as Item);
       } else {
         const notSent = await this.sendBackAll(batch, consumed, toSendBack);
-        for (const index of toSendBack) if (!notSent.has(index)) done.push(batch[index] as Item);
+        const sent = toSendBack.filter((index) => !notSent.has(index));
+        for (const index of sent) done.push(batch[index] as Item);
         if (notSent.size > 0) this.retryLocally([...notSent].map((index) => batch[index] as Item));
+        // The broker moves a message sent back at the retry limit to the DLQ: it failed for good.
+        const final = sent
+          .filter((index) => (batch[index] as Item).message.reconsumeTimes >= options.maxReconsumeTimes)
+          .map((index) => consumed[index] as ConsumedMessage);
+        await notifyFinalFailure(this.context.listener, final, reason, this.log);
       }
+    }
+    if (toDeadLetter.length > 0) {
+      const { handedOff, notHandedOff } = await this.deadLetters.handOff(toDeadLetter);
+      done.push(...handedOff);
+      this.deadLetters.retryLater(notHandedOff);
     }
     if (record.aborted) {
       counters.discardedResults++;
@@ -319,6 +357,11 @@ export class ConsumeConcurrentlyService implements ConsumeService {
           this.log.warn({ msgId: message.msgId, queue }, 'broadcasting: expired message dropped');
         }
         counters.expiredMessages++;
+        if (options.messageModel === 'CLUSTERING' && message.reconsumeTimes >= options.maxReconsumeTimes) {
+          const view = { message, queue, topic: realTopicOf(message, options.retryTopic) };
+          const reason = `consume timed out (in flight longer than consumeTimeoutMs ${options.consumeTimeoutMs} ms)`;
+          await notifyFinalFailure(this.context.listener, [view], reason, this.log);
+        }
         if (processQueue.firstOffset() !== message.queueOffset) continue;
         const offset = processQueue.removeMessages([message]);
         if (offset >= 0 && !processQueue.dropped) offsetStore.updateOffset(queue, offset, true);

@@ -18,7 +18,8 @@
  * hand-off fails it is retried like any failure, never committed past. With `'block'` nothing is ever
  * skipped: such records are retried forever (counted in `blockedRetries`, logged at warn each time),
  * dead-lettered ones included. A FAILED batch thus reaches the limit as a whole and goes to the DLQ as
- * a whole, as in RocketMQ.
+ * a whole, as in RocketMQ. Records skipped at the limit are reported to the listener's
+ * `notifyFinalFailure` once the DLQ took them.
  *
  * Batches hold what the queue has buffered (up to `batchSize` and `maxBatchBytes`); the batching window
  * does not apply in orderly mode (waiting would only delay the queue's next record).
@@ -33,6 +34,7 @@ import type { Logger } from '../util/logger.js';
 import type { ConsumeService, ConsumeServiceContext, QueueOwnershipHooks } from './consume-service.js';
 import { realTopicOf } from './consume-service.js';
 import { isFatalListenerError } from './consumer-errors.js';
+import { notifyFinalFailure } from './final-failure.js';
 import type { ConsumedMessage, ConsumeResult } from './message-listener.js';
 import { OrderlyQueueScheduler, type QueueRunOutcome, RESUBMIT_DELAY_MS } from './orderly-queue-scheduler.js';
 import { blamedIndexes, clampSuspendTimeMs, deadLetterIndexes } from './orderly-result.js';
@@ -328,7 +330,7 @@ export class ConsumeOrderlyService implements ConsumeService {
     result: ConsumeResult,
     record: InFlight,
   ): Promise<'continue' | 'suspend' | 'stop'> {
-    const { options, counters } = this.context;
+    const { options, counters, listener } = this.context;
     const blamed = blamedIndexes(result, messages.length);
     if (blamed === undefined) {
       this.log.warn({ result }, 'PARTIAL result names indexes outside the batch: whole batch failed');
@@ -341,24 +343,30 @@ export class ConsumeOrderlyService implements ConsumeService {
     // limit once the DLQ took them; the first record that must be retried ends the settled prefix.
     let finished = 0;
     let succeeded = 0;
+    // Skipped at the retry limit: failed for good, reported to the listener (its own dead letters are not).
+    const exhaustedViews: ConsumedMessage[] = [];
+    const reportExhausted = () =>
+      notifyFinalFailure(listener, exhaustedViews, failureReason(result), this.log);
     for (; finished < messages.length; finished++) {
       if (!failed(finished)) {
         succeeded++;
         continue;
       }
       const message = messages[finished] as MessageExt;
-      const reason =
-        deadLetters.get(finished) ??
-        (skip && this.failuresOf(message) >= options.maxReconsumeTimes
-          ? 'maxReconsumeTimes reached'
-          : undefined);
+      const view = consumed[finished] as ConsumedMessage;
+      const deadLetter = deadLetters.get(finished);
+      const atLimit = skip && this.failuresOf(message) >= options.maxReconsumeTimes;
+      const reason = deadLetter ?? (atLimit ? 'maxReconsumeTimes reached' : undefined);
       if (reason === undefined) break;
-      if (!(await this.sendToDlq(pq, message, consumed[finished] as ConsumedMessage, reason))) break;
+      if (!(await this.sendToDlq(pq, message, view, reason))) break;
+      if (deadLetter === undefined) exhaustedViews.push(view);
       if (record.aborted || pq.dropped) {
+        await reportExhausted();
         counters.discardedResults++;
         return 'stop';
       }
     }
+    await reportExhausted();
     counters.consumedOk += succeeded;
     const exhausted = (index: number) =>
       this.failuresOf(messages[index] as MessageExt) >= options.maxReconsumeTimes;

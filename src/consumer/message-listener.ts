@@ -84,4 +84,12 @@ export type ConsumeResult =
  */
 export interface MessageListener {
   consume(messages: readonly ConsumedMessage[], context: ConsumeContext): Promise<ConsumeResult>;
+  /**
+   * Optional. Called once the broker took messages that failed for good: failed again at
+   * `reconsumeTimes >= maxReconsumeTimes` and sent back (the broker puts them into `%DLQ%<group>`), or
+   * skipped to the DLQ after the retry limit in orderly mode. Not called for the listener's own
+   * `deadLetter` entries (it reported those when it returned them). Should not reject; a rejection is
+   * logged and ignored (the messages are in the DLQ regardless).
+   */
+  notifyFinalFailure?(messages: readonly ConsumedMessage[], reason: string): Promise<void>;
 }

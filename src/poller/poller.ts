@@ -1,19 +1,20 @@
 /**
  * The composition root of a poller process: one {@link RocketMQClient}, and per mapping an offset store,
- * a {@link FunctionMessageListener} over a shared {@link LocalInvoker}, and a {@link ConsumerRuntime}.
- * It starts them, stops them all gracefully (on `stop()`, an abort signal, or when one mapping fails
- * fatally), and then releases the stores, the invoker and the client.
+ * a {@link FunctionMessageListener} (over the poller's shared LambdaInvoker or LocalInvoker, with the
+ * mapping's payload, bisect, record-age and onFailure options) and a {@link ConsumerRuntime}. It starts
+ * them, stops them all gracefully (on `stop()`, an abort signal, or when one mapping fails fatally, e.g.
+ * its Lambda function does not exist), and then releases the stores, invokers, destinations and client.
  */
 import { RocketMQClient } from '../client/rocketmq-client.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
 import type { ConsumerOptions } from '../consumer/consumer-options.js';
 import { ConsumerRuntime } from '../consumer/consumer-runtime.js';
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
-import { FunctionMessageListener } from '../invoke/function-listener.js';
+import { type FunctionListenerStats, FunctionMessageListener } from '../invoke/function-listener.js';
 import type { Invoker } from '../invoke/invoker.js';
-import { LocalInvoker } from '../invoke/local-invoker.js';
 import { RocketMQError } from '../protocol/errors.js';
 import { componentLogger, type Logger, rootLogger } from '../util/logger.js';
+import { FunctionTargets, type LambdaTargetStats } from './function-targets.js';
 import { OffsetStores, offsetStoreKindOf } from './offset-stores.js';
 
 /** Options of {@link startPoller}. */
@@ -22,8 +23,31 @@ export interface PollerOptions {
   logger?: Logger | undefined;
   /** Aborting it stops the poller gracefully. */
   signal?: AbortSignal | undefined;
-  /** Runs the functions. @default a LocalInvoker on the config's base directory */
+  /**
+   * Runs every function instead of the built-in invokers (tests). Closed with the poller.
+   * @default a LambdaInvoker for Lambda functions (`config.lambda`), a LocalInvoker for `local:` handlers
+   */
   invoker?: Invoker | undefined;
+  /**
+   * Consumer runtime options the config does not expose (timers, `retryDelayLevel`, ...), applied to every
+   * mapping over what the config says. For tests and tuning.
+   */
+  consumerOverrides?: Partial<Omit<ConsumerOptions, 'name' | 'topic' | 'consumerGroup'>> | undefined;
+}
+
+/**
+ * Invoke counters of a poller: its Lambda invokers' requests and throttles, and each mapping's
+ * listener counters (invokes, split batches, bisections, dead-lettered messages).
+ *
+ * @example
+ * ```ts
+ * const { lambda, mappings } = poller.invokeStats();
+ * console.log(lambda.throttles, mappings.get('orders')?.deadLettered);
+ * ```
+ */
+export interface PollerInvokeStats {
+  readonly lambda: LambdaTargetStats;
+  readonly mappings: ReadonlyMap<string, FunctionListenerStats>;
 }
 
 /**
@@ -73,6 +97,8 @@ export interface Poller {
   stop(): Promise<PollerExit>;
   /** A status snapshot of every mapping. */
   status(): Promise<ConsumerRuntimeStatus[]>;
+  /** Invoke counters since the start. */
+  invokeStats(): PollerInvokeStats;
 }
 
 /**
@@ -127,8 +153,19 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
     logger: options.logger,
   });
   const stores = new OffsetStores(config.offsets, client.clientId);
-  const invoker = options.invoker ?? new LocalInvoker({ baseDir: config.baseDir, logger: options.logger });
+  const targets = new FunctionTargets({
+    baseDir: config.baseDir,
+    lambda: config.lambda,
+    destinations: config.destinations,
+    invoker: options.invoker,
+    logger: options.logger,
+  });
   const runtimes = new Map<string, ConsumerRuntime>();
+  const listeners = new Map<string, FunctionMessageListener>();
+  const invokeStats = (): PollerInvokeStats => ({
+    lambda: targets.lambdaStats(),
+    mappings: new Map([...listeners].map(([name, listener]) => [name, listener.stats()])),
+  });
   const failures: MappingFailure[] = [];
   let stopping: Promise<PollerExit> | undefined;
   let resolveStopped: (exit: PollerExit) => void = () => undefined;
@@ -138,7 +175,8 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
 
   const release = async (): Promise<void> => {
     for (const [what, close] of [
-      ['invoker', () => invoker.close()],
+      ['invokers', () => targets.close()],
+      ['injected invoker', () => options.invoker?.close()],
       ['offset stores', () => stores.close()],
       ['client', () => client.close()],
     ] as const) {
@@ -163,9 +201,18 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
           }
         }),
       );
+      const stats = invokeStats();
       await release();
       const exit: PollerExit = { failures: [...failures] };
-      log.info({ failures: exit.failures.length }, 'stopped');
+      log.info(
+        {
+          failures: exit.failures.length,
+          lambdaRequests: stats.lambda.requests,
+          lambdaThrottles: stats.lambda.throttles,
+          deadLettered: [...stats.mappings.values()].reduce((sum, s) => sum + s.deadLettered, 0),
+        },
+        'stopped',
+      );
       resolveStopped(exit);
       return exit;
     })();
@@ -175,13 +222,23 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
   try {
     for (const mapping of config.mappings) {
       const mappingLog = log.child({ mapping: mapping.name });
+      const target = targets.forMapping(mapping);
       const listener = new FunctionMessageListener({
-        invoker,
+        invoker: target.invoker,
         functionRef: mapping.functionRef,
         consumerGroup: mapping.consumerGroup,
         logger: mappingLog,
+        bisectBatchOnError: mapping.bisectBatchOnError,
+        maxRecordAgeSeconds: mapping.maxRecordAgeSeconds,
+        failureDestination: target.failureDestination,
+        functionArn: target.functionArn,
       });
-      const runtime = new ConsumerRuntime(consumerOptionsOf(mapping, config.shutdownTimeoutMs), {
+      listeners.set(mapping.name, listener);
+      const consumerOptions = {
+        ...consumerOptionsOf(mapping, config.shutdownTimeoutMs),
+        ...options.consumerOverrides,
+      };
+      const runtime = new ConsumerRuntime(consumerOptions, {
         client,
         offsetStore: stores.forMapping(mapping),
         listener,
@@ -190,7 +247,15 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
       runtime.onEvent((event) => {
         if (event.type !== 'fatal') return;
         failures.push({ mapping: mapping.name, error: event.error });
-        log.error({ mapping: mapping.name, err: event.error }, 'mapping failed fatally: stopping the poller');
+        log.error(
+          {
+            mapping: mapping.name,
+            function: mapping.functionRef,
+            err: event.error,
+            reason: event.error instanceof Error ? event.error.message : String(event.error),
+          },
+          'mapping failed fatally: stopping the poller',
+        );
         stop().catch((error: unknown) => log.error({ err: error }, 'stopping after a fatal error failed'));
       });
       runtimes.set(mapping.name, runtime);
@@ -199,9 +264,20 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
           topic: mapping.topic,
           consumerGroup: mapping.consumerGroup,
           function: mapping.functionRef,
+          invoker: target.kind,
+          ...(target.kind === 'lambda'
+            ? {
+                lambdaRegion: config.lambda.region,
+                lambdaEndpoint: config.lambda.endpoint,
+                functionTimeoutMs: mapping.functionTimeoutMs,
+              }
+            : {}),
           messageModel: mapping.messageModel,
           orderly: mapping.orderly,
           offsetStore: offsetStoreKindOf(config.offsets, mapping),
+          bisectBatchOnError: mapping.bisectBatchOnError,
+          maxRecordAgeSeconds: mapping.maxRecordAgeSeconds,
+          onFailure: mapping.onFailure,
         },
         'mapping configured',
       );
@@ -245,5 +321,6 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
     stopped,
     stop,
     status: () => Promise.all([...runtimes.values()].map((runtime) => runtime.status())),
+    invokeStats,
   };
 }

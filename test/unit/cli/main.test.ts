@@ -73,7 +73,12 @@ describe('rocketmq-lambda run', () => {
   it('wants --config', async () => {
     const t = fakeIo();
     expect(await main(['run'], t.io)).toBe(2);
-    expect(t.stderr()).toBe(`rocketmq-lambda run: --config <file> is required\n\n${RUN_USAGE}`);
+    expect(t.stderr()).toBe(
+      `rocketmq-lambda run: --config <file> is required (or the config as JSON in ROCKETMQ_LAMBDA_CONFIG)\n\n${RUN_USAGE}`,
+    );
+    const blank = fakeIo({ ROCKETMQ_LAMBDA_CONFIG: '  ' });
+    expect(await main(['run'], blank.io)).toBe(2);
+    expect(blank.stderr()).toContain('--config <file> is required');
     const empty = fakeIo();
     expect(await main(['run', '--config'], empty.io)).toBe(2);
     expect(empty.stderr().split('\n')[0]).toMatch(
@@ -105,6 +110,34 @@ describe('rocketmq-lambda run', () => {
 
   it('a missing config file: one line, exit 2', async () => {
     const t = fakeIo();
+    expect(await main(['run', '--config', '/nonexistent/poller.yaml'], t.io)).toBe(2);
+    expect(t.stderr()).toBe(
+      '/nonexistent/poller.yaml: (config): cannot read /nonexistent/poller.yaml: no such file\n',
+    );
+  });
+
+  it('without --config, reads the config as JSON from ROCKETMQ_LAMBDA_CONFIG; problems name the variable', async () => {
+    const config = {
+      nameServer: 'nohost',
+      offsets: { store: 'memory' },
+      mappings: [{ topic: 'T', consumerGroup: 'G', function: 'orders', batchSize: 0 }],
+    };
+    const t = fakeIo({ ROCKETMQ_LAMBDA_CONFIG: JSON.stringify(config) });
+    expect(await main(['run'], t.io)).toBe(2);
+    expect(t.stderr()).toBe(
+      [
+        'ROCKETMQ_LAMBDA_CONFIG: nameServer: "nohost" is not host:port',
+        'ROCKETMQ_LAMBDA_CONFIG: mappings[0].batchSize: must be ≥ 1, got 0',
+        '',
+      ].join('\n'),
+    );
+    const notJson = fakeIo({ ROCKETMQ_LAMBDA_CONFIG: 'nameServer: a:1' });
+    expect(await main(['run'], notJson.io)).toBe(2);
+    expect(notJson.stderr()).toMatch(/^ROCKETMQ_LAMBDA_CONFIG: (line \d+, column \d+: )?invalid JSON: /);
+  });
+
+  it('--config wins over ROCKETMQ_LAMBDA_CONFIG', async () => {
+    const t = fakeIo({ ROCKETMQ_LAMBDA_CONFIG: '{' });
     expect(await main(['run', '--config', '/nonexistent/poller.yaml'], t.io)).toBe(2);
     expect(t.stderr()).toBe(
       '/nonexistent/poller.yaml: (config): cannot read /nonexistent/poller.yaml: no such file\n',

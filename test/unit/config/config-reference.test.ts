@@ -20,6 +20,11 @@ const CONTRACT_KEYS = [
   'offsets.endpoint',
   'offsets.createTable',
   'offsets.path',
+  'lambda',
+  'lambda.region',
+  'lambda.endpoint',
+  'destinations',
+  'destinations.endpoint',
   'mappings',
   'mappings[].name',
   'mappings[].topic',
@@ -27,6 +32,7 @@ const CONTRACT_KEYS = [
   'mappings[].filter',
   'mappings[].filter.sql',
   'mappings[].function',
+  'mappings[].functionTimeoutMs',
   'mappings[].batchSize',
   'mappings[].maximumBatchingWindowMs',
   'mappings[].maxConcurrency',
@@ -40,6 +46,9 @@ const CONTRACT_KEYS = [
   'mappings[].pullThresholdSizeForQueue',
   'mappings[].consumeConcurrentlyMaxSpan',
   'mappings[].consumeTimeoutMs',
+  'mappings[].bisectBatchOnError',
+  'mappings[].maxRecordAgeSeconds',
+  'mappings[].onFailure',
 ];
 
 /** Keys found by walking the zod schema itself (independent of the JSON Schema walk under test). */
@@ -103,5 +112,15 @@ describe('configReference', () => {
     expect(rowOf(reference, 'mappings[].topic')[2]).toBe('required');
     expect(rowOf(reference, 'mappings[].name')[2]).toBe('the consumerGroup');
     expect(rowOf(reference, 'nameServer')[1]).toBe('string \\| list of string');
+    expect(rowOf(reference, 'mappings[].maxRecordAgeSeconds').slice(1, 3)).toEqual([
+      'integer -1–604800',
+      '`-1`',
+    ]);
+    expect(rowOf(reference, 'mappings[].functionTimeoutMs').slice(1, 3)).toEqual([
+      'integer 1000–900000',
+      '`900000`',
+    ]);
+    expect(rowOf(reference, 'mappings[].bisectBatchOnError')[2]).toBe('`false`');
+    expect(rowOf(reference, 'mappings[].onFailure')[2]).toBe('none');
   });
 });

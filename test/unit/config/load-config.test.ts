@@ -4,7 +4,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/config-error.js';
-import { configFormatOf, loadConfig, parseConfigText } from '../../../src/config/load-config.js';
+import {
+  CONFIG_ENV_VARIABLE,
+  configFormatOf,
+  loadConfig,
+  loadConfigFromEnv,
+  parseConfigText,
+} from '../../../src/config/load-config.js';
 import { RocketMQError } from '../../../src/protocol/errors.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/config/', import.meta.url));
@@ -98,6 +104,8 @@ describe('loadConfig: YAML, JSON and paths', () => {
       tls: false,
       shutdownTimeoutMs: 30_000,
       offsets: { store: 'memory', path: path.join(FIXTURES, '.rocketmq-lambda/offsets') },
+      lambda: { region: undefined, endpoint: undefined },
+      destinations: { sqsEndpoint: undefined, snsEndpoint: undefined },
       mappings: [
         {
           name: 'orders-fn',
@@ -118,6 +126,10 @@ describe('loadConfig: YAML, JSON and paths', () => {
           pullThresholdSizeForQueue: 100 * 1024 * 1024,
           consumeConcurrentlyMaxSpan: 2000,
           consumeTimeoutMs: 900_000,
+          functionTimeoutMs: 900_000,
+          bisectBatchOnError: false,
+          maxRecordAgeSeconds: -1,
+          onFailure: undefined,
         },
       ],
     });
@@ -137,7 +149,12 @@ describe('loadConfig: YAML, JSON and paths', () => {
       createTable: true,
       path: path.join(FIXTURES, 'state/offsets'),
     });
-    const [orders, audit] = config.mappings;
+    expect(config.lambda).toEqual({ region: 'eu-west-1', endpoint: 'http://127.0.0.1:3002' });
+    expect(config.destinations).toEqual({
+      sqsEndpoint: 'http://127.0.0.1:4566',
+      snsEndpoint: 'http://127.0.0.1:4566',
+    });
+    const [orders, audit, payments] = config.mappings;
     expect(orders).toMatchObject({
       name: 'orders',
       filter: { type: 'TAG', expression: 'TagA || TagB' },
@@ -161,6 +178,13 @@ describe('loadConfig: YAML, JSON and paths', () => {
       messageModel: 'BROADCASTING',
       startingPosition: 'TRIM_HORIZON',
       startingPositionTimestampMs: undefined,
+    });
+    expect(payments).toMatchObject({
+      functionRef: 'arn:aws:lambda:eu-west-1:123456789012:function:payments:live',
+      functionTimeoutMs: 60_000,
+      bisectBatchOnError: true,
+      maxRecordAgeSeconds: 3600,
+      onFailure: 'arn:aws:sqs:eu-west-1:123456789012:payments-failures',
     });
   });
 
@@ -237,5 +261,49 @@ describe('configFormatOf and parseConfigText', () => {
       a: 'yes',
       b: '2025-01-31T12:00:00Z',
     });
+  });
+});
+
+describe('loadConfigFromEnv (ROCKETMQ_LAMBDA_CONFIG)', () => {
+  const json = (mapping: Record<string, unknown>) =>
+    JSON.stringify({
+      nameServer: '127.0.0.1:9876',
+      offsets: { store: 'file', path: 'state' },
+      mappings: [{ topic: 'Orders', consumerGroup: 'orders-fn', ...mapping }],
+    });
+
+  it('parses the JSON; relative paths are relative to the working directory; the source is the variable', () => {
+    expect(CONFIG_ENV_VARIABLE).toBe('ROCKETMQ_LAMBDA_CONFIG');
+    const config = loadConfigFromEnv({
+      env: { ROCKETMQ_LAMBDA_CONFIG: json({ function: 'local:./handlers/noop.mjs' }) },
+      baseDir: FIXTURES,
+    });
+    expect(config.source).toBe('ROCKETMQ_LAMBDA_CONFIG');
+    expect(config.baseDir).toBe(FIXTURES.replace(/\/$/, ''));
+    expect(config.offsets).toEqual({ store: 'file', path: path.join(FIXTURES, 'state') });
+    const lambda = loadConfigFromEnv({
+      env: { ROCKETMQ_LAMBDA_CONFIG: json({ function: 'orders:live' }), AWS_REGION: 'eu-west-1' },
+    });
+    expect(lambda.baseDir).toBe(process.cwd());
+    expect(lambda.lambda.region).toBe('eu-west-1');
+  });
+
+  it('checks local: modules, and reports an unset variable or bad JSON as one line', () => {
+    const problems = (env: Record<string, string>): readonly string[] => {
+      try {
+        loadConfigFromEnv({ env, baseDir: FIXTURES });
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems;
+        throw error;
+      }
+      throw new Error('accepted');
+    };
+    expect(problems({ ROCKETMQ_LAMBDA_CONFIG: json({ function: 'local:./nope.mjs' }) })).toEqual([
+      `mappings[0].function: module ./nope.mjs not found (looked for ${path.join(FIXTURES, 'nope.mjs')})`,
+    ]);
+    expect(problems({})).toEqual(['(config): ROCKETMQ_LAMBDA_CONFIG is not set']);
+    expect(problems({ ROCKETMQ_LAMBDA_CONFIG: '{"nameServer": ' })).toEqual([
+      expect.stringMatching(/invalid JSON: /),
+    ]);
   });
 });

@@ -279,12 +279,25 @@ describe('function', () => {
   it.each([
     'arn:aws:lambda:eu-west-1:123456789012:function:orders',
     'arn:aws:lambda:eu-west-1:123456789012:function:orders:live',
+    'arn:aws-cn:lambda:cn-north-1:123456789012:function:orders:7',
     'orders',
     'orders:$LATEST',
+    'orders:live',
     '123456789012:function:orders',
-  ])('rejects the Lambda function %s with one line until the Lambda invoker ships', (ref) => {
+    '123456789012:function:orders:live',
+  ])('accepts the Lambda function %s as written', (ref) => {
+    expect(parse(config({}, { function: ref })).mappings[0]?.functionRef).toBe(ref);
+  });
+
+  it.each([
+    'arn:aws:lambda:eu-west-1:123456789012:function:',
+    'arn:aws:lambda:eu-west-1:12345:function:orders',
+    'arn:aws:sqs:eu-west-1:123456789012:orders',
+    'orders:live:extra',
+    'a'.repeat(65),
+  ])('rejects %s with one line naming the key', (ref) => {
     expect(problems(config({}, { function: ref }))).toEqual([
-      'mappings[0].function: Lambda functions are not supported by this build yet; use "local:./module.js#export" to run a handler module in-process',
+      'mappings[0].function: must be "local:./module.js#export" or a Lambda function name or ARN',
     ]);
   });
 
@@ -299,6 +312,107 @@ describe('function', () => {
       'mappings[0].function: export name "not-an-id" is not an identifier',
     ]);
     expect(problems(config({}, { function: '' }))).toEqual(['mappings[0].function: must not be empty']);
+  });
+});
+
+describe('Lambda options', () => {
+  const LAMBDA = { function: 'orders:live' };
+
+  it('defaults: no bisect, no record age, no onFailure, 15-minute function timeout', () => {
+    expect(parse(config({}, LAMBDA)).mappings[0]).toMatchObject({
+      functionTimeoutMs: 900_000,
+      bisectBatchOnError: false,
+      maxRecordAgeSeconds: -1,
+      onFailure: undefined,
+    });
+  });
+
+  it('maxRecordAgeSeconds is -1 or 60..604800, as AWS', () => {
+    for (const value of [-1, 60, 3600, 604_800]) {
+      expect(
+        parse(config({}, { ...LAMBDA, maxRecordAgeSeconds: value })).mappings[0]?.maxRecordAgeSeconds,
+      ).toBe(value);
+    }
+    for (const value of [0, 59]) {
+      expect(problems(config({}, { ...LAMBDA, maxRecordAgeSeconds: value }))).toEqual([
+        `mappings[0].maxRecordAgeSeconds: must be -1 (off) or 60–604800 seconds, got ${value}`,
+      ]);
+    }
+    expect(problems(config({}, { ...LAMBDA, maxRecordAgeSeconds: 604_801 }))).toEqual([
+      'mappings[0].maxRecordAgeSeconds: must be ≤ 604800, got 604801',
+    ]);
+    expect(problems(config({}, { ...LAMBDA, maxRecordAgeSeconds: -2 }))).toEqual([
+      'mappings[0].maxRecordAgeSeconds: must be ≥ -1, got -2',
+    ]);
+    expect(problems(config({}, { ...LAMBDA, maxRecordAgeSeconds: 90.5 }))).toHaveLength(1);
+  });
+
+  it('functionTimeoutMs is 1000..900000 and only for Lambda functions', () => {
+    expect(parse(config({}, { ...LAMBDA, functionTimeoutMs: 30_000 })).mappings[0]?.functionTimeoutMs).toBe(
+      30_000,
+    );
+    expect(problems(config({}, { ...LAMBDA, functionTimeoutMs: 900_001 }))).toEqual([
+      'mappings[0].functionTimeoutMs: must be ≤ 900000, got 900001',
+    ]);
+    expect(problems(config({}, { functionTimeoutMs: 30_000 }))).toEqual([
+      'mappings[0].functionTimeoutMs: only used with a Lambda function (local: handlers run in-process)',
+    ]);
+  });
+
+  it('onFailure takes an SQS queue or SNS topic ARN', () => {
+    for (const arn of [
+      'arn:aws:sqs:eu-west-1:123456789012:orders-failures',
+      'arn:aws:sns:eu-west-1:123456789012:orders-failures',
+    ]) {
+      expect(parse(config({}, { ...LAMBDA, onFailure: arn })).mappings[0]?.onFailure).toBe(arn);
+    }
+    expect(problems(config({}, { ...LAMBDA, onFailure: 'https://sqs.eu-west-1.amazonaws.com/1/q' }))).toEqual(
+      [
+        'mappings[0].onFailure: "https://sqs.eu-west-1.amazonaws.com/1/q" is not an SQS queue ARN or SNS topic ARN (arn:aws:sqs:<region>:<account>:<queue> or arn:aws:sns:<region>:<account>:<topic>)',
+      ],
+    );
+    expect(problems(config({}, { ...LAMBDA, onFailure: '' }))).toEqual([
+      'mappings[0].onFailure: must not be empty',
+    ]);
+    expect(problems(config({}, { ...LAMBDA, bisectBatchOnError: 'yes' }))).toEqual([
+      'mappings[0].bisectBatchOnError: must be true or false, got "yes"',
+    ]);
+  });
+
+  it('lambda: region and endpoint from the file, else AWS_REGION and AWS_ENDPOINT_URL_LAMBDA', () => {
+    const fromFile = parse(
+      config({ lambda: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:3002' } }, LAMBDA),
+      { AWS_REGION: 'us-west-2', AWS_ENDPOINT_URL_LAMBDA: 'http://env:1' },
+    );
+    expect(fromFile.lambda).toEqual({ region: 'eu-west-1', endpoint: 'http://127.0.0.1:3002' });
+    const fromEnv = parse(config({}, LAMBDA), {
+      AWS_REGION: 'us-west-2',
+      AWS_ENDPOINT_URL_LAMBDA: 'http://env:1',
+    });
+    expect(fromEnv.lambda).toEqual({ region: 'us-west-2', endpoint: 'http://env:1' });
+    const localOnly = parse(config({}, {}), { AWS_ENDPOINT_URL_LAMBDA: 'http://env:1' });
+    expect(localOnly.lambda).toEqual({ region: undefined, endpoint: undefined });
+    expect(parse(config({ lambda: { endpoint: 'http://127.0.0.1:3002' } }, LAMBDA)).lambda.region).toBe(
+      'us-east-1',
+    );
+    expect(problems(config({ lambda: { endpoint: '127.0.0.1:3002', regoin: 'x' } }, LAMBDA))).toEqual([
+      'lambda.endpoint: must be an http(s) URL, e.g. http://127.0.0.1:3002',
+      'lambda.regoin: unknown key (did you mean region?)',
+    ]);
+    expect(problems(config({}, LAMBDA), { AWS_ENDPOINT_URL_LAMBDA: 'not a url' })).toEqual([
+      'lambda.endpoint: must be an http(s) URL, e.g. http://127.0.0.1:3002',
+    ]);
+  });
+
+  it('destinations: one endpoint for both services, else AWS_ENDPOINT_URL_SQS / _SNS', () => {
+    expect(parse(config({ destinations: { endpoint: 'http://127.0.0.1:4566' } })).destinations).toEqual({
+      sqsEndpoint: 'http://127.0.0.1:4566',
+      snsEndpoint: 'http://127.0.0.1:4566',
+    });
+    expect(
+      parse(config({}), { AWS_ENDPOINT_URL_SQS: 'http://sqs:1', AWS_ENDPOINT_URL_SNS: 'http://sns:1' })
+        .destinations,
+    ).toEqual({ sqsEndpoint: 'http://sqs:1', snsEndpoint: 'http://sns:1' });
   });
 });
 

@@ -1,0 +1,74 @@
+/**
+ * The config keys about AWS services besides the offsets table: `lambda` (the Invoke API's region and
+ * endpoint) and `destinations` (the SQS/SNS endpoint of `onFailure` records). Credentials always come
+ * from the SDK's standard chain.
+ */
+import { z } from 'zod';
+import { endpointUrl, info, text } from './schema-meta.js';
+
+/**
+ * The top-level `lambda` key: how Lambda functions are invoked.
+ *
+ * @example
+ * ```ts
+ * lambdaSchema.parse({ region: 'eu-west-1', endpoint: 'http://127.0.0.1:3002' });
+ * ```
+ */
+export const lambdaSchema = z
+  .strictObject({
+    region: text()
+      .optional()
+      .meta(
+        info({
+          description:
+            'AWS region of functions named without a full ARN (a full ARN names its own region). Filled from `AWS_REGION` when absent.',
+          defaultText: "`AWS_REGION`, else the SDK's default chain (`us-east-1` when `endpoint` is set)",
+        }),
+      ),
+    endpoint: endpointUrl()
+      .optional()
+      .meta(
+        info({
+          description:
+            'Another Lambda Invoke API endpoint (serverless-offline, a local Lambda API). Filled from `AWS_ENDPOINT_URL_LAMBDA` when absent.',
+          defaultText: '`AWS_ENDPOINT_URL_LAMBDA`, else AWS',
+        }),
+      ),
+  })
+  .optional()
+  .meta(
+    info({
+      description:
+        'How Lambda functions are invoked (credentials always come from the standard AWS chain). Read only by mappings whose `function` is a Lambda function.',
+      defaultText: 'from the environment',
+    }),
+  );
+
+/**
+ * The top-level `destinations` key: where `onFailure` records are sent.
+ *
+ * @example
+ * ```ts
+ * destinationsSchema.parse({ endpoint: 'http://127.0.0.1:4566' });
+ * ```
+ */
+export const destinationsSchema = z
+  .strictObject({
+    endpoint: endpointUrl()
+      .optional()
+      .meta(
+        info({
+          description:
+            'One endpoint for SQS and SNS (a local emulator). Without it, `AWS_ENDPOINT_URL_SQS` and `AWS_ENDPOINT_URL_SNS` apply per service.',
+          defaultText: '`AWS_ENDPOINT_URL_SQS` / `AWS_ENDPOINT_URL_SNS`, else AWS',
+        }),
+      ),
+  })
+  .optional()
+  .meta(
+    info({
+      description:
+        'Where `onFailure` records are sent (the SQS queue or SNS topic region always comes from its ARN).',
+      defaultText: 'from the environment',
+    }),
+  );
