@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * The `rocketmq-lambda` command: `run --config <file>`, `--help`, `--version`. Unknown commands and flags
+ * The `rocketmq-lambda` command: `run --config <file>`, `health`, `--help`, `--version`. Unknown commands and flags
  * print the usage and exit with code 2.
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CliIo, processIo } from './cli-io.js';
+import { healthCommand } from './health-command.js';
 import { EXIT_USAGE, runCommand } from './run-command.js';
 
 /** The top-level help text. */
@@ -13,6 +14,7 @@ export const USAGE = `Usage: rocketmq-lambda <command> [options]
 
 Commands:
   run --config <file>   start a poller for the mappings of a config file (YAML or JSON)
+  health                exit 0 when the poller on this host is healthy (container health check)
 
 Options:
   -h, --help            show this help (also: rocketmq-lambda <command> --help)
@@ -46,6 +48,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   switch (command) {
     case 'run':
       return runCommand(rest, io);
+    case 'health':
+      return healthCommand(rest, io);
     case '-h':
     case '--help':
     case 'help':

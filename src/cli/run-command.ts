@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/config-error.js';
 import { CONFIG_ENV_VARIABLE, loadConfig, loadConfigFromEnv } from '../config/load-config.js';
 import type { RunConfig } from '../config/run-config.js';
+import { healthFilePath } from '../poller/health-beat.js';
 import { startPoller } from '../poller/poller.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
 import { type CliIo, signalExitCode } from './cli-io.js';
@@ -108,7 +109,11 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   try {
     let poller: Awaited<ReturnType<typeof startPoller>>;
     try {
-      poller = await startPoller(config, { logger, signal: controller.signal });
+      poller = await startPoller(config, {
+        logger,
+        signal: controller.signal,
+        healthFile: healthFilePath(io.env),
+      });
     } catch (error) {
       log.error({ err: error }, 'the poller could not start');
       io.stderr.write(`rocketmq-lambda run: ${error instanceof Error ? error.message : String(error)}\n`);

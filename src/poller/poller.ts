@@ -15,6 +15,7 @@ import type { Invoker } from '../invoke/invoker.js';
 import { RocketMQError } from '../protocol/errors.js';
 import { componentLogger, type Logger, rootLogger } from '../util/logger.js';
 import { FunctionTargets, type LambdaTargetStats } from './function-targets.js';
+import { HealthBeat } from './health-beat.js';
 import { OffsetStores, offsetStoreKindOf } from './offset-stores.js';
 
 /** Options of {@link startPoller}. */
@@ -33,6 +34,11 @@ export interface PollerOptions {
    * mapping over what the config says. For tests and tuning.
    */
   consumerOverrides?: Partial<Omit<ConsumerOptions, 'name' | 'topic' | 'consumerGroup'>> | undefined;
+  /**
+   * A heartbeat file rewritten every 10 s while every mapping runs (see `rocketmq-lambda health`).
+   * @default none
+   */
+  healthFile?: string | undefined;
 }
 
 /**
@@ -168,6 +174,15 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
   });
   const failures: MappingFailure[] = [];
   let stopping: Promise<PollerExit> | undefined;
+  const healthBeat =
+    options.healthFile === undefined
+      ? undefined
+      : new HealthBeat({
+          path: options.healthFile,
+          isHealthy: () =>
+            stopping === undefined && [...runtimes.values()].every((r) => r.state === 'running'),
+          log,
+        });
   let resolveStopped: (exit: PollerExit) => void = () => undefined;
   const stopped = new Promise<PollerExit>((resolve) => {
     resolveStopped = resolve;
@@ -191,6 +206,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
   const stop = (): Promise<PollerExit> => {
     stopping ??= (async () => {
       log.info({ mappings: runtimes.size }, 'stopping');
+      await healthBeat?.stop();
       await Promise.all(
         [...runtimes].map(async ([name, runtime]) => {
           try {
@@ -313,6 +329,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
       .then(() => signal.removeEventListener('abort', onAbort))
       .catch((error: unknown) => log.error({ err: error }, 'poller stop listener failed'));
   }
+  healthBeat?.start();
   log.info({ clientId: client.clientId, mappings: [...runtimes.keys()] }, 'poller started');
 
   return {

@@ -103,8 +103,11 @@ describe('rocketmq-lambda run', () => {
     await createTopic(client, topic, QUEUES);
     const config = await writeConfig(dir, topic, group);
 
-    const poller = spawnCli(['run', '--config', config], { LEDGER_FILE: ledger });
+    const healthEnv = { ROCKETMQ_LAMBDA_HEALTH_FILE: path.join(dir, 'health') };
+    const poller = spawnCli(['run', '--config', config], { LEDGER_FILE: ledger, ...healthEnv });
     await poller.waitForLog('the poller to start', (line) => line.msg === 'poller started');
+    const healthy = spawnCli(['health'], healthEnv);
+    expect(await healthy.exited, healthy.stderr()).toEqual({ code: 0, signal: null });
     const producer = await newProducer(client);
     const sent = await produce(producer, topic, 400, { queues: QUEUES, batch: 50 });
 
@@ -123,6 +126,9 @@ describe('rocketmq-lambda run', () => {
     const messages = poller.logs().map((line) => line.msg);
     expect(messages).toContain('stop signal: stopping gracefully');
     expect(messages.at(-1)).toBe('stopped');
+    const afterStop = spawnCli(['health'], healthEnv);
+    expect((await afterStop.exited).code).toBe(1);
+    expect(afterStop.stderr()).toContain('no heartbeat file');
   });
 
   it('an orderly mapping delivers each queue in offset order and stops cleanly', async () => {

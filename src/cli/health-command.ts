@@ -1,0 +1,74 @@
+/**
+ * `rocketmq-lambda health`: the container health check. Exit 0 when the running poller's heartbeat file
+ * (see `ROCKETMQ_LAMBDA_HEALTH_FILE`) was rewritten within the last 60 s, else 1 with the reason.
+ */
+import { stat } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { HEALTH_FILE_ENV, HEALTH_MAX_AGE_MS, healthFilePath } from '../poller/health-beat.js';
+import type { CliIo } from './cli-io.js';
+import { EXIT_FAILURE, EXIT_USAGE } from './run-command.js';
+
+/** The help text of `health`. */
+export const HEALTH_USAGE = `Usage: rocketmq-lambda health [--max-age-ms <ms>]
+
+Exits 0 when the poller running on this host is healthy: every mapping is running and its heartbeat
+file was rewritten within the last ${HEALTH_MAX_AGE_MS / 1000} s. Used by the container HEALTHCHECK.
+
+Options:
+  --max-age-ms <ms>  how old the heartbeat may be (default ${HEALTH_MAX_AGE_MS})
+  -h, --help         show this help
+
+Environment:
+  ${HEALTH_FILE_ENV}  the heartbeat file (default <tmpdir>/rocketmq-lambda/health)
+`;
+
+/**
+ * Runs `health`; resolves with the exit code.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await healthCommand([], processIo());
+ * ```
+ */
+export async function healthCommand(args: readonly string[], io: CliIo, nowMs = Date.now()): Promise<number> {
+  let maxAgeMs = HEALTH_MAX_AGE_MS;
+  try {
+    const { values } = parseArgs({
+      args: [...args],
+      options: { 'max-age-ms': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.help) {
+      io.stdout.write(HEALTH_USAGE);
+      return 0;
+    }
+    if (values['max-age-ms'] !== undefined) {
+      maxAgeMs = Number(values['max-age-ms']);
+      if (!Number.isInteger(maxAgeMs) || maxAgeMs <= 0) {
+        io.stderr.write(`rocketmq-lambda health: --max-age-ms must be a positive integer\n`);
+        return EXIT_USAGE;
+      }
+    }
+  } catch (error) {
+    io.stderr.write(
+      `rocketmq-lambda health: ${error instanceof Error ? error.message : String(error)}\n\n${HEALTH_USAGE}`,
+    );
+    return EXIT_USAGE;
+  }
+  const path = healthFilePath(io.env);
+  let modifiedMs: number;
+  try {
+    modifiedMs = (await stat(path)).mtimeMs;
+  } catch {
+    io.stderr.write(`unhealthy: no heartbeat file at ${path} (is the poller running?)\n`);
+    return EXIT_FAILURE;
+  }
+  const ageMs = Math.max(0, Math.round(nowMs - modifiedMs));
+  if (ageMs > maxAgeMs) {
+    io.stderr.write(`unhealthy: the heartbeat at ${path} is ${ageMs} ms old (limit ${maxAgeMs} ms)\n`);
+    return EXIT_FAILURE;
+  }
+  io.stdout.write(`healthy: heartbeat ${ageMs} ms old\n`);
+  return 0;
+}

@@ -1,0 +1,60 @@
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../../src/cli/cli-io.js';
+import { healthCommand } from '../../../src/cli/health-command.js';
+import { main } from '../../../src/cli/main.js';
+
+function io(env: Record<string, string>) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const cli: CliIo = {
+    stdout: { write: (text: string) => out.push(text) },
+    stderr: { write: (text: string) => err.push(text) },
+    env,
+    onStopSignal: () => () => undefined,
+    exitNow: () => undefined,
+  };
+  return { cli, out, err };
+}
+
+describe('rocketmq-lambda health', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'health-'));
+    file = join(dir, 'health');
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('is healthy while the heartbeat is fresh', async () => {
+    await writeFile(file, 'now\n');
+    const { cli, out } = io({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
+    expect(await main(['health'], cli)).toBe(0);
+    expect(out.join('')).toMatch(/^healthy: heartbeat \d+ ms old/);
+  });
+
+  it('is unhealthy when the heartbeat is stale, naming its age and the limit', async () => {
+    await writeFile(file, 'then\n');
+    const old = new Date(Date.now() - 120_000);
+    await utimes(file, old, old);
+    const { cli, err } = io({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
+    expect(await healthCommand([], cli)).toBe(1);
+    expect(err.join('')).toMatch(/is \d+ ms old \(limit 60000 ms\)/);
+    expect(await healthCommand(['--max-age-ms', '300000'], cli)).toBe(0);
+  });
+
+  it('is unhealthy when there is no heartbeat file', async () => {
+    const { cli, err } = io({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
+    expect(await healthCommand([], cli)).toBe(1);
+    expect(err.join('')).toContain(`no heartbeat file at ${file}`);
+  });
+
+  it('rejects a bad flag with the usage and exit code 2', async () => {
+    const { cli, err } = io({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
+    expect(await healthCommand(['--max-age-ms', 'soon'], cli)).toBe(2);
+    expect(await healthCommand(['--nope'], cli)).toBe(2);
+    expect(err.join('')).toContain('Usage: rocketmq-lambda health');
+  });
+});
