@@ -6,6 +6,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CliIo, processIo } from './cli-io.js';
+import { devCommand } from './dev-command.js';
 import { healthCommand } from './health-command.js';
 import { EXIT_USAGE, runCommand } from './run-command.js';
 
@@ -14,6 +15,7 @@ export const USAGE = `Usage: rocketmq-lambda <command> [options]
 
 Commands:
   run --config <file>   start a poller for the mappings of a config file (YAML or JSON)
+  dev                   run serverless.yml's rocketmq events locally (see dev --help)
   health                exit 0 when the poller on this host is healthy (container health check)
 
 Options:
@@ -48,6 +50,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   switch (command) {
     case 'run':
       return runCommand(rest, io);
+    case 'dev':
+      return devCommand(rest, io);
     case 'health':
       return healthCommand(rest, io);
     case '-h':

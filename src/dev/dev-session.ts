@@ -1,0 +1,218 @@
+/**
+ * One `rocketmq-lambda dev` run: the embedded DynamoDB, optionally a local broker (with the mapped topics),
+ * the poller over serverless.yml's `rocketmq` events with handlers invoked in-process (reloaded on edit),
+ * and the live status. `stop()` releases everything it started, in reverse order.
+ */
+import path from 'node:path';
+import type { RunConfig } from '../config/run-config.js';
+import type { LocalBroker } from '../local-broker/local-broker.js';
+import { startLocalBroker } from '../local-broker/local-broker.js';
+import { type PollerExit, startPoller } from '../poller/poller.js';
+import { componentLogger, type Logger } from '../util/logger.js';
+import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb.js';
+import { type HandlerWatcher, watchHandlerFiles } from './handler-watcher.js';
+import { createLocalTopics } from './local-topics.js';
+import { ReloadingInvoker } from './reloading-invoker.js';
+import { type DevConfig, devConfigFromServerless, readServerlessYaml } from './serverless-dev-config.js';
+import { mappingLineOf, StatusDisplay, type TextStream } from './status-display.js';
+import { ensureTypeScriptLoader } from './typescript-loader.js';
+
+/** A name server that is never dialled: used to validate serverless.yml before a local broker exists. */
+const PLACEHOLDER_NAME_SERVER = '127.0.0.1:9876';
+const STATUS_INTERVAL_MS = 1000;
+
+/**
+ * Options of {@link startDevSession}.
+ *
+ * @example
+ * ```ts
+ * const options: DevSessionOptions = { configFile: 'serverless.yml', localBroker: true, env: process.env,
+ *   logger, stdout: process.stdout, tty: false };
+ * ```
+ */
+export interface DevSessionOptions {
+  readonly configFile: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** @default 'dev' */
+  readonly stage?: string | undefined;
+  readonly nameServer?: string | undefined;
+  /** Start a local RocketMQ (stopped with the session). */
+  readonly localBroker?: boolean | undefined;
+  /** State (offsets, shims, broker logs). @default `<service dir>/.rocketmq-lambda` */
+  readonly stateDir?: string | undefined;
+  readonly logger: Logger;
+  /** Where the live status goes. */
+  readonly stdout: TextStream;
+  /** Live lines (true) or status log lines (false). */
+  readonly tty: boolean;
+}
+
+/**
+ * A running dev session.
+ *
+ * @example
+ * ```ts
+ * const session = await startDevSession(options);
+ * process.once('SIGINT', () => void session.stop());
+ * const exit = await session.stopped;
+ * ```
+ */
+export interface DevSession {
+  readonly config: RunConfig;
+  /** The name server the poller uses. */
+  readonly nameServer: string;
+  readonly dynamoDbEndpoint: string;
+  readonly stateDir: string;
+  /** Resolves once everything has stopped (after `stop()`, or a fatal mapping failure). */
+  readonly stopped: Promise<PollerExit>;
+  stop(): Promise<PollerExit>;
+}
+
+/**
+ * Starts a dev session. On a start failure everything already started is stopped before the error is thrown.
+ *
+ * @example
+ * ```ts
+ * const session = await startDevSession({ configFile: 'serverless.yml', env: process.env, logger,
+ *   stdout: process.stdout, tty: process.stdout.isTTY === true });
+ * ```
+ */
+export async function startDevSession(options: DevSessionOptions): Promise<DevSession> {
+  const startedAtMs = Date.now();
+  const log = componentLogger('dev', options.logger);
+  const configFile = path.resolve(options.configFile);
+  const serviceDir = path.dirname(configFile);
+  const stateDir = path.resolve(options.stateDir ?? path.join(serviceDir, '.rocketmq-lambda'));
+  const document = await readServerlessYaml(configFile);
+  const build = (nameServer: string | undefined, dynamoDbEndpoint: string): DevConfig =>
+    devConfigFromServerless(document, {
+      serviceDir,
+      env: options.env,
+      stage: options.stage,
+      nameServer,
+      dynamoDbEndpoint,
+      source: options.configFile,
+    });
+  // Validate before starting anything slow.
+  const checked = build(
+    options.localBroker === true ? PLACEHOLDER_NAME_SERVER : options.nameServer,
+    'http://127.0.0.1:1',
+  );
+  for (const notice of checked.notices) log.warn(notice);
+
+  const cleanups: { what: string; run: () => Promise<void> | void }[] = [];
+  const cleanUp = async (): Promise<void> => {
+    for (const { what, run } of cleanups.splice(0).reverse()) {
+      try {
+        await run();
+      } catch (error) {
+        log.error({ err: error }, `stopping the ${what} failed`);
+      }
+    }
+  };
+  try {
+    const db: EmbeddedDynamoDb = await startEmbeddedDynamoDb(path.join(stateDir, 'dynamodb'));
+    cleanups.push({ what: 'embedded DynamoDB', run: () => db.close() });
+    log.info({ endpoint: db.endpoint, dataDir: db.dataDir }, 'embedded DynamoDB started');
+
+    let nameServer = options.nameServer;
+    if (options.localBroker === true) {
+      const broker: LocalBroker = await startLocalBroker({
+        logDir: path.join(stateDir, 'broker-logs'),
+        log: componentLogger('local-broker', options.logger),
+      });
+      cleanups.push({ what: 'local broker', run: () => broker.stop() });
+      log.info({ nameServer: broker.namesrvAddr, broker: broker.brokerAddr }, 'local broker started');
+      nameServer = broker.namesrvAddr;
+      const topics = new Map<string, boolean>();
+      for (const mapping of checked.config.mappings) {
+        topics.set(mapping.topic, (topics.get(mapping.topic) ?? false) || mapping.orderly);
+      }
+      await createLocalTopics(
+        broker.namesrvAddr,
+        broker.brokerAddr,
+        [...topics].map(([topic, orderly]) => ({ topic, orderly })),
+        log,
+      );
+    }
+    const { config, handlers } = build(nameServer, db.endpoint);
+    const files = [...new Set([...handlers.values()].map((h) => h.file))];
+    if (files.some((file) => /\.[cm]?tsx?$/.test(file))) await ensureTypeScriptLoader();
+
+    const invoker = new ReloadingInvoker({
+      shimDir: path.join(stateDir, 'handlers'),
+      logger: options.logger,
+    });
+    const poller = await startPoller(config, { logger: options.logger, invoker });
+    cleanups.push({ what: 'poller', run: async () => void (await poller.stop()) });
+
+    const watcher: HandlerWatcher = watchHandlerFiles(
+      files,
+      (file) => {
+        invoker.reload(file);
+        log.info(
+          { file, version: invoker.versionOf(file) },
+          'handler changed: reloading it on the next batch',
+        );
+      },
+      log,
+    );
+    cleanups.push({ what: 'handler watcher', run: () => watcher.close() });
+
+    const display = new StatusDisplay({ stream: options.stdout, tty: options.tty, log });
+    let firstInvocationLogged = false;
+    const refresh = async (): Promise<void> => {
+      const statuses = await poller.status();
+      const stats = poller.invokeStats().mappings;
+      const lines = statuses.map((s) => mappingLineOf(s, stats.get(s.name)?.invokes ?? 0));
+      if (!firstInvocationLogged && lines.some((line) => line.invocations > 0)) {
+        firstInvocationLogged = true;
+        log.info({ msSinceStart: Date.now() - startedAtMs }, 'first invocation');
+      }
+      display.render(lines);
+    };
+    const timer = setInterval(() => {
+      refresh().catch((error: unknown) => log.warn({ err: error }, 'status refresh failed'));
+    }, STATUS_INTERVAL_MS);
+    cleanups.push({
+      what: 'status display',
+      run: () => {
+        clearInterval(timer);
+        display.close();
+      },
+    });
+    log.info(
+      {
+        nameServer: config.nameServerAddresses,
+        mappings: config.mappings.map((m) => m.name),
+        handlers: files,
+        msSinceStart: Date.now() - startedAtMs,
+      },
+      'dev started: watching handlers, Ctrl-C stops',
+    );
+
+    let stopping: Promise<PollerExit> | undefined;
+    const stop = (): Promise<PollerExit> => {
+      stopping ??= (async () => {
+        const exit = await poller.stop();
+        await cleanUp();
+        return exit;
+      })();
+      return stopping;
+    };
+    poller.stopped
+      .then(() => stop())
+      .catch((error: unknown) => log.error({ err: error }, 'stopping dev failed'));
+    return {
+      config,
+      nameServer: config.nameServerAddresses.join(';'),
+      dynamoDbEndpoint: db.endpoint,
+      stateDir,
+      stopped: poller.stopped.then(() => stop()),
+      stop,
+    };
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}

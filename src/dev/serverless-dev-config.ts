@@ -1,0 +1,265 @@
+/**
+ * serverless.yml → the poller's {@link RunConfig} for `rocketmq-lambda dev`: every function's `rocketmq`
+ * events (validated with the plugin's schema and rules), mapped to poller mappings by the plugin's own
+ * config template, with `local:` function refs to each handler's module (TypeScript source preferred) and
+ * offsets in an embedded DynamoDB API. The result goes through {@link parseConfig}, so the same rules as
+ * `rocketmq-lambda run` apply.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { ConfigError } from '../config/config-error.js';
+import { parseConfig } from '../config/load-config.js';
+import type { RunConfig } from '../config/run-config.js';
+import { RocketMQError } from '../protocol/errors.js';
+import {
+  type PollerMapping,
+  pollerConfigSub,
+  renderPollerConfig,
+} from '../serverless/poller-config-template.js';
+import { rocketmqCustomSchema } from '../serverless/rocketmq-custom-schema.js';
+import { rocketmqEventSchema } from '../serverless/rocketmq-event-schema.js';
+import { eventRuleProblems, validateWith } from '../serverless/schema-problems.js';
+import { type HandlerModule, resolveHandlerModule } from './handler-module.js';
+import { resolveVariables, VariableError } from './serverless-variables.js';
+
+/** The offsets table dev uses in its embedded DynamoDB. */
+export const DEV_OFFSETS_TABLE = 'rocketmq-lambda-dev-offsets';
+/** How long a stop waits for in-flight batches locally. */
+const DEV_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/**
+ * Inputs of {@link devConfigFromServerless}.
+ *
+ * @example
+ * ```ts
+ * const options: DevConfigOptions = { serviceDir: '/app', env: process.env, stage: 'dev',
+ *   dynamoDbEndpoint: 'http://127.0.0.1:8000' };
+ * ```
+ */
+export interface DevConfigOptions {
+  /** The directory of serverless.yml: handler paths are relative to it. */
+  readonly serviceDir: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** @default 'dev' */
+  readonly stage?: string | undefined;
+  /** `--name-server`: wins over `custom.rocketmq.nameServers` and `ROCKETMQ_NAME_SERVER`. */
+  readonly nameServer?: string | undefined;
+  /** The embedded DynamoDB's endpoint. */
+  readonly dynamoDbEndpoint: string;
+  /** Named in errors. @default 'serverless.yml' */
+  readonly source?: string | undefined;
+}
+
+/**
+ * A dev config: the run config, and what dev watches and reports.
+ *
+ * @example
+ * ```ts
+ * const { config, handlers, notices } = devConfigFromServerless(document, options);
+ * ```
+ */
+export interface DevConfig {
+  readonly config: RunConfig;
+  /** The module of each mapping, by mapping name. */
+  readonly handlers: ReadonlyMap<string, HandlerModule>;
+  /** Things dev leaves out locally (e.g. `onFailure` destinations), one line each. */
+  readonly notices: readonly string[];
+}
+
+interface FoundEvent {
+  readonly name: string;
+  readonly functionKey: string;
+  readonly module: HandlerModule;
+  readonly mapping: PollerMapping;
+}
+
+/**
+ * Reads serverless.yml (YAML syntax errors become a {@link ConfigError}).
+ *
+ * @example
+ * ```ts
+ * const document = await readServerlessYaml('serverless.yml');
+ * ```
+ */
+export async function readServerlessYaml(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (cause) {
+    throw new ConfigError([`(serverless.yml): cannot read ${file}: ${String(cause)}`], {
+      source: file,
+      cause,
+    });
+  }
+  const document = parseDocument(text, { prettyErrors: true });
+  if (document.errors.length > 0) {
+    throw new ConfigError(
+      document.errors.map((error) => `invalid YAML: ${error.message.split('\n')[0] ?? error.code}`),
+      { source: file },
+    );
+  }
+  return document.toJS() as unknown;
+}
+
+/**
+ * Builds the dev run config from a parsed serverless.yml. Throws {@link ConfigError} listing every problem
+ * (unsupported variables, invalid events, missing handler modules, no `rocketmq` event at all).
+ *
+ * @example
+ * ```ts
+ * const { config } = devConfigFromServerless(await readServerlessYaml('serverless.yml'), {
+ *   serviceDir: process.cwd(), env: process.env, dynamoDbEndpoint: 'http://127.0.0.1:8000' });
+ * config.mappings.map((m) => m.functionRef); // => ['local:/app/src/examples/orders.ts#handler', ...]
+ * ```
+ */
+export function devConfigFromServerless(document: unknown, options: DevConfigOptions): DevConfig {
+  const source = options.source ?? 'serverless.yml';
+  const context = { env: options.env, stage: options.stage ?? 'dev' };
+  const problems: string[] = [];
+  const notices: string[] = [];
+  const resolve = (value: unknown, where: string): unknown => {
+    try {
+      return resolveVariables(value, context, where);
+    } catch (error) {
+      if (!(error instanceof VariableError)) throw error;
+      problems.push(error.message);
+      return undefined;
+    }
+  };
+
+  const root = asRecord(document);
+  const functions = asRecord(root?.functions);
+  const found: FoundEvent[] = [];
+  for (const [functionKey, definition] of Object.entries(functions ?? {})) {
+    const fn = asRecord(definition);
+    const events = Array.isArray(fn?.events) ? (fn.events as unknown[]) : [];
+    const rocketmqEvents = events.flatMap((entry, index) => {
+      const event = asRecord(entry);
+      return event !== undefined && 'rocketmq' in event ? [{ index, value: event.rocketmq }] : [];
+    });
+    if (rocketmqEvents.length === 0) continue;
+    const handler = resolve(fn?.handler, `functions.${functionKey}.handler`);
+    let module: HandlerModule | undefined;
+    if (typeof handler !== 'string') {
+      if (handler !== undefined || !problems.some((p) => p.startsWith(`functions.${functionKey}.handler`)))
+        problems.push(`functions.${functionKey}.handler: required (a handler such as src/orders.handler)`);
+    } else {
+      try {
+        module = resolveHandlerModule(handler, options.serviceDir);
+      } catch (error) {
+        if (!(error instanceof RocketMQError)) throw error;
+        problems.push(`functions.${functionKey}.handler: ${error.message}`);
+      }
+    }
+    for (const { index, value } of rocketmqEvents) {
+      const where = ['functions', functionKey, 'events', index, 'rocketmq'] as const;
+      const resolved = resolve(value, where.join('.').replace(/\.(\d+)\./, '[$1].'));
+      if (resolved === undefined) continue;
+      const checked = validateWith(rocketmqEventSchema, resolved, where);
+      if (!checked.ok) {
+        problems.push(...checked.problems);
+        continue;
+      }
+      const rules = eventRuleProblems(checked.value, where);
+      problems.push(...rules);
+      if (rules.length > 0 || module === undefined || checked.value.enabled === false) continue;
+      const { onFailure, ...event } = checked.value;
+      if (onFailure !== undefined) {
+        notices.push(`functions.${functionKey}: onFailure is not used locally (failures are only logged)`);
+      }
+      const name = rocketmqEvents.length === 1 ? functionKey : `${functionKey}-${index}`;
+      found.push({
+        name,
+        functionKey,
+        module,
+        mapping: { functionKey, functionArn: { Ref: `Function${found.length}` }, event },
+      });
+    }
+  }
+
+  const nameServers = nameServersOf(root, options, resolve, problems);
+  if (problems.length === 0 && found.length === 0) {
+    problems.push('functions: no function has a rocketmq event (nothing for dev to run)');
+  }
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)], { source });
+
+  const sub = pollerConfigSub(
+    {
+      nameServers: nameServers ?? '',
+      tls: false,
+      offsetsTable: DEV_OFFSETS_TABLE,
+      shutdownTimeoutMs: DEV_SHUTDOWN_TIMEOUT_MS,
+    },
+    found.map((f) => f.mapping),
+  );
+  const values = Object.fromEntries(
+    found.map((f, index) => [`Function${index}`, `local:${f.module.file}#${f.module.exportName}`]),
+  );
+  const raw = JSON.parse(renderPollerConfig(sub, values)) as Record<string, unknown>;
+  if (nameServers === undefined) delete raw.nameServer;
+  raw.offsets = {
+    store: 'dynamodb',
+    table: DEV_OFFSETS_TABLE,
+    endpoint: options.dynamoDbEndpoint,
+    region: 'us-east-1',
+    createTable: true,
+  };
+  const mappings = Array.isArray(raw.mappings) ? (raw.mappings as Record<string, unknown>[]) : [];
+  mappings.forEach((mapping, index) => {
+    const name = found[index]?.name;
+    if (name !== undefined) mapping.name = name;
+  });
+  const config = parseConfig(raw, {
+    baseDir: options.serviceDir,
+    env: options.env,
+    source,
+    checkModules: true,
+  });
+  return { config, handlers: new Map(found.map((f) => [f.name, f.module])), notices };
+}
+
+/** `--name-server`, else `custom.rocketmq.nameServers` (resolved), else undefined (the env fills it). */
+function nameServersOf(
+  root: Record<string, unknown> | undefined,
+  options: DevConfigOptions,
+  resolve: (value: unknown, where: string) => unknown,
+  problems: string[],
+): string | readonly string[] | undefined {
+  if (options.nameServer !== undefined && options.nameServer !== '') return options.nameServer;
+  const custom = asRecord(asRecord(root?.custom)?.rocketmq);
+  if (custom?.nameServers === undefined) return undefined;
+  const where = 'custom.rocketmq.nameServers';
+  const value = resolve(custom.nameServers, where);
+  if (value === undefined) return undefined;
+  const checked = validateWith(rocketmqCustomSchema.shape.nameServers, value, [
+    'custom',
+    'rocketmq',
+    'nameServers',
+  ]);
+  if (!checked.ok) {
+    problems.push(...checked.problems);
+    return undefined;
+  }
+  if (typeof checked.value === 'string' || Array.isArray(checked.value)) return checked.value;
+  problems.push(`${where}: an intrinsic function cannot be resolved locally; pass --name-server host:port`);
+  return undefined;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/**
+ * The directory of a serverless.yml path, absolute.
+ *
+ * @example
+ * ```ts
+ * serviceDirOf('serverless.yml'); // => process.cwd()
+ * ```
+ */
+export function serviceDirOf(configFile: string): string {
+  return path.dirname(path.resolve(configFile));
+}
