@@ -2,6 +2,7 @@
  * Broker calls of a consumer and a producer, one method per request code. Every method takes the
  * broker's address first, checks the response code with {@link expectSuccess} and returns typed data.
  */
+
 import {
   encodeHeartbeatData,
   encodeLockBatchRequestBody,
@@ -10,13 +11,14 @@ import {
   parseConsumerListBody,
   parseLockBatchResponseBody,
 } from '../protocol/bodies.js';
+import { RocketMQError } from '../protocol/errors.js';
+import { parseOffsetResponseHeader } from '../protocol/header-parsers.js';
 import {
   type ConsumerSendMsgBackRequestHeader,
   type GetConsumerListByGroupRequestHeader,
   type GetMaxOffsetRequestHeader,
   type GetMinOffsetRequestHeader,
   type PullMessageRequestHeader,
-  parseOffsetResponseHeader,
   type QueryConsumerOffsetRequestHeader,
   type SearchOffsetRequestHeader,
   type SendMessageRequestHeader,
@@ -150,7 +152,7 @@ export class BrokerClient {
   ): Promise<PullResult> {
     const timeoutMs = options.timeoutMs ?? this.timeouts.pullMs;
     if (timeoutMs <= header.suspendTimeoutMillis) {
-      throw new RangeError(
+      throw new RocketMQError(
         `pull timeoutMs ${timeoutMs} must exceed suspendTimeoutMillis ${header.suspendTimeoutMillis}`,
       );
     }

@@ -6,7 +6,7 @@
  */
 import type { RemotingResponse } from '../network/connection.js';
 import { type ConsumerRunningInfo, encodeConsumerRunningInfo } from '../protocol/bodies.js';
-import { requireStringField } from '../protocol/headers.js';
+import { requireStringField } from '../protocol/header-parsers.js';
 import type { RemotingCommand } from '../protocol/remoting-command.js';
 import { RequestCode } from '../protocol/request-code.js';
 import { ResponseCode } from '../protocol/response-code.js';

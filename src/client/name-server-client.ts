@@ -2,7 +2,7 @@
  * Route lookups (GET_ROUTEINFO_BY_TOPIC) against one or more name servers, with failover and a route
  * cache. Name servers hold the same data, so any of them answers; we stick to the last one that did.
  */
-import { ProtocolError } from '../protocol/errors.js';
+import { ProtocolError, RocketMQError } from '../protocol/errors.js';
 import type { GetRouteInfoRequestHeader } from '../protocol/headers.js';
 import { toExtFields } from '../protocol/remoting-command.js';
 import { RequestCode } from '../protocol/request-code.js';
@@ -73,7 +73,7 @@ export class NameServerClient {
 
   constructor(options: NameServerClientOptions) {
     this.addresses = parseNameServerAddresses(options.addresses);
-    if (this.addresses.length === 0) throw new RangeError('at least one name server address is required');
+    if (this.addresses.length === 0) throw new RocketMQError('at least one name server address is required');
     this.transport = options.transport;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_NAME_SERVER_TIMEOUT_MS;
     this.log = componentLogger('client.name-server', options.logger);

@@ -236,13 +236,14 @@ export class Producer {
   ): Promise<SendBatchResult> {
     this.assertRunning();
     const first = messages[0];
-    if (first === undefined) throw new RangeError('sendBatch needs at least one message');
+    if (first === undefined) throw new RocketMQError('sendBatch needs at least one message');
     const topic = first.topic;
     const encoded: Message[] = messages.map((message) => {
       if (message.topic !== topic) {
-        throw new RangeError(`a batch holds one topic: ${message.topic} differs from ${topic}`);
+        throw new RocketMQError(`a batch holds one topic: ${message.topic} differs from ${topic}`);
       }
-      if (message.delayLevel !== undefined) throw new RangeError('batch messages cannot have a delay level');
+      if (message.delayLevel !== undefined)
+        throw new RocketMQError('batch messages cannot have a delay level');
       const body = toBuffer(message.body);
       this.checkBodySize(body, topic);
       return { topic, body, flag: message.flag ?? 0, properties: this.buildProperties(message) };
@@ -310,7 +311,7 @@ export class Producer {
     let queue: MessageQueue | undefined;
     if (queueId !== undefined) {
       queue = queues.find((q) => q.queueId === queueId);
-      if (queue === undefined) throw new RangeError(`topic ${topic} has no writable queue ${queueId}`);
+      if (queue === undefined) throw new RocketMQError(`topic ${topic} has no writable queue ${queueId}`);
     } else {
       const index = this.nextQueueIndex.get(topic) ?? 0;
       this.nextQueueIndex.set(topic, index + 1);
@@ -359,7 +360,7 @@ export class Producer {
   }
 
   private checkBodySize(body: Buffer, topic: string): void {
-    if (body.length === 0) throw new RangeError(`message body for topic ${topic} is empty`);
+    if (body.length === 0) throw new RocketMQError(`message body for topic ${topic} is empty`);
     if (body.length > this.maxMessageBytes) {
       throw new RocketMQError(
         `message body of ${body.length} bytes for topic ${topic} exceeds maxMessageBytes ${this.maxMessageBytes}`,

@@ -3,7 +3,7 @@
  * 0 FOUND, 19 NO_NEW_MSG, 20 NO_MATCHED_MSG, 21 OFFSET_ILLEGAL; any other code is a {@link BrokerError}.
  */
 import type { ProtocolError } from '../protocol/errors.js';
-import { parsePullMessageResponseHeader } from '../protocol/headers.js';
+import { parsePullMessageResponseHeader } from '../protocol/header-parsers.js';
 import type { MessageExt } from '../protocol/message.js';
 import { decodeMessages } from '../protocol/message-decoder.js';
 import type { RemotingCommand } from '../protocol/remoting-command.js';
@@ -101,11 +101,9 @@ export function toPullResult(response: RemotingCommand, address: string): PullRe
       ? { messages: [] as MessageExt[], error: undefined }
       : decodeMessages(response.body);
   const delta = header.offsetDelta ?? 0;
-  const messages =
-    delta === 0
-      ? decoded.messages
-      : decoded.messages.map((m) => ({ ...m, queueOffset: m.queueOffset + delta }));
-  const found: PullFound = { status: 'FOUND', messages, ...offsets };
+  // The messages were just decoded and belong to no one else: shift them in place, no copies.
+  if (delta !== 0) for (const m of decoded.messages) m.queueOffset += delta;
+  const found: PullFound = { status: 'FOUND', messages: decoded.messages, ...offsets };
   if (decoded.error !== undefined) found.decodeError = decoded.error;
   return found;
 }

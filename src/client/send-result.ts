@@ -2,7 +2,7 @@
  * SEND_MESSAGE(_V2) / SEND_BATCH_MESSAGE responses: codes 0, 10, 11 and 12 mean the message was stored
  * (with a weaker guarantee for 10-12); anything else is a {@link BrokerError}.
  */
-import { parseSendMessageResponseHeader } from '../protocol/headers.js';
+import { parseSendMessageResponseHeader } from '../protocol/header-parsers.js';
 import type { RemotingCommand } from '../protocol/remoting-command.js';
 import { ResponseCode } from '../protocol/response-code.js';
 import { expectSuccess } from './broker-error.js';

@@ -3,6 +3,7 @@
  * author understands (`must be ≤ 10000`, `unknown key (did you mean batchSize?)`, `required`).
  */
 import type { z } from 'zod';
+import { closestKey } from '../util/closest-key.js';
 import { knownKeysAt } from './config-keys.js';
 import type { ConfigProblem, KeyPath } from './config-problem.js';
 
@@ -76,44 +77,6 @@ function pathKey(path: KeyPath): string {
 function unknownKeyMessage(path: KeyPath, key: string): string {
   const suggestion = closestKey(key, knownKeysAt(path));
   return suggestion === undefined ? 'unknown key' : `unknown key (did you mean ${suggestion}?)`;
-}
-
-/** A known key that differs only in case, or by at most two edits (a third of the length, at least 1). */
-function closestKey(key: string, known: readonly string[]): string | undefined {
-  const lower = key.toLowerCase();
-  const sameCase = known.find((candidate) => candidate.toLowerCase() === lower);
-  if (sameCase !== undefined) return sameCase;
-  const limit = Math.min(2, Math.max(1, Math.floor(key.length / 3)));
-  let best: { key: string; distance: number } | undefined;
-  for (const candidate of known) {
-    const distance = editDistance(lower, candidate.toLowerCase());
-    if (distance <= limit && (best === undefined || distance < best.distance))
-      best = { key: candidate, distance };
-  }
-  return best?.key;
-}
-
-/** Levenshtein distance with adjacent transpositions counted as one edit. */
-function editDistance(a: string, b: string): number {
-  const rows: number[][] = [];
-  for (let i = 0; i <= a.length; i++) {
-    const row: number[] = [i];
-    for (let j = 1; j <= b.length; j++) {
-      if (i === 0) {
-        row.push(j);
-        continue;
-      }
-      const above = rows[i - 1] ?? [];
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min((above[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (above[j - 1] ?? 0) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        value = Math.min(value, (rows[i - 2]?.[j - 2] ?? 0) + 1);
-      }
-      row.push(value);
-    }
-    rows.push(row);
-  }
-  return rows[a.length]?.[b.length] ?? 0;
 }
 
 function typeWords(expected: string): string {

@@ -7,17 +7,16 @@
  * valid UTF-8 whose JSON string does fit, carries its body as that text with `bodyEncoding: "utf8"`
  * ({@link chooseBodyEncoding}): a 5 MB text message is delivered although its base64 (6.7 MB) is not.
  */
+
 import { isUtf8 } from 'node:buffer';
 import type { ConsumedMessage } from '../consumer/message-listener.js';
 import type { RocketMQEvent, RocketMQRecord } from '../handler/types.js';
+import { RocketMQError } from '../protocol/errors.js';
 import { isSystemProperty, userProperties } from '../protocol/message.js';
-
-/** Strings made only of these characters are their own JSON (between quotes), byte for byte. */
-const PLAIN_JSON_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+import { escapedUtf8Length, jsonString, jsonStringArray, writeEscapedUtf8 } from './json-string.js';
 
 const COMMA = 0x2c;
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 /** What opens the body of a record (its last field), after `"reconsumeTimes":n,`; both are ASCII. */
@@ -26,32 +25,6 @@ const UTF8_BODY_OPEN = '"bodyEncoding":"utf8","body":"';
 /** What closes a record after its body (`"}`) and the event after its records (`]}`). */
 const RECORD_TAIL_BYTES = 2;
 const EVENT_TAIL_BYTES = 2;
-
-/**
- * For each byte of a UTF-8 body, how many bytes its JSON escape adds: `"` and `\` and the short escapes
- * (`\b \t \n \f \r`) one, other control characters five (`\u00XX`). Bytes ≥ 0x80 (the parts of non-ASCII
- * characters) are written raw, as `JSON.stringify` leaves those characters.
- */
-const ESCAPE_EXTRA_BYTES = new Uint8Array(256);
-/** The character after the backslash of a two-character escape, by byte (0: none). */
-const SHORT_ESCAPES = new Uint8Array(256);
-for (const [byte, letter] of [
-  [0x08, 'b'],
-  [0x09, 't'],
-  [0x0a, 'n'],
-  [0x0c, 'f'],
-  [0x0d, 'r'],
-  [QUOTE, '"'],
-  [BACKSLASH, '\\'],
-] as const) {
-  SHORT_ESCAPES[byte] = letter.charCodeAt(0);
-}
-for (let b = 0; b < 0x20; b++) ESCAPE_EXTRA_BYTES[b] = SHORT_ESCAPES[b] === 0 ? 5 : 1;
-ESCAPE_EXTRA_BYTES[QUOTE] = 1;
-ESCAPE_EXTRA_BYTES[BACKSLASH] = 1;
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
-/** Runs of plain bytes shorter than this are copied byte by byte (cheaper than a Buffer#copy call). */
-const MIN_COPY_CALL_BYTES = 32;
 
 /**
  * How a record carries its body: `base64` (no `bodyEncoding` field) or `utf8` (the body's UTF-8 text,
@@ -101,10 +74,6 @@ export interface EventEncodingOptions {
   readonly maxPayloadBytes?: number | undefined;
 }
 
-function jsonString(value: string): string {
-  return PLAIN_JSON_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
-}
-
 function jsonUserProperties(properties: Readonly<Record<string, string>>): string {
   let json = '{';
   for (const key of Object.keys(properties)) {
@@ -114,15 +83,6 @@ function jsonUserProperties(properties: Readonly<Record<string, string>>): strin
     json += `${jsonString(key)}:${jsonString(value)}`;
   }
   return `${json}}`;
-}
-
-function jsonStringArray(values: readonly string[]): string {
-  let json = '[';
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0) json += ',';
-    json += jsonString(values[i] as string);
-  }
-  return `${json}]`;
 }
 
 /** A record's JSON up to the field that opens its body (the body fields are last). */
@@ -142,38 +102,6 @@ function recordHead(consumed: ConsumedMessage): string {
 
 function eventHead(consumerGroup: string): string {
   return `{"eventSource":"rocketmq","consumerGroup":${jsonString(consumerGroup)},"Records":[`;
-}
-
-/** The length of the JSON string (quotes excluded) of a valid UTF-8 body, in UTF-8. */
-function escapedUtf8Length(body: Uint8Array): number {
-  let length = body.length;
-  for (let i = 0; i < body.length; i++) length += ESCAPE_EXTRA_BYTES[body[i] as number] as number;
-  return length;
-}
-
-/** Writes the JSON string (quotes excluded) of a valid UTF-8 body at `pos`; returns the position after it. */
-function writeEscapedUtf8(body: Buffer, out: Buffer, pos: number): number {
-  let runStart = 0;
-  for (let i = 0; i < body.length; i++) {
-    const byte = body[i] as number;
-    if (ESCAPE_EXTRA_BYTES[byte] === 0) continue;
-    if (i - runStart >= MIN_COPY_CALL_BYTES) pos += body.copy(out, pos, runStart, i);
-    else for (let j = runStart; j < i; j++) out[pos++] = body[j] as number;
-    runStart = i + 1;
-    out[pos++] = BACKSLASH;
-    const short = SHORT_ESCAPES[byte] as number;
-    if (short !== 0) {
-      out[pos++] = short;
-    } else {
-      out[pos++] = 0x75; // u
-      out[pos++] = 0x30;
-      out[pos++] = 0x30;
-      out[pos++] = HEX_DIGITS[byte >> 4] as number;
-      out[pos++] = HEX_DIGITS[byte & 0x0f] as number;
-    }
-  }
-  if (runStart < body.length) pos += body.copy(out, pos, runStart);
-  return pos;
 }
 
 function base64RecordBytes(headBytes: number, body: Uint8Array): number {
@@ -252,7 +180,7 @@ export function chooseBodyEncoding(
 export function buildRecord(consumed: ConsumedMessage, encoding: BodyEncoding = 'base64'): RocketMQRecord {
   const m = consumed.message;
   if (encoding === 'utf8' && !isUtf8(m.body)) {
-    throw new RangeError(`the body of message ${m.msgId} is not valid UTF-8, so it cannot travel as text`);
+    throw new RocketMQError(`the body of message ${m.msgId} is not valid UTF-8, so it cannot travel as text`);
   }
   // Keys in the order serializeEvent writes them, so that JSON.stringify gives the same bytes.
   const record = {
@@ -376,7 +304,7 @@ export function serializeEvent(
 /**
  * The bytes one message adds to a serialized event: its record's JSON with the body in `encoding`, plus
  * the separating comma. Exact, so a batch builder can respect a byte cap such as Lambda's 6 MB payload
- * limit. `'utf8'` needs a body of valid UTF-8 (else a RangeError); it counts JSON's escapes exactly.
+ * limit. `'utf8'` needs a body of valid UTF-8 (else a RocketMQError); it counts JSON's escapes exactly.
  *
  * @example
  * ```ts
@@ -394,7 +322,7 @@ export function estimateRecordBytes(message: ConsumedMessage, encoding: BodyEnco
   const body = message.message.body;
   if (encoding === 'base64') return base64RecordBytes(headBytes, body);
   if (!isUtf8(body)) {
-    throw new RangeError(`the body of message ${message.message.msgId} is not valid UTF-8`);
+    throw new RocketMQError(`the body of message ${message.message.msgId} is not valid UTF-8`);
   }
   return utf8RecordBytes(headBytes, body);
 }

@@ -3,8 +3,10 @@
  * on-failure records of Lambda's own event source mappings: what was invoked, why it failed, and where the
  * messages are (topic, broker, queue, offsets, message ids), never their bodies.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { ConsumedMessage } from '../consumer/message-listener.js';
+import { RocketMQError } from '../protocol/errors.js';
 
 /**
  * Why messages reached the failure destination.
@@ -108,7 +110,7 @@ export interface FailureRecordInput {
  */
 export function buildFailureRecord(input: FailureRecordInput): FailureRecord {
   const { messages } = input;
-  if (messages.length === 0) throw new RangeError('a failure record needs at least one message');
+  if (messages.length === 0) throw new RocketMQError('a failure record needs at least one message');
   const queues = new Map<string, { info: Omit<FailedQueueInfo, 'count'>; ids: string[] }>();
   let firstStore = Number.POSITIVE_INFINITY;
   let lastStore = Number.NEGATIVE_INFINITY;

@@ -3,12 +3,14 @@
  * the function's payload limit, invoke the function (bisecting failed batches when asked), map its
  * responses to per-message results, and dead-letter what can never be delivered.
  */
+
 import type {
   ConsumeContext,
   ConsumedMessage,
   ConsumeResult,
   MessageListener,
 } from '../consumer/message-listener.js';
+import { RocketMQError } from '../protocol/errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { BatchOutcome, type DeadLetterDecision } from './batch-outcome.js';
 import { serializeEvent } from './event-builder.js';
@@ -140,7 +142,7 @@ export class FunctionMessageListener implements MessageListener {
     this.#functionArn = options.functionArn ?? options.functionRef;
     this.#nowMs = options.nowMs ?? Date.now;
     if (!(this.#maxPayloadBytes > 0))
-      throw new RangeError(`maxPayloadBytes must be positive, got ${this.#maxPayloadBytes}`);
+      throw new RocketMQError(`maxPayloadBytes must be positive, got ${this.#maxPayloadBytes}`);
   }
 
   /** Counters since construction. */

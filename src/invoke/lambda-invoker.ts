@@ -3,12 +3,14 @@
  * invoke can go wrong into the outcome the consume path expects: failures fail the batch, throttles are
  * waited out here (never a consume failure), and conditions no retry can fix stop the mapping.
  */
+
 import {
   InvokeCommand,
   type InvokeCommandOutput,
   LambdaClient,
   type LambdaClientConfig,
 } from '@aws-sdk/client-lambda';
+import { RocketMQError } from '../protocol/errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { retry } from '../util/retry.js';
 import { InvokeError } from './invoke-error.js';
@@ -130,8 +132,8 @@ export class LambdaInvoker implements Invoker {
     const functionTimeoutMs = options.functionTimeoutMs ?? DEFAULT_FUNCTION_TIMEOUT_MS;
     const marginMs = options.timeoutMarginMs ?? DEFAULT_TIMEOUT_MARGIN_MS;
     if (!(functionTimeoutMs > 0))
-      throw new RangeError(`functionTimeoutMs must be positive, got ${functionTimeoutMs}`);
-    if (!(marginMs >= 0)) throw new RangeError(`timeoutMarginMs must not be negative, got ${marginMs}`);
+      throw new RocketMQError(`functionTimeoutMs must be positive, got ${functionTimeoutMs}`);
+    if (!(marginMs >= 0)) throw new RocketMQError(`timeoutMarginMs must not be negative, got ${marginMs}`);
     this.#options = options;
     this.#waitMs = functionTimeoutMs + marginMs;
     this.#log = componentLogger('invoke.lambda', options.logger);

@@ -3,10 +3,12 @@
  * development. A function reference `local:./path/to/module.js#exportName` names a module relative to a
  * base directory (the config file's) and an export (default `handler`).
  */
+
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RocketMQHandlerContext } from '../handler/types.js';
+import { RocketMQError } from '../protocol/errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { InvokeError } from './invoke-error.js';
 import type { InvokeFailure, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
@@ -147,7 +149,7 @@ export class LocalInvoker implements Invoker {
     this.#memoryLimitInMB = options.memoryLimitInMB ?? DEFAULT_LOCAL_MEMORY_MB;
     this.#region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
     this.#log = componentLogger('invoke.local', options.logger);
-    if (!(this.#timeoutMs > 0)) throw new RangeError(`timeoutMs must be positive, got ${this.#timeoutMs}`);
+    if (!(this.#timeoutMs > 0)) throw new RocketMQError(`timeoutMs must be positive, got ${this.#timeoutMs}`);
   }
 
   async invoke(request: InvokeRequest): Promise<InvokeOutcome> {

@@ -4,7 +4,9 @@
  * whose base64 body is too large for an invoke but whose UTF-8 text fits travels as text, in an invoke of
  * its own (see `chooseBodyEncoding`).
  */
+
 import type { ConsumedMessage } from '../consumer/message-listener.js';
+import { RocketMQError } from '../protocol/errors.js';
 import { chooseBodyEncoding, estimateEventOverheadBytes } from './event-builder.js';
 
 /**
@@ -97,7 +99,7 @@ export function planPayloads(
   for (const index of indexes) {
     const message = messages[index];
     if (message === undefined)
-      throw new RangeError(`index ${index} is outside the batch of ${messages.length}`);
+      throw new RocketMQError(`index ${index} is outside the batch of ${messages.length}`);
     const choice = chooseBodyEncoding(message, maxPayloadBytes, envelopeBytes);
     if (!choice.fits) {
       const textEventBytes =

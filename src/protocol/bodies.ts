@@ -92,15 +92,7 @@ export function encodeHeartbeatData(data: HeartbeatData): Buffer {
       consumeType: consumer.consumeType,
       groupName: consumer.groupName,
       messageModel: consumer.messageModel,
-      subscriptionDataSet: consumer.subscriptionDataSet.map((sub) => ({
-        classFilterMode: sub.classFilterMode ?? false,
-        codeSet: [...sub.codeSet],
-        expressionType: sub.expressionType,
-        subString: sub.subString,
-        subVersion: sub.subVersion,
-        tagsSet: [...sub.tagsSet],
-        topic: sub.topic,
-      })),
+      subscriptionDataSet: consumer.subscriptionDataSet.map(subscriptionJson),
       unitMode: consumer.unitMode ?? false,
     })),
     heartbeatFingerprint: data.heartbeatFingerprint ?? 0,
@@ -232,17 +224,7 @@ export function encodeConsumerRunningInfo(info: ConsumerRunningInfo): Buffer {
     `"mqTable":{${mqEntries.join(',')}}`,
     `"properties":${JSON.stringify(info.properties)}`,
     `"statusTable":${JSON.stringify(info.statusTable ?? {})}`,
-    `"subscriptionSet":${JSON.stringify(
-      info.subscriptionSet.map((sub) => ({
-        classFilterMode: sub.classFilterMode ?? false,
-        codeSet: [...sub.codeSet],
-        expressionType: sub.expressionType,
-        subString: sub.subString,
-        subVersion: sub.subVersion,
-        tagsSet: [...sub.tagsSet],
-        topic: sub.topic,
-      })),
-    )}`,
+    `"subscriptionSet":${JSON.stringify(info.subscriptionSet.map(subscriptionJson))}`,
     `"userConsumerInfo":${JSON.stringify(info.userConsumerInfo ?? {})}`,
   ];
   return Buffer.from(`{${parts.join(',')}}`, 'utf8');
@@ -349,6 +331,19 @@ export function encodeSubscriptionGroupConfig(config: SubscriptionGroupConfig): 
     }),
     'utf8',
   );
+}
+
+/** A subscription with its fields in fastjson's (alphabetical) order and Java's defaults filled in. */
+function subscriptionJson(sub: HeartbeatSubscription): Record<string, unknown> {
+  return {
+    classFilterMode: sub.classFilterMode ?? false,
+    codeSet: [...sub.codeSet],
+    expressionType: sub.expressionType,
+    subString: sub.subString,
+    subVersion: sub.subVersion,
+    tagsSet: [...sub.tagsSet],
+    topic: sub.topic,
+  };
 }
 
 function queueJson(queue: MessageQueue): { brokerName: string; queueId: number; topic: string } {

@@ -144,8 +144,8 @@ export function decodeMessage(
 ): number {
   const start = offset;
   const remaining = buffer.length - start;
-  const fail = (reason: string, ids?: { queueOffset: number; physicalOffset: number }, cause?: unknown) =>
-    new MessageDecodeError(reason, { byteOffset: start, ...ids }, cause === undefined ? {} : { cause });
+  // Errors are built by plain calls, not per-record closures: this runs once per pulled message.
+  const fail = (reason: string) => new MessageDecodeError(reason, { byteOffset: start });
   if (remaining < 4) throw fail(`${remaining} trailing bytes, too few for a record`);
   const storeSize = buffer.readInt32BE(start);
   if (storeSize < MIN_RECORD_BYTES)
@@ -157,10 +157,14 @@ export function decodeMessage(
     const what = magic === BLANK_MAGIC_CODE ? 'the commit-log blank magic' : 'an unknown magic code';
     throw fail(`${what} 0x${(magic >>> 0).toString(16).padStart(8, '0')}`);
   }
-  const queueOffset = readLong(buffer, start + 20, 'QUEUEOFFSET', fail);
-  const physicalOffset = readLong(buffer, start + 28, 'PHYSICALOFFSET', fail);
-  const ids = { queueOffset, physicalOffset };
-  const failAt = (reason: string, cause?: unknown) => fail(reason, ids, cause);
+  const queueOffset = readLong(buffer, start + 20, 'QUEUEOFFSET', start);
+  const physicalOffset = readLong(buffer, start + 28, 'PHYSICALOFFSET', start);
+  const failAt = (reason: string, cause?: unknown) =>
+    new MessageDecodeError(
+      reason,
+      { byteOffset: start, queueOffset, physicalOffset },
+      cause === undefined ? {} : { cause },
+    );
 
   let sysFlag = buffer.readInt32BE(start + SYSFLAG_POSITION);
   const bornHostBytes = hasSysFlag(sysFlag, MessageSysFlag.BORNHOST_V6) ? 20 : 8;
@@ -217,10 +221,7 @@ export function decodeMessage(
   }
 
   const storeHost = formatHost(buffer, storeHostPosition, storeHostBytes);
-  const offsetMsgId = (
-    buffer.toString('hex', storeHostPosition, storeHostPosition + storeHostBytes) +
-    buffer.toString('hex', start + 28, start + 36)
-  ).toUpperCase();
+  const offsetMsgId = offsetMessageId(buffer, storeHostPosition, storeHostBytes, start + 28);
   const outer: MessageExt = {
     topic,
     queueId: buffer.readInt32BE(start + 12),
@@ -228,12 +229,26 @@ export function decodeMessage(
     physicalOffset,
     sysFlag,
     flag: buffer.readInt32BE(start + 16),
-    bornTimestamp: readLong(buffer, start + 40, 'BORNTIMESTAMP', failAt),
+    bornTimestamp: readLong(buffer, start + 40, 'BORNTIMESTAMP', start, queueOffset, physicalOffset),
     bornHost: formatHost(buffer, bornHostPosition, bornHostBytes),
-    storeTimestamp: readLong(buffer, storeTimestampPosition, 'STORETIMESTAMP', failAt),
+    storeTimestamp: readLong(
+      buffer,
+      storeTimestampPosition,
+      'STORETIMESTAMP',
+      start,
+      queueOffset,
+      physicalOffset,
+    ),
     storeHost,
     reconsumeTimes: buffer.readInt32BE(reconsumePosition),
-    preparedTransactionOffset: readLong(buffer, reconsumePosition + 4, 'PREPAREDTRANSACTIONOFFSET', failAt),
+    preparedTransactionOffset: readLong(
+      buffer,
+      reconsumePosition + 4,
+      'PREPAREDTRANSACTIONOFFSET',
+      start,
+      queueOffset,
+      physicalOffset,
+    ),
     bodyCrc,
     storeSize,
     body,
@@ -303,16 +318,48 @@ function unwrapInnerBatch(outer: MessageExt, byteOffset: number, into: MessageEx
   }
 }
 
+/** Reads an int64 as a safe integer; `queueOffset`/`physicalOffset` name the record in the error. */
 function readLong(
   buffer: Buffer,
   position: number,
   field: string,
-  fail: (reason: string) => MessageDecodeError,
+  byteOffset: number,
+  queueOffset?: number,
+  physicalOffset?: number,
 ): number {
   const value = buffer.readBigInt64BE(position);
   const number = Number(value);
-  if (!Number.isSafeInteger(number)) throw fail(`${field} ${value} is beyond 2^53`);
+  if (!Number.isSafeInteger(number)) {
+    const where = queueOffset === undefined ? { byteOffset } : { byteOffset, queueOffset, physicalOffset };
+    throw new MessageDecodeError(`${field} ${value} is beyond 2^53`, where);
+  }
   return number;
+}
+
+const UPPER_HEX_DIGITS = Buffer.from('0123456789ABCDEF', 'latin1');
+/** Scratch for {@link offsetMessageId}: 2 hex digits for each of at most 20 + 8 bytes. */
+const OFFSET_MSG_ID_SCRATCH = Buffer.allocUnsafe(56);
+
+/** Upper-case hex of the store host bytes then PHYSICALOFFSET (Java `MessageDecoder.createMessageId`). */
+function offsetMessageId(
+  buffer: Buffer,
+  storeHostPosition: number,
+  storeHostBytes: number,
+  physicalOffsetPosition: number,
+): string {
+  const out = OFFSET_MSG_ID_SCRATCH;
+  let pos = 0;
+  for (let i = storeHostPosition; i < storeHostPosition + storeHostBytes; i++) {
+    const byte = buffer[i] as number;
+    out[pos++] = UPPER_HEX_DIGITS[byte >> 4] as number;
+    out[pos++] = UPPER_HEX_DIGITS[byte & 0x0f] as number;
+  }
+  for (let i = physicalOffsetPosition; i < physicalOffsetPosition + 8; i++) {
+    const byte = buffer[i] as number;
+    out[pos++] = UPPER_HEX_DIGITS[byte >> 4] as number;
+    out[pos++] = UPPER_HEX_DIGITS[byte & 0x0f] as number;
+  }
+  return out.toString('latin1', 0, pos);
 }
 
 function formatHost(buffer: Buffer, position: number, length: number): string {
@@ -326,5 +373,6 @@ function formatHost(buffer: Buffer, position: number, length: number): string {
 
 function splitKeys(keys: string | undefined): string[] {
   if (keys === undefined || keys.length === 0) return [];
-  return keys.split(' ').filter((key) => key.length > 0);
+  const parts = keys.split(' ');
+  return parts.includes('') ? parts.filter((key) => key.length > 0) : parts;
 }

@@ -8,8 +8,9 @@
  * entry = TOTALSIZE:int32 MAGIC:int32=0 BODYCRC:int32=0 FLAG:int32 BODYLEN:int32 BODY PROPLEN:int16 PROPERTIES:utf8
  * ```
  */
-import { CompressionType, compressLz4, compressZlib } from './compression.js';
+import { CompressionType, compressZlib } from './compression.js';
 import { ProtocolError } from './errors.js';
+import { compressLz4 } from './lz4-frame.js';
 import type { Message } from './message.js';
 import { parseHostPort } from './message-id.js';
 import { encodeProperties } from './message-properties.js';

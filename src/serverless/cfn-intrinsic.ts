@@ -122,3 +122,22 @@ export function stackArn(service: string, resource: string): CfnIntrinsic {
     'Fn::Sub': `arn:\${AWS::Partition}:${service}:\${AWS::Region}:\${AWS::AccountId}:${escapeSubText(resource)}`,
   };
 }
+
+/**
+ * The values once each, in first-seen order, compared by their JSON: literal strings and equal
+ * intrinsics (`{ Ref: 'Queue' }` twice) collapse, so IAM resource lists and role inputs stay short.
+ *
+ * @example
+ * ```ts
+ * uniqueByJson(['a', { Ref: 'Q' }, 'a', { Ref: 'Q' }]); // => ['a', { Ref: 'Q' }]
+ * ```
+ */
+export function uniqueByJson<T>(values: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return values.filter((value) => {
+    const key = JSON.stringify(value);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -24,6 +24,7 @@ import {
   type CfnString,
   isCfnIntrinsic,
   stackArn,
+  uniqueByJson,
 } from './cfn-intrinsic.js';
 import { RocketMQLogicalIds as Ids, RocketMQOutputIds } from './logical-ids.js';
 import { RocketMQPluginError } from './plugin-error.js';
@@ -343,14 +344,4 @@ function sharedGroupProblems(found: readonly FoundEvent[]): string[] {
 
 function hasOwn(value: unknown, key: string): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && Object.hasOwn(value, key);
-}
-
-function uniqueByJson<T>(values: readonly T[]): T[] {
-  const seen = new Set<string>();
-  return values.filter((value) => {
-    const key = JSON.stringify(value);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }

@@ -10,6 +10,7 @@ import {
   type CfnString,
   isCfnIntrinsic,
   stackArn,
+  uniqueByJson,
 } from './cfn-intrinsic.js';
 import { LAG_METRIC } from './poller-scaling.js';
 
@@ -149,7 +150,7 @@ function failureStatements(destinations: readonly CfnString[]): Statement[] {
       Sid: 'FailureQueues',
       Effect: 'Allow',
       Action: 'sqs:SendMessage',
-      Resource: unique(queues),
+      Resource: uniqueByJson(queues),
     });
   }
   if (topics.length > 0) {
@@ -157,7 +158,7 @@ function failureStatements(destinations: readonly CfnString[]): Statement[] {
       Sid: 'FailureTopics',
       Effect: 'Allow',
       Action: 'sns:Publish',
-      Resource: unique(topics),
+      Resource: uniqueByJson(topics),
     });
   }
   return statements;
@@ -214,15 +215,4 @@ function role(
       ],
     },
   };
-}
-
-/** Literal strings once each; intrinsics kept (compared by their JSON). */
-function unique(values: readonly CfnString[]): CfnString[] {
-  const seen = new Set<string>();
-  return values.filter((value) => {
-    const key = JSON.stringify(value);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }

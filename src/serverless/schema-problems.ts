@@ -8,6 +8,7 @@ import { problemsOfIssues } from '../config/config-issues.js';
 import { type KeyPath, problemLine } from '../config/config-problem.js';
 import { RocketMQError } from '../protocol/errors.js';
 import { buildSubscriptionData } from '../protocol/subscription.js';
+import { closestKey } from '../util/closest-key.js';
 import {
   CUSTOM_DEFAULTS,
   FARGATE_SIZES,
@@ -218,34 +219,4 @@ function knownKeys(root: JsonNode, path: KeyPath): string[] {
 
 function expand(node: JsonNode): JsonNode[] {
   return [node, ...(node.anyOf ?? []).flatMap(expand)];
-}
-
-/** A known key equal but for case, or within two edits (a third of the key's length, at least one). */
-function closestKey(key: string, known: readonly string[]): string | undefined {
-  const lower = key.toLowerCase();
-  const sameCase = known.find((candidate) => candidate.toLowerCase() === lower);
-  if (sameCase !== undefined) return sameCase;
-  const limit = Math.min(2, Math.max(1, Math.floor(key.length / 3)));
-  let best: { key: string; distance: number } | undefined;
-  for (const candidate of known) {
-    const distance = editDistance(lower, candidate.toLowerCase());
-    if (distance <= limit && (best === undefined || distance < best.distance))
-      best = { key: candidate, distance };
-  }
-  return best?.key;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(
-        Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

@@ -1,7 +1,7 @@
 /**
  * Minimal types for `lz4js` 0.2 (plain CommonJS, ships no types): only the parts we use.
  * The frame-level `decompress` is deliberately not declared: it trusts the frame's sizes (see
- * src/protocol/compression.ts), so we parse frames ourselves and use the block codec.
+ * src/protocol/lz4-frame.ts), so we parse frames ourselves and use the block codec.
  */
 declare module 'lz4js' {
   interface Lz4js {

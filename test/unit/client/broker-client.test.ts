@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BrokerAdminClient } from '../../../src/client/admin-client.js';
 import { BrokerClient } from '../../../src/client/broker-client.js';
 import { BrokerError } from '../../../src/client/broker-error.js';
+import { RocketMQError } from '../../../src/protocol/errors.js';
 import { FakeTransport, type SentRequest } from './fake-transport.js';
 
 const ADDR = '127.0.0.1:10911';
@@ -53,7 +54,9 @@ describe('BrokerClient', () => {
     };
     expect((await broker.pullMessage(ADDR, header)).status).toBe('NO_NEW_MSG');
     expect(transport.sent[0]).toMatchObject({ timeoutMs: 30_000, request: { code: 11 } });
-    await expect(broker.pullMessage(ADDR, header, { timeoutMs: 15_000 })).rejects.toBeInstanceOf(RangeError);
+    await expect(broker.pullMessage(ADDR, header, { timeoutMs: 15_000 })).rejects.toBeInstanceOf(
+      RocketMQError,
+    );
   });
 
   it('returns the locked subset and unlocks sync or oneway', async () => {

@@ -4,8 +4,8 @@ import {
   parseOffsetResponseHeader,
   parsePullMessageResponseHeader,
   parseSendMessageResponseHeader,
-  toSendMessageV2ExtFields,
-} from '../../../src/protocol/headers.js';
+} from '../../../src/protocol/header-parsers.js';
+import { toSendMessageV2ExtFields } from '../../../src/protocol/headers.js';
 import { buildPullSysFlag, PullSysFlag } from '../../../src/protocol/pull-sys-flag.js';
 import { toExtFields } from '../../../src/protocol/remoting-command.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BrokerError } from '../../../src/client/broker-error.js';
 import { NameServerClient, parseNameServerAddresses } from '../../../src/client/name-server-client.js';
 import { ConnectError } from '../../../src/network/errors.js';
-import { ProtocolError } from '../../../src/protocol/errors.js';
+import { ProtocolError, RocketMQError } from '../../../src/protocol/errors.js';
 import { FakeTransport } from './fake-transport.js';
 
 const ROUTE = Buffer.from(
@@ -15,7 +15,7 @@ describe('NameServerClient', () => {
     expect(parseNameServerAddresses(' a:1 ; b:2,c:3;')).toEqual(['a:1', 'b:2', 'c:3']);
     expect(
       () => new NameServerClient({ addresses: '', transport: new FakeTransport(() => ({ code: 0 })) }),
-    ).toThrow(RangeError);
+    ).toThrow(RocketMQError);
   });
 
   it('sends topic + acceptStandardJsonOnly with a 3 s timeout', async () => {

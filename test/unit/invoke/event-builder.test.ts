@@ -13,6 +13,7 @@ import {
   estimateRecordBytes,
   serializeEvent,
 } from '../../../src/invoke/event-builder.js';
+import { RocketMQError } from '../../../src/protocol/errors.js';
 import { consumed, messageExt } from './consumed-message.js';
 
 function parse(payload: Buffer): unknown {
@@ -344,7 +345,7 @@ describe('buildEvent and serializeEvent', () => {
       recordBytes: estimateRecordBytes(m),
       utf8RecordBytes: undefined,
     });
-    expect(() => buildRecord(m, 'utf8')).toThrow(RangeError);
+    expect(() => buildRecord(m, 'utf8')).toThrow(RocketMQError);
     expect(() => estimateRecordBytes(m, 'utf8')).toThrow(/not valid UTF-8/);
   });
 

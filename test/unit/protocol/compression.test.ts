@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import {
   CompressionType,
   compressionTypeOf,
-  compressLz4,
   compressZlib,
   decompress,
 } from '../../../src/protocol/compression.js';
 import { ProtocolError } from '../../../src/protocol/errors.js';
+import { compressLz4 } from '../../../src/protocol/lz4-frame.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/messages/${name}`, import.meta.url));
 
