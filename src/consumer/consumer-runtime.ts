@@ -145,7 +145,7 @@ export class ConsumerRuntime {
       hooks: this.consumeService.queueHooks,
       log: this.log.child({ component: 'consumer.rebalance' }),
       onQueuesChanged: (added, removed) => this.emit({ type: 'queues-changed', added, removed }),
-      createPullLoop: (processQueue, startOffset) =>
+      createPullLoop: (processQueue, startOffset, startOffsetFromBroker) =>
         new PullLoop(
           {
             processQueue,
@@ -170,6 +170,7 @@ export class ConsumerRuntime {
                 : undefined,
           },
           startOffset,
+          startOffsetFromBroker,
         ),
     });
     this.tasks = {

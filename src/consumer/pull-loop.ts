@@ -81,10 +81,16 @@ export class PullLoop {
   private previouslyLocked = false;
   private running: Promise<void> | undefined;
 
-  constructor(options: PullLoopOptions, startOffset: number) {
+  /**
+   * `startOffsetFromBroker`: the start offset is the broker's correction after OFFSET_ILLEGAL, so an orderly
+   * loop must not replace it with the stored offset after locking (the increase-only store may still hold
+   * the stale, higher one, and pulling from it would fail forever).
+   */
+  constructor(options: PullLoopOptions, startOffset: number, startOffsetFromBroker = false) {
     this.o = options;
     this.queue = options.processQueue.messageQueue;
     this.offset = startOffset;
+    this.previouslyLocked = startOffsetFromBroker;
     this.aborted = new Promise((resolve) => {
       this.abort.signal.addEventListener('abort', () => resolve({ kind: 'aborted' }), { once: true });
     });

@@ -44,7 +44,12 @@ export interface RebalancerOptions {
   options: NormalizedConsumerOptions;
   offsetStore: Pick<OffsetStore, 'persist' | 'persistAll' | 'removeOffset' | 'updateOffset'>;
   startOffsets: Pick<StartOffsetResolver, 'startOffset'>;
-  createPullLoop: (processQueue: ProcessQueue, startOffset: number) => PullLoopHandle;
+  /** `startOffsetFromBroker`: the offset is the broker's OFFSET_ILLEGAL correction (see PullLoop). */
+  createPullLoop: (
+    processQueue: ProcessQueue,
+    startOffset: number,
+    startOffsetFromBroker?: boolean,
+  ) => PullLoopHandle;
   hooks?: QueueOwnershipHooks | undefined;
   log: Logger;
   /** Called after a rebalance that changed the held set. */
@@ -122,7 +127,7 @@ export class Rebalancer {
       const processQueue = new ProcessQueue(queue);
       processQueue.locked = held.processQueue.locked;
       processQueue.lastLockTimestampMs = held.processQueue.lastLockTimestampMs;
-      const loop = this.o.createPullLoop(processQueue, offset);
+      const loop = this.o.createPullLoop(processQueue, offset, true);
       this.held.set(key, { queue, processQueue, loop });
       loop.start();
       this.o.log.info({ queue, offset }, 'queue restarted at the corrected offset');

@@ -21,6 +21,7 @@ function setup(
   overrides: Partial<ConsumerOptions> = {},
   expression = '*',
   deadLetterUndecodable?: PullLoopOptions['deadLetterUndecodable'],
+  startOffsetFromBroker = false,
 ) {
   const pulls: { address: string; header: PullMessageRequestHeader }[] = [];
   const pending: Step[] = [...steps];
@@ -55,10 +56,11 @@ function setup(
       onNeedsRebalance: () => {
         rebalanceNeeded++;
       },
-      resolveStartOffset: async () => 0,
+      resolveStartOffset: async () => 99,
       deadLetterUndecodable,
     },
     10,
+    startOffsetFromBroker,
   );
   return {
     loop,
@@ -250,6 +252,24 @@ describe('PullLoop', () => {
     await vi.advanceTimersByTimeAsync(3000);
     expect(t.pulls.map((p) => p.header.queueOffset)).toEqual([10, 11]);
     expect(t.counters.undecodableDeadLettered).toBe(0);
+    await t.loop.stop();
+  });
+
+  it('orderly: the first pull after locking restarts from the stored offset', async () => {
+    const t = setup([], { orderly: true });
+    t.processQueue.locked = true;
+    t.loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.pulls.map((p) => p.header.queueOffset)).toEqual([99]);
+    await t.loop.stop();
+  });
+
+  it("orderly: a loop restarted at the broker's OFFSET_ILLEGAL correction keeps that offset", async () => {
+    const t = setup([], { orderly: true }, '*', undefined, true);
+    t.processQueue.locked = true;
+    t.loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.pulls.map((p) => p.header.queueOffset)).toEqual([10]);
     await t.loop.stop();
   });
 
