@@ -1,123 +1,169 @@
 /**
- * `npm run demo`: what the product does today, for real, in one command. Starts a local RocketMQ
- * (namesrv + broker from Apache's jars), parks long-polling pulls on every queue of a demo topic, sends a
- * few messages with our producer and prints each one as the broker hands it back. Ctrl-C stops everything.
+ * `npm run demo`: the local loop in one command. Starts `rocketmq-lambda dev --local-broker` on the repo's
+ * serverless.yml (a local RocketMQ, the embedded DynamoDB under .rocketmq-lambda/demo, the poller with the
+ * example handlers in-process), then sends sample messages with our producer for about 20 s: JSON orders
+ * tagged `order` / `refund` to Orders (the concurrent `orders` function) and ordered ledger entries to
+ * Ledger (the orderly `ledger` function, one account per queue). The handlers' JSON lines appear on stdout.
+ * Keeps running as a dev loop afterwards; Ctrl-C stops everything it started and exits 0.
  */
-
-import { Producer } from '../client/producer.js';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { Producer, type ProducerMessage } from '../client/producer.js';
 import { RocketMQClient } from '../client/rocketmq-client.js';
-import { type LocalBroker, startLocalBroker } from '../local-broker/local-broker.js';
-import type { MessageExt } from '../protocol/message.js';
-import { buildPullSysFlag } from '../protocol/pull-sys-flag.js';
-import { readableQueues } from '../protocol/route-data.js';
-import { rootLogger } from '../util/logger.js';
+import { type DevSession, startDevSession } from '../dev/dev-session.js';
+import { componentLogger, rootLogger } from '../util/logger.js';
 
-const TOPIC = 'DemoTopic';
-const GROUP = 'DemoGroup';
-const QUEUES = 4;
-const MESSAGES = [
-  { tags: 'order', keys: ['order-1001'], body: JSON.stringify({ orderId: 1001, total: 42.5 }) },
-  { tags: 'order', keys: ['order-1002'], body: JSON.stringify({ orderId: 1002, total: 7 }) },
-  { tags: 'refund', keys: ['refund-17'], body: JSON.stringify({ refundId: 17, orderId: 1001 }) },
-  { tags: 'order', keys: ['order-1003'], body: '订单 1003 ✓' },
-  { tags: 'audit', keys: [], body: 'x'.repeat(10_000) },
-];
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const SAMPLE_DURATION_MS = 20_000;
+const SAMPLE_INTERVAL_MS = 400;
+/** A second Ctrl-C later than this after the first exits at once. */
+const REPEATED_SIGNAL_MS = 2_000;
+/** Ledger accounts: each keeps to one queue of Ledger, so its entries stay in order. */
+const ACCOUNTS = ['acct-A', 'acct-B'] as const;
 
-function describe(message: MessageExt): string {
-  const body = message.body.length > 60 ? `${message.body.length} bytes` : message.body.toString('utf8');
-  return `queue ${message.queueId} offset ${message.queueOffset}  msgId ${message.msgId}  tags ${message.tags ?? '-'}  keys ${message.keys.join(',') || '-'}  body ${body}`;
+/** The n-th sample: orders and refunds to Orders, alternating with ledger entries to Ledger. */
+function sample(n: number): { message: ProducerMessage; queueId?: number } {
+  if (n % 2 === 0) {
+    const orderId = 1000 + n / 2;
+    const refund = n % 6 === 4;
+    return {
+      message: {
+        topic: 'Orders',
+        tags: refund ? 'refund' : 'order',
+        keys: [`order-${orderId}`],
+        body: JSON.stringify({ orderId, total: refund ? 0 : Math.round(((n * 7.3) % 100) * 100) / 100 }),
+      },
+    };
+  }
+  const index = (n - 1) / 2;
+  const accountIndex = index % ACCOUNTS.length;
+  const account = ACCOUNTS[accountIndex] ?? 'acct-A';
+  const entry = { account, seq: Math.floor(index / ACCOUNTS.length) + 1, amount: (index % 5) - 2 };
+  return {
+    message: { topic: 'Ledger', tags: 'entry', keys: [account], body: JSON.stringify(entry) },
+    queueId: accountIndex,
+  };
 }
 
-async function main(): Promise<void> {
-  rootLogger.level = process.env.LOG_LEVEL ?? 'warn';
+async function main(): Promise<number> {
+  const startedAtMs = Date.now();
+  const level = process.env.LOG_LEVEL ?? 'warn';
+  const logger = pino({ level }, process.stdout);
+  // Some components log through the root logger: the same level keeps the handlers' lines readable.
+  rootLogger.level = level;
+  const log = componentLogger('demo', logger);
+  // The embedded DynamoDB checks no credentials, but the AWS SDK wants some.
+  if (process.env.AWS_ACCESS_KEY_ID === undefined && process.env.AWS_PROFILE === undefined) {
+    process.env.AWS_ACCESS_KEY_ID = 'local';
+    process.env.AWS_SECRET_ACCESS_KEY = 'local';
+  }
+
   const stopping = new AbortController();
-  let broker: LocalBroker | undefined;
-  let client: RocketMQClient | undefined;
-  const shutdown = () => stopping.abort();
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
-  try {
-    console.log('Starting a local RocketMQ 5.3.3 (the first run downloads its jars through Maven)...');
-    const startedAt = Date.now();
-    broker = await startLocalBroker();
-    console.log(
-      `  name server ${broker.namesrvAddr}, broker ${broker.brokerAddr} (${Date.now() - startedAt} ms)`,
-    );
-
-    client = new RocketMQClient({ nameServerAddresses: [broker.namesrvAddr] });
-    await client.admin.createTopic(broker.brokerAddr, { topic: TOPIC, readQueueNums: QUEUES });
-    const route = await waitForRoute(client, TOPIC);
-    const queues = readableQueues(TOPIC, route);
-
-    console.log(
-      `Long-polling ${queues.length} queues of ${TOPIC} (the broker holds each pull until a message arrives)`,
-    );
-    const received: MessageExt[] = [];
-    const brokerAddr = broker.brokerAddr;
-    const pulling = queues.map(async (queue) => {
-      let offset = await client?.broker.getMaxOffset(brokerAddr, { topic: TOPIC, queueId: queue.queueId });
-      while (
-        !stopping.signal.aborted &&
-        received.length < MESSAGES.length &&
-        client &&
-        offset !== undefined
-      ) {
-        const result = await client.broker.pullMessage(brokerAddr, {
-          consumerGroup: GROUP,
-          topic: TOPIC,
-          queueId: queue.queueId,
-          queueOffset: offset,
-          maxMsgNums: 32,
-          sysFlag: buildPullSysFlag({ suspend: true, subscription: true }),
-          commitOffset: 0,
-          suspendTimeoutMillis: 15_000,
-          subscription: '*',
-          expressionType: 'TAG',
-          subVersion: 0,
-          bname: queue.brokerName,
-        });
-        if (result.status === 'FOUND') {
-          for (const message of result.messages) {
-            received.push(message);
-            console.log(`  received  ${describe(message)}`);
-          }
-        }
-        offset = result.nextBeginOffset;
-      }
-    });
-
-    const producer = new Producer({ client });
-    await producer.start();
-    for (const message of MESSAGES) {
-      const result = await producer.send({ topic: TOPIC, ...message, body: Buffer.from(message.body) });
-      console.log(`  sent      queue ${result.queueId} offset ${result.queueOffset}  msgId ${result.msgId}`);
+  let firstSignalAtMs: number | undefined;
+  const onSignal = (): void => {
+    // npm and tsx relay a Ctrl-C to this process too: repeats within a moment are the same Ctrl-C.
+    if (firstSignalAtMs !== undefined) {
+      if (Date.now() - firstSignalAtMs > REPEATED_SIGNAL_MS) process.exit(130);
+      return;
     }
-    await producer.shutdown();
-    await Promise.race([Promise.all(pulling), abortPromise(stopping.signal)]);
-    console.log(`Done: ${received.length} of ${MESSAGES.length} messages came back through long polling.`);
-  } finally {
-    await client?.close();
-    await broker?.stop();
-  }
-}
+    firstSignalAtMs = Date.now();
+    console.log('\nStopping (the producer, the poller, the embedded DynamoDB and the local broker)...');
+    stopping.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
-async function waitForRoute(client: RocketMQClient, topic: string) {
-  for (let attempt = 0; ; attempt++) {
-    const route = await client.nameServer.getRoute(topic, { refresh: true }).catch((error: unknown) => {
-      if (attempt > 50) throw error;
-      return undefined;
+  console.log(
+    'Starting a local RocketMQ 5.3.3 and `rocketmq-lambda dev` on serverless.yml (the first run downloads the broker jars through Maven)...',
+  );
+  let session: DevSession;
+  try {
+    session = await startDevSession({
+      configFile: path.join(REPO, 'serverless.yml'),
+      env: process.env,
+      localBroker: true,
+      stateDir: path.join(REPO, '.rocketmq-lambda/demo'),
+      logger,
+      stdout: process.stdout,
+      tty: process.stdout.isTTY === true,
+      onFirstInvocation: (msSinceStart) =>
+        console.log(
+          `First handler invocation ${((Date.now() - startedAtMs) / 1000).toFixed(1)} s after start (${msSinceStart} ms after dev started).`,
+        ),
     });
-    if (route && route.queueDatas.length > 0) return route;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  } catch (error) {
+    console.error(`demo: could not start: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+  const stopSession = (): void => {
+    session.stop().catch((error: unknown) => log.error({ err: error }, 'stopping dev failed'));
+  };
+  if (stopping.signal.aborted) stopSession();
+  else stopping.signal.addEventListener('abort', stopSession, { once: true });
+
+  console.log(
+    `Local RocketMQ at ${session.nameServer} (${((Date.now() - startedAtMs) / 1000).toFixed(1)} s). Sending sample messages to Orders and Ledger for ${SAMPLE_DURATION_MS / 1000} s; the handlers' lines follow. Ctrl-C to stop.`,
+  );
+  const sending = sendSamples(session.nameServer, stopping.signal, log).catch((error: unknown) =>
+    log.error({ err: error }, 'sending samples failed'),
+  );
+  const exit = await session.stopped;
+  stopping.abort();
+  await sending;
+  for (const { mapping, error } of exit.failures) {
+    console.error(
+      `demo: mapping ${mapping} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return exit.failures.length === 0 ? 0 : 1;
+}
+
+/** Sends a sample every {@link SAMPLE_INTERVAL_MS} for {@link SAMPLE_DURATION_MS}, or until `signal`. */
+async function sendSamples(
+  nameServer: string,
+  signal: AbortSignal,
+  log: ReturnType<typeof componentLogger>,
+): Promise<void> {
+  const client = new RocketMQClient({ nameServerAddresses: nameServer.split(';') });
+  const producer = new Producer({ client, producerGroup: 'rocketmq-lambda-demo' });
+  try {
+    await producer.start();
+    const deadline = Date.now() + SAMPLE_DURATION_MS;
+    let sent = 0;
+    for (let n = 0; Date.now() < deadline && !signal.aborted; n++) {
+      const { message, queueId } = sample(n);
+      try {
+        await producer.send(message, queueId === undefined ? {} : { queueId });
+        sent += 1;
+      } catch (error) {
+        log.warn({ err: error, topic: message.topic }, 'a sample message was not sent');
+      }
+      await sleep(SAMPLE_INTERVAL_MS, signal);
+    }
+    if (!signal.aborted) {
+      console.log(`Sent ${sent} sample messages. Still running as a dev loop: Ctrl-C to stop.`);
+    }
+  } finally {
+    await producer.shutdown();
+    await client.close();
   }
 }
 
-function abortPromise(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (error: unknown) => {
     console.error(error instanceof Error ? (error.stack ?? error.message) : error);
     process.exit(1);

@@ -14,6 +14,7 @@ import { EXIT_FAILURE, EXIT_USAGE } from './run-command.js';
 
 /** The help text of `dev`. */
 export const DEV_USAGE = `Usage: rocketmq-lambda dev [--config serverless.yml] [--name-server host:port] [--local-broker] [--stage dev]
+                           [--invoke-endpoint http://127.0.0.1:3002]
 
 Runs the poller locally for every rocketmq event in serverless.yml: handlers run in-process (TypeScript
 sources preferred over dist/ builds, reloaded when their file changes), offsets are kept in an embedded
@@ -25,6 +26,9 @@ Options:
       --local-broker        start a local RocketMQ (Java 17 + Maven) and create the mapped topics (4 queues)
       --stage <stage>       the value of \${opt:stage} and \${sls:stage} (default dev)
       --state-dir <dir>     offsets, handler shims and broker logs (default <service dir>/.rocketmq-lambda)
+      --invoke-endpoint <url>
+                            invoke the functions through this Lambda Invoke API (serverless-offline's
+                            --lambdaPort) as <service>-<stage>-<function> instead of in-process
   -h, --help                show this help
 
 serverless.yml variables resolved: \${env:NAME, 'default'}, \${opt:stage, 'dev'}, \${sls:stage}.
@@ -45,6 +49,7 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
     'local-broker'?: boolean | undefined;
     stage?: string | undefined;
     'state-dir'?: string | undefined;
+    'invoke-endpoint'?: string | undefined;
     help?: boolean | undefined;
   };
   try {
@@ -56,6 +61,7 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
         'local-broker': { type: 'boolean' },
         stage: { type: 'string' },
         'state-dir': { type: 'string' },
+        'invoke-endpoint': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -73,6 +79,13 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
   }
   if (values['local-broker'] === true && values['name-server'] !== undefined) {
     io.stderr.write(`rocketmq-lambda dev: use --name-server or --local-broker, not both\n\n${DEV_USAGE}`);
+    return EXIT_USAGE;
+  }
+  const invokeEndpoint = values['invoke-endpoint'];
+  if (invokeEndpoint !== undefined && !/^https?:\/\/[^/]/.test(invokeEndpoint)) {
+    io.stderr.write(
+      `rocketmq-lambda dev: --invoke-endpoint must be an http(s) URL such as http://127.0.0.1:3002, got ${JSON.stringify(invokeEndpoint)}\n\n${DEV_USAGE}`,
+    );
     return EXIT_USAGE;
   }
   useLocalCredentials(io.env);
@@ -103,6 +116,7 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
         nameServer: values['name-server'],
         localBroker: values['local-broker'] === true,
         stateDir: values['state-dir'],
+        invokeEndpoint,
         logger,
         stdout: process.stdout,
         tty,

@@ -3,6 +3,7 @@
  * the poller over serverless.yml's `rocketmq` events with handlers invoked in-process (reloaded on edit),
  * and the live status. `stop()` releases everything it started, in reverse order.
  */
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunConfig } from '../config/run-config.js';
 import type { LocalBroker } from '../local-broker/local-broker.js';
@@ -45,6 +46,13 @@ export interface DevSessionOptions {
   readonly stdout: TextStream;
   /** Live lines (true) or status log lines (false). */
   readonly tty: boolean;
+  /**
+   * `--invoke-endpoint`: invoke the functions through this Lambda Invoke API (e.g. serverless-offline's
+   * `http://127.0.0.1:3002`) as `<service>-<stage>-<function>` instead of running handlers in-process.
+   */
+  readonly invokeEndpoint?: string | undefined;
+  /** Called once, when the first batch has been invoked, with the milliseconds since the start. */
+  readonly onFirstInvocation?: ((msSinceStart: number) => void) | undefined;
 }
 
 /**
@@ -92,6 +100,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       nameServer,
       dynamoDbEndpoint,
       source: options.configFile,
+      invokeEndpoint: options.invokeEndpoint,
     });
   // Validate before starting anything slow.
   const checked = build(
@@ -111,7 +120,13 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     }
   };
   try {
-    const db: EmbeddedDynamoDb = await startEmbeddedDynamoDb(path.join(stateDir, 'dynamodb'));
+    const dataDir = path.join(stateDir, 'dynamodb');
+    if (options.localBroker === true) {
+      // Each local broker starts with an empty store: offsets kept from an earlier run would point past
+      // the end of every queue, so they start over with the broker.
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    const db: EmbeddedDynamoDb = await startEmbeddedDynamoDb(dataDir);
     cleanups.push({ what: 'embedded DynamoDB', run: () => db.close() });
     log.info({ endpoint: db.endpoint, dataDir: db.dataDir }, 'embedded DynamoDB started');
 
@@ -139,25 +154,28 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     const files = [...new Set([...handlers.values()].map((h) => h.file))];
     if (files.some((file) => /\.[cm]?tsx?$/.test(file))) await ensureTypeScriptLoader();
 
-    const invoker = new ReloadingInvoker({
-      shimDir: path.join(stateDir, 'handlers'),
-      logger: options.logger,
-    });
+    // Through an Invoke API endpoint the poller's own LambdaInvoker (config.lambda) does the invoking.
+    const invoker =
+      options.invokeEndpoint === undefined
+        ? new ReloadingInvoker({ shimDir: path.join(stateDir, 'handlers'), logger: options.logger })
+        : undefined;
     const poller = await startPoller(config, { logger: options.logger, invoker });
     cleanups.push({ what: 'poller', run: async () => void (await poller.stop()) });
 
-    const watcher: HandlerWatcher = watchHandlerFiles(
-      files,
-      (file) => {
-        invoker.reload(file);
-        log.info(
-          { file, version: invoker.versionOf(file) },
-          'handler changed: reloading it on the next batch',
-        );
-      },
-      log,
-    );
-    cleanups.push({ what: 'handler watcher', run: () => watcher.close() });
+    if (invoker !== undefined) {
+      const watcher: HandlerWatcher = watchHandlerFiles(
+        files,
+        (file) => {
+          invoker.reload(file);
+          log.info(
+            { file, version: invoker.versionOf(file) },
+            'handler changed: reloading it on the next batch',
+          );
+        },
+        log,
+      );
+      cleanups.push({ what: 'handler watcher', run: () => watcher.close() });
+    }
 
     const display = new StatusDisplay({ stream: options.stdout, tty: options.tty, log });
     let firstInvocationLogged = false;
@@ -167,7 +185,9 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       const lines = statuses.map((s) => mappingLineOf(s, stats.get(s.name)?.invokes ?? 0));
       if (!firstInvocationLogged && lines.some((line) => line.invocations > 0)) {
         firstInvocationLogged = true;
-        log.info({ msSinceStart: Date.now() - startedAtMs }, 'first invocation');
+        const msSinceStart = Date.now() - startedAtMs;
+        log.info({ msSinceStart }, 'first invocation');
+        options.onFirstInvocation?.(msSinceStart);
       }
       display.render(lines);
     };
@@ -185,7 +205,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       {
         nameServer: config.nameServerAddresses,
         mappings: config.mappings.map((m) => m.name),
-        handlers: files,
+        handlers: options.invokeEndpoint === undefined ? files : config.mappings.map((m) => m.functionRef),
         msSinceStart: Date.now() - startedAtMs,
       },
       'dev started: watching handlers, Ctrl-C stops',

@@ -49,6 +49,11 @@ export interface DevConfigOptions {
   readonly dynamoDbEndpoint: string;
   /** Named in errors. @default 'serverless.yml' */
   readonly source?: string | undefined;
+  /**
+   * `--invoke-endpoint`: call the functions through this Lambda Invoke API (serverless-offline) by their
+   * deployed name (`functions.<fn>.name`, else `<service>-<stage>-<fn>`) instead of `local:` handler refs.
+   */
+  readonly invokeEndpoint?: string | undefined;
 }
 
 /**
@@ -70,7 +75,10 @@ export interface DevConfig {
 interface FoundEvent {
   readonly name: string;
   readonly functionKey: string;
-  readonly module: HandlerModule;
+  /** The handler module (in-process runs only). */
+  readonly module: HandlerModule | undefined;
+  /** The mapping's `function`: a `local:` ref, or a Lambda function name with `invokeEndpoint`. */
+  readonly functionRef: string;
   readonly mapping: PollerMapping;
 }
 
@@ -139,9 +147,15 @@ export function devConfigFromServerless(document: unknown, options: DevConfigOpt
       return event !== undefined && 'rocketmq' in event ? [{ index, value: event.rocketmq }] : [];
     });
     if (rocketmqEvents.length === 0) continue;
+    const lambdaName =
+      options.invokeEndpoint === undefined
+        ? undefined
+        : deployedFunctionName(root, fn, functionKey, options.stage, resolve, problems);
     const handler = resolve(fn?.handler, `functions.${functionKey}.handler`);
     let module: HandlerModule | undefined;
-    if (typeof handler !== 'string') {
+    if (lambdaName !== undefined) {
+      // The Invoke API endpoint runs the handler: its module is its business (it may be built by a plugin).
+    } else if (typeof handler !== 'string') {
       if (handler !== undefined || !problems.some((p) => p.startsWith(`functions.${functionKey}.handler`)))
         problems.push(`functions.${functionKey}.handler: required (a handler such as src/orders.handler)`);
     } else {
@@ -163,7 +177,9 @@ export function devConfigFromServerless(document: unknown, options: DevConfigOpt
       }
       const rules = eventRuleProblems(checked.value, where);
       problems.push(...rules);
-      if (rules.length > 0 || module === undefined || checked.value.enabled === false) continue;
+      const functionRef =
+        lambdaName ?? (module === undefined ? undefined : `local:${module.file}#${module.exportName}`);
+      if (rules.length > 0 || functionRef === undefined || checked.value.enabled === false) continue;
       const { onFailure, ...event } = checked.value;
       if (onFailure !== undefined) {
         notices.push(`functions.${functionKey}: onFailure is not used locally (failures are only logged)`);
@@ -173,6 +189,7 @@ export function devConfigFromServerless(document: unknown, options: DevConfigOpt
         name,
         functionKey,
         module,
+        functionRef,
         mapping: { functionKey, functionArn: { Ref: `Function${found.length}` }, event },
       });
     }
@@ -193,9 +210,7 @@ export function devConfigFromServerless(document: unknown, options: DevConfigOpt
     },
     found.map((f) => f.mapping),
   );
-  const values = Object.fromEntries(
-    found.map((f, index) => [`Function${index}`, `local:${f.module.file}#${f.module.exportName}`]),
-  );
+  const values = Object.fromEntries(found.map((f, index) => [`Function${index}`, f.functionRef]));
   const raw = JSON.parse(renderPollerConfig(sub, values)) as Record<string, unknown>;
   if (nameServers === undefined) delete raw.nameServer;
   raw.offsets = {
@@ -205,6 +220,7 @@ export function devConfigFromServerless(document: unknown, options: DevConfigOpt
     region: 'us-east-1',
     createTable: true,
   };
+  if (options.invokeEndpoint !== undefined) raw.lambda = { endpoint: options.invokeEndpoint };
   const mappings = Array.isArray(raw.mappings) ? (raw.mappings as Record<string, unknown>[]) : [];
   mappings.forEach((mapping, index) => {
     const name = found[index]?.name;
@@ -216,7 +232,36 @@ export function devConfigFromServerless(document: unknown, options: DevConfigOpt
     source,
     checkModules: true,
   });
-  return { config, handlers: new Map(found.map((f) => [f.name, f.module])), notices };
+  const handlers = new Map<string, HandlerModule>();
+  for (const f of found) if (f.module !== undefined) handlers.set(f.name, f.module);
+  return { config, handlers, notices };
+}
+
+/**
+ * The name the framework deploys a function under (what serverless-offline's Invoke API resolves):
+ * `functions.<fn>.name`, else `<service>-<stage>-<fn>` with the stage from `--stage`, else
+ * `provider.stage`, else `dev`.
+ */
+function deployedFunctionName(
+  root: Record<string, unknown> | undefined,
+  fn: Record<string, unknown> | undefined,
+  functionKey: string,
+  stageOption: string | undefined,
+  resolve: (value: unknown, where: string) => unknown,
+  problems: string[],
+): string | undefined {
+  const explicit = resolve(fn?.name, `functions.${functionKey}.name`);
+  if (typeof explicit === 'string' && explicit !== '') return explicit;
+  const serviceValue = resolve(root?.service, 'service');
+  const service = typeof serviceValue === 'string' ? serviceValue : asRecord(serviceValue)?.name;
+  if (typeof service !== 'string' || service === '') {
+    problems.push('service: required to name the functions for --invoke-endpoint (<service>-<stage>-<fn>)');
+    return undefined;
+  }
+  const providerStage = resolve(asRecord(root?.provider)?.stage, 'provider.stage');
+  const stage =
+    stageOption ?? (typeof providerStage === 'string' && providerStage !== '' ? providerStage : 'dev');
+  return `${service}-${stage}-${functionKey}`;
 }
 
 /** `--name-server`, else `custom.rocketmq.nameServers` (resolved), else undefined (the env fills it). */
