@@ -46,6 +46,38 @@ export function signalExitCode(signal: StopSignal): number {
 }
 
 /**
+ * Turns the first SIGTERM/SIGINT into an abort of the returned signal (a graceful stop, logged with
+ * `stopping`) and a second one into an immediate exit with 128 + the signal's number.
+ *
+ * @example
+ * ```ts
+ * const stop = abortOnStopSignals(io, log, 'stopping gracefully');
+ * const poller = await startPoller(config, { signal: stop.signal });
+ * // ... when done:
+ * stop.remove();
+ * ```
+ */
+export function abortOnStopSignals(
+  io: CliIo,
+  log: Logger,
+  stopping: string,
+): { signal: AbortSignal; remove: () => void } {
+  const controller = new AbortController();
+  let signalled: StopSignal | undefined;
+  const remove = io.onStopSignal((signal) => {
+    if (signalled !== undefined) {
+      log.warn({ signal }, 'second stop signal: exiting at once');
+      io.exitNow(signalExitCode(signal));
+      return;
+    }
+    signalled = signal;
+    log.info({ signal }, `stop signal: ${stopping}`);
+    controller.abort(new Error(`received ${signal}`));
+  });
+  return { signal: controller.signal, remove };
+}
+
+/**
  * The real process.
  *
  * @example

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { ConfigError } from '../config/config-error.js';
 import { startDevSession } from '../dev/dev-session.js';
 import { componentLogger, type Logger } from '../util/logger.js';
-import { type CliIo, signalExitCode } from './cli-io.js';
+import { abortOnStopSignals, type CliIo } from './cli-io.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './run-command.js';
 
 /** The help text of `dev`. */
@@ -94,18 +94,7 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
     io.logger ?? pino({ level: io.env.LOG_LEVEL ?? 'info', base: { pid: process.pid } }, process.stdout);
   const log = componentLogger('cli', logger);
 
-  const controller = new AbortController();
-  let signalled: string | undefined;
-  const removeSignalHandler = io.onStopSignal((signal) => {
-    if (signalled !== undefined) {
-      log.warn({ signal }, 'second stop signal: exiting at once');
-      io.exitNow(signalExitCode(signal));
-      return;
-    }
-    signalled = signal;
-    log.info({ signal }, 'stop signal: stopping everything dev started');
-    controller.abort(new Error(`received ${signal}`));
-  });
+  const stop = abortOnStopSignals(io, log, 'stopping everything dev started');
   try {
     let session: Awaited<ReturnType<typeof startDevSession>>;
     try {
@@ -133,10 +122,10 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
     const onAbort = (): void => {
       session.stop().catch((error: unknown) => log.error({ err: error }, 'stopping dev failed'));
     };
-    if (controller.signal.aborted) onAbort();
-    else controller.signal.addEventListener('abort', onAbort, { once: true });
+    if (stop.signal.aborted) onAbort();
+    else stop.signal.addEventListener('abort', onAbort, { once: true });
     const exit = await session.stopped;
-    controller.signal.removeEventListener('abort', onAbort);
+    stop.signal.removeEventListener('abort', onAbort);
     for (const { mapping, error } of exit.failures) {
       io.stderr.write(
         `rocketmq-lambda dev: mapping ${mapping} failed: ${error instanceof Error ? error.message : String(error)}\n`,
@@ -144,7 +133,7 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
     }
     return exit.failures.length === 0 ? 0 : EXIT_FAILURE;
   } finally {
-    removeSignalHandler();
+    stop.remove();
   }
 }
 

@@ -12,7 +12,7 @@ import type { RunConfig } from '../config/run-config.js';
 import { healthFilePath } from '../poller/health-beat.js';
 import { startPoller } from '../poller/poller.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
-import { type CliIo, signalExitCode } from './cli-io.js';
+import { abortOnStopSignals, type CliIo } from './cli-io.js';
 
 /** Exit code of usage errors and invalid configs. */
 export const EXIT_USAGE = 2;
@@ -94,24 +94,13 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
 
   const logger = io.logger ?? rootLogger;
   const log = componentLogger('cli', logger);
-  const controller = new AbortController();
-  let signalled: string | undefined;
-  const removeSignalHandler = io.onStopSignal((signal) => {
-    if (signalled !== undefined) {
-      log.warn({ signal }, 'second stop signal: exiting at once');
-      io.exitNow(signalExitCode(signal));
-      return;
-    }
-    signalled = signal;
-    log.info({ signal }, 'stop signal: stopping gracefully');
-    controller.abort(new Error(`received ${signal}`));
-  });
+  const stop = abortOnStopSignals(io, log, 'stopping gracefully');
   try {
     let poller: Awaited<ReturnType<typeof startPoller>>;
     try {
       poller = await startPoller(config, {
         logger,
-        signal: controller.signal,
+        signal: stop.signal,
         healthFile: healthFilePath(io.env),
       });
     } catch (error) {
@@ -130,6 +119,6 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     }
     return 0;
   } finally {
-    removeSignalHandler();
+    stop.remove();
   }
 }

@@ -1,4 +1,4 @@
-/** The part of dynalite 4 (untyped CommonJS) the dev command uses. */
+/** The part of dynalite 4 (untyped CommonJS) that the dev command and the tests use. */
 declare module 'dynalite' {
   import type { Server } from 'node:http';
 

@@ -1,4 +1,3 @@
-/// <reference path="./dynalite.d.ts" />
 /**
  * An in-process DynamoDB API (dynalite, LevelDB in memory) on a free loopback port, for tests.
  */
