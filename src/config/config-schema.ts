@@ -62,7 +62,7 @@ const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 /** Unix seconds beyond this are surely milliseconds (year 5138); `config-rules.ts` says so. */
 export const MAX_TIMESTAMP_SECONDS = 99_999_999_999;
 /** An ISO 8601 date, or date-time with a zone. */
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
 
 const MiB = 1024 * 1024;
 

@@ -16,12 +16,11 @@
  * ```
  */
 import { z } from 'zod';
+import { ISO_TIMESTAMP } from '../config/config-schema.js';
 import { cfnIntrinsicSchema } from './cfn-intrinsic.js';
 
 /** RocketMQ's topic and group name characters (`TopicValidator`). */
 const RESOURCE_NAME = /^[%|a-zA-Z0-9_-]+$/;
-/** An ISO 8601 date, or date-time with a zone (what the poller's config accepts). */
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
 /** An SQS queue or SNS topic ARN. */
 export const FAILURE_DESTINATION_ARN =
   /^arn:aws[a-zA-Z-]*:(sqs|sns):[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]{1,256}$/;

@@ -2,32 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ProcessQueue } from '../../../src/consumer/process-queue.js';
 import type { MessageExt } from '../../../src/protocol/message.js';
+import { msg as fakeMessage } from './fakes.js';
 
 const mq = { topic: 'T', brokerName: 'b', queueId: 0 };
 
 function msg(queueOffset: number, bodyBytes = 10, properties: Record<string, string> = {}): MessageExt {
-  return {
-    topic: 'T',
-    queueId: 0,
-    queueOffset,
-    physicalOffset: queueOffset * 100,
-    sysFlag: 0,
-    flag: 0,
-    bornTimestamp: 0,
-    bornHost: '127.0.0.1:1',
-    storeTimestamp: 0,
-    storeHost: '127.0.0.1:2',
-    reconsumeTimes: 0,
-    preparedTransactionOffset: 0,
-    bodyCrc: 0,
-    storeSize: 0,
-    body: Buffer.alloc(bodyBytes),
-    properties,
-    offsetMsgId: `o${queueOffset}`,
-    msgId: `m${queueOffset}`,
-    tags: undefined,
-    keys: [],
-  };
+  return fakeMessage(queueOffset, { bodyBytes, properties });
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => msg(from + i));
