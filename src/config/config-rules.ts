@@ -8,12 +8,13 @@
  */
 import { parseNameServerAddresses } from '../client/name-server-client.js';
 import { FailureDestinationError, parseDestinationArn } from '../invoke/failure-destination.js';
+import { DEFAULT_TIMEOUT_MARGIN_MS } from '../invoke/lambda-invoker.js';
 import { parseAddress } from '../network/address.js';
 import { NetworkError } from '../network/errors.js';
 import { RocketMQError } from '../protocol/errors.js';
 import { buildSubscriptionData } from '../protocol/subscription.js';
 import type { ConfigProblem, KeyPath } from './config-problem.js';
-import { MAX_TIMESTAMP_SECONDS } from './config-schema.js';
+import { MAPPING_DEFAULTS, MAX_TIMESTAMP_SECONDS } from './config-schema.js';
 import { classifyFunctionRef } from './function-ref.js';
 
 type Raw = Readonly<Record<string, unknown>>;
@@ -137,11 +138,33 @@ function mappingProblems(mapping: Raw, index: number): ConfigProblem[] {
         message: 'only used with a Lambda function (local: handlers run in-process)',
       });
     }
+    if (ref.kind === 'lambda') problems.push(...consumeTimeoutProblems(mapping, at));
   }
   if (typeof mapping.onFailure === 'string' && mapping.onFailure.trim() !== '') {
     problems.push(...destinationProblems(mapping.onFailure.trim(), at('onFailure')));
   }
   return problems;
+}
+
+/**
+ * A Lambda mapping's `consumeTimeoutMs` must outlast one invoke (`functionTimeoutMs` plus the invoker's
+ * margin): otherwise a message whose invoke is still running would be sent back for retry (a duplicate).
+ */
+function consumeTimeoutProblems(mapping: Raw, at: (key: string) => KeyPath): ConfigProblem[] {
+  const consumeTimeoutMs = mapping.consumeTimeoutMs;
+  if (typeof consumeTimeoutMs !== 'number') return [];
+  const functionTimeoutMs =
+    typeof mapping.functionTimeoutMs === 'number'
+      ? mapping.functionTimeoutMs
+      : MAPPING_DEFAULTS.functionTimeoutMs;
+  const longestInvokeMs = functionTimeoutMs + DEFAULT_TIMEOUT_MARGIN_MS;
+  if (consumeTimeoutMs > longestInvokeMs) return [];
+  return [
+    {
+      path: at('consumeTimeoutMs'),
+      message: `must be longer than one invoke may take (functionTimeoutMs ${functionTimeoutMs} + ${DEFAULT_TIMEOUT_MARGIN_MS} ms margin = ${longestInvokeMs} ms), got ${consumeTimeoutMs}: a message still being processed would be sent back for retry`,
+    },
+  ];
 }
 
 function destinationProblems(arn: string, path: KeyPath): ConfigProblem[] {

@@ -289,8 +289,10 @@ const mappingSchema = z.strictObject({
     default: MAPPING_DEFAULTS.consumeConcurrentlyMaxSpan,
   }),
   consumeTimeoutMs: intKey(1000, 24 * 3_600_000, {
-    description: 'A message in flight longer than this is sent back for retry (concurrent).',
-    default: MAPPING_DEFAULTS.consumeTimeoutMs,
+    description:
+      'A message in flight longer than this is sent back for retry (concurrent). For a Lambda function it must exceed `functionTimeoutMs` + 10 s, the longest one invoke may take.',
+    defaultText:
+      '900000 (15 min) for local handlers; `functionTimeoutMs` + 10 s + 15 min for Lambda functions',
   }),
   bisectBatchOnError: z
     .boolean()

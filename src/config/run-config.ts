@@ -6,11 +6,13 @@
 import path from 'node:path';
 import { parseNameServerAddresses } from '../client/name-server-client.js';
 import type { MessageModel, OrderlyFailure, StartingPosition } from '../consumer/consumer-options.js';
+import { DEFAULT_TIMEOUT_MARGIN_MS } from '../invoke/lambda-invoker.js';
 import type { AclCredentials } from '../protocol/acl-signer.js';
 import type { ExpressionType } from '../protocol/subscription.js';
 import { destinationEndpointsOf } from './config-env.js';
 import { ConfigError } from './config-error.js';
 import { MAPPING_DEFAULTS, type MappingInput, RUN_DEFAULTS, type RunConfigInput } from './config-schema.js';
+import { classifyFunctionRef } from './function-ref.js';
 
 /** The region of a local DynamoDB or Lambda endpoint when none is configured (the SDK insists on one). */
 export const LOCAL_ENDPOINT_REGION = 'us-east-1';
@@ -216,12 +218,23 @@ function resolveMapping(mapping: MappingInput): MappingConfig {
     pullThresholdForQueue: mapping.pullThresholdForQueue ?? d.pullThresholdForQueue,
     pullThresholdSizeForQueue: mapping.pullThresholdSizeForQueue ?? d.pullThresholdSizeForQueue,
     consumeConcurrentlyMaxSpan: mapping.consumeConcurrentlyMaxSpan ?? d.consumeConcurrentlyMaxSpan,
-    consumeTimeoutMs: mapping.consumeTimeoutMs ?? d.consumeTimeoutMs,
+    consumeTimeoutMs: mapping.consumeTimeoutMs ?? defaultConsumeTimeoutMs(mapping),
     functionTimeoutMs: mapping.functionTimeoutMs ?? d.functionTimeoutMs,
     bisectBatchOnError: mapping.bisectBatchOnError ?? d.bisectBatchOnError,
     maxRecordAgeSeconds: mapping.maxRecordAgeSeconds ?? d.maxRecordAgeSeconds,
     onFailure: mapping.onFailure,
   };
+}
+
+/**
+ * `consumeTimeoutMs` when unset: the consumer's default, and for a Lambda function that much beyond the
+ * longest one invoke may take (`functionTimeoutMs` plus the invoker's margin), so that the expiry scan
+ * never sends back a message whose invoke is still running.
+ */
+function defaultConsumeTimeoutMs(mapping: MappingInput): number {
+  const base = MAPPING_DEFAULTS.consumeTimeoutMs;
+  if (classifyFunctionRef(mapping.function).kind !== 'lambda') return base;
+  return (mapping.functionTimeoutMs ?? MAPPING_DEFAULTS.functionTimeoutMs) + DEFAULT_TIMEOUT_MARGIN_MS + base;
 }
 
 /** Unix seconds or an ISO 8601 string, as milliseconds since the epoch. */

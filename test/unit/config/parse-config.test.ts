@@ -359,6 +359,22 @@ describe('Lambda options', () => {
     ]);
   });
 
+  it('consumeTimeoutMs outlasts one invoke: the default adds 15 min to it, a shorter value is refused', () => {
+    expect(parse(config({}, LAMBDA)).mappings[0]?.consumeTimeoutMs).toBe(900_000 + 10_000 + 900_000);
+    expect(parse(config({}, { ...LAMBDA, functionTimeoutMs: 60_000 })).mappings[0]?.consumeTimeoutMs).toBe(
+      60_000 + 10_000 + 900_000,
+    );
+    expect(parse(config({})).mappings[0]?.consumeTimeoutMs).toBe(900_000);
+    expect(
+      parse(config({}, { ...LAMBDA, functionTimeoutMs: 60_000, consumeTimeoutMs: 70_001 })).mappings[0]
+        ?.consumeTimeoutMs,
+    ).toBe(70_001);
+    expect(problems(config({}, { ...LAMBDA, functionTimeoutMs: 60_000, consumeTimeoutMs: 70_000 }))).toEqual([
+      'mappings[0].consumeTimeoutMs: must be longer than one invoke may take (functionTimeoutMs 60000 + 10000 ms margin = 70000 ms), got 70000: a message still being processed would be sent back for retry',
+    ]);
+    expect(problems(config({}, { ...LAMBDA, consumeTimeoutMs: 900_000 }))).toHaveLength(1);
+  });
+
   it('onFailure takes an SQS queue or SNS topic ARN', () => {
     for (const arn of [
       'arn:aws:sqs:eu-west-1:123456789012:orders-failures',
