@@ -16,6 +16,7 @@ export const CONFIG_ENV = {
   lambdaEndpoint: ['AWS_ENDPOINT_URL_LAMBDA'],
   sqsEndpoint: ['AWS_ENDPOINT_URL_SQS'],
   snsEndpoint: ['AWS_ENDPOINT_URL_SNS'],
+  cloudwatchEndpoint: ['AWS_ENDPOINT_URL_CLOUDWATCH'],
   /** The whole config as JSON, when `rocketmq-lambda run` gets no `--config`. */
   config: ['ROCKETMQ_LAMBDA_CONFIG'],
 } as const;
@@ -29,7 +30,8 @@ type Env = Readonly<Record<string, string | undefined>>;
  * - with `offsets.store: dynamodb`: `offsets.endpoint` from `ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT`, else
  *   `AWS_ENDPOINT_URL_DYNAMODB`; `offsets.region` from `AWS_REGION`;
  * - with a mapping whose `function` is a Lambda function: `lambda.endpoint` from
- *   `AWS_ENDPOINT_URL_LAMBDA`, `lambda.region` from `AWS_REGION`.
+ *   `AWS_ENDPOINT_URL_LAMBDA`, `lambda.region` from `AWS_REGION`;
+ * - with `metrics.cloudwatch`: its `endpoint` from `AWS_ENDPOINT_URL_CLOUDWATCH`, `region` from `AWS_REGION`.
  * Blank variables count as unset. Anything that is not an object is returned as is (the schema reports it).
  *
  * @example
@@ -74,7 +76,20 @@ export function applyEnvironment(raw: unknown, env: Env = process.env): unknown 
       if (Object.keys(filled).length > 0 || config.lambda !== undefined) config.lambda = filled;
     }
   }
+  const metrics = config.metrics;
+  if (isObject(metrics) && isObject(metrics.cloudwatch)) {
+    const filled: Record<string, unknown> = { ...metrics.cloudwatch };
+    const endpoint = firstSet(env, CONFIG_ENV.cloudwatchEndpoint);
+    if (filled.endpoint === undefined && endpoint !== undefined) filled.endpoint = endpoint;
+    const region = firstSet(env, CONFIG_ENV.region);
+    if (filled.region === undefined && region !== undefined) filled.region = region;
+    config.metrics = { ...metrics, cloudwatch: filled };
+  }
   return config;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

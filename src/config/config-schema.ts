@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { CONSUMER_DEFAULTS } from '../consumer/consumer-options.js';
 import { destinationsSchema, lambdaSchema } from './aws-config-schema.js';
+import { metricsSchema } from './metrics-config-schema.js';
 import { info, type KeyInfo, text } from './schema-meta.js';
 
 /** Defaults of the top-level keys. */
@@ -357,6 +358,7 @@ export const runConfigSchema = z
     offsets: offsetsSchema,
     lambda: lambdaSchema,
     destinations: destinationsSchema,
+    metrics: metricsSchema,
     mappings: z
       .array(mappingSchema)
       .min(1, { error: 'must list at least one mapping' })

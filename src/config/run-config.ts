@@ -13,6 +13,7 @@ import { destinationEndpointsOf } from './config-env.js';
 import { ConfigError } from './config-error.js';
 import { MAPPING_DEFAULTS, type MappingInput, RUN_DEFAULTS, type RunConfigInput } from './config-schema.js';
 import { classifyFunctionRef } from './function-ref.js';
+import { CLOUDWATCH_METRICS_DEFAULTS } from './metrics-config-schema.js';
 
 /** The region of a local DynamoDB or Lambda endpoint when none is configured (the SDK insists on one). */
 export const LOCAL_ENDPOINT_REGION = 'us-east-1';
@@ -64,6 +65,22 @@ export interface LambdaConfig {
 export interface DestinationsConfig {
   readonly sqsEndpoint: string | undefined;
   readonly snsEndpoint: string | undefined;
+}
+
+/**
+ * Publishing the lag metric to CloudWatch (absent: off).
+ *
+ * @example
+ * ```ts
+ * const cloudwatch: CloudWatchMetricsConfig = { namespace: 'RocketMQLambda', intervalMs: 60_000,
+ *   region: 'eu-west-1', endpoint: undefined };
+ * ```
+ */
+export interface CloudWatchMetricsConfig {
+  readonly namespace: string;
+  readonly intervalMs: number;
+  readonly region: string | undefined;
+  readonly endpoint: string | undefined;
 }
 
 /**
@@ -125,6 +142,7 @@ export interface RunConfig {
   readonly offsets: OffsetsConfig;
   readonly lambda: LambdaConfig;
   readonly destinations: DestinationsConfig;
+  readonly metrics: { readonly cloudwatch: CloudWatchMetricsConfig | undefined };
   readonly mappings: readonly MappingConfig[];
 }
 
@@ -166,7 +184,20 @@ export function resolveConfig(
       sqsEndpoint: destinationEndpoint ?? fromEnv.sqs,
       snsEndpoint: destinationEndpoint ?? fromEnv.sns,
     },
+    metrics: { cloudwatch: resolveCloudWatch(input.metrics?.cloudwatch) },
     mappings: input.mappings.map(resolveMapping),
+  };
+}
+
+function resolveCloudWatch(
+  cloudwatch: NonNullable<RunConfigInput['metrics']>['cloudwatch'],
+): CloudWatchMetricsConfig | undefined {
+  if (cloudwatch === undefined) return undefined;
+  return {
+    namespace: cloudwatch.namespace ?? CLOUDWATCH_METRICS_DEFAULTS.namespace,
+    intervalMs: (cloudwatch.intervalSeconds ?? CLOUDWATCH_METRICS_DEFAULTS.intervalSeconds) * 1000,
+    region: cloudwatch.region ?? (cloudwatch.endpoint === undefined ? undefined : LOCAL_ENDPOINT_REGION),
+    endpoint: cloudwatch.endpoint,
   };
 }
 

@@ -7,6 +7,7 @@
  */
 import type { OffsetStore } from '../offsets/offset-store.js';
 import type { HeartbeatSubscription } from '../protocol/bodies.js';
+import { RocketMQError } from '../protocol/errors.js';
 import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscription.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { ConsumeConcurrentlyService } from './consume-concurrently-service.js';
@@ -25,6 +26,7 @@ import type { MessageListener } from './message-listener.js';
 import { MessageSendBack } from './message-send-back.js';
 import { PeriodicTask } from './periodic-task.js';
 import { PullLoop } from './pull-loop.js';
+import { type ConsumerLag, measureQueueLag, summarizeLag } from './queue-lag.js';
 import { Rebalancer } from './rebalancer.js';
 import { buildRunningInfo } from './running-info.js';
 import { StartOffsetResolver } from './start-offset.js';
@@ -297,6 +299,26 @@ export class ConsumerRuntime {
       pendingMessages: this.consumeService.pendingMessages(),
       counters: snapshotCounters(this.counters),
     };
+  }
+
+  /**
+   * The lag of the queues held now: one GET_MAX_OFFSET per queue at its master broker. Never throws; a
+   * queue that cannot be measured counts in `unknownQueues`.
+   */
+  async lag(): Promise<ConsumerLag> {
+    const { queues } = await this.status();
+    const measured = await measureQueueLag(queues, async (queue) => {
+      const address = this.routes.masterAddress(queue.brokerName);
+      if (address === undefined)
+        throw new RocketMQError(`no master address known for broker ${queue.brokerName}`);
+      return this.client.broker.getMaxOffset(address, {
+        topic: queue.topic,
+        queueId: queue.queueId,
+        bname: queue.brokerName,
+      });
+    });
+    const o = this.options;
+    return summarizeLag({ name: o.name, consumerGroup: o.consumerGroup, topic: o.topic }, measured);
   }
 
   private async doStop(): Promise<void> {

@@ -5,13 +5,16 @@
  * them, stops them all gracefully (on `stop()`, an abort signal, or when one mapping fails fatally, e.g.
  * its Lambda function does not exist), and then releases the stores, invokers, destinations and client.
  */
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { RocketMQClient } from '../client/rocketmq-client.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
 import type { ConsumerOptions } from '../consumer/consumer-options.js';
 import { ConsumerRuntime } from '../consumer/consumer-runtime.js';
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
+import type { ConsumerLag } from '../consumer/queue-lag.js';
 import { type FunctionListenerStats, FunctionMessageListener } from '../invoke/function-listener.js';
 import type { Invoker } from '../invoke/invoker.js';
+import { CloudWatchLagPublisher } from '../metrics/cloudwatch-lag-publisher.js';
 import { RocketMQError } from '../protocol/errors.js';
 import { componentLogger, type Logger, rootLogger } from '../util/logger.js';
 import { FunctionTargets, type LambdaTargetStats } from './function-targets.js';
@@ -103,6 +106,8 @@ export interface Poller {
   stop(): Promise<PollerExit>;
   /** A status snapshot of every mapping. */
   status(): Promise<ConsumerRuntimeStatus[]>;
+  /** The lag of every mapping's held queues (asks the brokers for their max offsets). */
+  lag(): Promise<ConsumerLag[]>;
   /** Invoke counters since the start. */
   invokeStats(): PollerInvokeStats;
 }
@@ -173,6 +178,25 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
     mappings: new Map([...listeners].map(([name, listener]) => [name, listener.stats()])),
   });
   const failures: MappingFailure[] = [];
+  const cloudwatch = config.metrics.cloudwatch;
+  const metricsClient =
+    cloudwatch === undefined
+      ? undefined
+      : new CloudWatchClient({
+          maxAttempts: 3,
+          ...(cloudwatch.region === undefined ? {} : { region: cloudwatch.region }),
+          ...(cloudwatch.endpoint === undefined ? {} : { endpoint: cloudwatch.endpoint }),
+        });
+  const lagPublisher =
+    cloudwatch === undefined || metricsClient === undefined
+      ? undefined
+      : new CloudWatchLagPublisher({
+          sources: () => [...runtimes.values()],
+          cloudwatch: metricsClient,
+          namespace: cloudwatch.namespace,
+          intervalMs: cloudwatch.intervalMs,
+          logger: options.logger,
+        });
   let stopping: Promise<PollerExit> | undefined;
   const healthBeat =
     options.healthFile === undefined
@@ -193,6 +217,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
       ['invokers', () => targets.close()],
       ['injected invoker', () => options.invoker?.close()],
       ['offset stores', () => stores.close()],
+      ['metrics client', async () => metricsClient?.destroy()],
       ['client', () => client.close()],
     ] as const) {
       try {
@@ -207,6 +232,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
     stopping ??= (async () => {
       log.info({ mappings: runtimes.size }, 'stopping');
       await healthBeat?.stop();
+      await lagPublisher?.stop();
       await Promise.all(
         [...runtimes].map(async ([name, runtime]) => {
           try {
@@ -330,7 +356,22 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
       .catch((error: unknown) => log.error({ err: error }, 'poller stop listener failed'));
   }
   healthBeat?.start();
-  log.info({ clientId: client.clientId, mappings: [...runtimes.keys()] }, 'poller started');
+  lagPublisher?.start();
+  log.info(
+    {
+      clientId: client.clientId,
+      mappings: [...runtimes.keys()],
+      lagMetric:
+        cloudwatch === undefined
+          ? 'off'
+          : {
+              namespace: cloudwatch.namespace,
+              intervalMs: cloudwatch.intervalMs,
+              endpoint: cloudwatch.endpoint,
+            },
+    },
+    'poller started',
+  );
 
   return {
     clientId: client.clientId,
@@ -338,6 +379,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
     stopped,
     stop,
     status: () => Promise.all([...runtimes.values()].map((runtime) => runtime.status())),
+    lag: () => Promise.all([...runtimes.values()].map((runtime) => runtime.lag())),
     invokeStats,
   };
 }

@@ -19,6 +19,7 @@
  */
 import { RocketMQServerlessPlugin } from './rocketmq-plugin.js';
 
+export { LAG_METRIC } from '../metrics/lag-metric.js';
 export type { CfnIntrinsic, CfnOutput, CfnResource, CfnString } from './cfn-intrinsic.js';
 export {
   type CompiledRocketMQ,
@@ -30,7 +31,6 @@ export { POLLER_CONTAINER_NAME, RocketMQLogicalIds, RocketMQOutputIds } from './
 export { RocketMQPluginError } from './plugin-error.js';
 export { rocketmqCustomJsonSchema, rocketmqEventJsonSchema } from './plugin-json-schemas.js';
 export { POLLER_CONFIG_ENV, type PollerConfigSub, renderPollerConfig } from './poller-config-template.js';
-export { LAG_METRIC } from './poller-scaling.js';
 export { POLLER_HEALTH_COMMAND } from './poller-service.js';
 export {
   CUSTOM_DEFAULTS,

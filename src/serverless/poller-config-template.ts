@@ -86,6 +86,8 @@ export function pollerConfigSub(
     ...(shared.tls ? { tls: true } : {}),
     shutdownTimeoutMs: shared.shutdownTimeoutMs,
     offsets: { store: 'dynamodb', table: text(shared.offsetsTable, 'OffsetsTable') },
+    // The lag metric the service's target tracking policy reads (region from the task's AWS_REGION).
+    metrics: { cloudwatch: {} },
     mappings: mappings.map((mapping, index) => mappingEntry(mapping, index, text)),
   };
   return { 'Fn::Sub': [JSON.stringify(document), variables] };

@@ -4,6 +4,8 @@
  * - the task role (the poller): invoke exactly the mapped functions, use the offsets table, publish the
  *   lag metric in its namespace only, send to the failure destinations.
  */
+
+import { LAG_METRIC } from '../metrics/lag-metric.js';
 import {
   type CfnIntrinsic,
   type CfnResource,
@@ -12,7 +14,6 @@ import {
   stackArn,
   uniqueByJson,
 } from './cfn-intrinsic.js';
-import { LAG_METRIC } from './poller-scaling.js';
 
 /** What the execution role must allow. */
 export interface ExecutionRoleNeeds {

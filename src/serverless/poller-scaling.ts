@@ -3,29 +3,8 @@
  * publish. Scaling out spreads a group's queues over more tasks (RocketMQ's rebalance), so the lag each
  * task holds falls; a group can use at most as many tasks as its topic has queues.
  */
+import { LAG_METRIC } from '../metrics/lag-metric.js';
 import type { CfnIntrinsic, CfnResource, CfnString } from './cfn-intrinsic.js';
-
-/**
- * The metric contract between the pollers and the scaling policy. Every poller task publishes, at least
- * once a minute, for every consumer group it serves: `ConsumerLag` in namespace `RocketMQLambda`, one
- * dimension `ConsumerGroup`, unit `Count`, value = the lag of the queues the task holds (sum over them of
- * the broker's max offset minus the consumed offset; 0 when it holds none). The policy reads the
- * `Average` over a minute: the lag per task.
- *
- * @example
- * ```ts
- * await cloudwatch.send(new PutMetricDataCommand({ Namespace: LAG_METRIC.namespace, MetricData: [{
- *   MetricName: LAG_METRIC.metricName, Unit: 'Count', Value: lag,
- *   Dimensions: [{ Name: LAG_METRIC.dimension, Value: consumerGroup }] }] }));
- * ```
- */
-export const LAG_METRIC = {
-  namespace: 'RocketMQLambda',
-  metricName: 'ConsumerLag',
-  dimension: 'ConsumerGroup',
-  statistic: 'Average',
-  unit: 'Count',
-} as const;
 
 /** Seconds between scale-out steps: quick, lag grows fast. */
 const SCALE_OUT_COOLDOWN_SECONDS = 60;

@@ -1,12 +1,14 @@
 /**
  * vitest globalSetup of the integration project: one real RocketMQ (namesrv + broker) for the whole
  * run, its addresses handed to tests with `provide` (read them with testBroker()), and the Java
- * interop peer built once. The broker is stopped (and its temp dir removed) on teardown.
+ * interop peer built once, and the PyPI tools (cfn-lint, moto) installed meanwhile. The broker is stopped (and its temp dir removed) on teardown.
  */
 import type { TestProject } from 'vitest/node';
 import { type LocalBroker, startLocalBroker } from '../../src/local-broker/local-broker.js';
 import { ensureRocketMQJars } from '../../src/local-broker/rocketmq-jars.js';
+import { ensureCfnLint } from '../support/cfn-lint.js';
 import { ensureJavaInteropBuilt } from '../support/java-interop.js';
+import { ensureMotoServer } from '../support/moto-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -31,9 +33,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Jars first: two Maven runs resolving into the same local repository at once can collide; once
   // the broker's jars are in, the interop build only adds its (small) plugins.
   await ensureRocketMQJars();
-  const [brokerResult, buildResult] = await Promise.allSettled([
+  const [brokerResult, buildResult, ...toolResults] = await Promise.allSettled([
     startLocalBroker(),
     ensureJavaInteropBuilt(),
+    // PyPI tools of some tests (cached after the first run), installed while the broker starts.
+    ensureCfnLint(),
+    ensureMotoServer(),
   ]);
   const broker: LocalBroker | undefined =
     brokerResult.status === 'fulfilled' ? brokerResult.value : undefined;
@@ -44,6 +49,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       : (buildResult as PromiseRejectedResult).reason;
   }
   if (!broker) throw new Error('unreachable: broker start settled without a broker');
+  for (const result of toolResults) {
+    // The tests that need the tool install it again and fail with this reason; the others can run.
+    if (result.status === 'rejected') process.stdout.write(`[integration] ${String(result.reason)}\n`);
+  }
   process.stdout.write(
     `[integration] RocketMQ ready in ${Date.now() - startedAt} ms: namesrv ${broker.namesrvAddr}, broker ${broker.brokerAddr}\n`,
   );

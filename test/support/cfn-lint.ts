@@ -1,14 +1,10 @@
 /**
  * cfn-lint for tests: installed once from PyPI into a cached virtualenv
- * (`~/.cache/rocketmq-lambda/cfn-lint-<version>`), then run on template files. A missing python3, venv
- * module or pip fails with a message that says what is missing; nothing is skipped.
+ * (`~/.cache/rocketmq-lambda/cfn-lint-<version>`, see {@link ensurePythonTool}), then run on template files.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { promisify } from 'node:util';
+import { ensurePythonTool, type PythonTool } from './python-tool.js';
 
 const run = promisify(execFile);
 
@@ -30,25 +26,16 @@ export interface CfnLintFinding {
   readonly Filename: string;
 }
 
-function venvDir(): string {
-  const base = process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache');
-  return path.join(base, 'rocketmq-lambda', `cfn-lint-${CFN_LINT_VERSION}`);
-}
-
-function cfnLintBinary(dir: string): string {
-  return process.platform === 'win32'
-    ? path.join(dir, 'Scripts', 'cfn-lint.exe')
-    : path.join(dir, 'bin', 'cfn-lint');
-}
-
-let installing: Promise<string> | undefined;
-
-/** Written into the venv once pip succeeded: a venv without it is a broken install, rebuilt. */
-const INSTALLED_MARKER = '.rocketmq-lambda-installed';
+/** cfn-lint, as {@link ensurePythonTool} installs it. */
+const CFN_LINT: PythonTool = {
+  name: 'cfn-lint',
+  version: CFN_LINT_VERSION,
+  requirement: `cfn-lint==${CFN_LINT_VERSION}`,
+  executable: 'cfn-lint',
+};
 
 /**
- * The path of the cfn-lint executable, installing it on first use. (A venv cannot be moved, so it is built
- * in place and marked complete at the end; an interrupted install is rebuilt.)
+ * The path of the cfn-lint executable, installing it on first use.
  *
  * @example
  * ```ts
@@ -56,55 +43,7 @@ const INSTALLED_MARKER = '.rocketmq-lambda-installed';
  * ```
  */
 export function ensureCfnLint(): Promise<string> {
-  installing ??= install();
-  return installing;
-}
-
-async function install(): Promise<string> {
-  const dir = venvDir();
-  const binary = cfnLintBinary(dir);
-  if (existsSync(path.join(dir, INSTALLED_MARKER)) && existsSync(binary)) return binary;
-  const python = await findPython();
-  await rm(dir, { recursive: true, force: true });
-  await mkdir(path.dirname(dir), { recursive: true });
-  try {
-    await run(python, ['-m', 'venv', dir]);
-  } catch (cause) {
-    throw new Error(
-      `cfn-lint setup: "${python} -m venv" failed; install Python's venv module (Debian: apt-get install python3-venv)`,
-      { cause },
-    );
-  }
-  const pip =
-    process.platform === 'win32' ? path.join(dir, 'Scripts', 'pip.exe') : path.join(dir, 'bin', 'pip');
-  if (!existsSync(pip)) {
-    throw new Error(`cfn-lint setup: the venv at ${dir} has no pip; install python3-pip (ensurepip)`);
-  }
-  try {
-    await run(pip, ['install', '--quiet', '--disable-pip-version-check', `cfn-lint==${CFN_LINT_VERSION}`], {
-      timeout: 600_000,
-    });
-  } catch (cause) {
-    throw new Error(`cfn-lint setup: pip could not install cfn-lint==${CFN_LINT_VERSION} from PyPI`, {
-      cause,
-    });
-  }
-  await writeFile(path.join(dir, INSTALLED_MARKER), `cfn-lint==${CFN_LINT_VERSION}\n`);
-  return binary;
-}
-
-async function findPython(): Promise<string> {
-  for (const candidate of ['python3', 'python']) {
-    try {
-      const { stdout, stderr } = await run(candidate, ['--version']);
-      if (/Python 3\./.test(`${stdout}${stderr}`)) return candidate;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-  }
-  throw new Error(
-    'cfn-lint setup: python3 is missing; install Python 3 (with venv and pip) to lint templates',
-  );
+  return ensurePythonTool(CFN_LINT);
 }
 
 /**

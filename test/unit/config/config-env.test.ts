@@ -77,3 +77,36 @@ describe('applyEnvironment', () => {
     expect(raw).toEqual({ offsets: { store: 'dynamodb' } });
   });
 });
+
+describe('applyEnvironment: metrics.cloudwatch', () => {
+  const ENV = { AWS_ENDPOINT_URL_CLOUDWATCH: 'http://cw:4566', AWS_REGION: 'us-west-2' };
+
+  it('fills endpoint and region when metrics.cloudwatch is present', () => {
+    expect(applyEnvironment({ metrics: { cloudwatch: { intervalSeconds: 30 } } }, ENV)).toEqual({
+      metrics: { cloudwatch: { intervalSeconds: 30, endpoint: 'http://cw:4566', region: 'us-west-2' } },
+    });
+  });
+
+  it('adds nothing when metrics or metrics.cloudwatch is absent, or not an object', () => {
+    expect(applyEnvironment({}, ENV)).toEqual({});
+    expect(applyEnvironment({ metrics: {} }, ENV)).toEqual({ metrics: {} });
+    expect(applyEnvironment({ metrics: { cloudwatch: true } }, ENV)).toEqual({
+      metrics: { cloudwatch: true },
+    });
+    expect(applyEnvironment({ metrics: 'on' }, ENV)).toEqual({ metrics: 'on' });
+  });
+
+  it('never overrides the file; blank variables count as unset', () => {
+    const file = { metrics: { cloudwatch: { endpoint: 'http://file:1', region: 'eu-west-1' } } };
+    expect(applyEnvironment(file, ENV)).toEqual(file);
+    expect(
+      applyEnvironment({ metrics: { cloudwatch: {} } }, { AWS_ENDPOINT_URL_CLOUDWATCH: ' ', AWS_REGION: '' }),
+    ).toEqual({ metrics: { cloudwatch: {} } });
+  });
+
+  it('does not mutate its input', () => {
+    const raw = { metrics: { cloudwatch: {} } };
+    applyEnvironment(raw, ENV);
+    expect(raw).toEqual({ metrics: { cloudwatch: {} } });
+  });
+});

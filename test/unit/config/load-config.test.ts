@@ -106,6 +106,7 @@ describe('loadConfig: YAML, JSON and paths', () => {
       offsets: { store: 'memory', path: path.join(FIXTURES, '.rocketmq-lambda/offsets') },
       lambda: { region: undefined, endpoint: undefined },
       destinations: { sqsEndpoint: undefined, snsEndpoint: undefined },
+      metrics: { cloudwatch: undefined },
       mappings: [
         {
           name: 'orders-fn',

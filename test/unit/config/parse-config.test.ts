@@ -486,3 +486,107 @@ describe('acl and tls', () => {
     ]);
   });
 });
+
+describe('metrics', () => {
+  it('metrics.cloudwatch: {} turns the lag metric on with the defaults; absent is off', () => {
+    expect(parse(config({ metrics: { cloudwatch: {} } })).metrics).toEqual({
+      cloudwatch: { namespace: 'RocketMQLambda', intervalMs: 60_000, region: undefined, endpoint: undefined },
+    });
+    expect(parse(config()).metrics).toEqual({ cloudwatch: undefined });
+    expect(parse(config({ metrics: {} })).metrics).toEqual({ cloudwatch: undefined });
+  });
+
+  it('takes a namespace, an interval in seconds, a region and an endpoint', () => {
+    const metrics = parse(
+      config({
+        metrics: {
+          cloudwatch: {
+            namespace: 'Staging/RocketMQ',
+            intervalSeconds: 30,
+            region: 'eu-west-1',
+            endpoint: 'http://127.0.0.1:4566',
+          },
+        },
+      }),
+    ).metrics;
+    expect(metrics.cloudwatch).toEqual({
+      namespace: 'Staging/RocketMQ',
+      intervalMs: 30_000,
+      region: 'eu-west-1',
+      endpoint: 'http://127.0.0.1:4566',
+    });
+  });
+
+  it('intervalSeconds is 1..3600 and names the key outside', () => {
+    const interval = (intervalSeconds: unknown) => config({ metrics: { cloudwatch: { intervalSeconds } } });
+    expect(parse(interval(1)).metrics.cloudwatch?.intervalMs).toBe(1000);
+    expect(parse(interval(3600)).metrics.cloudwatch?.intervalMs).toBe(3_600_000);
+    expect(problems(interval(0))).toEqual(['metrics.cloudwatch.intervalSeconds: must be ≥ 1, got 0']);
+    expect(problems(interval(3601))).toEqual([
+      'metrics.cloudwatch.intervalSeconds: must be ≤ 3600, got 3601',
+    ]);
+    expect(problems(interval('60'))).toEqual([
+      'metrics.cloudwatch.intervalSeconds: must be a number, got "60"',
+    ]);
+    expect(problems(interval(1.5))).toEqual([
+      'metrics.cloudwatch.intervalSeconds: must be an integer, got 1.5',
+    ]);
+  });
+
+  it('unknown keys under metrics and metrics.cloudwatch are errors naming them', () => {
+    expect(problems(config({ metrics: { cloudwatch: { intervalSecond: 30 } } }))).toEqual([
+      'metrics.cloudwatch.intervalSecond: unknown key (did you mean intervalSeconds?)',
+    ]);
+    expect(problems(config({ metrics: { cloudwatch: { dimensions: ['x'] } } }))).toEqual([
+      'metrics.cloudwatch.dimensions: unknown key',
+    ]);
+    expect(problems(config({ metrics: { prometheus: {} } }))).toEqual(['metrics.prometheus: unknown key']);
+  });
+
+  it('checks the endpoint, the namespace and the shape', () => {
+    expect(problems(config({ metrics: { cloudwatch: { endpoint: '127.0.0.1:4566' } } }))).toEqual([
+      'metrics.cloudwatch.endpoint: must be an http(s) URL, e.g. http://127.0.0.1:3002',
+    ]);
+    expect(problems(config({ metrics: { cloudwatch: { namespace: '' } } }))).toEqual([
+      'metrics.cloudwatch.namespace: must not be empty',
+    ]);
+    expect(problems(config({ metrics: { cloudwatch: true } }))).toEqual([
+      'metrics.cloudwatch: must be a mapping of keys to values, got true',
+    ]);
+  });
+
+  it('an endpoint without a region gets us-east-1; a configured region stays', () => {
+    const cloudwatch = (extra: Record<string, unknown>) =>
+      parse(config({ metrics: { cloudwatch: { endpoint: 'http://127.0.0.1:4566', ...extra } } })).metrics
+        .cloudwatch;
+    expect(cloudwatch({})).toMatchObject({ region: 'us-east-1', endpoint: 'http://127.0.0.1:4566' });
+    expect(cloudwatch({ region: 'eu-west-1' })).toMatchObject({ region: 'eu-west-1' });
+  });
+
+  it('AWS_ENDPOINT_URL_CLOUDWATCH and AWS_REGION fill metrics.cloudwatch only when it is present', () => {
+    const env = { AWS_ENDPOINT_URL_CLOUDWATCH: 'http://cw:4566', AWS_REGION: 'us-west-2' };
+    expect(parse(config({ metrics: { cloudwatch: {} } }), env).metrics.cloudwatch).toEqual({
+      namespace: 'RocketMQLambda',
+      intervalMs: 60_000,
+      region: 'us-west-2',
+      endpoint: 'http://cw:4566',
+    });
+    expect(parse(config(), env).metrics).toEqual({ cloudwatch: undefined });
+    expect(parse(config({ metrics: {} }), env).metrics).toEqual({ cloudwatch: undefined });
+    expect(
+      parse(config({ metrics: { cloudwatch: {} } }), { AWS_ENDPOINT_URL_CLOUDWATCH: 'http://cw:4566' })
+        .metrics.cloudwatch,
+    ).toMatchObject({ region: 'us-east-1', endpoint: 'http://cw:4566' });
+  });
+
+  it('the environment never overrides the file; a bad env endpoint is reported under its key', () => {
+    const fromFile = parse(
+      config({ metrics: { cloudwatch: { region: 'eu-west-1', endpoint: 'http://file:4566' } } }),
+      { AWS_ENDPOINT_URL_CLOUDWATCH: 'http://env:4566', AWS_REGION: 'us-west-2' },
+    );
+    expect(fromFile.metrics.cloudwatch).toMatchObject({ region: 'eu-west-1', endpoint: 'http://file:4566' });
+    expect(
+      problems(config({ metrics: { cloudwatch: {} } }), { AWS_ENDPOINT_URL_CLOUDWATCH: 'not a url' }),
+    ).toEqual(['metrics.cloudwatch.endpoint: must be an http(s) URL, e.g. http://127.0.0.1:3002']);
+  });
+});

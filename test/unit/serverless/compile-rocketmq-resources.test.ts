@@ -154,6 +154,7 @@ describe('compileRocketMQResources', () => {
       nameServer: '10.0.0.10:9876',
       shutdownTimeoutMs: 110_000,
       offsets: { store: 'dynamodb', table: 'rmq-offsets-table' },
+      metrics: { cloudwatch: {} },
       mappings: [
         {
           topic: 'Orders',
@@ -249,6 +250,7 @@ describe('compileRocketMQResources', () => {
       tls: true,
       shutdownTimeoutMs: 50_000,
       offsets: { store: 'dynamodb', table: 'rmq-offsets-table' },
+      metrics: { cloudwatch: {} },
       mappings: [
         {
           topic: 'Orders',

@@ -1,0 +1,142 @@
+/**
+ * Consumer lag: how many messages of a held queue are not done yet. Lag = the broker's max offset (the
+ * offset the next stored message gets) minus the queue's consumed position (the committed offset: the
+ * smallest offset not yet handled; before anything was handled, the smallest buffered or the next pulled
+ * offset). Buffered and in-flight messages count as lag, as in RocketMQ's `consumerProgress`.
+ */
+import type { MessageQueue } from '../protocol/message-queue.js';
+import type { QueueStatus } from './consumer-status.js';
+
+/** Retry topics are `%RETRY%<group>` (see `retryTopicOf`). */
+const RETRY_TOPIC_PREFIX = '%RETRY%';
+
+/**
+ * The lag of one held queue. `lag` is undefined when it could not be measured (broker unreachable, start
+ * offset not resolved yet); `error` then says why.
+ *
+ * @example
+ * ```ts
+ * const lag: QueueLag = { queue, retry: false, maxOffset: 120, consumedOffset: 100, lag: 20, error: undefined };
+ * ```
+ */
+export interface QueueLag {
+  readonly queue: MessageQueue;
+  /** A `%RETRY%<group>` queue: messages due for another attempt. */
+  readonly retry: boolean;
+  readonly maxOffset: number | undefined;
+  readonly consumedOffset: number | undefined;
+  readonly lag: number | undefined;
+  readonly error: string | undefined;
+}
+
+/**
+ * The lag of one mapping: per held queue, and summed over the queues that could be measured.
+ *
+ * @example
+ * ```ts
+ * const { total, unknownQueues } = await runtime.lag();
+ * if (unknownQueues === 0) console.log(`lag ${total}`);
+ * ```
+ */
+export interface ConsumerLag {
+  readonly name: string;
+  readonly consumerGroup: string;
+  readonly topic: string;
+  readonly queues: readonly QueueLag[];
+  /** Sum of the measured queues' lag (retry queues included). */
+  readonly total: number;
+  /** Held queues whose lag could not be measured. */
+  readonly unknownQueues: number;
+}
+
+/**
+ * Where a queue's consumption stands: the committed offset when there is one, else the smallest buffered
+ * offset, else the next pull offset; undefined when none is known yet (a negative offset).
+ *
+ * @example
+ * ```ts
+ * consumedOffsetOf({ committedOffset: -1, cachedMinOffset: 40, nextPullOffset: 72 }); // => 40
+ * ```
+ */
+export function consumedOffsetOf(
+  status: Pick<QueueStatus, 'committedOffset' | 'cachedMinOffset' | 'nextPullOffset'>,
+): number | undefined {
+  if (status.committedOffset >= 0) return status.committedOffset;
+  if (status.cachedMinOffset !== undefined && status.cachedMinOffset >= 0) return status.cachedMinOffset;
+  return status.nextPullOffset >= 0 ? status.nextPullOffset : undefined;
+}
+
+/**
+ * Measures the lag of held queues: one max-offset query per queue, all at once. Never throws: a failed
+ * query leaves that queue's lag undefined with the reason.
+ *
+ * @example
+ * ```ts
+ * const lags = await measureQueueLag((await runtime.status()).queues, (queue) =>
+ *   broker.getMaxOffset(routes.masterAddress(queue.brokerName) ?? '', { topic: queue.topic, queueId: queue.queueId }));
+ * ```
+ */
+export async function measureQueueLag(
+  queues: readonly Pick<QueueStatus, 'queue' | 'committedOffset' | 'cachedMinOffset' | 'nextPullOffset'>[],
+  maxOffsetOf: (queue: MessageQueue) => Promise<number>,
+): Promise<QueueLag[]> {
+  return Promise.all(
+    queues.map(async (status): Promise<QueueLag> => {
+      const retry = status.queue.topic.startsWith(RETRY_TOPIC_PREFIX);
+      const consumedOffset = consumedOffsetOf(status);
+      let maxOffset: number;
+      try {
+        maxOffset = await maxOffsetOf(status.queue);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        return {
+          queue: status.queue,
+          retry,
+          maxOffset: undefined,
+          consumedOffset,
+          lag: undefined,
+          error: reason,
+        };
+      }
+      if (consumedOffset === undefined) {
+        return {
+          queue: status.queue,
+          retry,
+          maxOffset,
+          consumedOffset,
+          lag: undefined,
+          error: 'the start offset is not resolved yet',
+        };
+      }
+      return {
+        queue: status.queue,
+        retry,
+        maxOffset,
+        consumedOffset,
+        lag: Math.max(0, maxOffset - consumedOffset),
+        error: undefined,
+      };
+    }),
+  );
+}
+
+/**
+ * Sums queue lags into a mapping's lag.
+ *
+ * @example
+ * ```ts
+ * summarizeLag({ name: 'orders', consumerGroup: 'orders-fn', topic: 'Orders' }, lags).total;
+ * ```
+ */
+export function summarizeLag(
+  mapping: { readonly name: string; readonly consumerGroup: string; readonly topic: string },
+  queues: readonly QueueLag[],
+): ConsumerLag {
+  let total = 0;
+  let unknownQueues = 0;
+  for (const queue of queues) {
+    if (queue.lag === undefined) unknownQueues++;
+    else total += queue.lag;
+  }
+  return { ...mapping, queues, total, unknownQueues };
+}
