@@ -11,7 +11,7 @@ import { startLocalBroker } from '../local-broker/local-broker.js';
 import { type PollerExit, startPoller } from '../poller/poller.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb.js';
-import { type HandlerWatcher, watchHandlerFiles } from './handler-watcher.js';
+import { type HandlerWatcher, watchHandlerSources } from './handler-watcher.js';
 import { createLocalTopics } from './local-topics.js';
 import { ReloadingInvoker } from './reloading-invoker.js';
 import { type DevConfig, devConfigFromServerless, readServerlessYaml } from './serverless-dev-config.js';
@@ -163,26 +163,34 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     cleanups.push({ what: 'poller', run: async () => void (await poller.stop()) });
 
     if (invoker !== undefined) {
-      const watcher: HandlerWatcher = watchHandlerFiles(
-        files,
-        (file) => {
-          invoker.reload(file);
+      // The service directory and each handler's own (even under dist/ or outside the service).
+      const watcher: HandlerWatcher = watchHandlerSources({
+        roots: [serviceDir, ...files.map((file) => path.dirname(file))],
+        ignorePaths: [stateDir],
+        onChange: (changed) => {
+          const generation = invoker.reload(changed);
           log.info(
-            { file, version: invoker.versionOf(file) },
-            'handler changed: reloading it on the next batch',
+            { file: changed[0], files: changed.length > 1 ? changed : undefined, generation },
+            'source changed: reloading the handlers on their next batch',
           );
         },
         log,
-      );
+      });
       cleanups.push({ what: 'handler watcher', run: () => watcher.close() });
     }
 
     const display = new StatusDisplay({ stream: options.stdout, tty: options.tty, log });
     let firstInvocationLogged = false;
     const refresh = async (): Promise<void> => {
-      const statuses = await poller.status();
+      const [statuses, lags] = await Promise.all([poller.status(), poller.lag()]);
       const stats = poller.invokeStats().mappings;
-      const lines = statuses.map((s) => mappingLineOf(s, stats.get(s.name)?.invokes ?? 0));
+      const lines = statuses.map((s) =>
+        mappingLineOf(
+          s,
+          lags.find((lag) => lag.name === s.name),
+          stats.get(s.name)?.invokes ?? 0,
+        ),
+      );
       if (!firstInvocationLogged && lines.some((line) => line.invocations > 0)) {
         firstInvocationLogged = true;
         const msSinceStart = Date.now() - startedAtMs;

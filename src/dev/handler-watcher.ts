@@ -1,75 +1,219 @@
 /**
- * Watches handler files for `rocketmq-lambda dev`: one `fs.watch` per directory (robust to editors that
- * save by rename), debounced, calling back with the absolute path of a changed file.
+ * Watches the sources of a service for `rocketmq-lambda dev`: every directory under the given roots (one
+ * non-recursive `fs.watch` each, robust to editors that save by rename), skipping dependency, VCS and
+ * output directories, so that editing any module a handler imports reloads the handlers. Node's own
+ * `recursive: true` is not used: on Linux it walks into `node_modules` with no way to skip it.
+ * Directories created later are watched as they appear. Changes are debounced into one callback per burst.
  */
-import { type FSWatcher, watch } from 'node:fs';
+import { type Dirent, type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../util/logger.js';
 
-/** How long to wait for a burst of events on one file to settle. */
-const DEBOUNCE_MS = 100;
+/** How long a burst of events must stay quiet before the callback runs. */
+const DEFAULT_DEBOUNCE_MS = 100;
+/** Most directories watched: past this the rest is skipped (with a warning). */
+const MAX_WATCHED_DIRS = 5000;
+
+/**
+ * Directory names never watched (nor anything under them).
+ *
+ * @example
+ * ```ts
+ * IGNORED_DIR_NAMES.has('node_modules'); // => true
+ * ```
+ */
+export const IGNORED_DIR_NAMES: ReadonlySet<string> = new Set([
+  'node_modules',
+  '.git',
+  '.rocketmq-lambda',
+  'dist',
+  '.serverless',
+  'coverage',
+]);
+
+/**
+ * File extensions whose changes count (modules and the JSON they may import).
+ *
+ * @example
+ * ```ts
+ * SOURCE_EXTENSIONS.has(path.extname('src/orders.ts')); // => true
+ * ```
+ */
+export const SOURCE_EXTENSIONS: ReadonlySet<string> = new Set([
+  '.ts',
+  '.mts',
+  '.cts',
+  '.js',
+  '.mjs',
+  '.cjs',
+  '.json',
+]);
+
+/**
+ * Options of {@link watchHandlerSources}.
+ *
+ * @example
+ * ```ts
+ * const options: HandlerWatcherOptions = { roots: ['/app'], onChange: (files) => invoker.reload(files), log };
+ * ```
+ */
+export interface HandlerWatcherOptions {
+  /** Directories watched with everything under them (absolute, or relative to the working directory). */
+  readonly roots: readonly string[];
+  /** Paths (files or directories) whose changes are ignored, e.g. the state directory. */
+  readonly ignorePaths?: readonly string[] | undefined;
+  /** Called with the changed source files (absolute, sorted) once a burst of events has settled. */
+  readonly onChange: (files: readonly string[]) => void;
+  readonly log: Logger;
+  /** @default 100 */
+  readonly debounceMs?: number | undefined;
+}
 
 /**
  * A running watcher.
  *
  * @example
  * ```ts
- * const watcher = watchHandlerFiles(['/app/src/orders.ts'], (file) => invoker.reload(file), log);
+ * const watcher = watchHandlerSources({ roots: ['/app'], onChange: (files) => invoker.reload(files), log });
  * watcher.close();
  * ```
  */
 export interface HandlerWatcher {
+  /** How many directories are being watched. */
+  readonly watchedDirs: number;
   close(): void;
 }
 
 /**
- * Calls `onChange(file)` when one of `files` (absolute) is written, created or replaced.
+ * Whether a change to `file` can matter to a handler: its extension is in {@link SOURCE_EXTENSIONS}.
  *
  * @example
  * ```ts
- * const watcher = watchHandlerFiles(files, (file) => log.info({ file }, 'changed'), log);
+ * isSourceFile('/app/src/orders.ts'); // => true
+ * isSourceFile('/app/README.md'); // => false
  * ```
  */
-export function watchHandlerFiles(
-  files: readonly string[],
-  onChange: (file: string) => void,
-  log: Logger,
-): HandlerWatcher {
-  const byDir = new Map<string, Set<string>>();
-  for (const file of files) {
-    const absolute = path.resolve(file);
-    const dir = path.dirname(absolute);
-    const names = byDir.get(dir) ?? new Set<string>();
-    names.add(path.basename(absolute));
-    byDir.set(dir, names);
-  }
-  const timers = new Map<string, NodeJS.Timeout>();
-  const watchers: FSWatcher[] = [];
-  for (const [dir, names] of byDir) {
+export function isSourceFile(file: string): boolean {
+  return SOURCE_EXTENSIONS.has(path.extname(file));
+}
+
+/**
+ * Calls `onChange(files)` when source files under `roots` are written, created, deleted or replaced.
+ *
+ * @example
+ * ```ts
+ * const watcher = watchHandlerSources({
+ *   roots: [serviceDir],
+ *   ignorePaths: [stateDir],
+ *   onChange: (files) => log.info({ file: files[0] }, 'changed'),
+ *   log,
+ * });
+ * ```
+ */
+export function watchHandlerSources(options: HandlerWatcherOptions): HandlerWatcher {
+  const { log, onChange } = options;
+  const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+  const ignored = (options.ignorePaths ?? []).map((p) => path.resolve(p));
+  const isIgnored = (target: string): boolean =>
+    ignored.some((p) => target === p || target.startsWith(`${p}${path.sep}`));
+  const watchers = new Map<string, FSWatcher>();
+  const pending = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  let capWarned = false;
+
+  const flush = (): void => {
+    timer = undefined;
+    const files = [...pending].sort();
+    pending.clear();
+    if (files.length > 0 && !closed) onChange(files);
+  };
+  const schedule = (file: string): void => {
+    pending.add(file);
+    clearTimeout(timer);
+    timer = setTimeout(flush, debounceMs);
+  };
+  const unwatchTree = (dir: string): void => {
+    for (const [watched, watcher] of watchers) {
+      if (watched === dir || watched.startsWith(`${dir}${path.sep}`)) {
+        watcher.close();
+        watchers.delete(watched);
+      }
+    }
+  };
+  const onEvent = (dir: string, name: string): void => {
+    if (closed) return;
+    const target = path.join(dir, name);
+    if (IGNORED_DIR_NAMES.has(name) || isIgnored(target)) return;
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(target).isDirectory();
+    } catch {
+      // Gone (deleted or renamed away): a watched directory stops being watched; a file counts as changed.
+      if (watchers.has(target)) unwatchTree(target);
+    }
+    if (isDirectory) {
+      if (!watchers.has(target)) watchTree(target);
+      return;
+    }
+    if (isSourceFile(target)) schedule(target);
+  };
+  const watchDir = (dir: string): boolean => {
+    if (watchers.size >= MAX_WATCHED_DIRS) {
+      if (!capWarned) {
+        capWarned = true;
+        log.warn(
+          { dir, maxDirs: MAX_WATCHED_DIRS },
+          'too many directories to watch: edits past them do not reload',
+        );
+      }
+      return false;
+    }
     try {
       const watcher = watch(dir, { persistent: false }, (_event, filename) => {
-        if (filename === null || !names.has(filename.toString())) return;
-        const file = path.join(dir, filename.toString());
-        clearTimeout(timers.get(file));
-        timers.set(
-          file,
-          setTimeout(() => {
-            timers.delete(file);
-            onChange(file);
-          }, DEBOUNCE_MS),
-        );
+        if (filename !== null) onEvent(dir, filename.toString());
       });
-      watcher.on('error', (error) => log.warn({ dir, err: error }, 'watching handler files failed'));
-      watchers.push(watcher);
+      watcher.on('error', (error) => {
+        log.warn({ dir, err: error }, 'watching a source directory failed: edits in it do not reload');
+        watcher.close();
+        if (watchers.get(dir) === watcher) watchers.delete(dir);
+      });
+      watchers.set(dir, watcher);
+      return true;
     } catch (error) {
-      log.warn({ dir, err: error }, 'cannot watch handler files: edits will not reload');
+      log.warn({ dir, err: error }, 'cannot watch a source directory: edits in it do not reload');
+      return false;
+    }
+  };
+  function watchTree(root: string): void {
+    const stack = [root];
+    for (let dir = stack.pop(); dir !== undefined; dir = stack.pop()) {
+      if (watchers.has(dir) || isIgnored(dir) || !watchDir(dir)) continue;
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch (error) {
+        log.warn({ dir, err: error }, 'cannot list a source directory: edits under it do not reload');
+        continue;
+      }
+      for (const entry of entries) {
+        // Symbolic links are not followed (no loops, no watching outside the roots).
+        if (entry.isDirectory() && !IGNORED_DIR_NAMES.has(entry.name)) stack.push(path.join(dir, entry.name));
+      }
     }
   }
+
+  for (const root of options.roots) watchTree(path.resolve(root));
   return {
+    get watchedDirs() {
+      return watchers.size;
+    },
     close() {
-      for (const timer of timers.values()) clearTimeout(timer);
-      timers.clear();
-      for (const watcher of watchers) watcher.close();
+      closed = true;
+      clearTimeout(timer);
+      pending.clear();
+      for (const watcher of watchers.values()) watcher.close();
+      watchers.clear();
     },
   };
 }

@@ -1,9 +1,10 @@
 /**
- * The live view of `rocketmq-lambda dev`: one line per mapping (state, queues held, messages pending in
- * the poller, invocations, failed messages), redrawn every second at the bottom of a terminal; as
+ * The live view of `rocketmq-lambda dev`: one line per mapping (state, queues held, lag, invocations,
+ * failed messages), redrawn every second at the bottom of a terminal; as
  * structured log lines (when something changed) when stdout is not a terminal.
  */
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
+import type { ConsumerLag } from '../consumer/queue-lag.js';
 import type { Logger } from '../util/logger.js';
 
 /**
@@ -12,7 +13,7 @@ import type { Logger } from '../util/logger.js';
  * @example
  * ```ts
  * const line: MappingLine = { name: 'orders', topic: 'Orders', consumerGroup: 'orders-lambda', state: 'running',
- *   queues: 4, pending: 0, invocations: 3, failures: 0 };
+ *   queues: 4, retryQueues: 1, lag: 12, invocations: 3, failures: 0 };
  * ```
  */
 export interface MappingLine {
@@ -20,30 +21,45 @@ export interface MappingLine {
   readonly topic: string;
   readonly consumerGroup: string;
   readonly state: string;
+  /** Queues of the topic held. */
   readonly queues: number;
-  /** Messages pulled and not yet consumed (the cheap part of the lag). */
-  readonly pending: number;
+  /** Queues of the group's `%RETRY%` topic held. */
+  readonly retryQueues: number;
+  /**
+   * Messages not yet handled in the held queues (broker max offset minus consumed offset, retry queues
+   * included); undefined while it cannot be measured.
+   */
+  readonly lag: number | undefined;
   readonly invocations: number;
   /** Messages the handler failed. */
   readonly failures: number;
 }
 
 /**
- * The line of one mapping from its status and invoke count.
+ * The line of one mapping from its status, lag and invoke count.
  *
  * @example
  * ```ts
- * mappingLineOf(status, poller.invokeStats().mappings.get(status.name)?.invokes ?? 0);
+ * mappingLineOf(status, await runtime.lag(), poller.invokeStats().mappings.get(status.name)?.invokes ?? 0);
  * ```
  */
-export function mappingLineOf(status: ConsumerRuntimeStatus, invocations: number): MappingLine {
+export function mappingLineOf(
+  status: ConsumerRuntimeStatus,
+  lag: ConsumerLag | undefined,
+  invocations: number,
+): MappingLine {
+  const retryQueues = status.queues.filter((q) => q.queue.topic !== status.topic).length;
   return {
     name: status.name,
     topic: status.topic,
     consumerGroup: status.consumerGroup,
     state: status.state,
-    queues: status.queues.length,
-    pending: status.pendingMessages,
+    queues: status.queues.length - retryQueues,
+    retryQueues,
+    lag:
+      lag === undefined || (lag.unknownQueues > 0 && lag.unknownQueues === lag.queues.length)
+        ? undefined
+        : lag.total,
     invocations,
     failures: status.counters.consumedFailed,
   };
@@ -54,11 +70,14 @@ export function mappingLineOf(status: ConsumerRuntimeStatus, invocations: number
  *
  * @example
  * ```ts
- * formatMappingLine(line); // => 'orders  Orders → orders-lambda  running  queues 4  pending 0  invocations 3  failures 0'
+ * formatMappingLine(line);
+ * // => 'orders  Orders → orders-lambda  running  queues 4 (+1 retry)  lag 12  invocations 3  failures 0'
  * ```
  */
 export function formatMappingLine(line: MappingLine): string {
-  return `${line.name}  ${line.topic} → ${line.consumerGroup}  ${line.state}  queues ${line.queues}  pending ${line.pending}  invocations ${line.invocations}  failures ${line.failures}`;
+  const retry = line.retryQueues > 0 ? ` (+${line.retryQueues} retry)` : '';
+  const lag = line.lag === undefined ? '?' : String(line.lag);
+  return `${line.name}  ${line.topic} → ${line.consumerGroup}  ${line.state}  queues ${line.queues}${retry}  lag ${lag}  invocations ${line.invocations}  failures ${line.failures}`;
 }
 
 /** A writable text stream (process.stdout). */

@@ -1,7 +1,9 @@
 /**
  * Lets `rocketmq-lambda dev` import TypeScript handlers when it runs from the built JavaScript (`npx
  * rocketmq-lambda dev`): registers tsx's ESM loader in-process. Not needed (and skipped) when dev itself
- * runs from TypeScript sources, i.e. a TypeScript loader is already active.
+ * runs from TypeScript sources, i.e. a TypeScript loader is already active. Call it before creating the
+ * `ReloadingInvoker`: its reload hook (module-reload-hooks.ts) must be registered after tsx to see the
+ * files tsx resolves `.js` specifiers to.
  */
 import { RocketMQError } from '../protocol/errors.js';
 

@@ -4,66 +4,16 @@
  * child's stdout), and after Ctrl-C (exit 0) its offset is in the embedded DynamoDB persisted under the
  * state directory.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Producer } from '../../../src/client/producer.js';
 import { RocketMQClient } from '../../../src/client/rocketmq-client.js';
 import { startEmbeddedDynamoDb } from '../../../src/dev/embedded-dynamodb.js';
 import { DEV_OFFSETS_TABLE } from '../../../src/dev/serverless-dev-config.js';
-
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const STEP_TIMEOUT_MS = 60_000;
-
-type Line = Record<string, unknown>;
-
-/** Collects the child's stdout JSON lines and lets the test wait for one. */
-class LineWatch {
-  readonly lines: Line[] = [];
-  readonly raw: string[] = [];
-  #waiters: { match: (line: Line) => boolean; resolve: (line: Line) => void }[] = [];
-
-  constructor(child: ChildProcess) {
-    if (child.stdout === null) throw new Error('no stdout');
-    createInterface({ input: child.stdout }).on('line', (text) => {
-      this.raw.push(text);
-      let line: Line;
-      try {
-        line = JSON.parse(text) as Line;
-      } catch {
-        return; // not a JSON line (plain text is fine)
-      }
-      this.lines.push(line);
-      this.#waiters = this.#waiters.filter((waiter) => {
-        if (!waiter.match(line)) return true;
-        waiter.resolve(line);
-        return false;
-      });
-    });
-  }
-
-  waitFor(what: string, match: (line: Line) => boolean, timeoutMs = STEP_TIMEOUT_MS): Promise<Line> {
-    const found = this.lines.find(match);
-    if (found !== undefined) return Promise.resolve(found);
-    return new Promise<Line>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new Error(`timed out waiting for ${what}; last lines:\n${this.raw.slice(-15).join('\n')}`));
-      }, timeoutMs);
-      this.#waiters.push({
-        match,
-        resolve: (line) => {
-          clearTimeout(timer);
-          resolve(line);
-        },
-      });
-    });
-  }
-}
+import { spawnDev } from './dev-process.js';
 
 describe('rocketmq-lambda dev --local-broker', () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -75,23 +25,9 @@ describe('rocketmq-lambda dev --local-broker', () => {
     const stateDir = await mkdtemp(path.join(tmpdir(), 'rocketmq-lambda-dev-'));
     cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
     const startedAt = Date.now();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'dev', '--local-broker', '--state-dir', stateDir],
-      { cwd: REPO, env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    cleanups.push(async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-        await exited;
-      }
-    });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    const watch = new LineWatch(child);
+    const dev = spawnDev(['--local-broker', '--state-dir', stateDir]);
+    cleanups.push(() => dev.kill());
+    const { child, watch, exited } = dev;
 
     const brokerLine = await watch.waitFor('the local broker', (l) => l.msg === 'local broker started');
     const nameServer = String(brokerLine.nameServer);
@@ -123,7 +59,7 @@ describe('rocketmq-lambda dev --local-broker', () => {
     );
 
     child.kill('SIGINT');
-    expect(await exited, stderr).toBe(0);
+    expect(await exited, dev.stderr()).toBe(0);
 
     const db = await startEmbeddedDynamoDb(path.join(stateDir, 'dynamodb'));
     cleanups.push(() => db.close());

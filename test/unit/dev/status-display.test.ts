@@ -1,8 +1,11 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { ConsumerRuntimeStatus, QueueStatus } from '../../../src/consumer/consumer-status.js';
+import { type QueueLag, summarizeLag } from '../../../src/consumer/queue-lag.js';
 import {
   formatMappingLine,
   type MappingLine,
+  mappingLineOf,
   StatusDisplay,
   type TextStream,
 } from '../../../src/dev/status-display.js';
@@ -13,7 +16,8 @@ const line: MappingLine = {
   consumerGroup: 'orders-lambda',
   state: 'running',
   queues: 4,
-  pending: 2,
+  retryQueues: 1,
+  lag: 12,
   invocations: 3,
   failures: 1,
 };
@@ -32,8 +36,54 @@ function recordingStream(): { stream: TextStream; written: string[] } {
 describe('StatusDisplay', () => {
   it('formats a mapping line', () => {
     expect(formatMappingLine(line)).toBe(
-      'orders  Orders → orders-lambda  running  queues 4  pending 2  invocations 3  failures 1',
+      'orders  Orders → orders-lambda  running  queues 4 (+1 retry)  lag 12  invocations 3  failures 1',
     );
+    expect(formatMappingLine({ ...line, retryQueues: 0, lag: undefined })).toBe(
+      'orders  Orders → orders-lambda  running  queues 4  lag ?  invocations 3  failures 1',
+    );
+  });
+
+  it('counts the topic queues and the retry queues apart, and shows the lag when any queue was measured', () => {
+    const queue = (topic: string, queueId: number): QueueStatus =>
+      ({ queue: { topic, brokerName: 'broker-a', queueId } }) as QueueStatus;
+    const status = {
+      name: 'orders',
+      topic: 'Orders',
+      consumerGroup: 'orders-lambda',
+      state: 'running',
+      queues: [queue('Orders', 0), queue('Orders', 1), queue('%RETRY%orders-lambda', 0)],
+      counters: { consumedFailed: 5 },
+    } as unknown as ConsumerRuntimeStatus;
+    const queueLag = (topic: string, lag: number | undefined): QueueLag => ({
+      queue: { topic, brokerName: 'broker-a', queueId: 0 },
+      retry: topic.startsWith('%RETRY%'),
+      maxOffset: lag === undefined ? undefined : 100,
+      consumedOffset: lag === undefined ? undefined : 100 - lag,
+      lag,
+      error: lag === undefined ? 'broker down' : undefined,
+    });
+    const mapping = { name: 'orders', consumerGroup: 'orders-lambda', topic: 'Orders' };
+    const measured = summarizeLag(mapping, [
+      queueLag('Orders', 7),
+      queueLag('Orders', 0),
+      queueLag('%RETRY%orders-lambda', 2),
+    ]);
+    expect(mappingLineOf(status, measured, 9)).toEqual({
+      name: 'orders',
+      topic: 'Orders',
+      consumerGroup: 'orders-lambda',
+      state: 'running',
+      queues: 2,
+      retryQueues: 1,
+      lag: 9,
+      invocations: 9,
+      failures: 5,
+    });
+    const partly = summarizeLag(mapping, [queueLag('Orders', 7), queueLag('Orders', undefined)]);
+    expect(mappingLineOf(status, partly, 0).lag).toBe(7);
+    const none = summarizeLag(mapping, [queueLag('Orders', undefined)]);
+    expect(mappingLineOf(status, none, 0).lag).toBeUndefined();
+    expect(mappingLineOf(status, undefined, 0).lag).toBeUndefined();
   });
 
   it('on a terminal, redraws the block in place and erases it before other writes', () => {
