@@ -1,0 +1,153 @@
+/**
+ * Our consumer as a measured child process of `npm run bench` (compiled to plain JavaScript first, see
+ * node-child-build.ts, so that no TypeScript loader sits in its memory). Two modes:
+ * - `ours`: a ConsumerRuntime whose listener counts the messages and answers SUCCESS, the same work
+ *   as the Java consumer's MessageListenerConcurrently;
+ * - `ours-function`: what users run, a FunctionMessageListener with the LocalInvoker calling the no-op
+ *   handler in noop-handler.ts (Lambda events built, JSON round trip, response mapped).
+ * Both: CLUSTERING, a fresh group, TRIM_HORIZON (CONSUME_FROM_FIRST_OFFSET), memory offset store,
+ * every other option at its default. Prints one `BENCH_RESULT {json}` line.
+ *
+ * Usage: node consumer-child.js '{"mode":"ours","namesrvAddr":"127.0.0.1:9876","topic":"T","group":"G","expected":1000}'
+ */
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RocketMQClient } from '../src/client/rocketmq-client.js';
+import { ConsumerRuntime } from '../src/consumer/consumer-runtime.js';
+import type { ConsumeResult, MessageListener } from '../src/consumer/message-listener.js';
+import { MemoryOffsetStore } from '../src/offsets/memory-offset-store.js';
+
+const SAMPLE_INTERVAL_MS = 50;
+const RESULT_PREFIX = 'BENCH_RESULT ';
+
+/**
+ * What the harness passes as the only argument (JSON).
+ *
+ * @example
+ * ```ts
+ * const spec: ConsumerChildSpec = { mode: 'ours', namesrvAddr, topic, group: 'bench-1', expected: 100_000 };
+ * ```
+ */
+export interface ConsumerChildSpec {
+  mode: 'ours' | 'ours-function';
+  namesrvAddr: string;
+  topic: string;
+  group: string;
+  expected: number;
+}
+
+async function main(): Promise<void> {
+  const spec = JSON.parse(process.argv[2] ?? '') as ConsumerChildSpec;
+  let peakHeapUsedBytes = 0;
+  let peakArrayBuffersBytes = 0;
+  const sample = (): void => {
+    const usage = process.memoryUsage();
+    peakHeapUsedBytes = Math.max(peakHeapUsedBytes, usage.heapUsed);
+    peakArrayBuffersBytes = Math.max(peakArrayBuffersBytes, usage.arrayBuffers);
+  };
+  const sampler = setInterval(sample, SAMPLE_INTERVAL_MS);
+  sample();
+
+  let received = 0;
+  let firstAtMs: number | undefined;
+  let lastAtMs: number | undefined;
+  let markDone: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => {
+    markDone = resolve;
+  });
+  const count = (messages: number): void => {
+    const now = performance.now();
+    firstAtMs ??= now;
+    received += messages;
+    if (received >= spec.expected && lastAtMs === undefined) {
+      lastAtMs = now;
+      markDone();
+    }
+  };
+
+  const client = new RocketMQClient({ nameServerAddresses: spec.namesrvAddr });
+  const success: ConsumeResult = { status: 'SUCCESS' };
+  const fn = spec.mode === 'ours-function' ? await functionListener(spec.group) : undefined;
+  const listener: MessageListener =
+    fn === undefined
+      ? {
+          async consume(messages) {
+            count(messages.length);
+            return success;
+          },
+        }
+      : {
+          async consume(messages, context) {
+            const result = await fn.listener.consume(messages, context);
+            if (result.status === 'SUCCESS') count(messages.length);
+            return result;
+          },
+        };
+  const runtime = new ConsumerRuntime(
+    { name: 'bench', topic: spec.topic, consumerGroup: spec.group, startingPosition: 'TRIM_HORIZON' },
+    { client, offsetStore: new MemoryOffsetStore(), listener },
+  );
+
+  const startedAtMs = performance.now();
+  await runtime.start();
+  await done;
+  sample();
+  clearInterval(sampler);
+  const peakRssBytes = vmHwmBytes();
+  await runtime.stop();
+  await fn?.close();
+  await client.close();
+  const first = firstAtMs ?? startedAtMs;
+  const last = lastAtMs ?? first;
+  const result = {
+    received,
+    startToFirstMs: round(first - startedAtMs),
+    startToLastMs: round(last - startedAtMs),
+    firstToLastMs: round(last - first),
+    peakRssBytes,
+    peakHeapUsedBytes,
+    peakArrayBuffersBytes,
+  };
+  process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
+}
+
+/**
+ * The FunctionMessageListener + LocalInvoker pair on the no-op handler next to this file; imported only
+ * in `ours-function` mode so that the plain mode does not carry the invoke layer.
+ */
+async function functionListener(
+  consumerGroup: string,
+): Promise<{ listener: MessageListener; close: () => Promise<void> }> {
+  const [{ FunctionMessageListener }, { LocalInvoker }] = await Promise.all([
+    import('../src/invoke/function-listener.js'),
+    import('../src/invoke/local-invoker.js'),
+  ]);
+  const invoker = new LocalInvoker({ baseDir: dirname(fileURLToPath(import.meta.url)) });
+  const listener = new FunctionMessageListener({
+    invoker,
+    functionRef: 'local:./noop-handler.js#handler',
+    consumerGroup,
+  });
+  return { listener, close: () => invoker.close() };
+}
+
+/** Peak resident set size (VmHWM) of this process in bytes, as the kernel counts it. */
+function vmHwmBytes(): number {
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const kib = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+  if (kib === undefined) throw new Error('no VmHWM line in /proc/self/status');
+  return Number(kib) * 1024;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,173 @@
+/*
+ * The Java side of `npm run bench`: Apache RocketMQ's own DefaultMQPushConsumer (rocketmq-client 5.3.3)
+ * doing the same work as our consumer in bench/consumer-child.ts (count the messages, answer
+ * CONSUME_SUCCESS), and the client's PULL body decoder for the decode micro-benchmark. Driven by
+ * bench/java-bench.ts; prints one line `BENCH_RESULT {json}` on success.
+ *
+ *   consume <namesrv> <topic> <group> <expectedCount> <timeoutMs>
+ *     {startToFirstMs, startToLastMs, firstToLastMs, received, peakRssBytes, peakHeapUsedBytes}
+ *   decode <bodyFile> <warmupMs> <measureMs>
+ *     {iterations, messages, bytes, elapsedNs}
+ */
+package rocketmq.lambda.bench;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
+import org.apache.rocketmq.common.message.MessageDecoder;
+import org.apache.rocketmq.common.message.MessageExt;
+
+public final class PushConsumerBench {
+    private static final long SAMPLE_INTERVAL_MS = 50;
+
+    private PushConsumerBench() {
+    }
+
+    public static void main(String[] args) {
+        try {
+            if (args.length == 6 && "consume".equals(args[0])) {
+                consume(args[1], args[2], args[3], Integer.parseInt(args[4]), Long.parseLong(args[5]));
+            } else if (args.length == 4 && "decode".equals(args[0])) {
+                decode(args[1], Long.parseLong(args[2]), Long.parseLong(args[3]));
+            } else {
+                System.err.println("usage: consume <namesrv> <topic> <group> <expectedCount> <timeoutMs>"
+                    + " | decode <bodyFile> <warmupMs> <measureMs>");
+                System.exit(2);
+            }
+            System.exit(0);
+        } catch (Throwable e) {
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void consume(String namesrv, String topic, String group, int expectedCount, long timeoutMs)
+        throws Exception {
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        AtomicLong peakHeapUsed = new AtomicLong();
+        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "bench-memory-sampler");
+            thread.setDaemon(true);
+            return thread;
+        });
+        sampler.scheduleAtFixedRate(
+            () -> peakHeapUsed.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max),
+            0, SAMPLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicInteger received = new AtomicInteger();
+        AtomicLong firstAtNs = new AtomicLong();
+        AtomicLong lastAtNs = new AtomicLong();
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
+        consumer.setNamesrvAddr(namesrv);
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        // The start-up heartbeat can race the first rebalance's subscription-version heartbeat; the pulls
+        // then get SUBSCRIPTION_NOT_LATEST until the next periodic heartbeat (30 s by default), which would
+        // measure a race, not the consumer. A 1 s heartbeat costs nothing measurable.
+        consumer.setHeartbeatBrokerInterval(1000);
+        consumer.subscribe(topic, "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (messages, context) -> {
+            long now = System.nanoTime();
+            firstAtNs.compareAndSet(0, now);
+            if (received.addAndGet(messages.size()) >= expectedCount && lastAtNs.compareAndSet(0, now)) {
+                done.countDown();
+            }
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+
+        long startNs = System.nanoTime();
+        consumer.start();
+        boolean complete = done.await(timeoutMs, TimeUnit.MILLISECONDS);
+        peakHeapUsed.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
+        long peakRss = vmHwmBytes();
+        sampler.shutdownNow();
+        if (!complete) {
+            consumer.shutdown();
+            throw new IllegalStateException("received " + received.get() + " of " + expectedCount
+                + " messages within " + timeoutMs + " ms");
+        }
+        int count = received.get();
+        consumer.shutdown();
+        long first = firstAtNs.get();
+        long last = lastAtNs.get();
+        System.out.println("BENCH_RESULT {"
+            + "\"received\":" + count
+            + ",\"startToFirstMs\":" + millis(first - startNs)
+            + ",\"startToLastMs\":" + millis(last - startNs)
+            + ",\"firstToLastMs\":" + millis(last - first)
+            + ",\"peakRssBytes\":" + peakRss
+            + ",\"peakHeapUsedBytes\":" + peakHeapUsed.get()
+            + ",\"maxHeapBytes\":" + memory.getHeapMemoryUsage().getMax()
+            + "}");
+    }
+
+    /** Decodes the PULL body in `bodyFile` the way the client's PullAPIWrapper does, in a loop. */
+    private static void decode(String bodyFile, long warmupMs, long measureMs) throws IOException {
+        byte[] body = Files.readAllBytes(Paths.get(bodyFile));
+        long sink = 0;
+        long warmupEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmupMs);
+        while (System.nanoTime() < warmupEnd) {
+            sink += decodeOnce(body);
+        }
+        long iterations = 0;
+        long messages = 0;
+        long startNs = System.nanoTime();
+        long endNs = startNs + TimeUnit.MILLISECONDS.toNanos(measureMs);
+        long now;
+        do {
+            messages += decodeOnce(body);
+            iterations++;
+            now = System.nanoTime();
+        } while (now < endNs);
+        sink += messages;
+        System.out.println("BENCH_RESULT {"
+            + "\"iterations\":" + iterations
+            + ",\"messages\":" + messages
+            + ",\"bytes\":" + (iterations * body.length)
+            + ",\"elapsedNs\":" + (now - startNs)
+            + ",\"sink\":" + sink
+            + "}");
+    }
+
+    private static int decodeOnce(byte[] body) {
+        List<MessageExt> decoded = MessageDecoder.decodesBatch(ByteBuffer.wrap(body), true, true, true);
+        int touched = 0;
+        for (MessageExt message : decoded) {
+            touched += message.getBody().length > 0 ? 1 : 0;
+        }
+        return touched;
+    }
+
+    private static double millis(long nanos) {
+        return Math.round(nanos / 1e4) / 100.0;
+    }
+
+    /** Peak resident set size (VmHWM) of this process, in bytes; -1 where /proc is missing. */
+    private static long vmHwmBytes() {
+        try {
+            for (String line : Files.readAllLines(Paths.get("/proc/self/status"), StandardCharsets.UTF_8)) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            System.err.println("cannot read VmHWM: " + e);
+        }
+        return -1;
+    }
+}

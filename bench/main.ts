@@ -1,0 +1,300 @@
+/**
+ * `npm run bench`: our consumer against Apache RocketMQ's own Java DefaultMQPushConsumer (5.3.3) on the
+ * same local broker in the same run. Starts a local RocketMQ, produces N messages to a fresh topic,
+ * then consumes them from the first offset with each consumer in turn (a child process each, a fresh
+ * group each run, rounds alternating the order), and reports median throughput and peak memory with
+ * the ratios ours / Java as Markdown on stdout and in bench/results/. See bench/README.md.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Producer, type ProducerMessage } from '../src/client/producer.js';
+import { RocketMQClient } from '../src/client/rocketmq-client.js';
+import { type LocalBroker, startLocalBroker } from '../src/local-broker/local-broker.js';
+import { ensureRocketMQJars } from '../src/local-broker/rocketmq-jars.js';
+import { runCommand } from '../src/local-broker/run-command.js';
+import { rootLogger } from '../src/util/logger.js';
+import { type BenchOptions, BenchUsageError, type ConsumerKind, parseBenchOptions } from './bench-options.js';
+import { numberField, runChild } from './child-run.js';
+import type { ConsumerChildSpec } from './consumer-child.js';
+import { type DecodeRate, fetchPullBody, javaDecodeRate, measureNodeDecode } from './decode-bench.js';
+import { ensureJavaBenchBuilt, type JavaBenchBuild, javaBenchArgs } from './java-bench.js';
+import { buildNodeChild } from './node-child-build.js';
+import { type BenchEnvironment, type ConsumerRun, renderReport } from './report.js';
+
+/** Body bytes per producer batch (SEND_BATCH_MESSAGE); the broker's limit is far above. */
+const PRODUCE_BATCH_BYTES = 128 * 1024;
+const PRODUCE_STREAMS = 2;
+const PRODUCE_RETRIES = 5;
+const ROUTE_WAIT_MS = 15_000;
+/** A short pause between consumer runs, so that one run's shutdown does not overlap the next start. */
+const PAUSE_BETWEEN_RUNS_MS = 1000;
+const DECODE_WARMUP_MS = 2000;
+const DECODE_MEASURE_MS = 3000;
+
+interface Peers {
+  childScript: string;
+  java: JavaBenchBuild | undefined;
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions;
+  try {
+    options = parseBenchOptions(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof BenchUsageError)) throw error;
+    console.error(`bench: ${error.message}\n${error.usage}`);
+    return 2;
+  }
+  rootLogger.level = process.env.LOG_LEVEL ?? 'warn';
+  const needsJava = options.consumers.includes('java') || options.decode;
+  const startedAt = Date.now();
+  log(
+    `${fmt(options.messages)} messages of ${fmt(options.messageBytes)} B, ${options.queues} queues, ${options.rounds} round(s) of ${options.consumers.join(', ')}`,
+  );
+
+  // Jars first: two Maven runs resolving into the same local repository at once can collide.
+  await ensureRocketMQJars();
+  log('starting the local broker and building the consumers (node child, Java peer)...');
+  const [brokerResult, peersResult] = await Promise.allSettled([
+    startLocalBroker({ heapMb: options.brokerHeapMb, extraJvmOptions: ['-XX:TieredStopAtLevel=4'] }),
+    buildPeers(needsJava),
+  ]);
+  const broker = brokerResult.status === 'fulfilled' ? brokerResult.value : undefined;
+  if (brokerResult.status === 'rejected' || peersResult.status === 'rejected' || broker === undefined) {
+    await broker?.stop();
+    throw brokerResult.status === 'rejected'
+      ? brokerResult.reason
+      : peersResult.status === 'rejected'
+        ? peersResult.reason
+        : new Error('unreachable: no broker');
+  }
+  const peers = peersResult.value;
+  const client = new RocketMQClient({ nameServerAddresses: broker.namesrvAddr });
+  try {
+    log(`broker ready at ${broker.namesrvAddr} (${secondsSince(startedAt)} s)`);
+    const topic = `BenchTopic-${Date.now()}`;
+    await createTopic(client, broker, topic, options.queues);
+    const produceStartedAt = Date.now();
+    await produce(client, topic, options);
+    log(`produced ${fmt(options.messages)} messages to ${topic} in ${secondsSince(produceStartedAt)} s`);
+
+    const runs: ConsumerRun[] = [];
+    for (let index = 0; index < options.warmupRounds + options.rounds; index++) {
+      const warmup = index < options.warmupRounds;
+      const round = warmup ? index + 1 : index - options.warmupRounds + 1;
+      for (const kind of rotate(options.consumers, index)) {
+        await sleep(PAUSE_BETWEEN_RUNS_MS);
+        const run = await runConsumer(kind, round, warmup, { broker, topic, options, peers });
+        runs.push(run);
+        log(
+          `${warmup ? 'warm-up' : 'round'} ${round} ${kind}: ${fmt(run.received / (run.startToLastMs / 1000))} msgs/s (${fmt(run.startToLastMs)} ms from start, first after ${fmt(run.startToFirstMs)} ms), peak RSS ${mib(run.peakRssBytes)} MiB, heap ${mib(run.peakHeapUsedBytes)} MiB${run.peakArrayBuffersBytes === undefined ? '' : `, Buffers ${mib(run.peakArrayBuffersBytes)} MiB`}`,
+        );
+      }
+    }
+
+    let decode: { ours: DecodeRate; java: DecodeRate | undefined; bodyBytes: number } | undefined;
+    if (options.decode) {
+      log('decode micro-benchmark...');
+      decode = await runDecodeBench(client, broker, topic, peers.java, options);
+    }
+
+    const report = renderReport({ options, env: await environment(), runs, decode });
+    process.stdout.write(`\n${report}`);
+    await mkdir(dirname(options.outFile), { recursive: true });
+    await writeFile(options.outFile, report, 'utf8');
+    log(`written to ${options.outFile} (whole run ${secondsSince(startedAt)} s)`);
+    return 0;
+  } finally {
+    await client.close();
+    await broker.stop();
+  }
+}
+
+async function buildPeers(needsJava: boolean): Promise<Peers> {
+  const [{ childScript }, java] = await Promise.all([
+    buildNodeChild(),
+    needsJava ? ensureJavaBenchBuilt() : Promise.resolve(undefined),
+  ]);
+  return { childScript, java };
+}
+
+async function createTopic(
+  client: RocketMQClient,
+  broker: LocalBroker,
+  topic: string,
+  queues: number,
+): Promise<void> {
+  await client.admin.createTopic(broker.brokerAddr, { topic, readQueueNums: queues });
+  const deadline = Date.now() + ROUTE_WAIT_MS;
+  for (;;) {
+    const route = await client.nameServer.getRoute(topic, { refresh: true }).catch(() => undefined);
+    if (route?.queueDatas[0]?.writeQueueNums === queues) return;
+    if (Date.now() > deadline)
+      throw new Error(`the name server did not route ${topic} within ${ROUTE_WAIT_MS} ms`);
+    await sleep(100);
+  }
+}
+
+/**
+ * Sends the messages in batches, queue by queue, {@link PRODUCE_STREAMS} queues at a time: more
+ * streams make a cold broker answer SYSTEM_BUSY (a send waited over 200 ms in its queue).
+ */
+async function produce(client: RocketMQClient, topic: string, options: BenchOptions): Promise<void> {
+  const producer = new Producer({ client, producerGroup: 'rocketmq-lambda-bench', retries: PRODUCE_RETRIES });
+  await producer.start();
+  try {
+    const perBatch = Math.max(1, Math.floor(PRODUCE_BATCH_BYTES / options.messageBytes));
+    const pending = Array.from({ length: options.queues }, (_, queueId) => queueId);
+    const stream = async (): Promise<void> => {
+      for (let queueId = pending.shift(); queueId !== undefined; queueId = pending.shift()) {
+        const mine =
+          Math.floor(options.messages / options.queues) +
+          (queueId < options.messages % options.queues ? 1 : 0);
+        for (let sent = 0; sent < mine; sent += perBatch) {
+          const batch: ProducerMessage[] = [];
+          for (let i = sent; i < Math.min(mine, sent + perBatch); i++) {
+            batch.push({ topic, body: messageBody(queueId, i, options.messageBytes), tags: 'bench' });
+          }
+          await producer.sendBatch(batch, { queueId });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: PRODUCE_STREAMS }, stream));
+  } finally {
+    await producer.shutdown();
+  }
+}
+
+/** A JSON body of exactly `bytes` bytes (ASCII), as an application's message would be. */
+function messageBody(queueId: number, index: number, bytes: number): Buffer {
+  const head = `{"queue":${queueId},"seq":${index},"pad":"`;
+  const tail = '"}';
+  const padding = bytes - head.length - tail.length;
+  return padding < 0 ? Buffer.alloc(bytes, 'x') : Buffer.from(`${head}${'x'.repeat(padding)}${tail}`);
+}
+
+async function runConsumer(
+  kind: ConsumerKind,
+  round: number,
+  warmup: boolean,
+  context: { broker: LocalBroker; topic: string; options: BenchOptions; peers: Peers },
+): Promise<ConsumerRun> {
+  const { broker, topic, options, peers } = context;
+  const group = `bench-${kind}-${warmup ? 'w' : ''}${round}-${Date.now()}`;
+  let outcome: Awaited<ReturnType<typeof runChild>>;
+  if (kind === 'java') {
+    if (peers.java === undefined) throw new Error('unreachable: the Java peer was not built');
+    const args = [
+      'consume',
+      broker.namesrvAddr,
+      topic,
+      group,
+      String(options.messages),
+      String(options.runTimeoutMs),
+    ];
+    outcome = await runChild('java', javaBenchArgs(peers.java, options.javaHeapMb, args), {
+      timeoutMs: options.runTimeoutMs + 30_000,
+    });
+  } else {
+    const spec: ConsumerChildSpec = {
+      mode: kind,
+      namesrvAddr: broker.namesrvAddr,
+      topic,
+      group,
+      expected: options.messages,
+    };
+    const nodeFlags = options.nodeHeapMb === undefined ? [] : [`--max-old-space-size=${options.nodeHeapMb}`];
+    outcome = await runChild(process.execPath, [...nodeFlags, peers.childScript, JSON.stringify(spec)], {
+      timeoutMs: options.runTimeoutMs,
+      env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+    });
+  }
+  const { result, wallMs } = outcome;
+  return {
+    kind,
+    round,
+    warmup,
+    received: numberField(result, 'received'),
+    startToFirstMs: numberField(result, 'startToFirstMs'),
+    startToLastMs: numberField(result, 'startToLastMs'),
+    firstToLastMs: numberField(result, 'firstToLastMs'),
+    peakRssBytes: numberField(result, 'peakRssBytes'),
+    peakHeapUsedBytes: numberField(result, 'peakHeapUsedBytes'),
+    peakArrayBuffersBytes: kind === 'java' ? undefined : numberField(result, 'peakArrayBuffersBytes'),
+    wallMs,
+  };
+}
+
+async function runDecodeBench(
+  client: RocketMQClient,
+  broker: LocalBroker,
+  topic: string,
+  java: JavaBenchBuild | undefined,
+  options: BenchOptions,
+): Promise<{ ours: DecodeRate; java: DecodeRate | undefined; bodyBytes: number }> {
+  const body = await fetchPullBody(client, broker.brokerAddr, broker.brokerName, topic);
+  const ours = measureNodeDecode(body, DECODE_WARMUP_MS, DECODE_MEASURE_MS);
+  if (java === undefined) return { ours, java: undefined, bodyBytes: body.length };
+  const bodyFile = join(tmpdir(), `rocketmq-lambda-bench-pull-body-${process.pid}.bin`);
+  await writeFile(bodyFile, body);
+  try {
+    const args = ['decode', bodyFile, String(DECODE_WARMUP_MS), String(DECODE_MEASURE_MS)];
+    const { result } = await runChild('java', javaBenchArgs(java, options.javaHeapMb, args), {
+      timeoutMs: 60_000,
+    });
+    return { ours, java: javaDecodeRate(result), bodyBytes: body.length };
+  } finally {
+    await rm(bodyFile, { force: true });
+  }
+}
+
+async function environment(): Promise<BenchEnvironment> {
+  const javaVersion = await runCommand('java', ['-version'], { timeoutMs: 30_000 });
+  const firstLine = `${javaVersion.stderr}${javaVersion.stdout}`.split('\n')[0] ?? 'unknown';
+  const cpuInfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const args = process.argv.slice(2);
+  return {
+    date: new Date().toISOString(),
+    cpus: cpus().length,
+    cpuModel: /^model name\s*:\s*(.+)$/m.exec(cpuInfo)?.[1]?.trim() ?? 'unknown CPU',
+    memoryMb: Math.round(totalmem() / 1024 / 1024),
+    nodeVersion: process.version,
+    javaVersion: firstLine.trim(),
+    command: args.length === 0 ? 'npm run bench' : `npm run bench -- ${args.join(' ')}`,
+  };
+}
+
+function rotate<T>(items: readonly T[], by: number): T[] {
+  const shift = by % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+}
+
+function log(line: string): void {
+  process.stderr.write(`[bench] ${line}\n`);
+}
+
+function fmt(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+function mib(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(1);
+}
+
+function secondsSince(ms: number): string {
+  return ((Date.now() - ms) / 1000).toFixed(1);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exit(1);
+  },
+);
