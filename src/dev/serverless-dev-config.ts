@@ -213,6 +213,8 @@ export function devConfigFromServerless(document: unknown, options: DevConfigOpt
   const values = Object.fromEntries(found.map((f, index) => [`Function${index}`, f.functionRef]));
   const raw = JSON.parse(renderPollerConfig(sub, values)) as Record<string, unknown>;
   if (nameServers === undefined) delete raw.nameServer;
+  // The deployed poller publishes its lag to CloudWatch for scaling; a dev loop has nothing to scale.
+  delete raw.metrics;
   raw.offsets = {
     store: 'dynamodb',
     table: DEV_OFFSETS_TABLE,

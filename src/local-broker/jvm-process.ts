@@ -72,7 +72,10 @@ export class JvmProcess {
       cwd: options.cwd,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: false,
+      // Its own process group: a terminal Ctrl-C (sent to our whole group) must not stop the broker
+      // while the poller still shuts down gracefully against it; we stop it ourselves, and the watchdog
+      // kills it if we die.
+      detached: true,
     });
     live.add(this.child);
     this.child.stdout?.on('data', (chunk: Buffer) => this.collect(chunk));

@@ -107,6 +107,8 @@ describe('devConfigFromServerless', () => {
     });
     expect(notices).toEqual([]);
     expect(config.nameServerAddresses).toEqual(['127.0.0.1:9876']);
+    // The deployed config publishes the lag metric; dev has nothing to scale and no CloudWatch.
+    expect(config.metrics.cloudwatch).toBeUndefined();
     expect(config.offsets).toMatchObject({
       store: 'dynamodb',
       table: DEV_OFFSETS_TABLE,
