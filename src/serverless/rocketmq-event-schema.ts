@@ -63,7 +63,11 @@ export const rocketmqEventSchema = z.strictObject({
     .optional()
     .meta({ description: 'A tag expression, or { sql: "a > 5" } (default "*").' }),
   batchSize: int(1, 10_000, 'Most messages per invoke (default 100).'),
-  maximumBatchingWindow: int(0, 300, 'Seconds a batch may wait to fill (default 0).'),
+  maximumBatchingWindow: int(
+    0,
+    300,
+    "Seconds a batch may wait to fill (absent: the poller's 0.5 s, as AWS's Kafka and MQ event sources).",
+  ),
   startingPosition: z
     .enum(['LATEST', 'TRIM_HORIZON', 'AT_TIMESTAMP'])
     .optional()

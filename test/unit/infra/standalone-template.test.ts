@@ -1,0 +1,472 @@
+/**
+ * The standalone CloudFormation template (infra/cloudformation/rocketmq-poller.yml) builds the poller's
+ * run config by hand with `!Sub`/`!If` into ROCKETMQ_LAMBDA_CONFIG. These tests evaluate it for parameter
+ * combinations, as CloudFormation would, and feed the result to the poller's own config parser with the
+ * environment the container gets.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConfigError } from '../../../src/config/config-error.js';
+import { loadConfigFromEnv, parseConfig } from '../../../src/config/load-config.js';
+import type { MappingConfig, RunConfig } from '../../../src/config/run-config.js';
+import { LAG_METRIC } from '../../../src/metrics/lag-metric.js';
+import {
+  CfnEvaluationError,
+  CfnEvaluator,
+  CfnParameterError,
+  type CfnTemplate,
+  parseCfnTemplate,
+  TEST_PSEUDO_PARAMETERS,
+} from './cfn-evaluate.js';
+
+const TEMPLATE_FILE = fileURLToPath(
+  new URL('../../../infra/cloudformation/rocketmq-poller.yml', import.meta.url),
+);
+const template: CfnTemplate = parseCfnTemplate(readFileSync(TEMPLATE_FILE, 'utf8'));
+
+const REGION = TEST_PSEUDO_PARAMETERS['AWS::Region'];
+const FUNCTION_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:orders-handler';
+const SQS_ARN = 'arn:aws:sqs:eu-west-1:123456789012:orders-failures';
+const SNS_ARN = 'arn:aws:sns:eu-west-1:123456789012:orders-failures';
+const ACL_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:rocketmq-acl-AbCdEf';
+
+/** The parameters without a Default. */
+const REQUIRED: Readonly<Record<string, string>> = {
+  FunctionArn: FUNCTION_ARN,
+  Topic: 'Orders',
+  ConsumerGroup: 'orders-fn',
+  NameServers: '10.0.0.1:9876;10.0.0.2:9876',
+  PollerImage: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/rocketmq-lambda:1.0.0',
+  SubnetIds: 'subnet-0a,subnet-0b',
+  SecurityGroupIds: 'sg-0a',
+};
+
+const containerSchema = z.object({
+  Name: z.string(),
+  Environment: z.array(z.object({ Name: z.string(), Value: z.string() })),
+  Secrets: z.array(z.object({ Name: z.string(), ValueFrom: z.string() })).optional(),
+});
+type Container = z.infer<typeof containerSchema>;
+
+interface Deployment {
+  readonly evaluator: CfnEvaluator;
+  readonly container: Container;
+  /** The container's environment; a secret's value stands in as `<ValueFrom>`. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly config: RunConfig;
+}
+
+function evaluatorFor(parameters: Readonly<Record<string, string>>): CfnEvaluator {
+  return new CfnEvaluator(template, { parameters: { ...REQUIRED, ...parameters } });
+}
+
+function pollerContainer(evaluator: CfnEvaluator): Container {
+  const definitions = z
+    .array(z.looseObject(containerSchema.shape))
+    .parse(evaluator.evaluateAt('Resources', 'TaskDefinition', 'Properties', 'ContainerDefinitions'));
+  const poller = definitions.find((definition) => definition.Name === 'poller');
+  if (poller === undefined) throw new Error('the task definition has no container named poller');
+  return poller;
+}
+
+/** ROCKETMQ_LAMBDA_CONFIG is not JSON (the poller would exit: `run` reads it with loadConfigFromEnv). */
+class NotJsonError extends Error {
+  override readonly name = 'NotJsonError';
+}
+
+/** Evaluates the template for `parameters` and parses ROCKETMQ_LAMBDA_CONFIG as the container would. */
+function deploy(parameters: Readonly<Record<string, string>> = {}): Deployment {
+  const evaluator = evaluatorFor(parameters);
+  const container = pollerContainer(evaluator);
+  const env: Record<string, string> = {};
+  for (const { Name, Value } of container.Environment) env[Name] = Value;
+  for (const { Name, ValueFrom } of container.Secrets ?? []) env[Name] = `<${ValueFrom}>`;
+  const text = env.ROCKETMQ_LAMBDA_CONFIG;
+  if (text === undefined) throw new Error('the poller container has no ROCKETMQ_LAMBDA_CONFIG');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (cause) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    throw new NotJsonError(
+      `ROCKETMQ_LAMBDA_CONFIG is not JSON for ${JSON.stringify(parameters)}: ${why}\n${text}`,
+      {
+        cause,
+      },
+    );
+  }
+  return { evaluator, container, env, config: parseConfig(raw, { baseDir: '/app', env }) };
+}
+
+function mappingOf(parameters: Readonly<Record<string, string>>): MappingConfig {
+  const [mapping, ...others] = deploy(parameters).config.mappings;
+  expect(others).toEqual([]);
+  if (mapping === undefined) throw new Error('no mapping');
+  return mapping;
+}
+
+/** What becomes of parameters CloudFormation takes: the poller accepts the config, or exits with problems. */
+function outcomeOf(parameters: Readonly<Record<string, string>>): string {
+  try {
+    evaluatorFor(parameters);
+  } catch (error) {
+    if (error instanceof CfnParameterError) return `CloudFormation refuses the parameters: ${error.message}`;
+    throw error;
+  }
+  try {
+    deploy(parameters);
+    return 'the poller accepts the config';
+  } catch (error) {
+    if (error instanceof ConfigError) return `the poller exits: ${error.problems.join('; ')}`;
+    if (error instanceof NotJsonError) return `the poller exits: ${error.message}`;
+    throw error;
+  }
+}
+
+describe('ROCKETMQ_LAMBDA_CONFIG of the standalone template', () => {
+  it('with the parameter defaults: valid JSON the parser accepts, with the mapping, table, region and metrics', () => {
+    const { config, env } = deploy();
+    expect(env.AWS_REGION).toBe(REGION);
+    expect(env.LOG_LEVEL).toBe('info');
+    expect({ ...config, mappings: [] }).toEqual({
+      source: undefined,
+      baseDir: '/app',
+      nameServerAddresses: ['10.0.0.1:9876', '10.0.0.2:9876'],
+      acl: undefined,
+      tls: false,
+      shutdownTimeoutMs: 110_000,
+      offsets: {
+        store: 'dynamodb',
+        table: 'OffsetsTable',
+        region: REGION,
+        endpoint: undefined,
+        createTable: false,
+        path: '/app/.rocketmq-lambda/offsets',
+      },
+      lambda: { region: REGION, endpoint: undefined },
+      destinations: { sqsEndpoint: undefined, snsEndpoint: undefined },
+      metrics: {
+        cloudwatch: {
+          namespace: LAG_METRIC.namespace,
+          intervalMs: 60_000,
+          region: REGION,
+          endpoint: undefined,
+        },
+      },
+      mappings: [],
+    });
+    expect(mappingOf({})).toMatchObject({
+      name: 'orders-fn',
+      topic: 'Orders',
+      consumerGroup: 'orders-fn',
+      functionRef: FUNCTION_ARN,
+      filter: { type: 'TAG', expression: '*' },
+      batchSize: 100,
+      maximumBatchingWindowMs: 500,
+      maxConcurrency: 10,
+      orderly: false,
+      orderlyFailure: 'skip',
+      maxReconsumeTimes: 16,
+      messageModel: 'CLUSTERING',
+      startingPosition: 'LATEST',
+      startingPositionTimestampMs: undefined,
+      bisectBatchOnError: false,
+      maxRecordAgeSeconds: -1,
+      onFailure: undefined,
+    });
+  });
+
+  it("has the parser's mapping defaults", () => {
+    const fromTemplate = mappingOf({});
+    const minimal = parseConfig(
+      {
+        nameServer: '10.0.0.1:9876',
+        offsets: { store: 'dynamodb', table: 't-offsets' },
+        mappings: [{ topic: 'Orders', consumerGroup: 'orders-fn', function: FUNCTION_ARN }],
+      },
+      { baseDir: '/app', env: {} },
+    ).mappings[0];
+    expect(fromTemplate).toEqual(minimal);
+  });
+
+  it('is what `rocketmq-lambda run` reads from the environment (loadConfigFromEnv)', () => {
+    const { config, env } = deploy({ AclSecretArn: ACL_SECRET_ARN, OnFailureArn: SQS_ARN });
+    expect(loadConfigFromEnv({ env, baseDir: '/app' })).toEqual({
+      ...config,
+      source: 'ROCKETMQ_LAMBDA_CONFIG',
+    });
+  });
+
+  it('passes an SQL92 filter as { sql }', () => {
+    const expression = "amount > 100 AND region = 'eu'";
+    expect(mappingOf({ FilterType: 'SQL92', FilterExpression: expression }).filter).toEqual({
+      type: 'SQL92',
+      expression,
+    });
+  });
+
+  it('passes a tag filter with || as a string', () => {
+    expect(mappingOf({ FilterExpression: 'TagA || TagB' }).filter).toEqual({
+      type: 'TAG',
+      expression: 'TagA || TagB',
+    });
+  });
+
+  it('passes orderly with its orderlyFailure block', () => {
+    expect(mappingOf({ Orderly: 'true', OrderlyFailure: 'block', MaxReconsumeTimes: '3' })).toMatchObject({
+      orderly: true,
+      orderlyFailure: 'block',
+      maxReconsumeTimes: 3,
+    });
+  });
+
+  it('leaves orderlyFailure out when not orderly (the parser rejects it there)', () => {
+    const { env } = deploy({ OrderlyFailure: 'block' });
+    expect(env.ROCKETMQ_LAMBDA_CONFIG).not.toContain('orderlyFailure');
+    expect(mappingOf({ OrderlyFailure: 'block' })).toMatchObject({ orderly: false, orderlyFailure: 'skip' });
+  });
+
+  it('passes AT_TIMESTAMP with its timestamp', () => {
+    const timestamp = '2025-01-31T12:00:00Z';
+    expect(
+      mappingOf({ StartingPosition: 'AT_TIMESTAMP', StartingPositionTimestamp: timestamp }),
+    ).toMatchObject({
+      startingPosition: 'AT_TIMESTAMP',
+      startingPositionTimestampMs: Date.parse(timestamp),
+    });
+    expect(
+      mappingOf({ StartingPosition: 'AT_TIMESTAMP', StartingPositionTimestamp: '2025-01-31T14:00+02:00' })
+        .startingPositionTimestampMs,
+    ).toBe(Date.parse(timestamp));
+  });
+
+  it('passes TRIM_HORIZON', () => {
+    expect(mappingOf({ StartingPosition: 'TRIM_HORIZON' })).toMatchObject({
+      startingPosition: 'TRIM_HORIZON',
+      startingPositionTimestampMs: undefined,
+    });
+  });
+
+  it.each([
+    ['an SQS queue', SQS_ARN],
+    ['an SNS topic', SNS_ARN],
+  ])('passes onFailure to %s', (_kind, arn) => {
+    expect(mappingOf({ OnFailureArn: arn }).onFailure).toBe(arn);
+  });
+
+  it('uses an existing table instead of the one it creates', () => {
+    const { config, evaluator } = deploy({ ExistingOffsetsTable: 'shared-offsets' });
+    expect(evaluator.condition('CreateTable')).toBe(false);
+    expect(config.offsets).toMatchObject({ store: 'dynamodb', table: 'shared-offsets', region: REGION });
+  });
+
+  it('takes the ACL keys from the secret, never from the config', () => {
+    const { config, container } = deploy({ AclSecretArn: ACL_SECRET_ARN });
+    expect(container.Secrets).toEqual([
+      { Name: 'ROCKETMQ_ACCESS_KEY', ValueFrom: `${ACL_SECRET_ARN}:accessKey::` },
+      { Name: 'ROCKETMQ_SECRET_KEY', ValueFrom: `${ACL_SECRET_ARN}:secretKey::` },
+    ]);
+    expect(config.acl).toEqual({
+      accessKey: `<${ACL_SECRET_ARN}:accessKey::>`,
+      secretKey: `<${ACL_SECRET_ARN}:secretKey::>`,
+    });
+    expect(deploy().container.Secrets).toBeUndefined();
+  });
+
+  it('passes TLS', () => {
+    expect(deploy({ Tls: 'true' }).config.tls).toBe(true);
+  });
+
+  it('passes the numbers, the message model and bisecting', () => {
+    const parameters = {
+      BatchSize: '500',
+      MaximumBatchingWindowMs: '2000',
+      MaxConcurrency: '50',
+      MaxReconsumeTimes: '0',
+      MessageModel: 'BROADCASTING',
+      BisectBatchOnError: 'true',
+      MaxRecordAgeSeconds: '3600',
+    };
+    expect(mappingOf(parameters)).toMatchObject({
+      batchSize: 500,
+      maximumBatchingWindowMs: 2000,
+      maxConcurrency: 50,
+      maxReconsumeTimes: 0,
+      messageModel: 'BROADCASTING',
+      bisectBatchOnError: true,
+      maxRecordAgeSeconds: 3600,
+    });
+  });
+
+  it('passes every option at once', () => {
+    const { config } = deploy({
+      FilterType: 'SQL92',
+      FilterExpression: 'a IS NOT NULL',
+      Orderly: 'true',
+      OrderlyFailure: 'block',
+      StartingPosition: 'AT_TIMESTAMP',
+      StartingPositionTimestamp: '2025-01-31T12:00:00Z',
+      OnFailureArn: SNS_ARN,
+      ExistingOffsetsTable: 'shared-offsets',
+      AclSecretArn: ACL_SECRET_ARN,
+      Tls: 'true',
+    });
+    expect(config).toMatchObject({
+      tls: true,
+      offsets: { table: 'shared-offsets' },
+      acl: expect.any(Object),
+    });
+    expect(config.mappings[0]).toMatchObject({
+      filter: { type: 'SQL92', expression: 'a IS NOT NULL' },
+      orderly: true,
+      orderlyFailure: 'block',
+      startingPositionTimestampMs: Date.parse('2025-01-31T12:00:00Z'),
+      onFailure: SNS_ARN,
+    });
+  });
+
+  it.each([
+    ['BatchSize', '1', 'batchSize', 1],
+    ['BatchSize', '10000', 'batchSize', 10_000],
+    ['MaximumBatchingWindowMs', '300000', 'maximumBatchingWindowMs', 300_000],
+    ['MaxConcurrency', '1', 'maxConcurrency', 1],
+    ['MaxConcurrency', '1000', 'maxConcurrency', 1000],
+    ['MaxReconsumeTimes', '10000', 'maxReconsumeTimes', 10_000],
+    ['MaxRecordAgeSeconds', '60', 'maxRecordAgeSeconds', 60],
+    ['MaxRecordAgeSeconds', '604800', 'maxRecordAgeSeconds', 604_800],
+  ] as const)('accepts the template bound %s=%s', (parameter, value, key, expected) => {
+    expect(mappingOf({ [parameter]: value })[key]).toBe(expected);
+  });
+});
+
+describe('parameters CloudFormation takes must give a config the poller accepts', () => {
+  // Each case names a combination the template lets through today (no constraint or Rule refuses it)
+  // while the poller's parser rejects the config, so the task would exit at start and the deployment fail.
+  it.each(['0', '59'])(
+    'BUG (template line ~126-131): MaxRecordAgeSeconds=%s is within MinValue -1 / MaxValue 604800, but the poller takes only -1 or 60-604800',
+    (seconds) => {
+      expect(outcomeOf({ MaxRecordAgeSeconds: seconds })).not.toMatch(/^the poller exits/);
+    },
+  );
+
+  it('BUG (template lines ~112-121, no Rules): StartingPosition=AT_TIMESTAMP without a StartingPositionTimestamp', () => {
+    expect(outcomeOf({ StartingPosition: 'AT_TIMESTAMP' })).not.toMatch(/^the poller exits/);
+  });
+
+  it('BUG (template lines ~112-121, no Rules): a StartingPositionTimestamp with StartingPosition=LATEST', () => {
+    expect(outcomeOf({ StartingPositionTimestamp: '2025-01-31T12:00:00Z' })).not.toMatch(/^the poller exits/);
+  });
+
+  it.each([
+    ['FilterExpression', 'TagA ||\tTagB'],
+    ['NameServers', '10.0.0.1:9876;\n10.0.0.2:9876'],
+  ])(
+    'BUG (template lines ~72 and ~140, AllowedPattern ^[^"\\\\]+$ lets control characters through): %s with a tab or line break gives invalid JSON',
+    (parameter, value) => {
+      expect(outcomeOf({ [parameter]: value })).not.toMatch(/^the poller exits/);
+    },
+  );
+
+  it('CloudFormation itself refuses values outside the parameter constraints', () => {
+    expect(outcomeOf({ BatchSize: '0' })).toMatch(
+      /^CloudFormation refuses the parameters: parameter BatchSize/,
+    );
+    expect(outcomeOf({ FilterExpression: 'a = "x"' })).toMatch(/AllowedPattern/);
+    expect(outcomeOf({ OnFailureArn: 'arn:aws:lambda:eu-west-1:123456789012:function:f' })).toMatch(
+      /AllowedPattern/,
+    );
+  });
+});
+
+describe('lag-based scaling of the standalone template', () => {
+  it('tracks the metric the pollers publish (LAG_METRIC) for the mapped consumer group', () => {
+    const { evaluator, config } = deploy({
+      EnableAutoScaling: 'true',
+      ExistingOffsetsTable: 'shared-offsets',
+    });
+    expect(evaluator.condition('ScaleOnLag')).toBe(true);
+    expect(z.object({ Condition: z.string() }).parse(template.Resources.LagScalingPolicy).Condition).toBe(
+      'ScaleOnLag',
+    );
+    const spec = evaluator.evaluateAt(
+      'Resources',
+      'LagScalingPolicy',
+      'Properties',
+      'TargetTrackingScalingPolicyConfiguration',
+      'CustomizedMetricSpecification',
+    );
+    expect(spec).toEqual({
+      Namespace: LAG_METRIC.namespace,
+      MetricName: LAG_METRIC.metricName,
+      Dimensions: [{ Name: LAG_METRIC.dimension, Value: 'orders-fn' }],
+      Statistic: LAG_METRIC.statistic,
+      Unit: LAG_METRIC.unit,
+    });
+    expect(config.metrics.cloudwatch?.namespace).toBe(LAG_METRIC.namespace);
+    expect(config.mappings[0]?.consumerGroup).toBe('orders-fn');
+    // The scaling policy reads one-minute averages.
+    expect(config.metrics.cloudwatch?.intervalMs).toBeLessThanOrEqual(60_000);
+
+    const role = evaluator.evaluateAt('Resources', 'TaskRole');
+    const statements = z
+      .object({
+        Properties: z.object({
+          Policies: z.array(
+            z.object({
+              PolicyDocument: z.object({ Statement: z.array(z.looseObject({ Sid: z.string() })) }),
+            }),
+          ),
+        }),
+      })
+      .parse(role)
+      .Properties.Policies.flatMap((item) => item.PolicyDocument.Statement);
+    expect(statements.find((statement) => statement.Sid === 'PublishLagMetric')).toMatchObject({
+      Action: 'cloudwatch:PutMetricData',
+      Condition: { StringEquals: { 'cloudwatch:namespace': LAG_METRIC.namespace } },
+    });
+  });
+});
+
+describe('the test evaluator (cfn-evaluate.ts)', () => {
+  it('turns short forms into long forms', () => {
+    expect(template.Conditions.HasAcl).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AclSecretArn' }, ''] }],
+    });
+    expect(parseCfnTemplate('Resources:\n  A: !GetAtt B.Arn\n').Resources.A).toEqual({
+      'Fn::GetAtt': ['B', 'Arn'],
+    });
+  });
+
+  it('evaluates both forms of Fn::Sub, pseudo parameters and the ! escape', () => {
+    const evaluator = evaluatorFor({});
+    expect(
+      evaluator.evaluate({
+        'Fn::Sub': `arn:\${AWS::Partition}:x:\${AWS::Region}:\${AWS::AccountId}:\${Topic}`,
+      }),
+    ).toBe('arn:aws:x:eu-west-1:123456789012:Orders');
+    expect(
+      evaluator.evaluate({ 'Fn::Sub': [`\${A}-\${!Topic}-\${LogGroup}`, { A: { Ref: 'ConsumerGroup' } }] }),
+    ).toBe(`orders-fn-\${Topic}-LogGroup`);
+  });
+
+  it('names what it does not support or cannot resolve, never passing silently', () => {
+    const evaluator = evaluatorFor({});
+    // The created table's ARN is a Fn::GetAtt.
+    expect(() => evaluator.evaluateAt('Resources', 'TaskRole')).toThrow(
+      /Resources\.TaskRole\..*Fn::GetAtt is not supported/,
+    );
+    expect(() => evaluator.evaluate({ 'Fn::Sub': `\${OffsetsTable.Arn}` })).toThrow(
+      /Fn::GetAtt is not supported/,
+    );
+    expect(() => evaluator.evaluate({ 'Fn::Join': ['/', ['a']] })).toThrow(/Fn::Join is not supported/);
+    expect(() => evaluator.evaluate({ Ref: 'Nothing' })).toThrow(CfnEvaluationError);
+    expect(() => evaluator.evaluate({ 'Fn::Sub': `\${SubnetIds}` })).toThrow(/not a string/);
+    expect(() => evaluatorFor({ ExistingCluster: 'c' }).evaluate({ Ref: 'Cluster' })).toThrow(
+      /condition CreateCluster is false/,
+    );
+    expect(() => new CfnEvaluator(template, { parameters: {} })).toThrow(/has no Default/);
+    expect(() => evaluatorFor({ Unknown: 'x' })).toThrow(/not in the template/);
+  });
+});
