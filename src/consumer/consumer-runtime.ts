@@ -329,12 +329,19 @@ export class ConsumerRuntime {
     await this.rebalancer.stopPulling();
     await this.consumeService.stop(o.shutdownTimeoutMs);
     await this.tasks.persist.stop();
-    await this.rebalancer.releaseAll();
+    let releaseError: unknown;
+    try {
+      await this.rebalancer.releaseAll();
+    } catch (error) {
+      releaseError = error;
+    }
     await this.tasks.heartbeat.stop();
     await this.heartbeat.unregisterFromAll();
     this.currentState = 'stopped';
     this.log.info('consumer stopped');
     this.emit({ type: 'stopped' });
+    // The stop went through, but was not clean: the caller reports it (the poller exits non-zero).
+    if (releaseError !== undefined) throw releaseError;
   }
 
   private async refreshRoutes(): Promise<void> {

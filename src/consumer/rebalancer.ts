@@ -7,6 +7,7 @@
  * and a running pull loop. Every change runs one at a time.
  */
 import type { OffsetStore } from '../offsets/offset-store.js';
+import { RocketMQError } from '../protocol/errors.js';
 import { compareJavaStrings, type MessageQueue, messageQueueKey } from '../protocol/message-queue.js';
 import type { Logger } from '../util/logger.js';
 import { allocateMessageQueueAveragely } from './allocate-message-queue-averagely.js';
@@ -145,18 +146,26 @@ export class Rebalancer {
 
   /**
    * Shutdown, after {@link stopPulling} and after consumption ended: marks every queue dropped, persists
-   * all offsets, runs the drop hooks (orderly unlock) and forgets the queues.
+   * all offsets, runs the drop hooks (orderly unlock) and forgets the queues. Rejects, after all of that,
+   * when the offsets could not be persisted (the messages handled since the last persist will be
+   * delivered again: the stop was not clean).
    */
   async releaseAll(): Promise<void> {
     const all = [...this.held.values()];
     this.held.clear();
     for (const held of all) held.processQueue.dropped = true;
+    let persistError: unknown;
     try {
       await this.o.offsetStore.persistAll(all.map((held) => held.queue));
     } catch (error) {
+      persistError = error;
       this.o.log.error({ err: error }, 'persisting offsets at shutdown failed');
     }
     await Promise.all(all.map((held) => this.afterDrop(held.queue, held.processQueue)));
+    if (persistError !== undefined) {
+      const reason = persistError instanceof Error ? persistError.message : String(persistError);
+      throw new RocketMQError(`persisting offsets at shutdown failed: ${reason}`, { cause: persistError });
+    }
   }
 
   private exclusive(task: () => Promise<void>): Promise<void> {

@@ -225,3 +225,28 @@ describe('ConsumerRuntime.lag()', () => {
     expect(t.maxOffsetCalls).toEqual([]);
   });
 });
+
+describe('ConsumerRuntime.stop()', () => {
+  it('finishes the stop but rejects when the offsets cannot be persisted at shutdown', async () => {
+    const t = setup(
+      { T: { brokerDatas: [broker('broker-a', [[0, MASTER_A]])], queueDatas: [queues('broker-a', 2)] } },
+      new Map([
+        ['T#0', 10],
+        ['T#1', 10],
+      ]),
+      { messageModel: 'BROADCASTING' },
+    );
+    await t.runtime.start();
+    const denied = new Error('EACCES: permission denied, open offsets.json');
+    t.offsetStore.persistAll = async () => {
+      throw denied;
+    };
+    const stopped = t.runtime.stop();
+    await expect(stopped).rejects.toThrow(
+      'persisting offsets at shutdown failed: EACCES: permission denied, open offsets.json',
+    );
+    await expect(stopped).rejects.toMatchObject({ cause: denied });
+    expect(t.runtime.state).toBe('stopped');
+    started.splice(started.indexOf(t.runtime), 1); // stopped here (afterEach would see the rejection again)
+  });
+});
