@@ -75,7 +75,6 @@ export class PullLoop {
   private readonly o: PullLoopOptions;
   private readonly queue: MessageQueue;
   private readonly abort = new AbortController();
-  private readonly aborted: Promise<{ kind: 'aborted' }>;
   private offset: number;
   private suggestedBrokerId = MASTER_BROKER_ID;
   private previouslyLocked = false;
@@ -91,9 +90,6 @@ export class PullLoop {
     this.queue = options.processQueue.messageQueue;
     this.offset = startOffset;
     this.previouslyLocked = startOffsetFromBroker;
-    this.aborted = new Promise((resolve) => {
-      this.abort.signal.addEventListener('abort', () => resolve({ kind: 'aborted' }), { once: true });
-    });
   }
 
   /** The offset the next pull asks for. */
@@ -211,13 +207,24 @@ export class PullLoop {
       },
       { timeoutMs: options.pullTimeoutMs },
     );
-    return Promise.race([
+    // Not Promise.race with one long-lived abort promise: every race leaves a reaction on it that keeps
+    // its pull result (and the messages' buffers) reachable until the loop stops.
+    const signal = this.abort.signal;
+    return new Promise((resolve) => {
+      const onAbort = () => resolve({ kind: 'aborted' });
       pull.then(
-        (result) => ({ kind: 'result' as const, result }),
-        (error: unknown) => ({ kind: 'error' as const, error }),
-      ),
-      this.aborted,
-    ]);
+        (result) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve({ kind: 'result', result });
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve({ kind: 'error', error });
+        },
+      );
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   /**
