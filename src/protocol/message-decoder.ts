@@ -142,29 +142,23 @@ export function decodeMessage(
   options: DecodeOptions = {},
   into: MessageExt[] = [],
 ): number {
+  // No per-record closures (this runs once per pulled message): errors come from badRecord().
   const start = offset;
   const remaining = buffer.length - start;
-  // Errors are built by plain calls, not per-record closures: this runs once per pulled message.
-  const fail = (reason: string) => new MessageDecodeError(reason, { byteOffset: start });
-  if (remaining < 4) throw fail(`${remaining} trailing bytes, too few for a record`);
+  if (remaining < 4) throw badRecord(`${remaining} trailing bytes, too few for a record`, start);
   const storeSize = buffer.readInt32BE(start);
   if (storeSize < MIN_RECORD_BYTES)
-    throw fail(`TOTALSIZE ${storeSize} is below the minimum ${MIN_RECORD_BYTES}`);
-  if (storeSize > remaining) throw fail(`TOTALSIZE ${storeSize} exceeds the ${remaining} bytes left`);
+    throw badRecord(`TOTALSIZE ${storeSize} is below the minimum ${MIN_RECORD_BYTES}`, start);
+  if (storeSize > remaining)
+    throw badRecord(`TOTALSIZE ${storeSize} exceeds the ${remaining} bytes left`, start);
   const end = start + storeSize;
   const magic = buffer.readInt32BE(start + 4);
   if (magic !== MESSAGE_MAGIC_CODE_V1 && magic !== MESSAGE_MAGIC_CODE_V2) {
     const what = magic === BLANK_MAGIC_CODE ? 'the commit-log blank magic' : 'an unknown magic code';
-    throw fail(`${what} 0x${(magic >>> 0).toString(16).padStart(8, '0')}`);
+    throw badRecord(`${what} 0x${(magic >>> 0).toString(16).padStart(8, '0')}`, start);
   }
   const queueOffset = readLong(buffer, start + 20, 'QUEUEOFFSET', start);
   const physicalOffset = readLong(buffer, start + 28, 'PHYSICALOFFSET', start);
-  const failAt = (reason: string, cause?: unknown) =>
-    new MessageDecodeError(
-      reason,
-      { byteOffset: start, queueOffset, physicalOffset },
-      cause === undefined ? {} : { cause },
-    );
 
   let sysFlag = buffer.readInt32BE(start + SYSFLAG_POSITION);
   const bornHostBytes = hasSysFlag(sysFlag, MessageSysFlag.BORNHOST_V6) ? 20 : 8;
@@ -175,36 +169,47 @@ export function decodeMessage(
   const reconsumePosition = storeHostPosition + storeHostBytes;
   const bodyLengthPosition = reconsumePosition + 12;
   let position = bodyLengthPosition + 4;
-  if (position > end) throw failAt(`IPv6 hosts need more than TOTALSIZE ${storeSize}`);
+  if (position > end)
+    throw badRecord(`IPv6 hosts need more than TOTALSIZE ${storeSize}`, start, queueOffset, physicalOffset);
 
   const bodyLength = buffer.readInt32BE(bodyLengthPosition);
   if (bodyLength < 0 || bodyLength > end - position)
-    throw failAt(`BODY length ${bodyLength} does not fit the record`);
+    throw badRecord(`BODY length ${bodyLength} does not fit the record`, start, queueOffset, physicalOffset);
   const storedBody = buffer.subarray(position, position + bodyLength);
   position += bodyLength;
 
   const v2 = magic === MESSAGE_MAGIC_CODE_V2;
-  if (position + (v2 ? 2 : 1) > end) throw failAt('record ends before the topic length');
+  if (position + (v2 ? 2 : 1) > end)
+    throw badRecord('record ends before the topic length', start, queueOffset, physicalOffset);
   const topicLength = v2 ? buffer.readInt16BE(position) : buffer.readInt8(position);
   position += v2 ? 2 : 1;
   if (topicLength < 0 || topicLength > end - position)
-    throw failAt(`topic length ${topicLength} does not fit the record`);
-  const topic = buffer.toString('utf8', position, position + topicLength);
+    throw badRecord(
+      `topic length ${topicLength} does not fit the record`,
+      start,
+      queueOffset,
+      physicalOffset,
+    );
+  const topic = LAST_TOPIC.get(buffer, position, position + topicLength, decodeUtf8);
   position += topicLength;
 
-  if (position + 2 > end) throw failAt('record ends before the properties length');
+  if (position + 2 > end)
+    throw badRecord('record ends before the properties length', start, queueOffset, physicalOffset);
   const propertiesLength = buffer.readInt16BE(position);
   position += 2;
   if (propertiesLength < 0 || propertiesLength !== end - position) {
-    throw failAt(
+    throw badRecord(
       `properties length ${propertiesLength} does not end the record (${end - position} bytes left)`,
+      start,
+      queueOffset,
+      physicalOffset,
     );
   }
   const properties = decodeProperties(buffer.toString('utf8', position, end));
 
   const bodyCrc = buffer.readInt32BE(start + 8);
   if (options.checkBodyCrc === true && bodyLength > 0 && computeBodyCrc(storedBody) !== bodyCrc) {
-    throw failAt(`BODYCRC ${bodyCrc} does not match the body`);
+    throw badRecord(`BODYCRC ${bodyCrc} does not match the body`, start, queueOffset, physicalOffset);
   }
   let body = storedBody;
   if (bodyLength > 0 && hasSysFlag(sysFlag, MessageSysFlag.COMPRESSED)) {
@@ -215,12 +220,18 @@ export function decodeMessage(
         options.maxBodyBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
       );
     } catch (err) {
-      throw failAt(`body does not decompress: ${err instanceof Error ? err.message : String(err)}`, err);
+      const reason = `body does not decompress: ${err instanceof Error ? err.message : String(err)}`;
+      throw badRecord(reason, start, queueOffset, physicalOffset, err);
     }
     sysFlag = clearCompressed(sysFlag);
   }
 
-  const storeHost = formatHost(buffer, storeHostPosition, storeHostBytes);
+  const storeHost = LAST_STORE_HOST.get(
+    buffer,
+    storeHostPosition,
+    storeHostPosition + storeHostBytes,
+    formatHost,
+  );
   const offsetMsgId = offsetMessageId(buffer, storeHostPosition, storeHostBytes, start + 28);
   const outer: MessageExt = {
     topic,
@@ -230,7 +241,7 @@ export function decodeMessage(
     sysFlag,
     flag: buffer.readInt32BE(start + 16),
     bornTimestamp: readLong(buffer, start + 40, 'BORNTIMESTAMP', start, queueOffset, physicalOffset),
-    bornHost: formatHost(buffer, bornHostPosition, bornHostBytes),
+    bornHost: LAST_BORN_HOST.get(buffer, bornHostPosition, bornHostPosition + bornHostBytes, formatHost),
     storeTimestamp: readLong(
       buffer,
       storeTimestampPosition,
@@ -261,6 +272,21 @@ export function decodeMessage(
   if (isInnerBatch(sysFlag)) unwrapInnerBatch(outer, start, into);
   else into.push(outer);
   return end;
+}
+
+/** The error for the record at `byteOffset`, with its offsets once they were read. */
+function badRecord(
+  reason: string,
+  byteOffset: number,
+  queueOffset?: number,
+  physicalOffset?: number,
+  cause?: unknown,
+): MessageDecodeError {
+  return new MessageDecodeError(
+    reason,
+    { byteOffset, queueOffset, physicalOffset },
+    cause === undefined ? {} : { cause },
+  );
 }
 
 /** Expands an inner-batch record into one message per batch entry (Java `MessageDecoder.decodeMessage`). */
@@ -318,6 +344,9 @@ function unwrapInnerBatch(outer: MessageExt, byteOffset: number, into: MessageEx
   }
 }
 
+/** 2^32, the weight of an int64's high word. */
+const HIGH_WORD = 0x1_0000_0000;
+
 /** Reads an int64 as a safe integer; `queueOffset`/`physicalOffset` name the record in the error. */
 function readLong(
   buffer: Buffer,
@@ -327,11 +356,12 @@ function readLong(
   queueOffset?: number,
   physicalOffset?: number,
 ): number {
-  const value = buffer.readBigInt64BE(position);
-  const number = Number(value);
+  // Two 32-bit reads, not readBigInt64BE: no BigInt per field. hi * 2^32 is exact; adding lo rounds
+  // only beyond 2^53, where the result is not a safe integer either way.
+  const number = buffer.readInt32BE(position) * HIGH_WORD + buffer.readUInt32BE(position + 4);
   if (!Number.isSafeInteger(number)) {
     const where = queueOffset === undefined ? { byteOffset } : { byteOffset, queueOffset, physicalOffset };
-    throw new MessageDecodeError(`${field} ${value} is beyond 2^53`, where);
+    throw new MessageDecodeError(`${field} ${buffer.readBigInt64BE(position)} is beyond 2^53`, where);
   }
   return number;
 }
@@ -362,7 +392,58 @@ function offsetMessageId(
   return out.toString('latin1', 0, pos);
 }
 
-function formatHost(buffer: Buffer, position: number, length: number): string {
+/**
+ * The last string decoded from one kind of field, with a copy of its bytes: the records of a pull body
+ * repeat their topic and hosts, and comparing a few bytes is cheaper than building the string again.
+ * Never holds the caller's buffer.
+ */
+class LastDecoded {
+  private readonly bytes: Buffer;
+  private length = -1;
+  private text = '';
+
+  constructor(maxBytes: number) {
+    this.bytes = Buffer.alloc(maxBytes);
+  }
+
+  /** `decode(buffer, start, end)`, or the remembered string when the bytes are the same as last time. */
+  get(
+    buffer: Buffer,
+    start: number,
+    end: number,
+    decode: (buffer: Buffer, start: number, end: number) => string,
+  ): string {
+    const length = end - start;
+    const bytes = this.bytes;
+    if (length === this.length) {
+      let i = 0;
+      while (i < length && bytes[i] === buffer[start + i]) i++;
+      if (i === length) return this.text;
+    }
+    const text = decode(buffer, start, end);
+    if (length <= bytes.length) {
+      buffer.copy(bytes, 0, start, end);
+      this.length = length;
+      this.text = text;
+    }
+    return text;
+  }
+}
+
+/** Topics up to this many bytes are remembered (v1 records allow 127). */
+const MAX_REMEMBERED_TOPIC_BYTES = 255;
+const LAST_TOPIC = new LastDecoded(MAX_REMEMBERED_TOPIC_BYTES);
+/** Hosts are an IPv4 (4) or IPv6 (16) address and a 4-byte port. */
+const LAST_BORN_HOST = new LastDecoded(20);
+const LAST_STORE_HOST = new LastDecoded(20);
+
+function decodeUtf8(buffer: Buffer, start: number, end: number): string {
+  return buffer.toString('utf8', start, end);
+}
+
+/** `ip:port` of the host field `buffer[position, end)` (4- or 16-byte address, then an int32 port). */
+function formatHost(buffer: Buffer, position: number, end: number): string {
+  const length = end - position;
   const ipLength = length - 4;
   const port = buffer.readInt32BE(position + ipLength);
   if (ipLength === 4) {
