@@ -9,7 +9,7 @@ import type { OffsetStore } from '../offsets/offset-store.js';
 import type { HeartbeatSubscription } from '../protocol/bodies.js';
 import { RocketMQError } from '../protocol/errors.js';
 import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscription.js';
-import { componentLogger, type Logger } from '../util/logger.js';
+import { childLogger, componentLogger, type Logger } from '../util/logger.js';
 import { ConsumeConcurrentlyService } from './consume-concurrently-service.js';
 import { ConsumeOrderlyService } from './consume-orderly-service.js';
 import type { ConsumeService, ConsumeServiceFactory } from './consume-service.js';
@@ -87,7 +87,7 @@ export class ConsumerRuntime {
     const o = this.options;
     this.client = deps.client;
     this.offsetStore = deps.offsetStore;
-    this.log = componentLogger('consumer.runtime', deps.logger).child({
+    this.log = childLogger(componentLogger('consumer.runtime', deps.logger), {
       mapping: o.name,
       consumerGroup: o.consumerGroup,
     });
@@ -126,7 +126,7 @@ export class ConsumerRuntime {
       counters: this.counters,
       heldQueues: () => this.rebalancer.processQueues(),
       onFatal: (error) => this.onFatal(error),
-      log: this.log.child({ component: 'consumer.consume' }),
+      log: componentLogger('consumer.consume', this.log),
     });
     const startOffsets = new StartOffsetResolver({
       offsetStore: deps.offsetStore,
@@ -136,7 +136,7 @@ export class ConsumerRuntime {
       startingPositionTimestamp: o.startingPositionTimestamp,
       retryTopic: o.retryTopic,
     });
-    const pullLog = this.log.child({ component: 'consumer.pull' });
+    const pullLog = componentLogger('consumer.pull', this.log);
     this.rebalancer = new Rebalancer({
       clientId: deps.client.clientId,
       broker: deps.client.broker,
@@ -145,7 +145,7 @@ export class ConsumerRuntime {
       offsetStore: deps.offsetStore,
       startOffsets,
       hooks: this.consumeService.queueHooks,
-      log: this.log.child({ component: 'consumer.rebalance' }),
+      log: componentLogger('consumer.rebalance', this.log),
       onQueuesChanged: (added, removed) => this.emit({ type: 'queues-changed', added, removed }),
       createPullLoop: (processQueue, startOffset, startOffsetFromBroker) =>
         new PullLoop(

@@ -16,7 +16,7 @@ import { type FunctionListenerStats, FunctionMessageListener } from '../invoke/f
 import type { Invoker } from '../invoke/invoker.js';
 import { CloudWatchLagPublisher } from '../metrics/cloudwatch-lag-publisher.js';
 import { RocketMQError } from '../protocol/errors.js';
-import { componentLogger, type Logger, rootLogger } from '../util/logger.js';
+import { childLogger, componentLogger, type Logger, rootLogger } from '../util/logger.js';
 import { FunctionTargets, type LambdaTargetStats } from './function-targets.js';
 import { HealthBeat } from './health-beat.js';
 import { OffsetStores, offsetStoreKindOf } from './offset-stores.js';
@@ -263,7 +263,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
 
   try {
     for (const mapping of config.mappings) {
-      const mappingLog = log.child({ mapping: mapping.name });
+      const mappingLog = childLogger(log, { mapping: mapping.name });
       const target = targets.forMapping(mapping);
       const listener = new FunctionMessageListener({
         invoker: target.invoker,

@@ -11,8 +11,31 @@ const defaultLevel = process.env.LOG_LEVEL ?? (process.env.VITEST ? 'silent' : '
 /** The process-wide root logger. */
 export const rootLogger: Logger = pino({ level: defaultLevel, base: { pid: process.pid } });
 
+/** Loggers made here: the logger they derive from and every binding they add to it, merged. */
+const derived = new WeakMap<Logger, { origin: Logger; bindings: Readonly<Record<string, unknown>> }>();
+
 /**
- * A child logger that stamps every line with its component name.
+ * A child logger with `bindings`, where a key bound by a parent made here is replaced rather than
+ * repeated (pino appends child bindings, so nested components would print `"component"` twice per line).
+ *
+ * @example
+ * ```ts
+ * const mappingLog = childLogger(componentLogger('poller'), { mapping: 'orders' });
+ * componentLogger('consumer.runtime', mappingLog).info('started');
+ * // => {"component":"consumer.runtime","mapping":"orders","msg":"started",...}
+ * ```
+ */
+export function childLogger(parent: Logger, bindings: Readonly<Record<string, unknown>>): Logger {
+  const known = derived.get(parent);
+  const origin = known?.origin ?? parent;
+  const merged = { ...known?.bindings, ...bindings };
+  const child = origin.child(merged);
+  derived.set(child, { origin, bindings: merged });
+  return child;
+}
+
+/**
+ * A child logger that stamps every line with its component name (replacing the parent's, if any).
  *
  * @example
  * ```ts
@@ -21,5 +44,5 @@ export const rootLogger: Logger = pino({ level: defaultLevel, base: { pid: proce
  * ```
  */
 export function componentLogger(component: string, parent: Logger = rootLogger): Logger {
-  return parent.child({ component });
+  return childLogger(parent, { component });
 }
