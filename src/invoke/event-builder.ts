@@ -85,17 +85,40 @@ function jsonUserProperties(properties: Readonly<Record<string, string>>): strin
   return `${json}}`;
 }
 
+/**
+ * The JSON string of the last value seen for a field that repeats from record to record (the topic, the
+ * broker, the hosts of a batch): one comparison instead of a scan when it did not change.
+ */
+class RepeatedJsonString {
+  #value = '';
+  #json = '""';
+
+  json(value: string): string {
+    if (value !== this.#value) {
+      this.#json = jsonString(value);
+      this.#value = value;
+    }
+    return this.#json;
+  }
+}
+
+const topicJson = new RepeatedJsonString();
+const brokerNameJson = new RepeatedJsonString();
+const bornHostJson = new RepeatedJsonString();
+const storeHostJson = new RepeatedJsonString();
+const tagsJson = new RepeatedJsonString();
+
 /** A record's JSON up to the field that opens its body (the body fields are last). */
 function recordHead(consumed: ConsumedMessage): string {
   const m = consumed.message;
   return (
     `{"messageId":${jsonString(m.msgId)},"offsetMsgId":${jsonString(m.offsetMsgId)}` +
-    `,"topic":${jsonString(consumed.topic)},"brokerName":${jsonString(consumed.queue.brokerName)}` +
+    `,"topic":${topicJson.json(consumed.topic)},"brokerName":${brokerNameJson.json(consumed.queue.brokerName)}` +
     `,"queueId":${m.queueId},"queueOffset":${m.queueOffset}` +
-    `,"tags":${m.tags === undefined ? 'null' : jsonString(m.tags)},"keys":${jsonStringArray(m.keys)}` +
+    `,"tags":${m.tags === undefined ? 'null' : tagsJson.json(m.tags)},"keys":${m.keys.length === 0 ? '[]' : jsonStringArray(m.keys)}` +
     `,"properties":${jsonUserProperties(m.properties)}` +
     `,"bornTimestamp":${m.bornTimestamp},"storeTimestamp":${m.storeTimestamp}` +
-    `,"bornHost":${jsonString(m.bornHost)},"storeHost":${jsonString(m.storeHost)}` +
+    `,"bornHost":${bornHostJson.json(m.bornHost)},"storeHost":${storeHostJson.json(m.storeHost)}` +
     `,"reconsumeTimes":${m.reconsumeTimes},`
   );
 }
@@ -254,35 +277,102 @@ export function serializeEvent(
   options: EventEncodingOptions = {},
 ): Buffer {
   const { maxPayloadBytes } = options;
-  const head = eventHead(consumerGroup);
-  const envelopeBytes = Buffer.byteLength(head, 'utf8') + EVENT_TAIL_BYTES;
-  const recordHeads = new Array<string>(messages.length);
-  const encodings = new Array<BodyEncoding>(messages.length);
-  let totalBytes = envelopeBytes - 1;
+  const envelopeBytes = estimateEventOverheadBytes(consumerGroup);
+  const layouts = new Array<RecordLayout>(messages.length);
   for (let i = 0; i < messages.length; i++) {
-    const consumed = messages[i] as ConsumedMessage;
-    const recordJsonHead = recordHead(consumed);
-    recordHeads[i] = recordJsonHead;
-    const headBytes = Buffer.byteLength(recordJsonHead, 'utf8');
-    const body = consumed.message.body;
-    if (maxPayloadBytes === undefined) {
-      encodings[i] = 'base64';
-      totalBytes += base64RecordBytes(headBytes, body);
-    } else {
-      const choice = choose(headBytes, body, maxPayloadBytes, envelopeBytes);
-      encodings[i] = choice.encoding;
-      totalBytes += choice.recordBytes;
-    }
+    layouts[i] = layoutRecord(messages[i] as ConsumedMessage, envelopeBytes, maxPayloadBytes);
   }
+  return serializeLayouts(consumerGroup, layouts);
+}
+
+/**
+ * A record measured for an event ({@link layoutRecord}): its JSON up to the body, its body and how the
+ * body travels. A batch is measured once, planned (`planLayouts`) and serialized
+ * ({@link serializeLayouts}) from the same layouts, sub-batches and bisected halves included.
+ *
+ * @example
+ * ```ts
+ * const layout: RecordLayout = layoutRecord(message, estimateEventOverheadBytes(group), maxPayloadBytes);
+ * if (layout.fits) console.log(`${layout.recordBytes} bytes as ${layout.encoding}`);
+ * ```
+ */
+export interface RecordLayout {
+  /** The record's JSON up to the field that opens its body. */
+  readonly head: string;
+  /** `head`'s length in UTF-8. */
+  readonly headBytes: number;
+  readonly body: Buffer;
+  /** As {@link chooseBodyEncoding} picks it (base64 when no payload limit was given). */
+  readonly encoding: BodyEncoding;
+  /** What the record adds to an event, its separating comma included (as {@link estimateRecordBytes}). */
+  readonly recordBytes: number;
+  /** Whether an event of this record alone fits the payload limit (`true` without a limit). */
+  readonly fits: boolean;
+}
+
+/**
+ * Measures `message`'s record once for an event whose envelope is `envelopeBytes` long
+ * ({@link estimateEventOverheadBytes}): the encoding and size {@link chooseBodyEncoding} gives for
+ * `maxPayloadBytes` (without it: base64, as {@link estimateRecordBytes}), with the JSON head that
+ * {@link serializeLayouts} writes.
+ *
+ * @example
+ * ```ts
+ * const envelopeBytes = estimateEventOverheadBytes(group);
+ * const layouts = batch.map((m) => layoutRecord(m, envelopeBytes, LAMBDA_MAX_PAYLOAD_BYTES));
+ * const payload = serializeLayouts(group, layouts);
+ * ```
+ */
+export function layoutRecord(
+  message: ConsumedMessage,
+  envelopeBytes: number,
+  maxPayloadBytes?: number | undefined,
+): RecordLayout {
+  const head = recordHead(message);
+  const headBytes = Buffer.byteLength(head, 'utf8');
+  const body = message.message.body;
+  if (maxPayloadBytes === undefined) {
+    const recordBytes = base64RecordBytes(headBytes, body);
+    return { head, headBytes, body, encoding: 'base64', recordBytes, fits: true };
+  }
+  const choice = choose(headBytes, body, maxPayloadBytes, envelopeBytes);
+  return {
+    head,
+    headBytes,
+    body,
+    encoding: choice.encoding,
+    recordBytes: choice.recordBytes,
+    fits: choice.fits,
+  };
+}
+
+/**
+ * The event of the records `layouts` describe, as JSON in UTF-8: the bytes {@link serializeEvent} writes
+ * for their messages (with the payload limit the layouts were measured with). Its length is
+ * `estimateEventOverheadBytes(consumerGroup) + Σ recordBytes - 1` for a non-empty batch.
+ *
+ * @example
+ * ```ts
+ * const envelopeBytes = estimateEventOverheadBytes(group);
+ * const layouts = batch.map((m) => layoutRecord(m, envelopeBytes, maxPayloadBytes));
+ * await invoker.invoke({ functionRef, payload: serializeLayouts(group, layouts) });
+ * ```
+ */
+export function serializeLayouts(consumerGroup: string, layouts: readonly RecordLayout[]): Buffer {
+  const head = eventHead(consumerGroup);
+  let totalBytes = Buffer.byteLength(head, 'utf8') + EVENT_TAIL_BYTES - 1;
+  for (let i = 0; i < layouts.length; i++) totalBytes += (layouts[i] as RecordLayout).recordBytes;
   // Every record counted its separating comma; an empty batch has none to give back.
-  if (messages.length === 0) totalBytes += 1;
+  if (layouts.length === 0) totalBytes += 1;
   const out = Buffer.allocUnsafe(totalBytes);
   let pos = out.write(head, 0, 'utf8');
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = 0; i < layouts.length; i++) {
+    const layout = layouts[i] as RecordLayout;
     if (i > 0) out[pos++] = COMMA;
-    pos += out.write(recordHeads[i] as string, pos, 'utf8');
-    const body = (messages[i] as ConsumedMessage).message.body;
-    if (encodings[i] === 'utf8') {
+    // An ASCII head (its UTF-8 length is its length) is copied byte for byte, without UTF-8 encoding work.
+    pos += out.write(layout.head, pos, layout.headBytes === layout.head.length ? 'latin1' : 'utf8');
+    const body = layout.body;
+    if (layout.encoding === 'utf8') {
       pos += out.write(UTF8_BODY_OPEN, pos, 'latin1');
       pos = writeEscapedUtf8(body, out, pos);
     } else {

@@ -13,11 +13,11 @@ import type {
 import { RocketMQError } from '../protocol/errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { BatchOutcome, type DeadLetterDecision } from './batch-outcome.js';
-import { serializeEvent } from './event-builder.js';
+import { type RecordLayout, serializeLayouts } from './event-builder.js';
 import type { FailureDestination } from './failure-destination.js';
 import { buildFailureRecord, type FailureCondition } from './failure-record.js';
 import type { InvokeFailureKind, Invoker } from './invoker.js';
-import { LAMBDA_MAX_PAYLOAD_BYTES, planPayloads } from './payload-splitter.js';
+import { LAMBDA_MAX_PAYLOAD_BYTES, planLayouts } from './payload-splitter.js';
 import { type FunctionResultNotice, mapFunctionResult } from './result-mapper.js';
 
 /** How many message ids a failed-batch log line quotes at most. */
@@ -30,6 +30,12 @@ const BISECT_KINDS: ReadonlySet<InvokeFailureKind> = new Set([
   'timeout',
   'malformed-response',
 ]);
+
+/** A batch with the layout of each record planned for an invoke (by batch index). */
+interface PlannedBatch {
+  readonly messages: readonly ConsumedMessage[];
+  readonly layouts: readonly (RecordLayout | undefined)[];
+}
 
 /**
  * Options of {@link FunctionMessageListener}.
@@ -171,12 +177,14 @@ export class FunctionMessageListener implements MessageListener {
         candidates.push(index);
       }
     }
-    const plan = planPayloads(this.#consumerGroup, messages, candidates, this.#maxPayloadBytes);
+    // Each record is measured once: the plan's layouts serve every invoke, bisected halves included.
+    const plan = planLayouts(this.#consumerGroup, messages, candidates, this.#maxPayloadBytes);
+    const batch: PlannedBatch = { messages, layouts: plan.layouts };
     for (const { index, reason } of plan.oversize) {
       outcome.deadLetter({ index, condition: 'PayloadSizeExceeded', reason });
     }
     if (plan.chunks.length > 1) this.#splitBatches++;
-    for (const chunk of plan.chunks) await this.#deliver(chunk, messages, context, outcome);
+    for (const chunk of plan.chunks) await this.#deliver(chunk, batch, context, outcome);
 
     const result = outcome.toConsumeResult();
     const deadLetters = outcome.deadLetters();
@@ -205,7 +213,7 @@ export class FunctionMessageListener implements MessageListener {
   /** Invokes the messages at `indexes`, splitting or bisecting as needed, and records the results. */
   async #deliver(
     indexes: readonly number[],
-    messages: readonly ConsumedMessage[],
+    batch: PlannedBatch,
     context: ConsumeContext,
     outcome: BatchOutcome,
   ): Promise<void> {
@@ -217,8 +225,11 @@ export class FunctionMessageListener implements MessageListener {
       outcome.recordNotInvoked(indexes, 'not invoked: the consume was aborted');
       return;
     }
-    const subBatch = indexes.map((index) => messages[index] as ConsumedMessage);
-    const payload = serializeEvent(this.#consumerGroup, subBatch, { maxPayloadBytes: this.#maxPayloadBytes });
+    const { messages, layouts } = batch;
+    const payload = serializeLayouts(
+      this.#consumerGroup,
+      indexes.map((index) => layouts[index] as RecordLayout),
+    );
     this.#invokes++;
     const invoked = await this.#invoker.invoke({
       functionRef: this.#functionRef,
@@ -235,12 +246,12 @@ export class FunctionMessageListener implements MessageListener {
         });
         return;
       }
-      await this.#deliverHalves(indexes, messages, context, outcome);
+      await this.#deliverHalves(indexes, batch, context, outcome);
       return;
     }
     const result = mapFunctionResult(
       invoked,
-      subBatch.map((m) => ({ messageId: m.message.msgId })),
+      indexes.map((index) => ({ messageId: (messages[index] as ConsumedMessage).message.msgId })),
       {
         onNotice: (notice: FunctionResultNotice) =>
           this.#log.warn(
@@ -261,7 +272,7 @@ export class FunctionMessageListener implements MessageListener {
         { functionRef: this.#functionRef, size: indexes.length, reason: result.reason },
         'invoke failed, bisecting',
       );
-      await this.#deliverHalves(indexes, messages, context, outcome);
+      await this.#deliverHalves(indexes, batch, context, outcome);
       return;
     }
     outcome.recordInvoke(indexes, result);
@@ -269,13 +280,13 @@ export class FunctionMessageListener implements MessageListener {
 
   async #deliverHalves(
     indexes: readonly number[],
-    messages: readonly ConsumedMessage[],
+    batch: PlannedBatch,
     context: ConsumeContext,
     outcome: BatchOutcome,
   ): Promise<void> {
     const middle = Math.ceil(indexes.length / 2);
-    await this.#deliver(indexes.slice(0, middle), messages, context, outcome);
-    await this.#deliver(indexes.slice(middle), messages, context, outcome);
+    await this.#deliver(indexes.slice(0, middle), batch, context, outcome);
+    await this.#deliver(indexes.slice(middle), batch, context, outcome);
   }
 
   async #reportDeadLetters(

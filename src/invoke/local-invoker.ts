@@ -112,6 +112,12 @@ export interface LocalInvokerOptions {
 type HandlerFunction = (event: unknown, context: RocketMQHandlerContext, callback: LambdaCallback) => unknown;
 type LambdaCallback = (error?: unknown, result?: unknown) => void;
 type ModuleNamespace = Readonly<Record<string, unknown>>;
+/** What a `local:` reference names: the module file, the export, the context's function name. */
+interface LocalTarget {
+  readonly file: string;
+  readonly exportName: string;
+  readonly functionName: string;
+}
 
 /**
  * An {@link Invoker} that imports handler modules (once each, with `import()`; `.ts` modules work under
@@ -141,6 +147,8 @@ export class LocalInvoker implements Invoker {
   readonly #region: string;
   readonly #log: Logger;
   readonly #modules = new Map<string, Promise<ModuleNamespace>>();
+  /** Parsed function references (module file, export, context function name), by reference. */
+  readonly #targets = new Map<string, LocalTarget>();
   #closed = false;
 
   constructor(options: LocalInvokerOptions) {
@@ -155,7 +163,8 @@ export class LocalInvoker implements Invoker {
   async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
     const { functionRef, payload, signal } = request;
     if (this.#closed) throw new InvokeError('the local invoker is closed', { functionRef, fatal: true });
-    const handler = await this.#loadHandler(functionRef);
+    const target = this.#target(functionRef);
+    const handler = await this.#loadHandler(functionRef, target);
     let event: unknown;
     try {
       event = JSON.parse(payload.toString('utf8'));
@@ -163,18 +172,32 @@ export class LocalInvoker implements Invoker {
       throw new InvokeError(`the event for ${functionRef} is not JSON`, { functionRef, cause });
     }
     if (signal?.aborted) return abortedOutcome(signal);
-    return this.#run(handler, event, functionRef, signal);
+    return this.#run(handler, target.functionName, event, functionRef, signal);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     this.#modules.clear();
+    this.#targets.clear();
+  }
+
+  /** What a reference names, parsed once per reference (a pure function of it and the base dir). */
+  #target(functionRef: string): LocalTarget {
+    let target = this.#targets.get(functionRef);
+    if (target === undefined) {
+      const { modulePath, exportName } = parseLocalFunctionRef(functionRef);
+      target = {
+        file: path.resolve(this.#baseDir, modulePath),
+        exportName,
+        functionName: localFunctionName(functionRef),
+      };
+      this.#targets.set(functionRef, target);
+    }
+    return target;
   }
 
   /** Resolves the handler function of a reference, importing its module on first use. */
-  async #loadHandler(functionRef: string): Promise<HandlerFunction> {
-    const { modulePath, exportName } = parseLocalFunctionRef(functionRef);
-    const file = path.resolve(this.#baseDir, modulePath);
+  async #loadHandler(functionRef: string, { file, exportName }: LocalTarget): Promise<HandlerFunction> {
     let loading = this.#modules.get(file);
     if (loading === undefined) {
       loading = import(/* @vite-ignore */ pathToFileURL(file).href) as Promise<ModuleNamespace>;
@@ -205,12 +228,13 @@ export class LocalInvoker implements Invoker {
 
   #run(
     handler: HandlerFunction,
+    functionName: string,
     event: unknown,
     functionRef: string,
     signal: AbortSignal | undefined,
   ): Promise<InvokeOutcome> {
     const timeoutMs = this.#timeoutMs;
-    const context = this.#createContext(functionRef, Date.now() + timeoutMs);
+    const context = this.#createContext(functionName, Date.now() + timeoutMs);
     return new Promise<InvokeOutcome>((resolve) => {
       let settled = false;
       const finish = (outcome: InvokeOutcome): void => {
@@ -263,8 +287,7 @@ export class LocalInvoker implements Invoker {
     });
   }
 
-  #createContext(functionRef: string, deadlineMs: number): RocketMQHandlerContext {
-    const functionName = localFunctionName(functionRef);
+  #createContext(functionName: string, deadlineMs: number): RocketMQHandlerContext {
     const now = new Date();
     const day = `${now.getUTCFullYear()}/${pad2(now.getUTCMonth() + 1)}/${pad2(now.getUTCDate())}`;
     return {

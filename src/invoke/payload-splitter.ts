@@ -7,7 +7,12 @@
 
 import type { ConsumedMessage } from '../consumer/message-listener.js';
 import { RocketMQError } from '../protocol/errors.js';
-import { chooseBodyEncoding, estimateEventOverheadBytes } from './event-builder.js';
+import {
+  chooseBodyEncoding,
+  estimateEventOverheadBytes,
+  layoutRecord,
+  type RecordLayout,
+} from './event-builder.js';
 
 /**
  * Lambda's limit on a synchronous invoke's request body: 6 MiB. Lambda refuses larger requests with
@@ -84,11 +89,51 @@ export function planPayloads(
   indexes: readonly number[],
   maxPayloadBytes: number,
 ): PayloadPlan {
+  const { chunks, oversize } = planLayouts(consumerGroup, messages, indexes, maxPayloadBytes);
+  return { chunks, oversize };
+}
+
+/**
+ * A {@link PayloadPlan} with the layout of every planned message, so that its sub-batches are
+ * serialized (`serializeLayouts`) without measuring the records again.
+ *
+ * @example
+ * ```ts
+ * const plan = planLayouts(group, batch, batch.map((_, i) => i), LAMBDA_MAX_PAYLOAD_BYTES);
+ * const payload = serializeLayouts(group, (plan.chunks[0] ?? []).map((i) => plan.layouts[i] as RecordLayout));
+ * ```
+ */
+export interface LayoutPlan extends PayloadPlan {
+  /** By batch index: the layout of each message of `chunks` (undefined for the others). */
+  readonly layouts: readonly (RecordLayout | undefined)[];
+}
+
+/**
+ * {@link planPayloads}, keeping each planned message's layout (`layoutRecord` with `maxPayloadBytes`):
+ * `serializeLayouts(consumerGroup, chunk.map((i) => layouts[i]))` is byte for byte
+ * `serializeEvent(consumerGroup, chunk.map((i) => messages[i]), { maxPayloadBytes })`, for a chunk or
+ * any part of one.
+ *
+ * @example
+ * ```ts
+ * const { chunks, layouts } = planLayouts(group, batch, batch.map((_, i) => i), maxPayloadBytes);
+ * for (const chunk of chunks) {
+ *   await invoke(serializeLayouts(group, chunk.map((i) => layouts[i] as RecordLayout)));
+ * }
+ * ```
+ */
+export function planLayouts(
+  consumerGroup: string,
+  messages: readonly ConsumedMessage[],
+  indexes: readonly number[],
+  maxPayloadBytes: number,
+): LayoutPlan {
   const envelopeBytes = estimateEventOverheadBytes(consumerGroup);
   // The envelope, minus the comma that every record's size counts but one.
   const baseBytes = envelopeBytes - 1;
   const chunks: number[][] = [];
   const oversize: OversizeMessage[] = [];
+  const layouts = new Array<RecordLayout | undefined>(messages.length);
   let current: number[] = [];
   let currentBytes = baseBytes;
   const flush = (): void => {
@@ -100,31 +145,43 @@ export function planPayloads(
     const message = messages[index];
     if (message === undefined)
       throw new RocketMQError(`index ${index} is outside the batch of ${messages.length}`);
-    const choice = chooseBodyEncoding(message, maxPayloadBytes, envelopeBytes);
-    if (!choice.fits) {
-      const textEventBytes =
-        choice.utf8RecordBytes === undefined ? undefined : baseBytes + choice.utf8RecordBytes;
-      const eventBytes = baseBytes + choice.recordBytes;
-      oversize.push({
-        index,
-        eventBytes,
-        textEventBytes,
-        reason: oversizeReason(message.message.body.length, eventBytes, textEventBytes, maxPayloadBytes),
-      });
+    const layout = layoutRecord(message, envelopeBytes, maxPayloadBytes);
+    if (!layout.fits) {
+      oversize.push(oversizeMessage(index, message, maxPayloadBytes, envelopeBytes));
       continue;
     }
-    if (choice.encoding === 'utf8') {
+    layouts[index] = layout;
+    if (layout.encoding === 'utf8') {
       // A record that fits only as text nearly fills an invoke anyway: it gets one of its own.
       flush();
       chunks.push([index]);
       continue;
     }
-    if (currentBytes + choice.recordBytes > maxPayloadBytes) flush();
+    if (currentBytes + layout.recordBytes > maxPayloadBytes) flush();
     current.push(index);
-    currentBytes += choice.recordBytes;
+    currentBytes += layout.recordBytes;
   }
   flush();
-  return { chunks, oversize };
+  return { chunks, oversize, layouts };
+}
+
+function oversizeMessage(
+  index: number,
+  message: ConsumedMessage,
+  maxPayloadBytes: number,
+  envelopeBytes: number,
+): OversizeMessage {
+  const baseBytes = envelopeBytes - 1;
+  const choice = chooseBodyEncoding(message, maxPayloadBytes, envelopeBytes);
+  const utf8RecordBytes = choice.fits ? undefined : choice.utf8RecordBytes;
+  const textEventBytes = utf8RecordBytes === undefined ? undefined : baseBytes + utf8RecordBytes;
+  const eventBytes = baseBytes + choice.recordBytes;
+  return {
+    index,
+    eventBytes,
+    textEventBytes,
+    reason: oversizeReason(message.message.body.length, eventBytes, textEventBytes, maxPayloadBytes),
+  };
 }
 
 function oversizeReason(
