@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { Producer, type ProducerMessage } from '../client/producer.js';
 import { RocketMQClient } from '../client/rocketmq-client.js';
 import { type DevSession, startDevSession } from '../dev/dev-session.js';
-import { componentLogger, flushLogs, rootLogger } from '../util/logger.js';
+import { componentLogger, rootLogger } from '../util/logger.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SAMPLE_DURATION_MS = 20_000;
@@ -163,13 +163,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 main().then(
-  async (code) => {
-    await flushLogs();
-    process.exit(code);
-  },
-  async (error: unknown) => {
+  (code) => process.exit(code),
+  (error: unknown) => {
     console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    await flushLogs();
     process.exit(1);
   },
 );

@@ -5,7 +5,6 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { flushLogs } from '../util/logger.js';
 import { type CliIo, processIo } from './cli-io.js';
 import { devCommand } from './dev-command.js';
 import { healthCommand } from './health-command.js';
@@ -89,15 +88,11 @@ function isEntryPoint(): boolean {
 
 if (isEntryPoint()) {
   main(process.argv.slice(2), processIo()).then(
-    async (code) => {
-      await flushLogs();
-      process.exit(code);
-    },
-    async (error: unknown) => {
+    (code) => process.exit(code),
+    (error: unknown) => {
       process.stderr.write(
         `rocketmq-lambda: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
       );
-      await flushLogs();
       process.exit(1);
     },
   );

@@ -46,34 +46,3 @@ export function childLogger(parent: Logger, bindings: Readonly<Record<string, un
 export function componentLogger(component: string, parent: Logger = rootLogger): Logger {
   return childLogger(parent, { component });
 }
-
-/** How long {@link flushLogs} waits for the log stream before giving up. */
-const FLUSH_TIMEOUT_MS = 2000;
-
-/**
- * Resolves once the root logger's buffered lines are written (or after 2 s). Call it before
- * `process.exit`: pino writes stdout asynchronously, and an exit with a write in flight loses the last
- * lines (e.g. the poller's final `stopped`).
- *
- * @example
- * ```ts
- * await flushLogs();
- * process.exit(code);
- * ```
- */
-export function flushLogs(logger: Logger = rootLogger): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, FLUSH_TIMEOUT_MS);
-    timer.unref();
-    try {
-      logger.flush(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    } catch (error) {
-      clearTimeout(timer);
-      process.stderr.write(`rocketmq-lambda: flushing the logs failed: ${String(error)}\n`);
-      resolve();
-    }
-  });
-}

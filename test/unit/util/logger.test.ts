@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { childLogger, componentLogger, flushLogs } from '../../../src/util/logger.js';
+import { childLogger, componentLogger } from '../../../src/util/logger.js';
 
 /** A pino logger writing its JSON lines into `lines`. */
 function recording(): { root: pino.Logger; lines: string[] } {
@@ -51,24 +51,5 @@ describe('componentLogger / childLogger', () => {
       'kept',
     ]);
     expect((JSON.parse(lines[0] ?? '{}') as { component: string }).component).toBe('b');
-  });
-});
-
-describe('flushLogs', () => {
-  it('resolves once the stream has written what was logged', async () => {
-    const lines: string[] = [];
-    let flushed = 0;
-    const stream = {
-      write: (text: string) => lines.push(text),
-      flush: (callback: (error?: Error) => void) => {
-        flushed++;
-        setImmediate(callback);
-      },
-    };
-    const log = pino({ base: undefined }, stream);
-    log.info('stopped');
-    await flushLogs(log);
-    expect(flushed).toBe(1);
-    expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(['stopped']);
   });
 });
