@@ -8,8 +8,15 @@ export type Logger = pino.Logger;
 
 const defaultLevel = process.env.LOG_LEVEL ?? (process.env.VITEST ? 'silent' : 'info');
 
-/** The process-wide root logger. */
-export const rootLogger: Logger = pino({ level: defaultLevel, base: { pid: process.pid } });
+/**
+ * The process-wide root logger. Its stdout writes are synchronous: with pino's default asynchronous
+ * destination, a `process.exit` while a write is in flight writes the buffered later lines first and the
+ * in-flight ones after (or never), so a stopping poller's last lines came out of order or were lost.
+ */
+export const rootLogger: Logger = pino(
+  { level: defaultLevel, base: { pid: process.pid } },
+  pino.destination({ dest: 1, sync: true }),
+);
 
 /** Loggers made here: the logger they derive from and every binding they add to it, merged. */
 const derived = new WeakMap<Logger, { origin: Logger; bindings: Readonly<Record<string, unknown>> }>();
