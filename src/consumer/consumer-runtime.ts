@@ -7,7 +7,6 @@
  */
 import type { OffsetStore } from '../offsets/offset-store.js';
 import type { HeartbeatSubscription } from '../protocol/bodies.js';
-import { RocketMQError } from '../protocol/errors.js';
 import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscription.js';
 import { childLogger, componentLogger, type Logger } from '../util/logger.js';
 import { ConsumeConcurrentlyService } from './consume-concurrently-service.js';
@@ -73,6 +72,7 @@ export class ConsumerRuntime {
   private readonly heartbeat: ConsumerHeartbeat;
   private readonly consumeService: ConsumeService;
   private readonly rebalancer: Rebalancer;
+  private readonly startOffsets: StartOffsetResolver;
   private readonly tasks: Record<'heartbeat' | 'routes' | 'rebalance' | 'persist', PeriodicTask>;
   private readonly listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
   private readonly unregister: (() => void)[] = [];
@@ -136,6 +136,7 @@ export class ConsumerRuntime {
       startingPositionTimestamp: o.startingPositionTimestamp,
       retryTopic: o.retryTopic,
     });
+    this.startOffsets = startOffsets;
     const pullLog = componentLogger('consumer.pull', this.log);
     this.rebalancer = new Rebalancer({
       clientId: deps.client.clientId,
@@ -307,16 +308,7 @@ export class ConsumerRuntime {
    */
   async lag(): Promise<ConsumerLag> {
     const { queues } = await this.status();
-    const measured = await measureQueueLag(queues, async (queue) => {
-      const address = this.routes.masterAddress(queue.brokerName);
-      if (address === undefined)
-        throw new RocketMQError(`no master address known for broker ${queue.brokerName}`);
-      return this.client.broker.getMaxOffset(address, {
-        topic: queue.topic,
-        queueId: queue.queueId,
-        bname: queue.brokerName,
-      });
-    });
+    const measured = await measureQueueLag(queues, (queue) => this.startOffsets.maxOffset(queue));
     const o = this.options;
     return summarizeLag({ name: o.name, consumerGroup: o.consumerGroup, topic: o.topic }, measured);
   }

@@ -72,7 +72,11 @@ export class StartOffsetResolver {
     return address;
   }
 
-  private maxOffset(queue: MessageQueue): Promise<number> {
+  /**
+   * The broker's max offset of `queue` (the offset its next message gets), asked at its master; rejects
+   * when no master address is known.
+   */
+  maxOffset(queue: MessageQueue): Promise<number> {
     return this.options.broker.getMaxOffset(this.address(queue), {
       topic: queue.topic,
       queueId: queue.queueId,
