@@ -55,7 +55,7 @@ export class BrokerError extends RocketMQError {
     const remark = options.remark === undefined || options.remark === '' ? '' : `: ${options.remark}`;
     super(
       `${requestCodeName(options.requestCode)} to ${options.address} failed with ${info.name} (${options.code})${remark}`,
-      { cause: options.cause, retriable: options.retriable ?? info.retriable },
+      { cause: options.cause, retriable: options.retriable ?? info.retriable, permanent: info.permanent },
     );
     this.code = options.code;
     this.remark = options.remark;

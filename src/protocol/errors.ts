@@ -13,11 +13,18 @@
 export class RocketMQError extends Error {
   /** Trying the same call again later may succeed. */
   readonly retriable: boolean;
+  /**
+   * A refusal that will not go away without a change of configuration or permissions (wrong ACL keys,
+   * an untrusted certificate, a missing table): a poller that meets one stops and says why instead of
+   * retrying forever. Never set together with `retriable`.
+   */
+  readonly permanent: boolean;
 
-  constructor(message: string, options: { cause?: unknown; retriable?: boolean } = {}) {
+  constructor(message: string, options: { cause?: unknown; retriable?: boolean; permanent?: boolean } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.retriable = options.retriable ?? false;
+    this.permanent = options.permanent ?? false;
+    this.retriable = this.permanent ? false : (options.retriable ?? false);
   }
 }
 

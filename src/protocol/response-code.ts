@@ -45,9 +45,19 @@ export interface ResponseCodeInfo {
   staleRoute: boolean;
   /** Our group membership or subscription is not (yet) known to the broker: heartbeat / rebalance. */
   needsRebalance: boolean;
+  /**
+   * A refusal that only a change of credentials or permissions cures (see consumer/refusal-watch.ts for
+   * why one such answer alone does not stop a consumer).
+   */
+  permanent: boolean;
 }
 
 const flags: Partial<Record<keyof typeof ResponseCode, Partial<ResponseCodeInfo>>> = {
+  // Wrong or unknown ACL credentials, an unsigned request to an ACL broker, a denied group or topic; also
+  // a broker or topic an operator made unreadable or unwritable.
+  NO_PERMISSION: { permanent: true },
+  // The broker cannot compile the subscription's filter: the same filter fails the same way.
+  SUBSCRIPTION_PARSE_FAILED: { permanent: true },
   SYSTEM_ERROR: { retriable: true },
   SYSTEM_BUSY: { retriable: true },
   FLUSH_DISK_TIMEOUT: { retriable: true },
@@ -71,7 +81,7 @@ const flags: Partial<Record<keyof typeof ResponseCode, Partial<ResponseCodeInfo>
 const table = new Map<number, ResponseCodeInfo>(
   (Object.entries(ResponseCode) as [keyof typeof ResponseCode, number][]).map(([name, code]) => [
     code,
-    { name, retriable: false, staleRoute: false, needsRebalance: false, ...flags[name] },
+    { name, retriable: false, staleRoute: false, needsRebalance: false, permanent: false, ...flags[name] },
   ]),
 );
 
@@ -86,6 +96,12 @@ const table = new Map<number, ResponseCodeInfo>(
  */
 export function responseCodeInfo(code: number): ResponseCodeInfo {
   return (
-    table.get(code) ?? { name: `CODE_${code}`, retriable: false, staleRoute: false, needsRebalance: false }
+    table.get(code) ?? {
+      name: `CODE_${code}`,
+      retriable: false,
+      staleRoute: false,
+      needsRebalance: false,
+      permanent: false,
+    }
   );
 }
