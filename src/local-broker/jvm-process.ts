@@ -1,8 +1,8 @@
 /**
  * A long-running JVM child (namesrv or broker) that cannot outlive us: its output is kept (last
- * lines) for error messages, `stop()` sends SIGTERM then SIGKILL after a grace period, and a tiny
- * `sh` watchdog kills it when our process dies in any way (even SIGKILL), because the watchdog
- * reads a pipe from us and sees end-of-file when we are gone.
+ * lines) for error messages, `stop()` sends SIGTERM then SIGKILL after a grace period (`kill()`
+ * sends SIGKILL at once), and a tiny `sh` watchdog kills it when our process dies in any way (even
+ * SIGKILL), because the watchdog reads a pipe from us and sees end-of-file when we are gone.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { componentLogger, type Logger } from '../util/logger.js';
@@ -132,6 +132,16 @@ export class JvmProcess {
       );
       this.child.kill('SIGKILL');
     }
+    return this.exited;
+  }
+
+  /**
+   * Kills the JVM with SIGKILL at once, as a crash or an OOM kill would: no shutdown hook runs, nothing
+   * is flushed. Resolves when it has exited. Safe to call more than once.
+   */
+  async kill(): Promise<JvmExit> {
+    if (this.exit) return this.exit;
+    this.child.kill('SIGKILL');
     return this.exited;
   }
 

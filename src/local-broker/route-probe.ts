@@ -1,9 +1,12 @@
 /**
  * One-shot requests over a fresh socket, the readiness check of the local broker: GET_ROUTEINFO_BY_TOPIC
  * (105) to the name server, and the registration nudge to the broker. They depend only on the
- * protocol layer, so they work before (and independently of) the client's connection machinery.
+ * protocol layer, so they work before (and independently of) the client's connection machinery;
+ * against a TLS-enforcing or ACL-enabled broker they connect with TLS and sign their requests.
  */
-import { Socket } from 'node:net';
+import net from 'node:net';
+import tls from 'node:tls';
+import { type AclCredentials, signRequest } from '../protocol/acl-signer.js';
 import { ProtocolError } from '../protocol/errors.js';
 import {
   CLIENT_LANGUAGE,
@@ -47,9 +50,24 @@ export interface RouteProbeResult {
   route?: ProbedTopicRoute | undefined;
 }
 
+/**
+ * How a one-shot request reaches its server: plaintext and unsigned unless told otherwise.
+ *
+ * @example
+ * ```ts
+ * const connect: ProbeConnectOptions = { tls: { ca: caPem }, credentials: { accessKey: 'admin', secretKey } };
+ * ```
+ */
+export interface ProbeConnectOptions {
+  /** Connect with TLS, with these options (`host` and `port` are added). @default plaintext */
+  tls?: tls.ConnectionOptions | undefined;
+  /** Sign the request with these ACL credentials. @default unsigned */
+  credentials?: AclCredentials | undefined;
+}
+
 /** Options of {@link probeTopicRoute}. */
-export interface RouteProbeOptions {
-  /** Gives up (rejects) after this long, connect included. @default 3000 */
+export interface RouteProbeOptions extends ProbeConnectOptions {
+  /** Gives up (rejects) after this long, connect (and TLS handshake) included. @default 3000 */
   timeoutMs?: number;
 }
 
@@ -74,37 +92,52 @@ export async function probeTopicRoute(
     namesrvAddr,
     { code: RequestCode.GET_ROUTEINFO_BY_TOPIC, extFields: { topic, acceptStandardJsonOnly: 'true' } },
     options.timeoutMs ?? 3000,
+    options,
   );
   return toProbeResult(response);
 }
 
 /**
  * Sends one request over a socket of its own and resolves with the response, closing the socket.
- * Rejects with {@link LocalBrokerError} when the server cannot be reached or does not answer within
- * `timeoutMs` (connect included), with {@link ProtocolError} on undecodable bytes.
+ * Rejects with {@link LocalBrokerError} when the server cannot be reached (TLS handshake failures
+ * included, as its `cause`) or does not answer within `timeoutMs` (connect included), with
+ * {@link ProtocolError} on undecodable bytes.
  *
  * @example
  * ```ts
  * const response = await oneShotRequest('127.0.0.1:10911',
- *   { code: RequestCode.UPDATE_BROKER_CONFIG, extFields: {}, body: Buffer.from('brokerPermission=6\n') }, 3000);
+ *   { code: RequestCode.UPDATE_BROKER_CONFIG, extFields: {}, body: Buffer.from('brokerPermission=6\n') }, 3000,
+ *   { tls: { ca: caPem }, credentials });
  * ```
  */
 export function oneShotRequest(
   address: string,
   request: { code: number; extFields: Record<string, string>; body?: Buffer },
   timeoutMs: number,
+  connect: ProbeConnectOptions = {},
 ): Promise<RemotingCommand> {
   const { host, port } = splitAddress(address);
   const opaque = 1;
+  const extFields =
+    connect.credentials === undefined
+      ? request.extFields
+      : signRequest(request.extFields, request.body, connect.credentials);
   const frame = encodeFrame({
     ...request,
+    extFields,
     language: CLIENT_LANGUAGE,
     version: CLIENT_VERSION,
     opaque,
     flag: 0,
   });
   return new Promise<RemotingCommand>((resolve, reject) => {
-    const socket = new Socket();
+    const onConnected = (): void => {
+      socket.write(frame);
+    };
+    const socket =
+      connect.tls === undefined
+        ? net.connect({ host, port }, onConnected)
+        : tls.connect({ ...connect.tls, host, port }, onConnected);
     const splitter = new FrameSplitter();
     let settled = false;
     const finish = (outcome: { response: RemotingCommand } | { error: Error }): void => {
@@ -138,9 +171,6 @@ export function oneShotRequest(
           error: err instanceof Error ? err : new ProtocolError('undecodable response', { cause: err }),
         });
       }
-    });
-    socket.connect({ host, port }, () => {
-      socket.write(frame);
     });
   });
 }
