@@ -115,7 +115,8 @@ export class NameServerClient {
 
   /**
    * Asks the name servers for a route, bypassing the cache: the preferred one first, then each other
-   * one on network errors and retriable answers (e.g. "name server not ready").
+   * one on network errors, retriable answers (e.g. "name server not ready") and routes that fail to
+   * parse or exceed the route caps (ProtocolError, thrown when every name server gave one).
    */
   async queryRoute(topic: string): Promise<TopicRouteData> {
     const header: GetRouteInfoRequestHeader = { topic, acceptStandardJsonOnly: true };
@@ -152,11 +153,25 @@ export class NameServerClient {
         }
         throw error;
       }
-      this.preferredIndex = index;
       if (response.body === undefined) {
+        this.preferredIndex = index;
         throw new ProtocolError(`GET_ROUTEINFO_BY_TOPIC response from ${address} for ${topic} has no body`);
       }
-      return parseTopicRouteData(response.body);
+      let route: TopicRouteData;
+      try {
+        route = parseTopicRouteData(response.body);
+      } catch (error) {
+        // A malformed or oversized route (see MAX_ROUTE_QUEUE_NUMS) from one name server: another may
+        // answer sanely; if none does, the caller keeps the route it had.
+        this.log.warn(
+          { address, topic, err: error },
+          'name server sent an unusable route, trying the next one',
+        );
+        lastError = error;
+        continue;
+      }
+      this.preferredIndex = index;
+      return route;
     }
     throw lastError;
   }

@@ -37,6 +37,34 @@ export const DEFAULT_MAX_IN_FLIGHT = 4096;
 export const DEFAULT_ONEWAY_TIMEOUT_MS = 30_000;
 
 /**
+ * How long a partly received frame may go without a single new byte before the connection is given up:
+ * 10 s. A peer that sent a length prefix and then stalls would otherwise hold every later response
+ * behind that frame. 10 s is well above a healthy broker's longest stop-the-world pause (hundreds of ms,
+ * a few seconds in a bad full GC) and below the 15 s a broker holds a long-polling pull (30 s pull timeout), so a
+ * stalled frame is noticed before the requests waiting behind it time out on their own.
+ *
+ * @example
+ * ```ts
+ * new Connection({ address, partialFrameTimeoutMs: DEFAULT_PARTIAL_FRAME_TIMEOUT_MS / 100 }); // tests
+ * ```
+ */
+export const DEFAULT_PARTIAL_FRAME_TIMEOUT_MS = 10_000;
+
+/**
+ * Bytes of request frames (and replies) queued on a connection but not yet taken by the socket, beyond
+ * which a new request fails fast with SendQueueFullError: 64 MiB, four frames of the 16 MiB maximum.
+ * A request is always accepted while nothing is queued, however large. At 1 Gbit/s 64 MiB is half a
+ * second of sending; more queued means the peer or the network is the bottleneck, and queueing further
+ * only grows memory while the requests at the back run into their timeouts.
+ *
+ * @example
+ * ```ts
+ * new Connection({ address, maxQueuedBytes: DEFAULT_MAX_QUEUED_BYTES / 4 });
+ * ```
+ */
+export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+
+/**
  * A request to send: our language, version and a fresh opaque are added.
  *
  * @example
@@ -112,6 +140,19 @@ export interface ConnectionOptions {
   connectTimeoutMs?: number;
   /** Requests beyond it fail fast with InFlightLimitError. @default 4096 */
   maxInFlight?: number;
+  /**
+   * Close the socket a request (or a oneway's write) timed out on, failing the other requests on it with
+   * a retriable ConnectionClosedError, so the next request reconnects. A timeout usually means the
+   * connection is the problem (a half-open TCP connection after a network change, a peer stuck
+   * mid-frame, a load balancer that dropped the flow): keeping it would time out every later request
+   * too. Java's client does the same (`clientCloseSocketIfTimeout`, on by default).
+   * @default true
+   */
+  closeOnTimeout?: boolean;
+  /** Give up a link whose partly received frame got no byte for this long. @default 10000 */
+  partialFrameTimeoutMs?: number;
+  /** Unsent bytes beyond which requests fail fast with SendQueueFullError. @default 64 MiB */
+  maxQueuedBytes?: number;
   /** Largest accepted length prefix of an incoming frame. @default MAX_FRAME_LENGTH */
   maxFrameBytes?: number;
   /** Answers broker-initiated requests; without it every non-oneway request gets code 3. */

@@ -1,7 +1,7 @@
 /**
  * A remoting connection to one name server or broker: request/response correlation by opaque, per-request
- * timeouts, oneway sends, answers to broker-initiated requests, lazy connect and reconnect on demand.
- * It knows frames, not request codes.
+ * timeouts (closing the socket a request timed out on), oneway sends, answers to broker-initiated
+ * requests under a memory budget, lazy connect and reconnect on demand. It knows frames, not request codes.
  */
 import type tls from 'node:tls';
 import { RocketMQError } from '../protocol/errors.js';
@@ -21,7 +21,9 @@ import {
   type ConnectionOptions,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_QUEUED_BYTES,
   DEFAULT_ONEWAY_TIMEOUT_MS,
+  DEFAULT_PARTIAL_FRAME_TIMEOUT_MS,
   type RemotingRequest,
   type RequestHandler,
 } from './connection-options.js';
@@ -30,8 +32,10 @@ import {
   InFlightLimitError,
   type NetworkError,
   RequestTimeoutError,
+  SendQueueFullError,
 } from './errors.js';
-import { answerInboundRequest } from './inbound-request.js';
+import { InboundBudget } from './inbound-budget.js';
+import { serveInboundRequest } from './inbound-request.js';
 import { processOpaqueCounter } from './opaque.js';
 import { SocketLink, type WriteHandle } from './socket-link.js';
 
@@ -45,7 +49,9 @@ export type {
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_QUEUED_BYTES,
   DEFAULT_ONEWAY_TIMEOUT_MS,
+  DEFAULT_PARTIAL_FRAME_TIMEOUT_MS,
 } from './connection-options.js';
 
 /** Node's setTimeout fires at once for delays above 2^31 - 1 ms, so longer timeouts are clamped to it. */
@@ -64,7 +70,8 @@ interface PendingRequest {
 /**
  * One remoting connection. Connects on the first request (concurrent first requests share the connect),
  * reconnects on the next request after the socket closed, and never reconnects on its own while idle.
- * Emits no events; failures surface as typed rejections of the calls that they affect.
+ * A request that times out closes its socket (unless `closeOnTimeout: false`). Emits no events; failures
+ * surface as typed rejections of the calls that they affect.
  *
  * @example
  * ```ts
@@ -82,11 +89,16 @@ export class Connection {
   private readonly connectTimeoutMs: number;
   private readonly maxInFlight: number;
   private readonly maxFrameBytes: number;
+  private readonly closeOnTimeout: boolean;
+  private readonly partialFrameTimeoutMs: number;
+  private readonly maxQueuedBytes: number;
   private readonly requestHandler: RequestHandler | undefined;
   private readonly beforeSend: ((command: RemotingCommand) => RemotingCommand) | undefined;
   private readonly onCloseCallback: ((event: ConnectionCloseEvent) => void) | undefined;
   private readonly logger: Logger;
   private link: SocketLink | undefined;
+  /** The inbound-request budget of {@link Connection.link}. */
+  private budget: InboundBudget | undefined;
   private readonly pending = new Map<number, PendingRequest>();
   private onewaysInFlight = 0;
   private closedByUser = false;
@@ -100,6 +112,12 @@ export class Connection {
     this.connectTimeoutMs = positiveOr(options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS);
     this.maxInFlight = positiveOr(options.maxInFlight, DEFAULT_MAX_IN_FLIGHT);
     this.maxFrameBytes = Math.min(positiveOr(options.maxFrameBytes, MAX_FRAME_LENGTH), MAX_FRAME_LENGTH);
+    this.closeOnTimeout = options.closeOnTimeout ?? true;
+    this.partialFrameTimeoutMs = Math.min(
+      positiveOr(options.partialFrameTimeoutMs, DEFAULT_PARTIAL_FRAME_TIMEOUT_MS),
+      MAX_TIMER_DELAY_MS,
+    );
+    this.maxQueuedBytes = positiveOr(options.maxQueuedBytes, DEFAULT_MAX_QUEUED_BYTES);
     this.requestHandler = options.requestHandler;
     this.beforeSend = options.beforeSend;
     this.onCloseCallback = options.onClose;
@@ -121,10 +139,31 @@ export class Connection {
     return this.pending.size + this.onewaysInFlight;
   }
 
+  /** Bytes of requests and replies queued on the current socket and not yet taken by it. */
+  get queuedBytes(): number {
+    return this.link?.queuedBytes ?? 0;
+  }
+
+  /** Peer-initiated requests on the current socket being answered or whose reply is not yet written. */
+  get inboundPending(): number {
+    return this.budget?.requests ?? 0;
+  }
+
+  /** Bytes of replies to peer-initiated requests queued on the current socket and not yet written. */
+  get queuedReplyBytes(): number {
+    return this.budget?.replyBytes ?? 0;
+  }
+
+  /** True while reading the current socket is paused because too many inbound requests are pending. */
+  get isReadingPaused(): boolean {
+    return this.link?.isReadingPaused ?? false;
+  }
+
   /**
    * Sends a request and resolves with the response, whatever its code. Rejects with
-   * RequestTimeoutError, ConnectError, ConnectionClosedError, InFlightLimitError, or the ProtocolError
-   * of an unencodable request.
+   * RequestTimeoutError, ConnectError, ConnectionClosedError, InFlightLimitError, SendQueueFullError, or
+   * the ProtocolError of an unencodable request. With `closeOnTimeout`, a timeout also fails the other
+   * requests on the same socket with a ConnectionClosedError whose `cause` is the RequestTimeoutError.
    */
   request(request: RemotingRequest, timeoutMs: number): Promise<RemotingCommand> {
     return new Promise<RemotingCommand>((resolve, reject) => {
@@ -138,6 +177,8 @@ export class Connection {
         return reject(error);
       }
       const link = this.currentLink();
+      const full = this.queueRefusal(link, frame.length);
+      if (full) return reject(full);
       const entry: PendingRequest = {
         opaque,
         code: request.code,
@@ -156,8 +197,9 @@ export class Connection {
 
   /**
    * Sends a request with the oneway flag and resolves once the socket took it; no response is awaited.
-   * Rejects with ConnectError, ConnectionClosedError, InFlightLimitError, or RequestTimeoutError when the
-   * frame could not be written within `timeoutMs`.
+   * Rejects with ConnectError, ConnectionClosedError, InFlightLimitError, SendQueueFullError, or
+   * RequestTimeoutError when the frame could not be written within `timeoutMs` (which, with
+   * `closeOnTimeout`, also closes the socket).
    */
   oneway(request: RemotingRequest, timeoutMs: number = DEFAULT_ONEWAY_TIMEOUT_MS): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -170,6 +212,9 @@ export class Connection {
       } catch (error) {
         return reject(error);
       }
+      const link = this.currentLink();
+      const full = this.queueRefusal(link, frame.length);
+      if (full) return reject(full);
       this.onewaysInFlight++;
       let settled = false;
       const finish = (error: NetworkError | undefined): void => {
@@ -183,11 +228,18 @@ export class Connection {
       const timer = setTimeout(
         () => {
           handle.cancel();
-          finish(new RequestTimeoutError({ address: this.address, timeoutMs, opaque, code: request.code }));
+          const timeout = new RequestTimeoutError({
+            address: this.address,
+            timeoutMs,
+            opaque,
+            code: request.code,
+          });
+          finish(timeout);
+          this.closeAfterTimeout(link, timeout);
         },
         Math.min(timeoutMs, MAX_TIMER_DELAY_MS),
       );
-      const handle = this.currentLink().write(frame, finish);
+      const handle = link.write(frame, finish);
     });
   }
 
@@ -200,6 +252,7 @@ export class Connection {
     for (const entry of [...this.pending.values()]) this.settle(entry, error);
     const link = this.link;
     this.link = undefined;
+    this.budget = undefined;
     if (link) await link.end(error);
   }
 
@@ -214,6 +267,19 @@ export class Connection {
       return new InFlightLimitError({ address: this.address, maxInFlight: this.maxInFlight });
     }
     return undefined;
+  }
+
+  /** A SendQueueFullError when `frameBytes` more would overfill the link's send queue. */
+  private queueRefusal(link: SocketLink, frameBytes: number): SendQueueFullError | undefined {
+    const queuedBytes = link.queuedBytes;
+    // An empty queue takes any frame, so a single large request is never refused.
+    if (queuedBytes === 0 || queuedBytes + frameBytes <= this.maxQueuedBytes) return undefined;
+    return new SendQueueFullError({
+      address: this.address,
+      queuedBytes,
+      frameBytes,
+      maxQueuedBytes: this.maxQueuedBytes,
+    });
   }
 
   private encodeRequest(request: RemotingRequest, opaque: number, flag: number): Buffer {
@@ -240,24 +306,37 @@ export class Connection {
   /** The link to write on: the current one unless it closed, else a new one (reconnect on demand). */
   private currentLink(): SocketLink {
     if (this.link && this.link.state !== 'closed') return this.link;
-    this.link = new SocketLink({
+    const link = new SocketLink({
       address: this.address,
       host: this.host,
       port: this.port,
       tls: this.tls,
       connectTimeoutMs: this.connectTimeoutMs,
       maxFrameBytes: this.maxFrameBytes,
+      partialFrameTimeoutMs: this.partialFrameTimeoutMs,
       logger: this.logger,
       onOpen: () => this.logger.debug({ address: this.address }, 'connected'),
-      onFrame: (link, command) => this.onFrame(link, command),
-      onClose: (link, error) => this.onLinkClose(link, error),
+      onFrame: (from, command) => this.onFrame(from, command, budget),
+      onClose: (from, error) => this.onLinkClose(from, error),
     });
-    return this.link;
+    const budget = new InboundBudget(
+      { pause: () => link.pauseReading(), resume: () => link.resumeReading() },
+      { address: this.address, logger: this.logger },
+    );
+    this.link = link;
+    this.budget = budget;
+    return link;
   }
 
-  private onFrame(link: SocketLink, command: RemotingCommand): void {
+  private onFrame(link: SocketLink, command: RemotingCommand, budget: InboundBudget): void {
     if (!isResponse(command)) {
-      this.onInboundRequest(link, command);
+      serveInboundRequest(command, {
+        connection: this,
+        link,
+        budget,
+        handler: this.requestHandler,
+        logger: this.logger,
+      });
       return;
     }
     const entry = this.pending.get(command.opaque);
@@ -271,39 +350,39 @@ export class Connection {
     this.settle(entry, command);
   }
 
-  private onInboundRequest(link: SocketLink, request: RemotingCommand): void {
-    answerInboundRequest(request, this, this.requestHandler, this.logger)
-      .then((reply) => {
-        if (reply === undefined) return;
-        if (link.state !== 'open') {
-          this.logger.debug(
-            { address: this.address, opaque: request.opaque },
-            'reply dropped: socket closed',
-          );
-          return;
-        }
-        link.write(reply, (error) => {
-          if (error) this.logger.debug({ address: this.address, err: error }, 'reply not written');
-        });
-      })
-      .catch((error: unknown) => {
-        this.logger.error(
-          { address: this.address, code: request.code, err: error },
-          'answering a request failed',
-        );
-      });
-  }
-
   private onTimeout(entry: PendingRequest, timeoutMs: number): void {
     entry.write?.cancel();
-    this.settle(
-      entry,
-      new RequestTimeoutError({ address: this.address, timeoutMs, opaque: entry.opaque, code: entry.code }),
+    const timeout = new RequestTimeoutError({
+      address: this.address,
+      timeoutMs,
+      opaque: entry.opaque,
+      code: entry.code,
+    });
+    this.settle(entry, timeout);
+    this.closeAfterTimeout(entry.link, timeout);
+  }
+
+  /**
+   * With `closeOnTimeout`, fails the link a request timed out on: the other requests on it fail now
+   * with a retriable ConnectionClosedError caused by the timeout, and the next request reconnects.
+   */
+  private closeAfterTimeout(link: SocketLink, timeout: RequestTimeoutError): void {
+    if (!this.closeOnTimeout || link.state === 'closed') return;
+    const message =
+      `connection to ${this.address} closed because request code ${timeout.code} ` +
+      `(opaque ${timeout.opaque}) timed out after ${timeout.timeoutMs} ms`;
+    this.logger.warn(
+      { address: this.address, code: timeout.code, timeoutMs: timeout.timeoutMs },
+      'request timed out, closing the connection',
     );
+    link.abort(new ConnectionClosedError(message, { address: this.address, cause: timeout }));
   }
 
   private onLinkClose(link: SocketLink, error: NetworkError): void {
-    if (this.link === link) this.link = undefined;
+    if (this.link === link) {
+      this.link = undefined;
+      this.budget = undefined;
+    }
     for (const entry of [...this.pending.values()]) {
       if (entry.link === link) this.settle(entry, error);
     }

@@ -18,6 +18,8 @@ export interface NetworkErrorOptions {
   address: string;
   cause?: unknown;
   retriable?: boolean;
+  /** A refusal that will not go away without a configuration change (e.g. a TLS mismatch); never retriable. */
+  permanent?: boolean;
 }
 
 /**
@@ -35,14 +37,19 @@ export class NetworkError extends RocketMQError {
   readonly address: string;
 
   constructor(message: string, options: NetworkErrorOptions) {
-    super(message, { cause: options.cause, retriable: options.retriable ?? false });
+    super(message, {
+      cause: options.cause,
+      retriable: options.retriable ?? false,
+      permanent: options.permanent ?? false,
+    });
     this.address = options.address;
   }
 }
 
 /**
  * The connection could not be established: refused, unreachable, TLS handshake failed or timed out.
- * Retriable.
+ * Retriable, unless `permanent` (TLS on one side only: the peer speaks TLS and we do not, or the other
+ * way round), which no retry can fix.
  *
  * @example
  * ```ts
@@ -124,5 +131,34 @@ export class InFlightLimitError extends NetworkError {
       retriable: true,
     });
     this.maxInFlight = options.maxInFlight;
+  }
+}
+
+/**
+ * The bytes already queued on the socket and not yet written, plus this frame, would exceed
+ * `maxQueuedBytes`; this request was not sent. Retriable once the socket has drained: the peer (or the
+ * network) is slower than we produce, and queueing more would only grow memory.
+ *
+ * @example
+ * ```ts
+ * try { await connection.oneway({ code: 36, body }, 3000) } catch (err) {
+ *   if (err instanceof SendQueueFullError) await delay(100)
+ * }
+ * ```
+ */
+export class SendQueueFullError extends NetworkError {
+  /** Bytes queued unsent when the request was refused. */
+  readonly queuedBytes: number;
+  /** The cap that would have been exceeded. */
+  readonly maxQueuedBytes: number;
+
+  constructor(options: { address: string; queuedBytes: number; frameBytes: number; maxQueuedBytes: number }) {
+    super(
+      `${options.queuedBytes} bytes already queued unsent to ${options.address}; a frame of ` +
+        `${options.frameBytes} bytes would exceed the ${options.maxQueuedBytes}-byte send queue`,
+      { address: options.address, retriable: true },
+    );
+    this.queuedBytes = options.queuedBytes;
+    this.maxQueuedBytes = options.maxQueuedBytes;
   }
 }

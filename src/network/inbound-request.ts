@@ -1,6 +1,7 @@
 /**
  * Requests the broker sends us (NOTIFY_CONSUMER_IDS_CHANGED, GET_CONSUMER_RUNNING_INFO, ...): run the
- * handler and build the reply Java's NettyRemotingAbstract would send. Oneway requests are never answered.
+ * handler, build the reply Java's NettyRemotingAbstract would send and write it, counted by the link's
+ * inbound budget from arrival until written. Oneway requests are never answered.
  */
 import {
   CLIENT_LANGUAGE,
@@ -14,6 +15,63 @@ import { ResponseCode } from '../protocol/response-code.js';
 import type { Logger } from '../util/logger.js';
 import type { Connection } from './connection.js';
 import type { RemotingResponse, RequestHandler } from './connection-options.js';
+import type { InboundBudget } from './inbound-budget.js';
+import type { SocketLink } from './socket-link.js';
+
+/**
+ * Where a peer-initiated request arrived and how to answer it.
+ *
+ * @example
+ * ```ts
+ * const context: InboundContext = { connection, link, budget, handler, logger };
+ * ```
+ */
+export interface InboundContext {
+  connection: Connection;
+  /** The link the request came on; the reply goes back on it, or is dropped once it closed. */
+  link: SocketLink;
+  /** The link's budget: the request counts from now until its reply is written or dropped. */
+  budget: InboundBudget;
+  handler: RequestHandler | undefined;
+  logger: Logger;
+}
+
+/**
+ * Answers a peer-initiated request on the link it came on. Never throws; failures are logged.
+ *
+ * @example
+ * ```ts
+ * if (!isResponse(command)) serveInboundRequest(command, { connection, link, budget, handler, logger });
+ * ```
+ */
+export function serveInboundRequest(request: RemotingCommand, context: InboundContext): void {
+  const { connection, link, logger } = context;
+  const ticket = context.budget.admit();
+  answerInboundRequest(request, connection, context.handler, logger)
+    .then((reply) => {
+      if (reply === undefined) {
+        ticket.release();
+        return;
+      }
+      if (link.state !== 'open') {
+        ticket.release();
+        logger.debug({ address: connection.address, opaque: request.opaque }, 'reply dropped: socket closed');
+        return;
+      }
+      ticket.queueReply(reply.length);
+      link.write(reply, (error) => {
+        ticket.release();
+        if (error) logger.debug({ address: connection.address, err: error }, 'reply not written');
+      });
+    })
+    .catch((error: unknown) => {
+      ticket.release();
+      logger.error(
+        { address: connection.address, code: request.code, err: error },
+        'answering a request failed',
+      );
+    });
+}
 
 /**
  * Runs `handler` for a broker-initiated request and returns the encoded reply frame to send, or

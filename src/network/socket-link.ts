@@ -1,13 +1,18 @@
 /**
  * One TCP (or TLS) socket and its framing: connect with a timeout, split and decode incoming frames,
- * write frames in order while honouring backpressure, and tear down with one typed error. A link is
- * used once: after it closes, {@link Connection} opens a new one on demand.
+ * write frames in order while honouring backpressure, pause reading on request, give up on a frame that
+ * stops arriving half-way, spot a TLS peer behind a plaintext link, and tear down with one typed error.
+ * A link is used once: after it closes, {@link Connection} opens a new one on demand.
  */
 import net from 'node:net';
 import tls from 'node:tls';
 import { decodeFrame, FrameSplitter, type RemotingCommand } from '../protocol/remoting-command.js';
 import type { Logger } from '../util/logger.js';
 import { ConnectError, ConnectionClosedError, type NetworkError } from './errors.js';
+import { linkCloseError } from './link-close-error.js';
+import { StallWatchdog } from './stall-watchdog.js';
+import { looksLikeTlsRecord } from './tls-mismatch.js';
+import { withServerNameFor } from './tls-options.js';
 
 /** How long {@link SocketLink.end} waits for the peer to close before destroying the socket. */
 const END_GRACE_MS = 1000;
@@ -29,6 +34,8 @@ export interface SocketLinkOptions {
   tls: false | tls.ConnectionOptions;
   connectTimeoutMs: number;
   maxFrameBytes: number;
+  /** How long a partly received frame may go without a new byte before the link is given up. */
+  partialFrameTimeoutMs: number;
   logger: Logger;
   /** The socket is connected (TLS: handshake done) and queued frames are being written. */
   onOpen(link: SocketLink): void;
@@ -85,7 +92,7 @@ export type SocketLinkState = 'connecting' | 'open' | 'closed';
  * @example
  * ```ts
  * const link = new SocketLink({ address: '127.0.0.1:9876', host: '127.0.0.1', port: 9876, tls: false,
- *   connectTimeoutMs: 3000, maxFrameBytes: MAX_FRAME_LENGTH, logger,
+ *   connectTimeoutMs: 3000, maxFrameBytes: MAX_FRAME_LENGTH, partialFrameTimeoutMs: 10_000, logger,
  *   onOpen: () => {}, onFrame: (_, command) => handle(command), onClose: (_, error) => failAll(error) });
  * link.write(encodeFrame(command), (error) => { if (error) log.warn({ err: error }, 'not written') });
  * ```
@@ -102,6 +109,15 @@ export class SocketLink {
   private connectTimer: NodeJS.Timeout | undefined;
   private endTimer: NodeJS.Timeout | undefined;
   private lastSocketError: Error | undefined;
+  /** Bytes of frames queued or handed to the socket whose write has not completed. */
+  private unsentBytes = 0;
+  private bytesReceived = 0;
+  private framesWritten = 0;
+  /** The first bytes of a plaintext link, kept until three are known to rule out a TLS peer. */
+  private sniffed: Buffer | undefined;
+  private readPaused = false;
+  private delivering = false;
+  private readonly stallWatchdog: StallWatchdog;
   /** The error in-flight work failed with when the link closed. */
   private error: NetworkError | undefined;
   /** Resolves once the socket has emitted 'close'. */
@@ -111,9 +127,13 @@ export class SocketLink {
   constructor(options: SocketLinkOptions) {
     this.options = options;
     this.splitter = new FrameSplitter(options.maxFrameBytes);
+    this.sniffed = options.tls === false ? Buffer.alloc(0) : undefined;
+    this.stallWatchdog = new StallWatchdog(options.partialFrameTimeoutMs, () => this.onFrameStalled());
     const { host, port } = options;
     this.socket =
-      options.tls === false ? net.connect({ host, port }) : tls.connect({ ...options.tls, host, port });
+      options.tls === false
+        ? net.connect({ host, port })
+        : tls.connect({ ...withServerNameFor(options.tls, host), host, port });
     this.closed = new Promise((resolve) =>
       this.socket.once('close', () => {
         clearTimeout(this.endTimer);
@@ -124,7 +144,7 @@ export class SocketLink {
       this.lastSocketError = error;
       options.logger.debug({ address: options.address, err: error }, 'socket error');
     });
-    this.socket.on('close', () => this.finish(undefined, undefined));
+    this.socket.on('close', () => this.finish(undefined, undefined, true));
     this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
     this.socket.on('drain', () => {
       this.waitingForDrain = false;
@@ -140,6 +160,37 @@ export class SocketLink {
     return this.currentState;
   }
 
+  /** Bytes of frames written with {@link SocketLink.write} that the socket has not taken yet. */
+  get queuedBytes(): number {
+    return this.unsentBytes;
+  }
+
+  /** True while reading is paused with {@link SocketLink.pauseReading}. */
+  get isReadingPaused(): boolean {
+    return this.readPaused;
+  }
+
+  /**
+   * Stops delivering frames and reading the socket, so TCP pushes back on the peer. Frames already
+   * received stay buffered and are delivered after {@link SocketLink.resumeReading}.
+   */
+  pauseReading(): void {
+    if (this.readPaused) return;
+    this.readPaused = true;
+    this.socket.pause();
+    // While we do not read, the peer cannot send: that is no stall.
+    this.stallWatchdog.stop();
+  }
+
+  /** Delivers the buffered frames and reads the socket again. */
+  resumeReading(): void {
+    if (!this.readPaused) return;
+    this.readPaused = false;
+    this.stallWatchdog.touch();
+    this.deliverFrames();
+    if (!this.readPaused && this.currentState === 'open') this.socket.resume();
+  }
+
   /** Queues a frame; frames are written in order once the link is open. */
   write(frame: Buffer, callback: WriteCallback): WriteHandle {
     const item: QueuedWrite = { frame, callback, done: false };
@@ -147,6 +198,7 @@ export class SocketLink {
       cancel: () => {
         if (item.done || this.inSocket.has(item)) return;
         item.done = true;
+        this.unsentBytes -= item.frame.length;
         const index = this.queue.indexOf(item);
         if (index >= 0) this.queue.splice(index, 1);
       },
@@ -156,6 +208,7 @@ export class SocketLink {
       queueMicrotask(() => callback(this.closedError()));
       return handle;
     }
+    this.unsentBytes += frame.length;
     this.queue.push(item);
     this.flush();
     return handle;
@@ -163,14 +216,20 @@ export class SocketLink {
 
   /** Tears the socket down now. `cause` becomes the `cause` of the error in-flight work fails with. */
   destroy(cause?: Error): void {
-    this.finish(undefined, cause);
+    this.finish(undefined, cause, false);
+    this.socket.destroy();
+  }
+
+  /** Tears the socket down now and fails in-flight work with exactly `error`. */
+  abort(error: NetworkError): void {
+    this.finish(error, undefined, false);
     this.socket.destroy();
   }
 
   /** Fails in-flight work with `error`, half-closes the socket and resolves once it is closed. */
   end(error: NetworkError): Promise<void> {
     const wasOpen = this.currentState === 'open';
-    this.finish(error, undefined);
+    this.finish(error, undefined, false);
     if (wasOpen && !this.socket.destroyed) {
       this.socket.end();
       this.endTimer = setTimeout(() => this.socket.destroy(), END_GRACE_MS);
@@ -192,24 +251,78 @@ export class SocketLink {
 
   private onData(chunk: Buffer): void {
     if (this.currentState !== 'open') return;
-    let frames: Buffer[];
+    this.bytesReceived += chunk.length;
+    this.stallWatchdog.touch();
+    if (this.sniffed !== undefined && this.sniffForTls(chunk)) return;
+    this.splitter.append(chunk);
+    this.deliverFrames();
+  }
+
+  /** Hands complete frames to the owner until none is left, reading pauses or the link closes. */
+  private deliverFrames(): void {
+    if (this.delivering) return;
+    this.delivering = true;
     try {
-      frames = this.splitter.push(chunk);
-    } catch (error) {
-      this.onMalformed(error);
-      return;
-    }
-    for (const frame of frames) {
-      let command: RemotingCommand;
-      try {
-        command = decodeFrame(frame);
-      } catch (error) {
-        this.onMalformed(error);
-        return;
+      while (this.currentState === 'open' && !this.readPaused) {
+        let frame: Buffer | undefined;
+        let command: RemotingCommand;
+        try {
+          frame = this.splitter.next();
+          if (frame === undefined) break;
+          command = decodeFrame(frame);
+        } catch (error) {
+          this.onMalformed(error);
+          return;
+        }
+        this.options.onFrame(this, command);
       }
-      this.options.onFrame(this, command);
-      if (this.currentState !== 'open') return;
+    } finally {
+      this.delivering = false;
     }
+    this.stallWatchdog.arm(
+      this.currentState === 'open' && !this.readPaused && this.splitter.pendingBytes > 0,
+    );
+  }
+
+  /**
+   * Checks the first bytes of a plaintext link: a TLS record there means the peer only speaks TLS.
+   * Returns true when the link was failed.
+   */
+  private sniffForTls(chunk: Buffer): boolean {
+    const known = this.sniffed ?? Buffer.alloc(0);
+    // Three bytes decide; never copy more of a large chunk than that.
+    const head = known.length === 0 ? chunk : Buffer.concat([known, chunk.subarray(0, 3)]);
+    const verdict = looksLikeTlsRecord(head);
+    this.sniffed = verdict === undefined ? Buffer.from(head) : undefined;
+    if (verdict !== true) return false;
+    const { address } = this.options;
+    this.options.logger.warn({ address }, 'the peer answered with TLS on a plaintext connection');
+    this.abort(
+      new ConnectError(`the peer at ${address} speaks TLS; enable TLS`, { address, permanent: true }),
+    );
+    return true;
+  }
+
+  /** A frame stopped arriving half-way: give the link up, saying how much of it came. */
+  private onFrameStalled(): void {
+    if (this.currentState !== 'open' || this.readPaused || this.splitter.pendingBytes === 0) return;
+    const { address, partialFrameTimeoutMs } = this.options;
+    const received = this.splitter.pendingBytes;
+    const expected = this.splitter.expectedBytes;
+    const what =
+      expected === undefined
+        ? `${received} of the 4 bytes of a frame length prefix`
+        : `${received} of ${expected} bytes of a frame`;
+    this.options.logger.warn(
+      { address, receivedBytes: received, expectedBytes: expected, partialFrameTimeoutMs },
+      'frame stalled, closing connection',
+    );
+    this.abort(
+      new ConnectionClosedError(
+        `connection to ${address} closed: the peer sent ${what} and then nothing for ${partialFrameTimeoutMs} ms`,
+        { address },
+      ),
+    );
   }
 
   private onMalformed(error: unknown): void {
@@ -227,6 +340,7 @@ export class SocketLink {
       if (item === undefined) return;
       if (item.done) continue;
       this.inSocket.add(item);
+      this.framesWritten++;
       const accepted = this.socket.write(item.frame, (error) => {
         this.inSocket.delete(item);
         this.settle(
@@ -246,6 +360,7 @@ export class SocketLink {
   private settle(item: QueuedWrite, error: NetworkError | undefined): void {
     if (item.done) return;
     item.done = true;
+    this.unsentBytes -= item.frame.length;
     try {
       item.callback(error);
     } catch (callbackError) {
@@ -256,13 +371,26 @@ export class SocketLink {
     }
   }
 
-  /** Moves to 'closed' once: fails queued and unconfirmed writes, then tells the owner. */
-  private finish(error: NetworkError | undefined, cause: Error | undefined): void {
+  /**
+   * Moves to 'closed' once: fails queued and unconfirmed writes, then tells the owner. `byPeer` is set
+   * when the socket closed on its own (the peer closed, reset, or the network failed).
+   */
+  private finish(error: NetworkError | undefined, cause: Error | undefined, byPeer: boolean): void {
     if (this.currentState === 'closed') return;
     const wasOpen = this.currentState === 'open';
     this.currentState = 'closed';
     clearTimeout(this.connectTimer);
-    const closeError = error ?? this.buildCloseError(wasOpen, cause ?? this.lastSocketError);
+    this.stallWatchdog.stop();
+    const closeError =
+      error ??
+      linkCloseError({
+        address: this.options.address,
+        tls: this.options.tls !== false,
+        wasOpen,
+        cause: cause ?? this.lastSocketError,
+        closedByPeer: byPeer,
+        silentPeer: this.bytesReceived === 0 && this.framesWritten > 0,
+      });
     this.error = closeError;
     const unsettled = [...this.inSocket, ...this.queue.splice(0)];
     this.inSocket.clear();
@@ -278,19 +406,4 @@ export class SocketLink {
       })
     );
   }
-
-  private buildCloseError(wasOpen: boolean, cause: Error | undefined): NetworkError {
-    const { address } = this.options;
-    const reason = cause === undefined ? '' : ` (${describe(cause)})`;
-    return wasOpen
-      ? new ConnectionClosedError(`connection to ${address} closed${reason}`, { address, cause })
-      : new ConnectError(`could not connect to ${address}${reason}`, { address, cause });
-  }
-}
-
-/** A short reason for error messages; the full cause travels as `cause` (loggers print it). */
-function describe(cause: Error): string {
-  const code = (cause as NodeJS.ErrnoException).code;
-  if (typeof code === 'string') return code;
-  return cause.name === 'Error' ? cause.message : cause.name;
 }

@@ -319,6 +319,8 @@ function decodeBinaryHeader(header: Buffer): RemotingCommand {
  * Splits a byte stream into frames. Feed it socket chunks; it returns each complete frame without its
  * length prefix, ready for {@link decodeFrame}. A length prefix that is negative, too small or above the
  * 16 MiB cap throws {@link ProtocolError}: the stream cannot be resynchronised and must be closed.
+ * {@link FrameSplitter.append} plus {@link FrameSplitter.next} take frames one at a time, so a reader that
+ * must stop mid-chunk (backpressure) leaves the rest buffered here.
  *
  * @example
  * ```ts
@@ -335,27 +337,51 @@ export class FrameSplitter {
     this.maxFrameLength = maxFrameLength;
   }
 
-  /** Bytes received but not yet part of a complete frame. */
+  /** Bytes received but not yet taken as part of a complete frame. */
   get pendingBytes(): number {
     return this.buffered;
   }
 
+  /**
+   * Size, length prefix included, of the frame at the head of the buffer once its 4-byte prefix has
+   * arrived; `undefined` before that. With {@link FrameSplitter.pendingBytes} it tells how much of a
+   * stalled frame arrived.
+   */
+  get expectedBytes(): number | undefined {
+    if (this.buffered < 4) return undefined;
+    return 4 + this.peekLength();
+  }
+
+  /** Appends and returns every frame now complete. */
   push(chunk: Buffer): Buffer[] {
-    if (chunk.length === 0) return [];
+    this.append(chunk);
+    const frames: Buffer[] = [];
+    for (let frame = this.next(); frame !== undefined; frame = this.next()) frames.push(frame);
+    return frames;
+  }
+
+  /** Buffers a chunk without splitting it; take the frames with {@link FrameSplitter.next}. */
+  append(chunk: Buffer): void {
+    if (chunk.length === 0) return;
     this.chunks.push(chunk);
     this.buffered += chunk.length;
-    const frames: Buffer[] = [];
-    while (this.buffered >= 4) {
-      const head = this.chunks[0] as Buffer;
-      const length = head.length >= 4 ? head.readInt32BE(0) : this.take(4, false).readInt32BE(0);
-      if (length < 4 || length > this.maxFrameLength) {
-        throw new ProtocolError(`frame length ${length} is outside 4..${this.maxFrameLength}`);
-      }
-      if (this.buffered < 4 + length) break;
-      this.take(4, true);
-      frames.push(this.take(length, true));
+  }
+
+  /** The next complete frame without its length prefix, or `undefined` while none is complete. */
+  next(): Buffer | undefined {
+    if (this.buffered < 4) return undefined;
+    const length = this.peekLength();
+    if (length < 4 || length > this.maxFrameLength) {
+      throw new ProtocolError(`frame length ${length} is outside 4..${this.maxFrameLength}`);
     }
-    return frames;
+    if (this.buffered < 4 + length) return undefined;
+    this.take(4, true);
+    return this.take(length, true);
+  }
+
+  private peekLength(): number {
+    const head = this.chunks[0] as Buffer;
+    return head.length >= 4 ? head.readInt32BE(0) : this.take(4, false).readInt32BE(0);
   }
 
   /** Returns the next `n` bytes, consuming them when `consume` is set. Copies only across chunk borders. */

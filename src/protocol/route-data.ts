@@ -12,6 +12,10 @@
  * ```
  * `brokerAddrs` keys are bare (`{0:"..."}`) unless the request had version >= 401 or
  * `acceptStandardJsonOnly=true`; we accept both.
+ *
+ * A route is peer-supplied and its counts turn into allocations (`readQueueNums: 2147483647` once took
+ * a poller to 2.4 GB in 15 s), so every count is capped. The caps are far above real clusters (topics
+ * of 64-256 queues per broker, dozens of broker groups); a route over one is refused whole.
  */
 import { ProtocolError } from './errors.js';
 import { parseFastjson } from './fastjson.js';
@@ -36,6 +40,53 @@ export const PermName = { PRIORITY: 8, READ: 4, WRITE: 2, INHERIT: 1 } as const;
  * ```
  */
 export const MASTER_BROKER_ID = 0;
+
+/**
+ * Most read or write queues one broker group may offer a topic: 4096. Common topics have 8-256 queues per
+ * broker; each queue costs the broker at least one mapped consume-queue file (300,000 entries of 20 bytes,
+ * 5.7 MB), so 4096 queues of one topic on one broker is already 23 GB of consume queue.
+ *
+ * @example
+ * ```ts
+ * if (queueData.readQueueNums > MAX_ROUTE_QUEUE_NUMS) throw new ProtocolError('too many queues');
+ * ```
+ */
+export const MAX_ROUTE_QUEUE_NUMS = 4096;
+
+/**
+ * Most broker groups (`brokerDatas`) and queue datas (`queueDatas`, one per group) a route may list:
+ * 1024. Large clusters run dozens of broker groups, the largest public ones a few hundred; every group
+ * listed also costs a heartbeat and a connection per address.
+ *
+ * @example
+ * ```ts
+ * if (route.brokerDatas.length > MAX_ROUTE_BROKER_GROUPS) throw new ProtocolError('too many brokers');
+ * ```
+ */
+export const MAX_ROUTE_BROKER_GROUPS = 1024;
+
+/**
+ * Most addresses (`brokerAddrs`: a master and its replicas) one broker group may list: 16. Groups have
+ * one to three brokers, five in DLedger or controller mode; 16 is three times that.
+ *
+ * @example
+ * ```ts
+ * if (brokerData.brokerAddrs.size > MAX_ROUTE_BROKER_ADDRS) throw new ProtocolError('too many replicas');
+ * ```
+ */
+export const MAX_ROUTE_BROKER_ADDRS = 16;
+
+/**
+ * Most queues a topic's route may add up to (per group, the larger of its read and write counts): 65,536,
+ * 256 broker groups of 256 queues. It bounds what {@link readableQueues} and {@link writableQueues}
+ * allocate (a few MB) whatever the individual counts.
+ *
+ * @example
+ * ```ts
+ * if (totalQueues > MAX_ROUTE_TOTAL_QUEUES) throw new ProtocolError('route too large');
+ * ```
+ */
+export const MAX_ROUTE_TOTAL_QUEUES = 65_536;
 
 /**
  * One broker group (a master and its slaves) serving the topic.
@@ -100,7 +151,8 @@ type JsonObject = Record<string, unknown>;
 
 /**
  * Parses a GET_ROUTEINFO_BY_TOPIC response body. Accepts standard JSON and fastjson's bare integer
- * keys, then checks the shape. Throws {@link ProtocolError} naming the offending field.
+ * keys, then checks the shape and the caps ({@link MAX_ROUTE_QUEUE_NUMS} and friends). Throws
+ * {@link ProtocolError} naming the offending field (and broker, and value, for a cap).
  *
  * @example
  * ```ts
@@ -112,14 +164,25 @@ type JsonObject = Record<string, unknown>;
  */
 export function parseTopicRouteData(body: Buffer): TopicRouteData {
   const root = requireObject(parseFastjson(body, 'topic route data'), 'topic route data');
+  // Lengths first: a route of 100,000 brokers is refused before a single entry is converted.
+  const brokerDatas = requireArray(root.brokerDatas, 'brokerDatas');
+  const queueDatas = requireArray(root.queueDatas, 'queueDatas');
+  requireAtMost(brokerDatas.length, MAX_ROUTE_BROKER_GROUPS, 'brokerDatas has', 'entries');
+  requireAtMost(queueDatas.length, MAX_ROUTE_BROKER_GROUPS, 'queueDatas has', 'entries');
   const route: TopicRouteData = {
-    brokerDatas: requireArray(root.brokerDatas, 'brokerDatas').map((item, i) =>
-      parseBrokerData(item, `brokerDatas[${i}]`),
-    ),
-    queueDatas: requireArray(root.queueDatas, 'queueDatas').map((item, i) =>
-      parseQueueData(item, `queueDatas[${i}]`),
-    ),
+    brokerDatas: brokerDatas.map((item, i) => parseBrokerData(item, `brokerDatas[${i}]`)),
+    queueDatas: queueDatas.map((item, i) => parseQueueData(item, `queueDatas[${i}]`)),
   };
+  let totalQueues = 0;
+  for (const queueData of route.queueDatas) {
+    totalQueues += Math.max(queueData.readQueueNums, queueData.writeQueueNums);
+  }
+  requireAtMost(
+    totalQueues,
+    MAX_ROUTE_TOTAL_QUEUES,
+    'queueDatas add up to',
+    'queues (per broker, the larger of readQueueNums and writeQueueNums)',
+  );
   if (root.orderTopicConf !== undefined && root.orderTopicConf !== null) {
     route.orderTopicConf = requireString(root.orderTopicConf, 'orderTopicConf');
   }
@@ -147,7 +210,14 @@ export function parseTopicRouteData(body: Buffer): TopicRouteData {
 
 function parseBrokerData(value: unknown, path: string): BrokerData {
   const o = requireObject(value, path);
+  const brokerName = requireString(o.brokerName, `${path}.brokerName`);
   const addrs = requireObject(o.brokerAddrs, `${path}.brokerAddrs`);
+  requireAtMost(
+    Object.keys(addrs).length,
+    MAX_ROUTE_BROKER_ADDRS,
+    `${path}.brokerAddrs of broker ${brokerName} has`,
+    'addresses',
+  );
   const brokerAddrs = new Map<number, string>();
   for (const [key, addr] of Object.entries(addrs)) {
     const field = `${path}.brokerAddrs.${key}`;
@@ -158,7 +228,7 @@ function parseBrokerData(value: unknown, path: string): BrokerData {
   }
   const brokerData: BrokerData = {
     cluster: requireString(o.cluster, `${path}.cluster`),
-    brokerName: requireString(o.brokerName, `${path}.brokerName`),
+    brokerName,
     brokerAddrs,
   };
   if (o.enableActingMaster !== undefined && o.enableActingMaster !== null) {
@@ -176,10 +246,11 @@ function parseBrokerData(value: unknown, path: string): BrokerData {
 function parseQueueData(value: unknown, path: string): QueueData {
   const o = requireObject(value, path);
   const flag = o.topicSysFlag ?? o.topicSynFlag;
+  const brokerName = requireString(o.brokerName, `${path}.brokerName`);
   return {
-    brokerName: requireString(o.brokerName, `${path}.brokerName`),
-    readQueueNums: requireCount(o.readQueueNums, `${path}.readQueueNums`),
-    writeQueueNums: requireCount(o.writeQueueNums, `${path}.writeQueueNums`),
+    brokerName,
+    readQueueNums: requireQueueNums(o.readQueueNums, `${path}.readQueueNums`, brokerName),
+    writeQueueNums: requireQueueNums(o.writeQueueNums, `${path}.writeQueueNums`, brokerName),
     perm: requireCount(o.perm, `${path}.perm`),
     topicSysFlag: flag === undefined || flag === null ? 0 : requireCount(flag, `${path}.topicSysFlag`),
   };
@@ -212,6 +283,20 @@ function requireCount(value: unknown, field: string): number {
     throw new ProtocolError(`topic route data ${field} is not a non-negative integer`);
   }
   return value;
+}
+
+/** A queue count of one broker group, at most {@link MAX_ROUTE_QUEUE_NUMS}. */
+function requireQueueNums(value: unknown, field: string, brokerName: string): number {
+  const count = requireCount(value, field);
+  requireAtMost(count, MAX_ROUTE_QUEUE_NUMS, `${field} of broker ${brokerName} is`, '');
+  return count;
+}
+
+/** Refuses a count above its cap: `topic route data <subject> <count> <unit>, above the cap of <max>`. */
+function requireAtMost(count: number, max: number, subject: string, unit: string): void {
+  if (count <= max) return;
+  const what = unit === '' ? `${count}` : `${count} ${unit}`;
+  throw new ProtocolError(`topic route data ${subject} ${what}, above the cap of ${max}`);
 }
 
 /** Sets an own property even for a key such as `__proto__`. */

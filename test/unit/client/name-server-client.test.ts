@@ -84,6 +84,33 @@ describe('NameServerClient', () => {
     expect(transport.sent).toHaveLength(3);
   });
 
+  it('refuses a route over the caps, tries the next name server and keeps the cached route', async () => {
+    const absurd = Buffer.from(ROUTE.toString().replace('"readQueueNums":4', '"readQueueNums":2147483647'));
+    let bad = false;
+    const transport = new FakeTransport(({ address }) => ({
+      code: 0,
+      body: bad && address === 'a:1' ? absurd : ROUTE,
+    }));
+    const client = new NameServerClient({ addresses: ['a:1', 'b:2'], transport });
+    const first = await client.getRoute('T');
+    bad = true;
+    await expect(client.getRoute('T', { refresh: true })).resolves.toEqual(first);
+    expect(transport.sent.map((s) => s.address)).toEqual(['a:1', 'a:1', 'b:2']);
+    expect(client.preferredAddress).toBe('b:2');
+
+    const only = new NameServerClient({
+      addresses: ['a:1'],
+      transport: new FakeTransport(() => ({ code: 0, body: bad ? absurd : ROUTE })),
+    });
+    bad = false;
+    const cached = await only.getRoute('T');
+    bad = true;
+    const error = await only.getRoute('T', { refresh: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as Error).message).toContain('readQueueNums of broker broker-a is 2147483647');
+    expect(only.cachedRoute('T')).toBe(cached);
+  });
+
   it('rejects a success without a body as a protocol error', async () => {
     const client = new NameServerClient({
       addresses: ['a:1'],

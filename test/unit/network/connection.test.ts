@@ -88,9 +88,9 @@ describe('Connection request/response', () => {
     expect(response).toMatchObject({ code: 17, remark: 'no topic' });
   });
 
-  it('times out a request the server never answers and drops the late response', async () => {
+  it('with closeOnTimeout: false, times out a request, keeps the socket and drops the late response', async () => {
     const server = await startServer({ onCommand: ignore });
-    const connection = connect({ address: server.address });
+    const connection = connect({ address: server.address, closeOnTimeout: false });
     const started = Date.now();
     const error = await rejectionOf(connection.request({ code: 11 }, 150));
     const elapsedMs = Date.now() - started;
@@ -174,9 +174,13 @@ describe('Connection oneway', () => {
 });
 
 describe('Connection backpressure', () => {
-  it('holds frames while the socket is full and drops queued oneways that time out', async () => {
+  it('holds frames while the socket is full and drops queued oneways that time out (closeOnTimeout: false)', async () => {
     const server = await startServer();
-    const connection = connect({ address: server.address });
+    const connection = connect({
+      address: server.address,
+      closeOnTimeout: false,
+      maxQueuedBytes: 128 * 1024 * 1024,
+    });
     await connection.request({ code: 34 }, 2000);
     server.lastPeer.socket.pause();
     const body = Buffer.alloc(1024 * 1024, 1);

@@ -337,6 +337,39 @@ describe('FrameSplitter', () => {
     const splitter = new FrameSplitter();
     expect(splitter.push(prefix)).toEqual([]);
   });
+
+  it('append + next hand out one frame at a time and keep the rest buffered', () => {
+    const splitter = new FrameSplitter();
+    splitter.append(stream);
+    expect(splitter.pendingBytes).toBe(stream.length);
+    const first = splitter.next();
+    expect(first?.toString('hex')).toBe(withoutPrefix(frames[0] as Buffer).toString('hex'));
+    expect(splitter.pendingBytes).toBe(stream.length - (frames[0] as Buffer).length);
+    expect(splitter.next()).toBeDefined();
+    expect(splitter.next()).toBeDefined();
+    expect(splitter.next()).toBeUndefined();
+    expect(splitter.pendingBytes).toBe(0);
+  });
+
+  it('expectedBytes tells the size of the frame being assembled once its prefix is in', () => {
+    const splitter = new FrameSplitter();
+    const frame = frames[2] as Buffer;
+    expect(splitter.expectedBytes).toBeUndefined();
+    splitter.append(frame.subarray(0, 2));
+    expect(splitter.expectedBytes).toBeUndefined();
+    splitter.append(frame.subarray(2, 9));
+    expect(splitter.next()).toBeUndefined();
+    expect(splitter).toMatchObject({ pendingBytes: 9, expectedBytes: frame.length });
+    splitter.append(frame.subarray(9));
+    expect(splitter.next()).toBeDefined();
+    expect(splitter.expectedBytes).toBeUndefined();
+  });
+
+  it('next() throws ProtocolError on a bad prefix, like push()', () => {
+    const splitter = new FrameSplitter();
+    splitter.append(Buffer.from([0x16, 0x03, 0x01, 0x00]));
+    expect(() => splitter.next()).toThrow(ProtocolError);
+  });
 });
 
 // Keys and values the binary codec can carry: it decodes zero-length strings as null (Java does too),

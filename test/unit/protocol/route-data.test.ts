@@ -5,6 +5,10 @@ import { parseFastjson, quoteBareIntegerKeys } from '../../../src/protocol/fastj
 import {
   type BrokerData,
   isStaticTopic,
+  MAX_ROUTE_BROKER_ADDRS,
+  MAX_ROUTE_BROKER_GROUPS,
+  MAX_ROUTE_QUEUE_NUMS,
+  MAX_ROUTE_TOTAL_QUEUES,
   masterAddress,
   PermName,
   parseTopicRouteData,
@@ -234,6 +238,99 @@ describe('parseTopicRouteData', () => {
     for (const text of [STANDARD, LEGACY]) {
       for (let n = 0; n < text.length; n++) expect(() => parse(text.slice(0, n))).toThrow(ProtocolError);
     }
+  });
+});
+
+/** A route of `groups` broker groups, each with `addrs` addresses and `queues` read and write queues. */
+function routeJson(groups: number, queues: number, addrs = 1): string {
+  const brokerDatas: string[] = [];
+  const queueDatas: string[] = [];
+  for (let g = 0; g < groups; g++) {
+    const brokerAddrs = Array.from({ length: addrs }, (_, id) => `"${id}":"10.0.${g % 250}.${id}:10911"`);
+    brokerDatas.push(`{"brokerAddrs":{${brokerAddrs.join(',')}},"brokerName":"b${g}","cluster":"C"}`);
+    queueDatas.push(
+      `{"brokerName":"b${g}","perm":6,"readQueueNums":${queues},"topicSysFlag":0,"writeQueueNums":${queues}}`,
+    );
+  }
+  return `{"brokerDatas":[${brokerDatas.join(',')}],"queueDatas":[${queueDatas.join(',')}]}`;
+}
+
+function protocolErrorOf(text: string): ProtocolError {
+  try {
+    parse(text);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ProtocolError);
+    return error as ProtocolError;
+  }
+  throw new Error('expected the route to be refused');
+}
+
+describe('parseTopicRouteData caps', () => {
+  it('refuses readQueueNums 2147483647 naming the field, broker and value, without expanding it', () => {
+    const heapBefore = process.memoryUsage().heapUsed;
+    const error = protocolErrorOf(STANDARD.replace('"readQueueNums":4', '"readQueueNums":2147483647'));
+    expect(error.message).toBe(
+      `topic route data queueDatas[0].readQueueNums of broker broker-a is 2147483647, above the cap of ${MAX_ROUTE_QUEUE_NUMS}`,
+    );
+    // Loose: the old parser allocated 2.4 GB here before giving up.
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(32 * 1024 * 1024);
+  });
+
+  it('refuses a writeQueueNums one above the cap and accepts exactly the cap', () => {
+    const over = protocolErrorOf(
+      routeJson(1, MAX_ROUTE_QUEUE_NUMS).replace(
+        `"writeQueueNums":${MAX_ROUTE_QUEUE_NUMS}`,
+        `"writeQueueNums":${MAX_ROUTE_QUEUE_NUMS + 1}`,
+      ),
+    );
+    expect(over.message).toContain(
+      `queueDatas[0].writeQueueNums of broker b0 is ${MAX_ROUTE_QUEUE_NUMS + 1}`,
+    );
+    const route = parse(routeJson(1, MAX_ROUTE_QUEUE_NUMS));
+    expect(readableQueues('T', route)).toHaveLength(MAX_ROUTE_QUEUE_NUMS);
+  });
+
+  it('refuses 100,000 broker groups before converting any of them', () => {
+    // 5 MB: what fits a 16 MiB frame with room to spare.
+    const brokerData = '{"brokerAddrs":{"0":"10.0.0.1:10911"},"brokerName":"b","cluster":"C"}';
+    const many = Array.from({ length: 100_000 }, () => brokerData).join(',');
+    const error = protocolErrorOf(`{"brokerDatas":[${many}],"queueDatas":[]}`);
+    expect(error.message).toBe(
+      `topic route data brokerDatas has 100000 entries, above the cap of ${MAX_ROUTE_BROKER_GROUPS}`,
+    );
+  });
+
+  it('refuses too many queue datas', () => {
+    const queueData = '{"brokerName":"b","perm":6,"readQueueNums":1,"writeQueueNums":1}';
+    const many = Array.from({ length: MAX_ROUTE_BROKER_GROUPS + 1 }, () => queueData).join(',');
+    const error = protocolErrorOf(`{"brokerDatas":[],"queueDatas":[${many}]}`);
+    expect(error.message).toContain(`queueDatas has ${MAX_ROUTE_BROKER_GROUPS + 1} entries`);
+  });
+
+  it('refuses a broker group with too many addresses, naming the broker', () => {
+    const error = protocolErrorOf(routeJson(2, 4, MAX_ROUTE_BROKER_ADDRS + 1));
+    expect(error.message).toBe(
+      `topic route data brokerDatas[0].brokerAddrs of broker b0 has ${MAX_ROUTE_BROKER_ADDRS + 1} addresses, above the cap of ${MAX_ROUTE_BROKER_ADDRS}`,
+    );
+    expect(parse(routeJson(2, 4, MAX_ROUTE_BROKER_ADDRS)).brokerDatas[1]?.brokerAddrs.size).toBe(
+      MAX_ROUTE_BROKER_ADDRS,
+    );
+  });
+
+  it('refuses a route whose queues add up past the per-topic cap, accepts one that reaches it', () => {
+    const groups = MAX_ROUTE_TOTAL_QUEUES / 256;
+    const error = protocolErrorOf(routeJson(groups + 1, 256));
+    expect(error.message).toContain(`queueDatas add up to ${MAX_ROUTE_TOTAL_QUEUES + 256} queues`);
+    expect(error.message).toContain(`above the cap of ${MAX_ROUTE_TOTAL_QUEUES}`);
+    const route = parse(routeJson(groups, 256, 3));
+    expect(readableQueues('T', route)).toHaveLength(MAX_ROUTE_TOTAL_QUEUES);
+    expect(writableQueues('T', route)).toHaveLength(MAX_ROUTE_TOTAL_QUEUES);
+  });
+
+  it('caps leave real clusters alone: 64 broker groups of 256 queues with 3 replicas each', () => {
+    const route = parse(routeJson(64, 256, 3));
+    expect(route.brokerDatas).toHaveLength(64);
+    expect(readableQueues('T', route)).toHaveLength(64 * 256);
   });
 });
 
