@@ -4,6 +4,8 @@
  */
 
 import {
+  type CheckClientRequestBody,
+  encodeCheckClientRequestBody,
   encodeHeartbeatData,
   encodeLockBatchRequestBody,
   type HeartbeatData,
@@ -289,6 +291,22 @@ export class BrokerClient {
       await this.transport.request(address, request, this.timeouts.sendMs),
       request,
       address,
+    );
+  }
+
+  /**
+   * CHECK_CLIENT_CONFIG (46): asks the broker to compile a subscription's filter. Resolves for a TAG
+   * subscription or a filter that compiles; a filter that does not throws a {@link BrokerError} with
+   * code SUBSCRIPTION_PARSE_FAILED and the compiler's message as remark; a broker without
+   * `enablePropertyFilter` answers SYSTEM_ERROR for any SQL92 filter.
+   */
+  async checkClientConfig(address: string, body: CheckClientRequestBody): Promise<void> {
+    await this.call(
+      address,
+      RequestCode.CHECK_CLIENT_CONFIG,
+      {},
+      this.timeouts.defaultMs,
+      encodeCheckClientRequestBody(body),
     );
   }
 

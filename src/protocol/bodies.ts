@@ -1,7 +1,7 @@
 /**
- * JSON request/response bodies: HeartbeatData, lock/unlock bodies, the consumer id list,
- * ConsumerRunningInfo and SubscriptionGroupConfig. Encoders write the Java (fastjson) field names;
- * parsers check shapes and throw {@link ProtocolError}.
+ * JSON request/response bodies: HeartbeatData, CheckClientRequestBody, lock/unlock bodies, the
+ * consumer id list, ConsumerRunningInfo and SubscriptionGroupConfig. Encoders write the Java (fastjson)
+ * field names; parsers check shapes and throw {@link ProtocolError}.
  */
 import { ProtocolError } from './errors.js';
 import type { MessageQueue } from './message-queue.js';
@@ -100,6 +100,43 @@ export function encodeHeartbeatData(data: HeartbeatData): Buffer {
     withoutSub: data.withoutSub ?? false,
   };
   return Buffer.from(JSON.stringify(json), 'utf8');
+}
+
+/**
+ * CHECK_CLIENT_CONFIG (46) body (`CheckClientRequestBody`): the broker compiles the subscription's
+ * expression when it is not a TAG one.
+ *
+ * @example
+ * ```ts
+ * const body: CheckClientRequestBody = { clientId, group: 'G',
+ *   subscriptionData: buildSubscriptionData('T', 'a > 5', 'SQL92') };
+ * ```
+ */
+export interface CheckClientRequestBody {
+  clientId: string;
+  group: string;
+  subscriptionData: HeartbeatSubscription;
+  namespace?: string | undefined;
+}
+
+/**
+ * Encodes a CHECK_CLIENT_CONFIG body with the Java field names.
+ *
+ * @example
+ * ```ts
+ * encodeCheckClientRequestBody({ clientId, group: 'G', subscriptionData: buildSubscriptionData('T', 'a > 5', 'SQL92') });
+ * ```
+ */
+export function encodeCheckClientRequestBody(body: CheckClientRequestBody): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      clientId: body.clientId,
+      group: body.group,
+      ...(body.namespace === undefined ? {} : { namespace: body.namespace }),
+      subscriptionData: subscriptionJson(body.subscriptionData),
+    }),
+    'utf8',
+  );
 }
 
 /**

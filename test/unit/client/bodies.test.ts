@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  encodeCheckClientRequestBody,
   encodeConsumerRunningInfo,
   encodeHeartbeatData,
   encodeLockBatchRequestBody,
@@ -147,5 +148,24 @@ describe('SubscriptionGroupConfig', () => {
       brokerId: 0,
       notifyConsumerIdsChangedEnable: true,
     });
+  });
+});
+
+describe('CheckClientRequestBody', () => {
+  it('encodes the Java field names, namespace only when given (fixture)', () => {
+    const subscriptionData = buildSubscriptionData('T', "a > 5 AND b = 'x'", 'SQL92', 1700000000000);
+    expect(
+      encodeCheckClientRequestBody({ clientId: 'c', group: 'G', subscriptionData }).toString('utf8'),
+    ).toBe(
+      '{"clientId":"c","group":"G","subscriptionData":{"classFilterMode":false,"codeSet":[],' +
+        '"expressionType":"SQL92","subString":"a > 5 AND b = \'x\'","subVersion":1700000000000,"tagsSet":[],"topic":"T"}}',
+    );
+    const withNamespace = encodeCheckClientRequestBody({
+      clientId: 'c',
+      group: 'G',
+      subscriptionData,
+      namespace: 'ns',
+    });
+    expect(JSON.parse(withNamespace.toString('utf8'))).toMatchObject({ namespace: 'ns' });
   });
 });
