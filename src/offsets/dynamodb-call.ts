@@ -4,7 +4,8 @@
  * keeps the SDK error as its `cause`.
  */
 
-import { isTransientAwsError } from '../util/aws-error-classification.js';
+import { isPermanentAwsError, isTransientAwsError } from '../util/aws-error-classification.js';
+import { describeError } from '../util/describe-error.js';
 import { componentLogger } from '../util/logger.js';
 import type { RetryOptions } from '../util/retry.js';
 import { retry } from '../util/retry.js';
@@ -34,7 +35,8 @@ export interface DynamoDbCallContext {
 
 /**
  * Runs `operation` (one SDK `send`), retrying transient failures; rejects with an {@link OffsetStoreError}
- * (retriable when the last failure was transient) whose message says what failed and on which table.
+ * (retriable when the last failure was transient, permanent when only a change of the deployment helps:
+ * a missing table, access denied) whose message says what failed, on which table, and why.
  *
  * @example
  * ```ts
@@ -60,11 +62,11 @@ export async function callDynamoDb<T>(
         ),
     });
   } catch (err) {
-    const name = err instanceof Error ? err.name : 'error';
     const group = context.group === undefined ? '' : ` (group ${context.group})`;
-    throw new OffsetStoreError(`cannot ${what} in table ${context.table}${group}: ${name}`, {
+    throw new OffsetStoreError(`cannot ${what} in table ${context.table}${group}: ${describeError(err)}`, {
       cause: err,
       retriable: isTransientAwsError(err),
+      permanent: isPermanentAwsError(err),
     });
   }
 }

@@ -1,10 +1,14 @@
 /**
  * The DynamoDB table of consumer offsets, one item per (consumer group, queue):
- * `group` (HASH, S) + `queue` (RANGE, S, `topic@brokerName@queueId`), with `offset` (N), `updatedAt`
- * (N, epoch ms) and `clientId` (S). Pure data: the store and the CloudFormation templates share it.
+ * `group` (HASH, S) + `queue` (RANGE, S, `topic@brokerName@queueId`), with `offset` (N), `generation`
+ * (N, absent = 0: see offset-store.ts), `updatedAt` (N, epoch ms), `clientId` (S, the poller that wrote
+ * last) and `released` (BOOL, that poller handed the queue over). Only the key is part of the table's
+ * schema, so items written before `generation` and `released` existed read as generation 0, not released.
+ * Pure data: the store and the CloudFormation templates share it.
  */
 import type { AttributeDefinition, AttributeValue, KeySchemaElement } from '@aws-sdk/client-dynamodb';
 import { parseMessageQueueKey } from '../protocol/message-queue.js';
+import type { StoredOffsetRecord } from './offset-store.js';
 import { OffsetStoreError } from './offset-store-error.js';
 
 /** Attribute names of an offset item. `group` and `offset` are reserved words: use placeholders. */
@@ -12,8 +16,10 @@ export const OffsetAttribute = {
   group: 'group',
   queue: 'queue',
   offset: 'offset',
+  generation: 'generation',
   updatedAt: 'updatedAt',
   clientId: 'clientId',
+  released: 'released',
 } as const;
 
 /** The parts of a CreateTable request (and of an `AWS::DynamoDB::Table`) that define the offsets table. */
@@ -102,4 +108,37 @@ export function parseOffsetItem(item: Record<string, AttributeValue>): [string, 
   }
   const offset = offsetOfItem(item, queueKey);
   return offset === undefined ? undefined : [queueKey, offset];
+}
+
+/**
+ * The whole record of an item (offset, generation, holder, released, updatedAt), or undefined for an item
+ * without an offset. Throws a non-retriable {@link OffsetStoreError} on a malformed offset or generation.
+ *
+ * @example
+ * ```ts
+ * recordOfItem({ offset: { N: '7' }, generation: { N: '2' }, clientId: { S: 'p1' } }, 'T@b@0');
+ * // => { offset: 7, generation: 2, holder: 'p1', released: false, updatedAtMs: undefined }
+ * ```
+ */
+export function recordOfItem(
+  item: Record<string, AttributeValue>,
+  queueKey: string,
+): StoredOffsetRecord | undefined {
+  const offset = offsetOfItem(item, queueKey);
+  if (offset === undefined) return undefined;
+  const generationAttribute = item[OffsetAttribute.generation];
+  const generation = generationAttribute === undefined ? 0 : Number(generationAttribute.N);
+  if (!Number.isSafeInteger(generation) || generation < 0) {
+    throw new OffsetStoreError(
+      `stored offset generation of ${queueKey} is not a non-negative safe integer: ${JSON.stringify(generationAttribute)}`,
+    );
+  }
+  const updatedAt = Number(item[OffsetAttribute.updatedAt]?.N);
+  return {
+    offset,
+    generation,
+    holder: item[OffsetAttribute.clientId]?.S,
+    released: item[OffsetAttribute.released]?.BOOL === true,
+    updatedAtMs: Number.isSafeInteger(updatedAt) ? updatedAt : undefined,
+  };
 }

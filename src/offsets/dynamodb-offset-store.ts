@@ -1,34 +1,40 @@
 /**
  * The offset store of clustering consumers: offsets of a consumer group in a DynamoDB table shared by
- * all pollers of the group (schema in {@link offsetTableDefinition}).
+ * all pollers of the group (schema in dynamodb-offset-schema.ts).
  *
- * Writes are increase-only conditional updates: a failed condition means another poller is ahead, which
- * is not an error. Only changed offsets are written (at most one write per changed queue per persist),
- * an offset equal to the stored one is never written. Transient failures (throttling, 5xx, network) are
- * retried with backoff and then rejected as a retriable {@link OffsetStoreError}; the next persist tries
- * again.
+ * Writes are conditional updates within an offset generation (offset-store.ts): an offset only rises
+ * within its generation, and a correction (the broker says the stored offset is gone) starts the next
+ * generation, which may go down. A refused write is never taken for a success: the store reads the item
+ * back and either finds another writer ahead in the same generation (fine: our offset is covered), or a
+ * newer generation (a reset: adopted, and told to {@link OffsetStore.onOffsetReset} listeners).
+ * Only changed offsets are written (at most one write per changed queue per persist). Every write names
+ * its poller (`clientId`); {@link DynamoDbOffsetStore.release} marks a queue handed over, which the next
+ * owner waits for (see start-offset.ts). Transient failures (throttling, 5xx, network) are retried with
+ * backoff and then rejected as a retriable {@link OffsetStoreError}; the next persist tries again. A
+ * missing table or denied access is a permanent error.
  */
 
 import type { AttributeValue, DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { MessageQueue } from '../protocol/message-queue.js';
-import { messageQueueKey } from '../protocol/message-queue.js';
+import { messageQueueKey, parseMessageQueueKey } from '../protocol/message-queue.js';
 import { isAwsErrorNamed } from '../util/aws-error-classification.js';
+import { describeError } from '../util/describe-error.js';
 import { componentLogger } from '../util/logger.js';
 import type { DynamoDbCallContext, DynamoDbRetryOptions } from './dynamodb-call.js';
 import { callDynamoDb } from './dynamodb-call.js';
-import { OffsetAttribute, offsetItemKey, offsetOfItem, parseOffsetItem } from './dynamodb-offset-schema.js';
-import { ensureOffsetTable } from './ensure-offset-table.js';
-import type { OffsetStore, ReadOffsetType } from './offset-store.js';
-import { NO_OFFSET } from './offset-store.js';
+import { OffsetAttribute, offsetItemKey, parseOffsetItem, recordOfItem } from './dynamodb-offset-schema.js';
+import { assertOffsetTableExists, ensureOffsetTable } from './ensure-offset-table.js';
+import type {
+  OffsetResetListener,
+  OffsetStore,
+  OffsetStoreHealth,
+  ReadOffsetType,
+  StoredOffsetRecord,
+} from './offset-store.js';
 import { assertValidOffset, OffsetStoreError } from './offset-store-error.js';
-import { OffsetTable, readOffsetThrough } from './offset-table.js';
+import { OffsetTable, type PendingWrite, readOffsetThrough, readRecordThrough } from './offset-table.js';
+import { StoreObservers } from './store-observers.js';
 
 const log = componentLogger('offsets.dynamodb');
 
@@ -36,6 +42,11 @@ const log = componentLogger('offsets.dynamodb');
 export const DEFAULT_MAX_CONCURRENT_WRITES = 8;
 /** Per-request timeout of a client the store creates itself. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
+/** Attempts of {@link DynamoDbOffsetStore.resetOffset} when other writers keep changing the item. */
+const RESET_ATTEMPTS = 3;
+
+/** How a write ended: stored, or refused and why. */
+type WriteOutcome = 'stored' | 'ahead' | 'reset' | 'missing';
 
 /** Options of {@link DynamoDbOffsetStore}, whatever the client. */
 interface DynamoDbOffsetStoreCommonOptions {
@@ -81,6 +92,7 @@ export type DynamoDbOffsetStoreOptions = DynamoDbOffsetStoreCommonOptions &
  * @example
  * ```ts
  * const store = new DynamoDbOffsetStore({ table: 'rocketmq-offsets', group: 'orders', clientId, region: 'eu-west-1' });
+ * await store.load(); // rejects (permanent) when the table does not exist
  * const start = await store.readOffset(queue, 'MEMORY_THEN_STORE'); // NO_OFFSET: use consumeFromWhere
  * store.updateOffset(queue, 1042, true);
  * await store.persistAll([queue]);
@@ -98,6 +110,7 @@ export class DynamoDbOffsetStore implements OffsetStore {
   readonly #retry: DynamoDbRetryOptions | undefined;
   readonly #context: DynamoDbCallContext;
   readonly #table = new OffsetTable();
+  readonly #observers = new StoreObservers((err) => log.error({ err }, 'offset reset listener failed'));
   /** The write in progress per queue key, so one offset is never written twice at once. */
   readonly #writes = new Map<string, Promise<void>>();
   #tableReady: Promise<void> | undefined;
@@ -126,21 +139,37 @@ export class DynamoDbOffsetStore implements OffsetStore {
     this.#context = { table: options.table, group: options.group, retry: options.retry };
   }
 
-  /** Creates the table if asked to (`createTableIfMissing`); otherwise nothing to load. */
+  /**
+   * Creates the table if asked to (`createTableIfMissing`); otherwise checks that it exists, so that a
+   * missing table stops the poller at start (permanent {@link OffsetStoreError}) instead of failing
+   * every read and write.
+   */
   async load(): Promise<void> {
-    await this.#ready();
+    if (this.#createTableIfMissing) {
+      await this.#ready();
+      return;
+    }
+    await assertOffsetTableExists(this.#client, this.#tableName, { retry: this.#retry });
   }
 
   readOffset(queue: MessageQueue, type: ReadOffsetType): Promise<number> {
     return readOffsetThrough(this.#table, queue, type, (key) => this.#readStored(key));
   }
 
+  readRecord(queue: MessageQueue): Promise<StoredOffsetRecord | undefined> {
+    return readRecordThrough(this.#table, messageQueueKey(queue), (key) => this.#readStored(key));
+  }
+
   updateOffset(queue: MessageQueue, offset: number, increaseOnly: boolean): void {
     this.#table.update(messageQueueKey(queue), offset, increaseOnly);
   }
 
+  correctOffset(queue: MessageQueue, offset: number): void {
+    this.#table.correct(messageQueueKey(queue), offset);
+  }
+
   persist(queue: MessageQueue): Promise<void> {
-    return this.#persistKey(messageQueueKey(queue));
+    return this.#persistKey(messageQueueKey(queue), false);
   }
 
   /**
@@ -148,34 +177,30 @@ export class DynamoDbOffsetStore implements OffsetStore {
    * attempted; then rejects with the failure (several: an {@link OffsetStoreError} whose cause is an
    * AggregateError, retriable when all were).
    */
-  async persistAll(queues: readonly MessageQueue[]): Promise<void> {
-    const keys = this.#table.dirtyEntries(queues.map(messageQueueKey)).map(([key]) => key);
-    const failures: unknown[] = [];
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      for (let key = keys[next++]; key !== undefined; key = keys[next++]) {
-        try {
-          await this.#persistKey(key);
-        } catch (err) {
-          failures.push(err);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.#maxConcurrentWrites, keys.length) }, worker));
-    if (failures.length === 1) throw failures[0];
-    if (failures.length > 1) {
-      throw new OffsetStoreError(
-        `${failures.length} of ${keys.length} offsets of group ${this.#group} not persisted`,
-        {
-          cause: new AggregateError(failures),
-          retriable: failures.every((err) => err instanceof OffsetStoreError && err.retriable),
-        },
-      );
-    }
+  persistAll(queues: readonly MessageQueue[]): Promise<void> {
+    const keys = this.#table.dirtyWrites(queues.map(messageQueueKey)).map((write) => write.key);
+    return this.#writeAll(keys, false, 'persisted');
+  }
+
+  /**
+   * Writes the offsets of `queues` (changed or not) marked as released: their next owner may start at
+   * once. A queue another poller has written beyond ours since is left alone.
+   */
+  release(queues: readonly MessageQueue[]): Promise<void> {
+    const keys = [...new Set(queues.map(messageQueueKey))].filter((key) => this.#table.has(key));
+    return this.#writeAll(keys, true, 'released');
   }
 
   removeOffset(queue: MessageQueue): void {
     this.#table.remove(messageQueueKey(queue));
+  }
+
+  onOffsetReset(listener: OffsetResetListener): () => void {
+    return this.#observers.onOffsetReset(listener);
+  }
+
+  health(): OffsetStoreHealth {
+    return this.#observers.health();
   }
 
   /** Waits for writes in progress, then destroys the client if the store created it. Does not persist. */
@@ -185,8 +210,8 @@ export class DynamoDbOffsetStore implements OffsetStore {
   }
 
   /**
-   * Admin operation: stores `offset` for `queue` unconditionally, even below the stored offset. Not used by
-   * consumers; an operator stops the group's pollers first, or a running owner may write a higher offset.
+   * Admin operation: stores `offset` for `queue` as a new offset generation, below the stored offset if
+   * need be. Pollers holding the queue find the new generation at their next write and resume from it.
    *
    * @example
    * ```ts
@@ -197,15 +222,21 @@ export class DynamoDbOffsetStore implements OffsetStore {
     const key = messageQueueKey(queue);
     assertValidOffset(offset, key);
     await this.#ready();
-    await callDynamoDb(`reset offset of ${key}`, this.#context, () =>
-      this.#client.send(
-        new PutItemCommand({
-          TableName: this.#tableName,
-          Item: { ...offsetItemKey(this.#group, key), ...this.#offsetAttributes(offset) },
-        }),
-      ),
-    );
-    if (this.#table.has(key)) this.#table.setFromStore(key, offset);
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.#readStored(key);
+      const generation = current?.generation ?? 0;
+      try {
+        await this.#update(`reset offset of ${key}`, key, offset, generation + 1, false, {
+          condition:
+            current === undefined ? 'attribute_not_exists(#offset)' : generationCondition(generation),
+          generation,
+        });
+        if (this.#table.has(key)) this.#table.setFromStore(key, offset, generation + 1);
+        return;
+      } catch (err) {
+        if (!isConditionFailure(err) || attempt >= RESET_ATTEMPTS) throw err;
+      }
+    }
   }
 
   /**
@@ -271,23 +302,47 @@ export class DynamoDbOffsetStore implements OffsetStore {
     return this.#tableReady;
   }
 
-  async #readStored(key: string): Promise<number> {
+  async #writeAll(keys: readonly string[], release: boolean, what: string): Promise<void> {
+    const failures: unknown[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let key = keys[next++]; key !== undefined; key = keys[next++]) {
+        try {
+          await this.#persistKey(key, release);
+        } catch (err) {
+          failures.push(err);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.#maxConcurrentWrites, keys.length) }, worker));
+    if (failures.length === 1) throw failures[0];
+    if (failures.length > 1) {
+      throw new OffsetStoreError(
+        `${failures.length} of ${keys.length} offsets of group ${this.#group} not ${what}: ${describeError(failures[0])}`,
+        {
+          cause: new AggregateError(failures),
+          retriable: failures.every((err) => err instanceof OffsetStoreError && err.retriable),
+          permanent: failures.some((err) => err instanceof OffsetStoreError && err.permanent),
+        },
+      );
+    }
+  }
+
+  async #readStored(key: string): Promise<StoredOffsetRecord | undefined> {
     await this.#ready();
     const result = await callDynamoDb(`read offset of ${key}`, this.#context, () =>
       this.#client.send(
         new GetItemCommand({
           TableName: this.#tableName,
           Key: offsetItemKey(this.#group, key),
-          ProjectionExpression: '#offset',
-          ExpressionAttributeNames: { '#offset': OffsetAttribute.offset },
           ConsistentRead: true,
         }),
       ),
     );
-    return result.Item === undefined ? NO_OFFSET : (offsetOfItem(result.Item, key) ?? NO_OFFSET);
+    return result.Item === undefined ? undefined : recordOfItem(result.Item, key);
   }
 
-  async #persistKey(key: string): Promise<void> {
+  async #persistKey(key: string, release: boolean): Promise<void> {
     for (let running = this.#writes.get(key); running !== undefined; running = this.#writes.get(key)) {
       // That write's failure belongs to its own caller; this one re-checks and writes what is still dirty.
       await running.then(
@@ -295,58 +350,153 @@ export class DynamoDbOffsetStore implements OffsetStore {
         () => undefined,
       );
     }
-    if (!this.#table.isDirty(key)) return;
-    const offset = this.#table.get(key);
-    const write = this.#writeIncreasing(key, offset);
+    const pending = release ? this.#table.currentWrite(key) : this.#table.pendingWrite(key);
+    if (pending === undefined) return;
+    const write = this.#write(pending, release);
     this.#writes.set(key, write);
     try {
       await write;
-      this.#table.markStored(key, offset);
+      this.#observers.writeSucceeded();
+    } catch (err) {
+      this.#observers.writeFailed(err);
+      throw err;
     } finally {
       this.#writes.delete(key);
     }
   }
 
-  async #writeIncreasing(key: string, offset: number): Promise<void> {
+  /** One conditional write of `write`; a refusal is resolved by reading the item back. */
+  async #write(write: PendingWrite, release: boolean): Promise<void> {
     await this.#ready();
-    try {
-      await callDynamoDb(`write offset of ${key}`, this.#context, () =>
-        this.#client.send(
-          new UpdateItemCommand({
-            TableName: this.#tableName,
-            Key: offsetItemKey(this.#group, key),
-            UpdateExpression: 'SET #offset = :offset, #updatedAt = :updatedAt, #clientId = :clientId',
-            ConditionExpression: 'attribute_not_exists(#offset) OR #offset < :offset',
-            ExpressionAttributeNames: {
-              '#offset': OffsetAttribute.offset,
-              '#updatedAt': OffsetAttribute.updatedAt,
-              '#clientId': OffsetAttribute.clientId,
-            },
-            ExpressionAttributeValues: {
-              ':offset': { N: String(offset) },
-              ':updatedAt': { N: String(Date.now()) },
-              ':clientId': { S: this.#clientId },
-            },
-          }),
-        ),
-      );
-    } catch (err) {
-      if (err instanceof OffsetStoreError && isAwsErrorNamed(err.cause, 'ConditionalCheckFailedException')) {
-        log.debug(
-          { group: this.#group, queue: key, offset },
-          'stored offset already at or ahead, not written',
-        );
-        return;
-      }
-      throw err;
-    }
+    const outcome = write.correction
+      ? await this.#writeCorrection(write)
+      : await this.#writeRaise(write, release);
+    if (outcome === 'stored')
+      this.#table.markStored(write, write.correction ? write.generation + 1 : write.generation);
   }
 
-  #offsetAttributes(offset: number): Record<string, AttributeValue> {
-    return {
-      [OffsetAttribute.offset]: { N: String(offset) },
-      [OffsetAttribute.updatedAt]: { N: String(Date.now()) },
-      [OffsetAttribute.clientId]: { S: this.#clientId },
-    };
+  /** An offset within its generation: only above the stored one (for a release: at least it). */
+  async #writeRaise(write: PendingWrite, release: boolean): Promise<WriteOutcome> {
+    const rise = release ? '#offset <= :offset' : '#offset < :offset';
+    try {
+      await this.#update(`write offset of ${write.key}`, write.key, write.offset, write.generation, release, {
+        condition: `attribute_not_exists(#offset) OR (${rise} AND ${generationCondition(write.generation)})`,
+        generation: write.generation,
+      });
+      return 'stored';
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    return this.#refused(write);
   }
+
+  /** A correction: the next generation, at `write.offset` whatever the stored offset. */
+  async #writeCorrection(write: PendingWrite, retried = false): Promise<WriteOutcome> {
+    const next = write.generation + 1;
+    try {
+      await this.#update(`correct offset of ${write.key}`, write.key, write.offset, next, false, {
+        condition: `attribute_not_exists(#offset) OR ${generationCondition(write.generation)}`,
+        generation: write.generation,
+      });
+      log.warn(
+        { group: this.#group, queue: write.key, offset: write.offset, generation: next },
+        'offset corrected below the stored one: new offset generation',
+      );
+      return 'stored';
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    // Another writer started a generation meanwhile. The broker's word still stands if the store holds
+    // an offset above our correction: correct again on top of that generation (once).
+    const record = await this.#readStored(write.key);
+    if (record === undefined) return 'missing';
+    if (record.offset > write.offset && !retried) {
+      return this.#writeCorrection({ ...write, generation: record.generation }, true);
+    }
+    this.#table.setFromStore(write.key, Math.min(record.offset, write.offset), record.generation);
+    if (record.offset > write.offset) this.#table.correct(write.key, write.offset);
+    return 'reset';
+  }
+
+  /** Why a write was refused: another writer ahead in our generation, or a newer generation (a reset). */
+  async #refused(write: PendingWrite): Promise<WriteOutcome> {
+    const record = await this.#readStored(write.key);
+    if (record === undefined) return 'missing';
+    if (record.generation === write.generation) {
+      log.debug(
+        {
+          group: this.#group,
+          queue: write.key,
+          offset: write.offset,
+          stored: record.offset,
+          holder: record.holder,
+        },
+        'stored offset already at or ahead, not written',
+      );
+      this.#table.markStored(write);
+      return 'ahead';
+    }
+    this.#table.setFromStore(write.key, record.offset, record.generation);
+    log.warn(
+      {
+        group: this.#group,
+        queue: write.key,
+        offset: write.offset,
+        generation: write.generation,
+        storedOffset: record.offset,
+        storedGeneration: record.generation,
+        holder: record.holder,
+      },
+      'the stored offset was reset (a newer offset generation): resuming from it',
+    );
+    this.#observers.resetFound(parseMessageQueueKey(write.key), record);
+    return 'reset';
+  }
+
+  async #update(
+    what: string,
+    key: string,
+    offset: number,
+    generation: number,
+    released: boolean,
+    guard: { condition: string; generation: number },
+  ): Promise<void> {
+    await callDynamoDb(what, this.#context, () =>
+      this.#client.send(
+        new UpdateItemCommand({
+          TableName: this.#tableName,
+          Key: offsetItemKey(this.#group, key),
+          UpdateExpression:
+            'SET #offset = :offset, #generation = :generation, #updatedAt = :updatedAt, #clientId = :clientId, #released = :released',
+          ConditionExpression: guard.condition,
+          ExpressionAttributeNames: {
+            '#offset': OffsetAttribute.offset,
+            '#generation': OffsetAttribute.generation,
+            '#updatedAt': OffsetAttribute.updatedAt,
+            '#clientId': OffsetAttribute.clientId,
+            '#released': OffsetAttribute.released,
+          },
+          ExpressionAttributeValues: {
+            ':offset': { N: String(offset) },
+            ':generation': { N: String(generation) },
+            ':updatedAt': { N: String(Date.now()) },
+            ':clientId': { S: this.#clientId },
+            ':released': { BOOL: released },
+            ...(guard.condition.includes(':known') ? { ':known': { N: String(guard.generation) } } : {}),
+          },
+        }),
+      ),
+    );
+  }
+}
+
+/** The condition "the item is of generation `generation`" (items written before generations count as 0). */
+function generationCondition(generation: number): string {
+  return generation === 0
+    ? '(attribute_not_exists(#generation) OR #generation = :known)'
+    : '#generation = :known';
+}
+
+function isConditionFailure(err: unknown): boolean {
+  return err instanceof OffsetStoreError && isAwsErrorNamed(err.cause, 'ConditionalCheckFailedException');
 }

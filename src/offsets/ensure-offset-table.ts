@@ -84,3 +84,43 @@ export async function ensureOffsetTable(
     await sleep(delayMs);
   }
 }
+
+/**
+ * Checks that table `table` exists (DescribeTable), for pollers that must not create it. Rejects with a
+ * permanent {@link OffsetStoreError} when it is missing or may not be described (the poller cannot keep
+ * offsets, retrying will not help), retriable while it is still being created or DynamoDB is unreachable.
+ *
+ * @example
+ * ```ts
+ * await assertOffsetTableExists(client, 'rocketmq-offsets'); // before the first read or write
+ * ```
+ */
+export async function assertOffsetTableExists(
+  client: DynamoDBClient,
+  table: string,
+  options: Pick<EnsureOffsetTableOptions, 'retry'> = {},
+): Promise<void> {
+  let status: string;
+  try {
+    const result = await callDynamoDb('describe table', { table, retry: options.retry }, () =>
+      client.send(new DescribeTableCommand({ TableName: table })),
+    );
+    status = result.Table?.TableStatus ?? 'UNKNOWN';
+  } catch (err) {
+    if (err instanceof OffsetStoreError && isAwsErrorNamed(err.cause, 'ResourceNotFoundException')) {
+      throw new OffsetStoreError(
+        `the offsets table ${table} does not exist: deploy it (the CloudFormation templates create it) or let the poller create it (offsets.createTable: true, for local use)`,
+        { cause: err, permanent: true },
+      );
+    }
+    throw err;
+  }
+  if (status === 'CREATING') {
+    throw new OffsetStoreError(`the offsets table ${table} is still being created`, { retriable: true });
+  }
+  if (status === 'DELETING' || status === 'INACCESSIBLE_ENCRYPTION_CREDENTIALS' || status === 'ARCHIVED') {
+    throw new OffsetStoreError(`the offsets table ${table} cannot be used: it is ${status}`, {
+      permanent: true,
+    });
+  }
+}

@@ -17,10 +17,16 @@ import { messageQueueKey } from '../protocol/message-queue.js';
 import { componentLogger } from '../util/logger.js';
 import type { OffsetFileRead } from './offset-file.js';
 import { errorCode, readOffsetFile, syncDirectory, writeFileDurably } from './offset-file.js';
-import type { OffsetStore, ReadOffsetType } from './offset-store.js';
-import { NO_OFFSET } from './offset-store.js';
+import type {
+  OffsetResetListener,
+  OffsetStore,
+  OffsetStoreHealth,
+  ReadOffsetType,
+  StoredOffsetRecord,
+} from './offset-store.js';
 import { OffsetStoreError } from './offset-store-error.js';
-import { OffsetTable, readOffsetThrough } from './offset-table.js';
+import { localRecord, OffsetTable, readOffsetThrough, readRecordThrough } from './offset-table.js';
+import { StoreObservers } from './store-observers.js';
 
 const log = componentLogger('offsets.file');
 
@@ -89,6 +95,7 @@ export class FileOffsetStore implements OffsetStore {
   readonly backupPath: string;
   readonly #tempPath: string;
   readonly #table = new OffsetTable();
+  readonly #observers = new StoreObservers((err) => log.error({ err }, 'offset reset listener failed'));
   /** What the main file holds (queues removed from the table stay in the file), once read. */
   #onDisk: Map<string, number> | undefined;
   /** The main file holds a good version worth keeping as `.bak` (false after recovering from `.bak`). */
@@ -116,13 +123,20 @@ export class FileOffsetStore implements OffsetStore {
   }
 
   readOffset(queue: MessageQueue, type: ReadOffsetType): Promise<number> {
-    return readOffsetThrough(this.#table, queue, type, (key) =>
-      this.#serialised(async () => (await this.#readDisk()).get(key) ?? NO_OFFSET),
-    );
+    return readOffsetThrough(this.#table, queue, type, (key) => this.#readRecordFromDisk(key));
+  }
+
+  readRecord(queue: MessageQueue): Promise<StoredOffsetRecord | undefined> {
+    return readRecordThrough(this.#table, messageQueueKey(queue), (key) => this.#readRecordFromDisk(key));
   }
 
   updateOffset(queue: MessageQueue, offset: number, increaseOnly: boolean): void {
     this.#table.update(messageQueueKey(queue), offset, increaseOnly);
+  }
+
+  /** The file has one writer: a correction is written like any other change (generations stay 0). */
+  correctOffset(queue: MessageQueue, offset: number): void {
+    this.#table.correct(messageQueueKey(queue), offset);
   }
 
   persist(queue: MessageQueue): Promise<void> {
@@ -133,17 +147,36 @@ export class FileOffsetStore implements OffsetStore {
   persistAll(queues: readonly MessageQueue[]): Promise<void> {
     const keys = queues.map(messageQueueKey);
     return this.#serialised(async () => {
-      if (this.#table.dirtyEntries(keys).length === 0) return;
-      const onDisk = this.#onDisk ?? (await this.#readDisk());
-      // Taken after any read above, so offsets updated meanwhile are written too.
-      const dirty = this.#table.dirtyEntries(keys);
-      const next = new Map(onDisk);
-      for (const [key, offset] of dirty) next.set(key, offset);
-      await this.#write(next);
-      this.#onDisk = next;
-      for (const [key, offset] of dirty) this.#table.markStored(key, offset);
-      log.debug({ path: this.path, queues: dirty.length }, 'offsets persisted');
+      if (this.#table.dirtyWrites(keys).length === 0) return;
+      try {
+        const onDisk = this.#onDisk ?? (await this.#readDisk());
+        // Taken after any read above, so offsets updated meanwhile are written too.
+        const dirty = this.#table.dirtyWrites(keys);
+        const next = new Map(onDisk);
+        for (const write of dirty) next.set(write.key, write.offset);
+        await this.#write(next);
+        this.#onDisk = next;
+        for (const write of dirty) this.#table.markStored(write);
+        this.#observers.writeSucceeded();
+        log.debug({ path: this.path, queues: dirty.length }, 'offsets persisted');
+      } catch (err) {
+        this.#observers.writeFailed(err);
+        throw err;
+      }
     });
+  }
+
+  /** One poller per file: releasing is persisting. */
+  release(queues: readonly MessageQueue[]): Promise<void> {
+    return this.persistAll(queues);
+  }
+
+  onOffsetReset(listener: OffsetResetListener): () => void {
+    return this.#observers.onOffsetReset(listener);
+  }
+
+  health(): OffsetStoreHealth {
+    return this.#observers.health();
   }
 
   removeOffset(queue: MessageQueue): void {
@@ -156,6 +189,13 @@ export class FileOffsetStore implements OffsetStore {
       () => undefined,
       () => undefined,
     );
+  }
+
+  #readRecordFromDisk(key: string): Promise<StoredOffsetRecord | undefined> {
+    return this.#serialised(async () => {
+      const offset = (await this.#readDisk()).get(key);
+      return offset === undefined ? undefined : localRecord(offset, 0);
+    });
   }
 
   #serialised<T>(operation: () => Promise<T>): Promise<T> {

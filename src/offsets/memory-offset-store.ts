@@ -4,8 +4,18 @@
  */
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { messageQueueKey } from '../protocol/message-queue.js';
-import type { OffsetStore, ReadOffsetType } from './offset-store.js';
-import { OffsetTable, readOffsetThrough } from './offset-table.js';
+import { componentLogger } from '../util/logger.js';
+import type {
+  OffsetResetListener,
+  OffsetStore,
+  OffsetStoreHealth,
+  ReadOffsetType,
+  StoredOffsetRecord,
+} from './offset-store.js';
+import { localRecord, OffsetTable, readOffsetThrough, readRecordThrough } from './offset-table.js';
+import { StoreObservers } from './store-observers.js';
+
+const log = componentLogger('offsets.memory');
 
 /**
  * {@link OffsetStore} over a process-local table. `persist*` only marks offsets as stored; `STORE` reads
@@ -20,17 +30,26 @@ import { OffsetTable, readOffsetThrough } from './offset-table.js';
  */
 export class MemoryOffsetStore implements OffsetStore {
   readonly #table = new OffsetTable();
+  readonly #observers = new StoreObservers((err) => log.error({ err }, 'offset reset listener failed'));
 
   async load(): Promise<void> {
     // Nothing to load: the table lives only in this process.
   }
 
   readOffset(queue: MessageQueue, type: ReadOffsetType): Promise<number> {
-    return readOffsetThrough(this.#table, queue, type, async (key) => this.#table.get(key));
+    return readOffsetThrough(this.#table, queue, type, async (key) => this.#record(key));
+  }
+
+  readRecord(queue: MessageQueue): Promise<StoredOffsetRecord | undefined> {
+    return readRecordThrough(this.#table, messageQueueKey(queue), async (key) => this.#record(key));
   }
 
   updateOffset(queue: MessageQueue, offset: number, increaseOnly: boolean): void {
     this.#table.update(messageQueueKey(queue), offset, increaseOnly);
+  }
+
+  correctOffset(queue: MessageQueue, offset: number): void {
+    this.#table.correct(messageQueueKey(queue), offset);
   }
 
   async persist(queue: MessageQueue): Promise<void> {
@@ -38,13 +57,25 @@ export class MemoryOffsetStore implements OffsetStore {
   }
 
   async persistAll(queues: readonly MessageQueue[]): Promise<void> {
-    for (const [key, offset] of this.#table.dirtyEntries(queues.map(messageQueueKey))) {
-      this.#table.markStored(key, offset);
+    for (const write of this.#table.dirtyWrites(queues.map(messageQueueKey))) {
+      this.#table.markStored(write, write.correction ? write.generation + 1 : write.generation);
     }
+  }
+
+  release(queues: readonly MessageQueue[]): Promise<void> {
+    return this.persistAll(queues);
   }
 
   removeOffset(queue: MessageQueue): void {
     this.#table.remove(messageQueueKey(queue));
+  }
+
+  onOffsetReset(listener: OffsetResetListener): () => void {
+    return this.#observers.onOffsetReset(listener);
+  }
+
+  health(): OffsetStoreHealth {
+    return this.#observers.health();
   }
 
   /** Whether `queue` has an offset not yet persisted (for tests and status output). */
@@ -54,5 +85,9 @@ export class MemoryOffsetStore implements OffsetStore {
 
   async close(): Promise<void> {
     // Nothing to release.
+  }
+
+  #record(key: string): StoredOffsetRecord | undefined {
+    return this.#table.has(key) ? localRecord(this.#table.get(key), this.#table.generation(key)) : undefined;
   }
 }

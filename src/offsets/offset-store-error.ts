@@ -17,7 +17,7 @@ import { RocketMQError } from '../protocol/errors.js';
  * ```
  */
 export class OffsetStoreError extends RocketMQError {
-  constructor(message: string, options: { cause?: unknown; retriable?: boolean } = {}) {
+  constructor(message: string, options: { cause?: unknown; retriable?: boolean; permanent?: boolean } = {}) {
     super(message, options);
   }
 }

@@ -91,6 +91,37 @@ export function isNetworkError(error: unknown): boolean {
 }
 
 /**
+ * AWS error names that do not heal by waiting: the resource does not exist, or this identity may not use
+ * it. A poller that meets one cannot do its job until someone changes the deployment.
+ */
+const PERMANENT_ERROR_NAMES: ReadonlySet<string> = new Set([
+  'ResourceNotFoundException',
+  'AccessDeniedException',
+  'AccessDenied',
+  'UnrecognizedClientException',
+  'InvalidClientTokenId',
+]);
+
+/**
+ * True when an AWS SDK v3 call failed in a way only a change of the deployment fixes: a missing resource
+ * (table, function), access denied, an unknown access key (also when wrapped as the `cause`).
+ *
+ * @example
+ * ```ts
+ * if (isPermanentAwsError(err)) stopWithReason(err); // retrying would fail the same way
+ * ```
+ */
+export function isPermanentAwsError(error: unknown): boolean {
+  for (let current = error, depth = 0; depth < 5; depth++) {
+    if (typeof current !== 'object' || current === null) return false;
+    const name = (current as AwsErrorShape).name;
+    if (typeof name === 'string' && PERMANENT_ERROR_NAMES.has(name)) return true;
+    current = (current as AwsErrorShape).cause;
+  }
+  return false;
+}
+
+/**
  * True when `error` is an AWS SDK error (or any Error) named `name`, e.g. `'ConditionalCheckFailedException'`.
  * Compares names rather than classes so clients from another copy of the SDK are recognised too.
  *

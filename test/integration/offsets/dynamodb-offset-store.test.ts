@@ -91,6 +91,20 @@ describe('DynamoDbOffsetStore against dynalite', () => {
     expect((failure as Error).message).toContain('ResourceNotFoundException');
   });
 
+  it('load() refuses a missing table for good, naming it, when creation was not asked for', async () => {
+    const table = tableName();
+    const failure = await newStore({ table, createTableIfMissing: false })
+      .load()
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    expect(failure).toBeInstanceOf(OffsetStoreError);
+    expect((failure as OffsetStoreError).permanent).toBe(true);
+    expect((failure as Error).message).toContain(`the offsets table ${table} does not exist`);
+    expect((failure as Error).message).toContain('offsets.createTable');
+  });
+
   it('round-trips offsets with updatedAt and clientId', async () => {
     const table = tableName();
     const { client } = countingClient(db.endpoint);
@@ -134,6 +148,116 @@ describe('DynamoDbOffsetStore against dynalite', () => {
     behind.updateOffset(queue(0), 101, true);
     await behind.persist(queue(0));
     expect((await ahead.listOffsets()).get('TopicA@broker-a@0')).toBe(101);
+  });
+
+  it('moves an offset below the stored one as a new generation, and stale writers learn of it', async () => {
+    const table = tableName();
+    const { client } = countingClient(db.endpoint);
+    const owner = newStore({ table });
+    owner.updateOffset(queue(0), 1500, true);
+    await owner.persist(queue(0));
+    // A second poller that still holds the queue's old generation in memory (it read 1500 earlier).
+    const stale = newStore({ table, clientId: 'client-2' });
+    expect(await stale.readOffset(queue(0), 'STORE')).toBe(1500);
+
+    // The broker lost its store: the owner follows it down to 0.
+    owner.correctOffset(queue(0), 0);
+    await owner.persist(queue(0));
+    expect(await owner.readRecord(queue(0))).toMatchObject({ offset: 0, generation: 1, holder: 'client-1' });
+    owner.updateOffset(queue(0), 100, true); // consumption from the new start
+    await owner.persist(queue(0));
+
+    // The stale poller writes a higher offset of generation 0: refused, and it adopts generation 1.
+    const resets: Array<{ queue: string; offset: number; generation: number }> = [];
+    stale.onOffsetReset((mq, record) =>
+      resets.push({
+        queue: `${mq.topic}#${mq.queueId}`,
+        offset: record.offset,
+        generation: record.generation,
+      }),
+    );
+    stale.updateOffset(queue(0), 1600, true);
+    await stale.persist(queue(0));
+    expect(resets).toEqual([{ queue: 'TopicA#0', offset: 100, generation: 1 }]);
+    expect(await stale.readOffset(queue(0), 'MEMORY')).toBe(100);
+    const item = await client.send(
+      new GetItemCommand({
+        TableName: table,
+        Key: { group: { S: 'group-a' }, queue: { S: 'TopicA@broker-a@0' } },
+        ConsistentRead: true,
+      }),
+    );
+    expect(item.Item?.offset).toEqual({ N: '100' });
+    expect(item.Item?.generation).toEqual({ N: '1' });
+    // Within generation 1 the stale poller's writes count again.
+    stale.updateOffset(queue(0), 140, true);
+    await stale.persist(queue(0));
+    expect(await newStore({ table }).readOffset(queue(0), 'STORE')).toBe(140);
+  });
+
+  it('reads items written before generations existed as generation 0 and raises them', async () => {
+    const table = tableName();
+    const { client } = countingClient(db.endpoint);
+    const store = newStore({ table, client });
+    await store.load();
+    await client.send(
+      new BatchWriteItemCommand({
+        RequestItems: {
+          [table]: [
+            {
+              PutRequest: {
+                Item: {
+                  group: { S: 'group-a' },
+                  queue: { S: 'TopicA@broker-a@0' },
+                  offset: { N: '42' },
+                  clientId: { S: 'old-poller' },
+                },
+              },
+            },
+          ],
+        },
+      }),
+    );
+    expect(await store.readRecord(queue(0))).toEqual({
+      offset: 42,
+      generation: 0,
+      holder: 'old-poller',
+      released: false,
+      updatedAtMs: undefined,
+    });
+    store.updateOffset(queue(0), 50, true);
+    await store.persist(queue(0));
+    expect(await newStore({ table }).readRecord(queue(0))).toMatchObject({ offset: 50, generation: 0 });
+  });
+
+  it('release() marks queues handed over, the next write of an owner takes them again', async () => {
+    const table = tableName();
+    const leaving = newStore({ table, clientId: 'leaving' });
+    leaving.updateOffset(queue(0), 10, true);
+    await leaving.persist(queue(0));
+    expect(await newStore({ table }).readRecord(queue(0))).toMatchObject({
+      holder: 'leaving',
+      released: false,
+    });
+    leaving.updateOffset(queue(0), 12, true);
+    await leaving.release([queue(0), queue(9)]); // queue 9 is unknown to it: nothing to release
+    expect(await newStore({ table }).readRecord(queue(0))).toMatchObject({
+      offset: 12,
+      holder: 'leaving',
+      released: true,
+    });
+    const next = newStore({ table, clientId: 'next' });
+    expect(await next.readOffset(queue(0), 'STORE')).toBe(12);
+    next.updateOffset(queue(0), 20, true);
+    await next.persist(queue(0));
+    expect(await newStore({ table }).readRecord(queue(0))).toMatchObject({
+      offset: 20,
+      holder: 'next',
+      released: false,
+    });
+    // A late release of the old owner does not mark the new owner's offset released.
+    await leaving.release([queue(0)]);
+    expect(await newStore({ table }).readRecord(queue(0))).toMatchObject({ holder: 'next', released: false });
   });
 
   it('writes only changed offsets, at most once per changed queue, never an equal one', async () => {
@@ -199,7 +323,7 @@ describe('DynamoDbOffsetStore against dynalite', () => {
     );
   });
 
-  it('resetOffset overwrites unconditionally, listOffsets returns the group only', async () => {
+  it('resetOffset stores a new generation below the stored offset, listOffsets returns the group only', async () => {
     const table = tableName();
     const store = newStore({ table });
     const otherGroup = newStore({ table, group: 'group-b' });
@@ -210,7 +334,7 @@ describe('DynamoDbOffsetStore against dynalite', () => {
 
     await store.resetOffset(queue(0), 20);
     expect(await store.readOffset(queue(0), 'MEMORY')).toBe(20);
-    expect(await newStore({ table }).readOffset(queue(0), 'STORE')).toBe(20);
+    expect(await newStore({ table }).readRecord(queue(0))).toMatchObject({ offset: 20, generation: 1 });
     expect(await store.listOffsets()).toEqual(
       new Map([
         ['TopicA@broker-a@0', 20],

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NO_OFFSET } from '../../../src/offsets/offset-store.js';
 import { OffsetStoreError } from '../../../src/offsets/offset-store-error.js';
-import { OffsetTable, readOffsetThrough } from '../../../src/offsets/offset-table.js';
+import type { PendingWrite } from '../../../src/offsets/offset-table.js';
+import { localRecord, OffsetTable, readOffsetThrough } from '../../../src/offsets/offset-table.js';
 
 const KEY = 'T@broker-a@0';
 
@@ -36,7 +37,7 @@ describe('OffsetTable', () => {
     const table = new OffsetTable();
     table.update(KEY, 5, true);
     expect(table.dirtyEntries()).toEqual([[KEY, 5]]);
-    table.markStored(KEY, 5);
+    table.markStored(table.pendingWrite(KEY) as PendingWrite);
     expect(table.isDirty(KEY)).toBe(false);
     table.update(KEY, 5, true);
     expect(table.isDirty(KEY)).toBe(false);
@@ -49,17 +50,18 @@ describe('OffsetTable', () => {
   it('keeps a queue dirty when it moved on while its write was in flight', () => {
     const table = new OffsetTable();
     table.update(KEY, 5, true);
-    const [[key, written]] = table.dirtyEntries() as [[string, number]];
+    const [write] = table.dirtyWrites() as [PendingWrite];
     table.update(KEY, 9, true);
-    table.markStored(key, written);
+    table.markStored(write);
     expect(table.dirtyEntries()).toEqual([[KEY, 9]]);
   });
 
   it('does not bring back a queue removed while its write was in flight', () => {
     const table = new OffsetTable();
     table.update(KEY, 5, true);
+    const write = table.pendingWrite(KEY) as PendingWrite;
     table.remove(KEY);
-    table.markStored(KEY, 5);
+    table.markStored(write);
     expect(table.has(KEY)).toBe(false);
   });
 
@@ -76,6 +78,36 @@ describe('OffsetTable', () => {
     expect(table.entries()).toContainEqual([KEY, 4]);
   });
 
+  it('keeps a correction pending until it is written, as the next generation', () => {
+    const table = new OffsetTable();
+    table.setFromStore(KEY, 1500, 2);
+    table.correct(KEY, 0);
+    const correction = table.pendingWrite(KEY) as PendingWrite;
+    expect(correction).toMatchObject({ key: KEY, offset: 0, generation: 2, correction: true });
+    table.update(KEY, 40, true); // consumption goes on while the correction is written
+    table.markStored(correction, 3);
+    expect(table.generation(KEY)).toBe(3);
+    expect(table.pendingWrite(KEY)).toMatchObject({ offset: 40, generation: 3, correction: false });
+  });
+
+  it('keeps a second correction pending when it came while the first was written', () => {
+    const table = new OffsetTable();
+    table.setFromStore(KEY, 100);
+    table.correct(KEY, 10);
+    const first = table.pendingWrite(KEY) as PendingWrite;
+    table.correct(KEY, 5);
+    table.markStored(first, 1);
+    expect(table.pendingWrite(KEY)).toMatchObject({ offset: 5, generation: 1, correction: true });
+  });
+
+  it('is dirty after a correction to the stored value (the generation must still move)', () => {
+    const table = new OffsetTable();
+    table.setFromStore(KEY, 7);
+    table.correct(KEY, 7);
+    expect(table.isDirty(KEY)).toBe(true);
+    expect(() => table.correct(KEY, -3)).toThrow(OffsetStoreError);
+  });
+
   it('holds the maximum of any sequence of increase-only updates (property)', () => {
     fc.assert(
       fc.property(
@@ -90,9 +122,9 @@ describe('OffsetTable', () => {
           updates.forEach(([key, offset], index) => {
             table.update(key, offset, true);
             if (persistAt.has(index)) {
-              for (const [dirtyKey, value] of table.dirtyEntries()) {
-                stored.set(dirtyKey, value);
-                table.markStored(dirtyKey, value);
+              for (const write of table.dirtyWrites()) {
+                stored.set(write.key, write.offset);
+                table.markStored(write);
               }
             }
           });
@@ -118,7 +150,7 @@ describe('readOffsetThrough', () => {
     let reads = 0;
     const readStore = async () => {
       reads++;
-      return 99;
+      return localRecord(99, 0);
     };
     expect(await readOffsetThrough(table, queue, 'MEMORY', readStore)).toBe(3);
     expect(await readOffsetThrough(table, queue, 'MEMORY_THEN_STORE', readStore)).toBe(3);
@@ -127,10 +159,11 @@ describe('readOffsetThrough', () => {
 
   it('reads the store for STORE and for an unknown queue, caching a found offset as clean', async () => {
     const table = new OffsetTable();
-    expect(await readOffsetThrough(table, queue, 'MEMORY_THEN_STORE', async () => NO_OFFSET)).toBe(NO_OFFSET);
+    expect(await readOffsetThrough(table, queue, 'MEMORY_THEN_STORE', async () => undefined)).toBe(NO_OFFSET);
     expect(table.has(KEY)).toBe(false);
-    expect(await readOffsetThrough(table, queue, 'STORE', async () => 40)).toBe(40);
+    expect(await readOffsetThrough(table, queue, 'STORE', async () => localRecord(40, 3))).toBe(40);
     expect(table.get(KEY)).toBe(40);
+    expect(table.generation(KEY)).toBe(3);
     expect(table.isDirty(KEY)).toBe(false);
   });
 });
