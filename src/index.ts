@@ -23,7 +23,7 @@ export {
 export { RocketMQClient, type RocketMQClientOptions } from './client/rocketmq-client.js';
 export { ConfigError } from './config/config-error.js';
 export { loadConfig, parseConfig } from './config/load-config.js';
-export type { MappingConfig, OffsetsConfig, RunConfig } from './config/run-config.js';
+export type { MappingConfig, OffsetStoreConfig, OffsetsConfig, RunConfig } from './config/run-config.js';
 export { ConsumerRuntime } from './consumer/consumer-runtime.js';
 export type {
   ConsumeContext,

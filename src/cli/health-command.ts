@@ -1,18 +1,26 @@
 /**
  * `rocketmq-lambda health`: the container health check. Exit 0 when the running poller's heartbeat file
- * (see `ROCKETMQ_LAMBDA_HEALTH_FILE`) was rewritten within the last 60 s, else 1 with the reason.
+ * (see `ROCKETMQ_LAMBDA_HEALTH_FILE`) was rewritten within the last 60 s and says healthy, else 1 with
+ * the reason (one line per problem).
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { HEALTH_FILE_ENV, HEALTH_MAX_AGE_MS, healthFilePath } from '../poller/health-beat.js';
+import { PULL_STALL_MS } from '../consumer/consumer-health.js';
+import {
+  HEALTH_FILE_ENV,
+  HEALTH_MAX_AGE_MS,
+  type HealthReport,
+  healthFilePath,
+} from '../poller/health-beat.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './run-command.js';
 
 /** The help text of `health`. */
 export const HEALTH_USAGE = `Usage: rocketmq-lambda health [--max-age-ms <ms>]
 
-Exits 0 when the poller running on this host is healthy: every mapping is running and its heartbeat
-file was rewritten within the last ${HEALTH_MAX_AGE_MS / 1000} s. Used by the container HEALTHCHECK.
+Exits 0 when the poller running on this host is healthy: its heartbeat file was rewritten within the
+last ${HEALTH_MAX_AGE_MS / 1000} s and says every mapping does its job (running, pulling every queue it holds
+within ${PULL_STALL_MS / 1000} s, writing offsets). Else exits 1 and prints why. Used by the container HEALTHCHECK.
 
 Options:
   --max-age-ms <ms>  how old the heartbeat may be (default ${HEALTH_MAX_AGE_MS})
@@ -69,6 +77,29 @@ export async function healthCommand(args: readonly string[], io: CliIo, nowMs = 
     io.stderr.write(`unhealthy: the heartbeat at ${path} is ${ageMs} ms old (limit ${maxAgeMs} ms)\n`);
     return EXIT_FAILURE;
   }
+  let report: HealthReport | undefined;
+  try {
+    report = parseReport(await readFile(path, 'utf8'));
+  } catch {
+    report = undefined;
+  }
+  if (report === undefined) {
+    io.stderr.write(`unhealthy: the heartbeat at ${path} is not a health report\n`);
+    return EXIT_FAILURE;
+  }
+  if (!report.healthy) {
+    const problems = report.problems.length === 0 ? ['(no reason given)'] : report.problems;
+    io.stderr.write(problems.map((problem) => `unhealthy: ${problem}\n`).join(''));
+    return EXIT_FAILURE;
+  }
   io.stdout.write(`healthy: heartbeat ${ageMs} ms old\n`);
   return 0;
+}
+
+function parseReport(text: string): HealthReport | undefined {
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { healthy, at, problems } = value as Record<string, unknown>;
+  if (typeof healthy !== 'boolean' || typeof at !== 'string' || !Array.isArray(problems)) return undefined;
+  return { healthy, at, problems: problems.map(String) };
 }

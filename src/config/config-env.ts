@@ -3,6 +3,7 @@
  * servers, the ACL credentials (secrets belong in the environment, e.g. ECS secrets), the DynamoDB
  * endpoint and region of the offsets table, and the Lambda endpoint and region.
  */
+import type { ConfigProblem } from './config-problem.js';
 import { classifyFunctionRef } from './function-ref.js';
 
 /** Environment variables read by {@link applyEnvironment}, first match wins within each key. */
@@ -11,6 +12,7 @@ export const CONFIG_ENV = {
   accessKey: ['ROCKETMQ_ACCESS_KEY'],
   secretKey: ['ROCKETMQ_SECRET_KEY'],
   securityToken: ['ROCKETMQ_SECURITY_TOKEN'],
+  tlsKeyPassphrase: ['ROCKETMQ_TLS_KEY_PASSPHRASE'],
   dynamoDbEndpoint: ['ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT', 'AWS_ENDPOINT_URL_DYNAMODB'],
   region: ['AWS_REGION'],
   lambdaEndpoint: ['AWS_ENDPOINT_URL_LAMBDA'],
@@ -22,6 +24,44 @@ export const CONFIG_ENV = {
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** Fills `tls.keyPassphrase` (read when the TLS settings are resolved). */
+export const TLS_KEY_PASSPHRASE_ENV = CONFIG_ENV.tlsKeyPassphrase[0];
+
+/**
+ * Problems of the environment itself: half of the ACL credentials (signing would silently be off, and
+ * every request refused by an ACL broker), a security token without keys. Only when the config file has
+ * no `acl` (it wins over the environment). Never names a value.
+ *
+ * @example
+ * ```ts
+ * environmentProblems({}, { ROCKETMQ_ACCESS_KEY: 'ak' });
+ * // => [{ path: ['acl'], message: 'ROCKETMQ_ACCESS_KEY is set but ROCKETMQ_SECRET_KEY is not: set both, or neither' }]
+ * ```
+ */
+export function environmentProblems(raw: unknown, env: Env = process.env): ConfigProblem[] {
+  if (isObject(raw) && raw.acl !== undefined) return [];
+  const [accessName] = CONFIG_ENV.accessKey;
+  const [secretName] = CONFIG_ENV.secretKey;
+  const [tokenName] = CONFIG_ENV.securityToken;
+  const access = firstSet(env, CONFIG_ENV.accessKey) !== undefined;
+  const secret = firstSet(env, CONFIG_ENV.secretKey) !== undefined;
+  const token = firstSet(env, CONFIG_ENV.securityToken) !== undefined;
+  if (access && !secret) {
+    return [
+      { path: ['acl'], message: `${accessName} is set but ${secretName} is not: set both, or neither` },
+    ];
+  }
+  if (secret && !access) {
+    return [
+      { path: ['acl'], message: `${secretName} is set but ${accessName} is not: set both, or neither` },
+    ];
+  }
+  if (token && !access) {
+    return [{ path: ['acl'], message: `${tokenName} is set without ${accessName} and ${secretName}` }];
+  }
+  return [];
+}
 
 /**
  * A copy of `raw` with absent keys filled from `env`:

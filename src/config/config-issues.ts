@@ -9,6 +9,14 @@ import type { ConfigProblem, KeyPath } from './config-problem.js';
 
 type Issue = z.core.$ZodIssue;
 
+/** Keys whose values are secrets (or parts of credentials): no problem line ever shows their value. */
+const SECRET_KEYS: ReadonlySet<string> = new Set([
+  'accessKey',
+  'secretKey',
+  'securityToken',
+  'keyPassphrase',
+]);
+
 /** Extra words for a missing required key. */
 const REQUIRED_HINTS: Readonly<Record<string, string>> = {
   nameServer: 'required (or set ROCKETMQ_NAME_SERVER or NAMESRV_ADDR)',
@@ -34,6 +42,8 @@ function pathPart(part: PropertyKey): string | number {
 }
 
 function problemsOfIssue(issue: Issue, path: KeyPath): ConfigProblem[] {
+  const last = path[path.length - 1];
+  const got = (input: unknown) => gotSuffix(input, typeof last === 'string' && SECRET_KEYS.has(last));
   switch (issue.code) {
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({ path: [...path, key], message: unknownKeyMessage(path, key) }));
@@ -41,19 +51,24 @@ function problemsOfIssue(issue: Issue, path: KeyPath): ConfigProblem[] {
       if (issue.input === undefined) return [{ path, message: REQUIRED_HINTS[pathKey(path)] ?? 'required' }];
       const matching = matchingAlternative(issue.errors);
       if (matching !== undefined) return problemsOfIssues(matching, path);
-      return [{ path, message: `${issue.message}${gotSuffix(issue.input)}` }];
+      return [{ path, message: `${issue.message}${got(issue.input)}` }];
     }
     case 'invalid_type':
       if (issue.input === undefined) {
         return [{ path, message: REQUIRED_HINTS[pathKey(path)] ?? 'required' }];
       }
-      return [{ path, message: `must be ${typeWords(issue.expected)}${gotSuffix(issue.input)}` }];
+      return [
+        {
+          path,
+          message: `must be ${typeWords(issue.expected)}${got(issue.input)}${quoteHint(issue.expected, issue.input)}`,
+        },
+      ];
     case 'too_big':
-      return [{ path, message: tooBigMessage(issue) }];
+      return [{ path, message: tooBigMessage(issue, got) }];
     case 'too_small':
-      return [{ path, message: tooSmallMessage(issue) }];
+      return [{ path, message: tooSmallMessage(issue, got) }];
     case 'invalid_value':
-      return [{ path, message: invalidValueMessage(issue.values, issue.input) }];
+      return [{ path, message: invalidValueMessage(issue.values, issue.input, got) }];
     default:
       return [{ path, message: issue.message }];
   }
@@ -98,7 +113,14 @@ function typeWords(expected: string): string {
   }
 }
 
-function tooBigMessage(issue: z.core.$ZodIssueTooBig): string {
+type GotSuffix = (input: unknown) => string;
+
+/** A number where text belongs is usually unquoted YAML (`secretKey: 0123` reads as the number 123). */
+function quoteHint(expected: string, input: unknown): string {
+  return expected === 'string' && typeof input === 'number' ? ' (put it in quotes)' : '';
+}
+
+function tooBigMessage(issue: z.core.$ZodIssueTooBig, got: GotSuffix): string {
   const limit = String(issue.maximum);
   switch (issue.origin) {
     case 'string':
@@ -106,11 +128,11 @@ function tooBigMessage(issue: z.core.$ZodIssueTooBig): string {
     case 'array':
       return `must have at most ${limit} entries`;
     default:
-      return `must be ${issue.inclusive === false ? '<' : '≤'} ${limit}${gotSuffix(issue.input)}`;
+      return `must be ${issue.inclusive === false ? '<' : '≤'} ${limit}${got(issue.input)}`;
   }
 }
 
-function tooSmallMessage(issue: z.core.$ZodIssueTooSmall): string {
+function tooSmallMessage(issue: z.core.$ZodIssueTooSmall, got: GotSuffix): string {
   const limit = Number(issue.minimum);
   switch (issue.origin) {
     case 'string':
@@ -118,21 +140,28 @@ function tooSmallMessage(issue: z.core.$ZodIssueTooSmall): string {
     case 'array':
       return `must have at least ${limit} ${limit === 1 ? 'entry' : 'entries'}`;
     default:
-      return `must be ${issue.inclusive === false ? '>' : '≥'} ${limit}${gotSuffix(issue.input)}`;
+      return `must be ${issue.inclusive === false ? '>' : '≥'} ${limit}${got(issue.input)}`;
   }
 }
 
-function invalidValueMessage(values: readonly unknown[], input: unknown): string {
+function invalidValueMessage(values: readonly unknown[], input: unknown, got: GotSuffix): string {
   const allowed = values.map((value) => String(value));
   const text = typeof input === 'string' ? input : undefined;
   const sameCase =
     text === undefined ? undefined : allowed.find((value) => value.toLowerCase() === text.toLowerCase());
   const hint = sameCase === undefined ? '' : ` (did you mean ${sameCase}?)`;
-  return `must be one of ${allowed.join(', ')}${gotSuffix(input)}${hint}`;
+  return `must be one of ${allowed.join(', ')}${got(input)}${hint}`;
 }
 
-/** `, got <value>` for a value worth showing (short scalars), else nothing. */
-function gotSuffix(input: unknown): string {
+/**
+ * `, got <value>` for a value worth showing (short scalars), else its kind; for a secret only its kind,
+ * never the value.
+ */
+function gotSuffix(input: unknown, secret: boolean): string {
+  if (secret) {
+    const kind = Array.isArray(input) ? 'a list' : input === null ? 'null' : `a ${typeof input}`;
+    return input === undefined ? '' : `, got ${kind} (value not shown)`;
+  }
   if (typeof input === 'string')
     return input.length <= 60 ? `, got ${JSON.stringify(input)}` : ', got a long string';
   if (typeof input === 'number' || typeof input === 'boolean') return `, got ${String(input)}`;

@@ -1,7 +1,7 @@
 /**
  * The rules of a run config that span several keys or need more than a type: addresses, the offset
- * store's keys, AT_TIMESTAMP, unique mapping names, one mapping per consumer group, tag expressions,
- * function references and `onFailure` destinations.
+ * store's keys, AT_TIMESTAMP, unique mapping names, one mapping per consumer group, tag and SQL92
+ * filter expressions, function references and `onFailure` destinations.
  *
  * They run on the raw input next to the schema (not after it), so one pass reports every problem; each
  * rule looks only at values of the right type and leaves wrong types to the schema's own lines.
@@ -12,6 +12,7 @@ import { DEFAULT_TIMEOUT_MARGIN_MS } from '../invoke/lambda-invoker.js';
 import { parseAddress } from '../network/address.js';
 import { NetworkError } from '../network/errors.js';
 import { RocketMQError } from '../protocol/errors.js';
+import { checkSql92Filter } from '../protocol/sql92-filter.js';
 import { buildSubscriptionData } from '../protocol/subscription.js';
 import type { ConfigProblem, KeyPath } from './config-problem.js';
 import { MAPPING_DEFAULTS, MAX_TIMESTAMP_SECONDS } from './config-schema.js';
@@ -129,6 +130,9 @@ function mappingProblems(mapping: Raw, index: number): ConfigProblem[] {
   }
   if (typeof mapping.filter === 'string')
     problems.push(...tagExpressionProblems(mapping.filter, at('filter')));
+  const sql = asRecord(mapping.filter)?.sql;
+  if (typeof sql === 'string' && sql.trim() !== '')
+    problems.push(...sqlFilterProblems(sql, [...at('filter'), 'sql']));
   if (typeof mapping.function === 'string' && mapping.function !== '') {
     const ref = classifyFunctionRef(mapping.function);
     if (ref.kind === 'invalid') problems.push({ path: at('function'), message: ref.reason });
@@ -190,6 +194,12 @@ function tagExpressionProblems(expression: string, path: KeyPath): ConfigProblem
     if (!(error instanceof RocketMQError)) throw error;
     return [{ path, message: `tag expression ${JSON.stringify(expression)} names no tag (use "*" for all)` }];
   }
+}
+
+/** The broker's SQL92 grammar, checked here so that a typo fails at config time, not as a broker error. */
+function sqlFilterProblems(expression: string, path: KeyPath): ConfigProblem[] {
+  const checked = checkSql92Filter(expression);
+  return checked.ok ? [] : [{ path, message: `invalid SQL92 filter: ${checked.message}` }];
 }
 
 /** The name a mapping goes by: `name`, else its consumer group. */

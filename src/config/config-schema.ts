@@ -16,6 +16,9 @@ import { info, type KeyInfo, text } from './schema-meta.js';
 /** Defaults of the top-level keys. */
 export const RUN_DEFAULTS = {
   tls: false,
+  verifyServer: true,
+  /** How often each held queue's offset is written to the store (when it changed). */
+  persistIntervalMs: CONSUMER_DEFAULTS.persistIntervalMs,
   /** Per mapping; the poller's whole stop takes about this long at most, plus persisting offsets. */
   shutdownTimeoutMs: CONSUMER_DEFAULTS.shutdownTimeoutMs,
   /** Relative to the config file's directory. */
@@ -95,6 +98,73 @@ const aclSchema = z
     }),
   );
 
+const tlsSchema = z
+  .union(
+    [
+      z.boolean(),
+      z.strictObject({
+        caFile: text()
+          .optional()
+          .meta(
+            info({
+              description:
+                "PEM file of the certificate authorities that sign the servers' certificates (a private CA); relative to the config file. Replaces the public CAs.",
+              defaultText: "Node's public CAs",
+            }),
+          ),
+        certFile: text()
+          .optional()
+          .meta(
+            info({
+              description:
+                'PEM certificate (chain) this poller presents, for brokers that require client certificates (mutual TLS); needs `keyFile`.',
+            }),
+          ),
+        keyFile: text()
+          .optional()
+          .meta(info({ description: 'PEM private key of `certFile`.' })),
+        keyPassphrase: text()
+          .optional()
+          .meta(
+            info({
+              description:
+                'Passphrase of an encrypted `keyFile`. Filled from `ROCKETMQ_TLS_KEY_PASSPHRASE` when absent.',
+            }),
+          ),
+        serverName: text()
+          .optional()
+          .meta(
+            info({
+              description:
+                "The name the servers' certificates must carry when it is not the host connected to (brokers registered by IP with DNS-named certificates).",
+              defaultText: "each address's host",
+            }),
+          ),
+        verifyServer: z
+          .boolean()
+          .optional()
+          .meta(
+            info({
+              description:
+                "Verify the servers' certificates (chain and name). `false` encrypts without authenticating the servers: for tests only.",
+              default: RUN_DEFAULTS.verifyServer,
+            }),
+          ),
+      }),
+    ],
+    {
+      error: 'must be true, false or { caFile, certFile, keyFile, keyPassphrase, serverName, verifyServer }',
+    },
+  )
+  .optional()
+  .meta(
+    info({
+      description:
+        'TLS towards name servers and brokers: `true` (verified against the public CAs), or the settings below.',
+      default: RUN_DEFAULTS.tls,
+    }),
+  );
+
 const offsetsSchema = z
   .strictObject({
     store: z.enum(['dynamodb', 'file', 'memory']).meta(
@@ -143,6 +213,11 @@ const offsetsSchema = z
           default: RUN_DEFAULTS.offsetsPath,
         }),
       ),
+    persistIntervalMs: intKey(100, 600_000, {
+      description:
+        "How often each held queue's offset is written when it changed (at most one write per queue per interval: with DynamoDB, at most 1000 / persistIntervalMs writes per second per queue). A crash redelivers less than this much work: the brokers keep a fresher copy of the offsets, taken with every pull.",
+      default: RUN_DEFAULTS.persistIntervalMs,
+    }),
   })
   .meta(info({ description: 'The offset store.' }));
 
@@ -346,10 +421,7 @@ export const runConfigSchema = z
   .strictObject({
     nameServer: nameServerSchema,
     acl: aclSchema,
-    tls: z
-      .boolean()
-      .optional()
-      .meta(info({ description: 'TLS towards name servers and brokers.', default: RUN_DEFAULTS.tls })),
+    tls: tlsSchema,
     shutdownTimeoutMs: intKey(0, 3_600_000, {
       description:
         'On SIGTERM/SIGINT, how long in-flight batches may take before they are abandoned (keep it below the container stop timeout).',

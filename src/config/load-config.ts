@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
-import { applyEnvironment, CONFIG_ENV } from './config-env.js';
+import { applyEnvironment, CONFIG_ENV, environmentProblems } from './config-env.js';
 import { ConfigError } from './config-error.js';
 import { problemsOfIssues } from './config-issues.js';
 import { knownKeysAt } from './config-keys.js';
@@ -144,8 +144,8 @@ export function parseConfigText(text: string, format: ConfigFormat, source?: str
     try {
       return JSON.parse(text) as unknown;
     } catch (cause) {
-      const message = cause instanceof Error ? cause.message : String(cause);
-      throw new ConfigError([`${jsonErrorPlace(text, message)}invalid JSON: ${message}`], { source, cause });
+      const message = withoutQuotedSource(cause instanceof Error ? cause.message : String(cause));
+      throw new ConfigError([`${jsonErrorPlace(text, message)}invalid JSON: ${message}`], { source });
     }
   }
   const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
@@ -162,6 +162,14 @@ export function parseConfigText(text: string, format: ConfigFormat, source?: str
     throw new ConfigError(lines, { source });
   }
   return document.toJS() as unknown;
+}
+
+/**
+ * A JSON.parse message without the piece of the text V8 quotes (`Unexpected token '}', "{"acl": {"sec"...
+ * is not valid JSON`): the config may hold secrets, and they must not reach stderr or the logs.
+ */
+function withoutQuotedSource(message: string): string {
+  return message.replace(/, ".*" is not valid JSON$/s, ': not valid JSON');
 }
 
 /** `line L, column C: ` of a JSON.parse error that gives a position. */
@@ -192,6 +200,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Run
   const filled = applyEnvironment(raw, options.env ?? process.env);
   const result = runConfigSchema.safeParse(filled, { reportInput: true });
   const problems: ConfigProblem[] = [
+    ...environmentProblems(raw, options.env ?? process.env),
     ...(result.success ? [] : problemsOfIssues(result.error.issues)),
     ...crossKeyProblems(filled),
     ...(options.checkModules === true ? missingModuleProblems(filled, baseDir) : []),

@@ -3,13 +3,19 @@
  * filters and timestamps in the consumer's terms. Built by {@link resolveConfig} from input the schema and
  * the rules accepted.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseNameServerAddresses } from '../client/name-server-client.js';
 import type { MessageModel, OrderlyFailure, StartingPosition } from '../consumer/consumer-options.js';
 import { DEFAULT_TIMEOUT_MARGIN_MS } from '../invoke/lambda-invoker.js';
+import {
+  buildTlsConnectionOptions,
+  type TlsClientSettings,
+  TlsSettingsError,
+} from '../network/tls-options.js';
 import type { AclCredentials } from '../protocol/acl-signer.js';
 import type { ExpressionType } from '../protocol/subscription.js';
-import { destinationEndpointsOf } from './config-env.js';
+import { destinationEndpointsOf, TLS_KEY_PASSPHRASE_ENV } from './config-env.js';
 import { ConfigError } from './config-error.js';
 import { MAPPING_DEFAULTS, type MappingInput, RUN_DEFAULTS, type RunConfigInput } from './config-schema.js';
 import { classifyFunctionRef } from './function-ref.js';
@@ -25,10 +31,23 @@ export const LOCAL_ENDPOINT_REGION = 'us-east-1';
  * @example
  * ```ts
  * const offsets: OffsetsConfig = { store: 'dynamodb', table: 'rocketmq-offsets', region: 'eu-west-1',
- *   endpoint: undefined, createTable: false, path: '/app/.rocketmq-lambda/offsets' };
+ *   endpoint: undefined, createTable: false, path: '/app/.rocketmq-lambda/offsets', persistIntervalMs: 5000 };
  * ```
  */
-export type OffsetsConfig =
+export type OffsetsConfig = OffsetStoreConfig & {
+  /** How often each held queue's changed offset is written. */
+  readonly persistIntervalMs: number;
+};
+
+/**
+ * Which offset store, and its own keys.
+ *
+ * @example
+ * ```ts
+ * const store: OffsetStoreConfig = { store: 'file', path: '/app/.rocketmq-lambda/offsets' };
+ * ```
+ */
+export type OffsetStoreConfig =
   | {
       readonly store: 'dynamodb';
       readonly table: string;
@@ -137,7 +156,8 @@ export interface RunConfig {
   readonly baseDir: string;
   readonly nameServerAddresses: readonly string[];
   readonly acl: AclCredentials | undefined;
-  readonly tls: boolean;
+  /** TLS settings with the PEM files read, or undefined for plain TCP. */
+  readonly tls: TlsClientSettings | undefined;
   readonly shutdownTimeoutMs: number;
   readonly offsets: OffsetsConfig;
   readonly lambda: LambdaConfig;
@@ -173,7 +193,7 @@ export function resolveConfig(
     baseDir,
     nameServerAddresses: parseNameServerAddresses(input.nameServer),
     acl: input.acl === undefined ? undefined : { ...input.acl },
-    tls: input.tls ?? RUN_DEFAULTS.tls,
+    tls: resolveTls(input.tls, baseDir, options.env ?? process.env),
     shutdownTimeoutMs: input.shutdownTimeoutMs ?? RUN_DEFAULTS.shutdownTimeoutMs,
     offsets: resolveOffsets(input.offsets, baseDir),
     lambda: {
@@ -201,8 +221,67 @@ function resolveCloudWatch(
   };
 }
 
+/**
+ * The TLS settings with their PEM files read (relative to the config's directory). A file that cannot be
+ * read is a config error naming the key and the path (never the file's content).
+ */
+function resolveTls(
+  tls: RunConfigInput['tls'],
+  baseDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): TlsClientSettings | undefined {
+  if (tls === undefined || tls === false) return undefined;
+  if (tls === true) return { verifyServer: RUN_DEFAULTS.verifyServer };
+  const problems: string[] = [];
+  const read = (key: 'caFile' | 'certFile' | 'keyFile'): string | undefined => {
+    const file = tls[key];
+    if (file === undefined) return undefined;
+    const absolute = path.resolve(baseDir, file);
+    try {
+      return readFileSync(absolute, 'utf8');
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code;
+      problems.push(
+        `tls.${key}: cannot read ${absolute}: ${code === 'ENOENT' ? 'no such file' : String(code ?? cause)}`,
+      );
+      return undefined;
+    }
+  };
+  const settings: TlsClientSettings = {
+    caPem: read('caFile'),
+    certPem: read('certFile'),
+    keyPem: read('keyFile'),
+    keyPassphrase: tls.keyPassphrase ?? nonBlank(env[TLS_KEY_PASSPHRASE_ENV]),
+    serverName: tls.serverName,
+    verifyServer: tls.verifyServer ?? RUN_DEFAULTS.verifyServer,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  try {
+    buildTlsConnectionOptions(settings);
+  } catch (error) {
+    if (error instanceof TlsSettingsError) {
+      const inConfigTerms = error.message
+        .replace(/\bcaPem\b/g, 'caFile')
+        .replace(/\bcertPem\b/g, 'certFile')
+        .replace(/\bkeyPem\b/g, 'keyFile');
+      throw new ConfigError([`tls: ${inConfigTerms}`]);
+    }
+    throw error;
+  }
+  return settings;
+}
+
+function nonBlank(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
 function resolveOffsets(offsets: RunConfigInput['offsets'], baseDir: string): OffsetsConfig {
   const localPath = path.resolve(baseDir, offsets.path ?? RUN_DEFAULTS.offsetsPath);
+  const persistIntervalMs = offsets.persistIntervalMs ?? RUN_DEFAULTS.persistIntervalMs;
+  return { ...resolveOffsetStore(offsets, localPath), persistIntervalMs };
+}
+
+function resolveOffsetStore(offsets: RunConfigInput['offsets'], localPath: string): OffsetStoreConfig {
   switch (offsets.store) {
     case 'dynamodb':
       if (offsets.table === undefined) {

@@ -76,7 +76,8 @@ export class ConsumeConcurrentlyService implements ConsumeService {
       maxBatchBytes: options.maxBatchBytes,
       windowMs: options.maximumBatchingWindowMs,
       onReady: () => this.pump(),
-      isStale: (item) => item.processQueue.dropped,
+      // A queue being handed over starts no new batch; its waiting messages stay unfinished in it.
+      isStale: (item) => item.processQueue.dropped || item.processQueue.draining,
     });
     this.deadLetters = new DeadLetterHandOff<Item>({
       sendBack: context.sendBack,
@@ -153,9 +154,12 @@ export class ConsumeConcurrentlyService implements ConsumeService {
   private dispatch(batch: Item[]): void {
     const record: InFlight = { controller: new AbortController(), aborted: false, done: Promise.resolve() };
     this.inFlight.add(record);
+    const queues = new Set(batch.map((item) => item.processQueue));
+    for (const queue of queues) queue.batchStarted();
     record.done = this.consume(batch, record)
       .catch((error: unknown) => this.log.error({ err: error }, 'batch handling failed'))
       .finally(() => {
+        for (const queue of queues) queue.batchFinished();
         this.inFlight.delete(record);
         this.pump();
       });
@@ -300,7 +304,7 @@ export class ConsumeConcurrentlyService implements ConsumeService {
   private retryLocally(items: Item[]): void {
     const timer = setTimeout(() => {
       this.retryTimers.delete(timer);
-      const live = items.filter((item) => !item.processQueue.dropped);
+      const live = items.filter((item) => !item.processQueue.dropped && !item.processQueue.draining);
       this.context.counters.localRetries += live.length;
       if (this.stopping || live.length === 0) return;
       this.batcher.add(

@@ -239,7 +239,7 @@ export class ConsumeOrderlyService implements ConsumeService {
     if (!this.lockUsable(pq)) return { kind: 'lock', delayMs: TRY_LOCK_DELAY_MS };
     const beganAtMs = Date.now();
     for (;;) {
-      if (pq.dropped || this.stopping || this.halted) return IDLE;
+      if (pq.dropped || pq.draining || this.stopping || this.halted) return IDLE;
       if (!this.lockUsable(pq)) {
         this.log.warn(
           { queue: pq.messageQueue, locked: pq.locked },
@@ -292,6 +292,7 @@ export class ConsumeOrderlyService implements ConsumeService {
     const record: InFlight = { controller: new AbortController(), aborted: false };
     this.batches.set(pq, record);
     counters.batchesDispatched++;
+    pq.batchStarted();
     try {
       let result: ConsumeResult;
       try {
@@ -320,6 +321,7 @@ export class ConsumeOrderlyService implements ConsumeService {
       return await this.apply(pq, messages, consumed, result, record);
     } finally {
       this.batches.delete(pq);
+      pq.batchFinished();
     }
   }
 

@@ -20,6 +20,8 @@ export type ConsumerBrokerCalls = Pick<
   | 'getMaxOffset'
   | 'getMinOffset'
   | 'searchOffsetByTimestamp'
+  | 'queryConsumerOffset'
+  | 'checkClientConfig'
 >;
 
 /**

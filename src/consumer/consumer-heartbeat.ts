@@ -6,8 +6,10 @@
 import type { HeartbeatData } from '../protocol/bodies.js';
 import type { SubscriptionData } from '../protocol/subscription.js';
 import type { Logger } from '../util/logger.js';
+import { ThrottledLog } from '../util/throttled-log.js';
 import type { ConsumerBrokerCalls } from './consumer-client.js';
 import { consumeFromWhere, type NormalizedConsumerOptions } from './consumer-options.js';
+import type { RefusalWatch } from './refusal-watch.js';
 import type { TopicRouteTable } from './topic-route-table.js';
 
 /** Options of {@link ConsumerHeartbeat}. */
@@ -19,6 +21,8 @@ export interface ConsumerHeartbeatOptions {
   /** The subscriptions to register (topic, and retry topic in clustering). */
   subscriptions: readonly SubscriptionData[];
   log: Logger;
+  /** Told of every heartbeat's outcome (permanent refusals stop the consumer). */
+  outcomes?: Pick<RefusalWatch, 'succeeded' | 'failed'> | undefined;
 }
 
 /**
@@ -32,7 +36,11 @@ export interface ConsumerHeartbeatOptions {
  * ```
  */
 export class ConsumerHeartbeat {
-  constructor(private readonly o: ConsumerHeartbeatOptions) {}
+  private readonly warnings: ThrottledLog;
+
+  constructor(private readonly o: ConsumerHeartbeatOptions) {
+    this.warnings = new ThrottledLog(o.log);
+  }
 
   /** The HEART_BEAT body. */
   data(): HeartbeatData {
@@ -53,18 +61,31 @@ export class ConsumerHeartbeat {
     };
   }
 
-  /** Sends a heartbeat to every known broker address; resolves true when at least one accepted it. */
-  async sendToAll(): Promise<boolean> {
+  /**
+   * Sends a heartbeat to every known broker address; resolves with how many accepted it and the
+   * failures of the others.
+   */
+  async sendToAll(): Promise<{ accepted: number; failures: unknown[] }> {
     const data = this.data();
+    const addresses = this.o.routes.allBrokerAddresses();
     const results = await Promise.allSettled(
-      this.o.routes.allBrokerAddresses().map((address) => this.o.broker.heartbeat(address, data)),
+      addresses.map((address) => this.o.broker.heartbeat(address, data)),
     );
-    let ok = false;
-    for (const result of results) {
-      if (result.status === 'fulfilled') ok = true;
-      else this.o.log.warn({ err: result.reason }, 'heartbeat failed');
-    }
-    return ok;
+    let accepted = 0;
+    const failures: unknown[] = [];
+    results.forEach((result, index) => {
+      const key = `heartbeat:${addresses[index] ?? '?'}`;
+      if (result.status === 'fulfilled') {
+        accepted++;
+        this.warnings.clear(key);
+        this.o.outcomes?.succeeded();
+      } else {
+        failures.push(result.reason);
+        this.o.outcomes?.failed(result.reason);
+        this.warnings.warn(key, { err: result.reason, broker: addresses[index] }, 'heartbeat failed');
+      }
+    });
+    return { accepted, failures };
   }
 
   /** Sends UNREGISTER_CLIENT to every known broker address (failures are logged). */

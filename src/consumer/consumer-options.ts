@@ -81,6 +81,11 @@ export interface ConsumerOptions {
   suspendCurrentQueueTimeMs?: number | undefined;
   /** How long stop() waits for in-flight batches. @default 30000 */
   shutdownTimeoutMs?: number | undefined;
+  /**
+   * A queue given up at rebalance: how long its batches in flight may take to finish (and move the
+   * offset) before it is released anyway; the next owner waits this long plus a grace. @default 30000
+   */
+  handOverTimeoutMs?: number | undefined;
 }
 
 /** Every option resolved. */
@@ -115,6 +120,7 @@ export interface NormalizedConsumerOptions {
   readonly localRetryDelayMs: number;
   readonly suspendCurrentQueueTimeMs: number;
   readonly shutdownTimeoutMs: number;
+  readonly handOverTimeoutMs: number;
   /** `%RETRY%<group>`. */
   readonly retryTopic: string;
 }
@@ -148,6 +154,7 @@ export const CONSUMER_DEFAULTS = {
   localRetryDelayMs: 5000,
   suspendCurrentQueueTimeMs: 1000,
   shutdownTimeoutMs: 30_000,
+  handOverTimeoutMs: 30_000,
 } as const;
 
 /** The retry topic of a group (`MixAll.getRetryTopic`). */
@@ -294,6 +301,7 @@ export function normalizeConsumerOptions(input: ConsumerOptions): NormalizedCons
       30_000,
     ),
     shutdownTimeoutMs: int('shutdownTimeoutMs', input.shutdownTimeoutMs, d.shutdownTimeoutMs, 0, 3_600_000),
+    handOverTimeoutMs: int('handOverTimeoutMs', input.handOverTimeoutMs, d.handOverTimeoutMs, 0, 3_600_000),
     retryTopic: retryTopicOf(consumerGroup),
   };
 }

@@ -6,14 +6,17 @@
  * offset persistence. It knows nothing of Lambda: batches go to a {@link MessageListener}.
  */
 import type { OffsetStore } from '../offsets/offset-store.js';
+import { OffsetStoreError } from '../offsets/offset-store-error.js';
 import type { HeartbeatSubscription } from '../protocol/bodies.js';
 import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscription.js';
+import { describeError } from '../util/describe-error.js';
 import { childLogger, componentLogger, type Logger } from '../util/logger.js';
 import { ConsumeConcurrentlyService } from './consume-concurrently-service.js';
 import { ConsumeOrderlyService } from './consume-orderly-service.js';
 import type { ConsumeService, ConsumeServiceFactory } from './consume-service.js';
 import type { ConsumerClient } from './consumer-client.js';
 import { type ConsumerCounters, newConsumerCounters, snapshotCounters } from './consumer-counters.js';
+import { assessConsumerHealth, type ConsumerHealth } from './consumer-health.js';
 import { ConsumerHeartbeat } from './consumer-heartbeat.js';
 import {
   type ConsumerOptions,
@@ -27,6 +30,7 @@ import { PeriodicTask } from './periodic-task.js';
 import { PullLoop } from './pull-loop.js';
 import { type ConsumerLag, measureQueueLag, summarizeLag } from './queue-lag.js';
 import { Rebalancer } from './rebalancer.js';
+import { ConsumerRefusedError, isPermanentRefusal, RefusalWatch } from './refusal-watch.js';
 import { buildRunningInfo } from './running-info.js';
 import { StartOffsetResolver } from './start-offset.js';
 import { TopicRouteTable } from './topic-route-table.js';
@@ -73,6 +77,7 @@ export class ConsumerRuntime {
   private readonly consumeService: ConsumeService;
   private readonly rebalancer: Rebalancer;
   private readonly startOffsets: StartOffsetResolver;
+  private readonly refusals: RefusalWatch;
   private readonly tasks: Record<'heartbeat' | 'routes' | 'rebalance' | 'persist', PeriodicTask>;
   private readonly listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
   private readonly unregister: (() => void)[] = [];
@@ -96,6 +101,8 @@ export class ConsumerRuntime {
     const retry = buildSubscriptionData(o.retryTopic, '*', 'TAG', subVersion);
     this.subscriptions = o.messageModel === 'CLUSTERING' ? [main, retry] : [main];
     this.routes = new TopicRouteTable({ nameServer: deps.client.nameServer, log: this.log });
+    this.refusals = new RefusalWatch((error) => this.onFatal(error));
+    const refusals = this.refusals;
     const masterAddress = (brokerName: string) => this.routes.masterAddress(brokerName);
     const sendBack = new MessageSendBack({
       broker: deps.client.broker,
@@ -110,6 +117,7 @@ export class ConsumerRuntime {
       options: o,
       subscriptions: this.subscriptions,
       log: this.log,
+      outcomes: refusals,
     });
     const factory: ConsumeServiceFactory =
       deps.consumeServiceFactory ??
@@ -131,6 +139,11 @@ export class ConsumerRuntime {
     const startOffsets = new StartOffsetResolver({
       offsetStore: deps.offsetStore,
       broker: deps.client.broker,
+      clientId: deps.client.clientId,
+      consumerGroup: o.consumerGroup,
+      brokerOffsets: o.messageModel === 'CLUSTERING',
+      handOverTimeoutMs: o.handOverTimeoutMs,
+      log: componentLogger('consumer.start-offset', this.log),
       masterAddress,
       startingPosition: o.startingPosition,
       startingPositionTimestamp: o.startingPositionTimestamp,
@@ -147,6 +160,8 @@ export class ConsumerRuntime {
       startOffsets,
       hooks: this.consumeService.queueHooks,
       log: componentLogger('consumer.rebalance', this.log),
+      outcomes: refusals,
+      onStartOffsetError: (error) => this.onStoreOrBrokerError(error),
       onQueuesChanged: (added, removed) => this.emit({ type: 'queues-changed', added, removed }),
       createPullLoop: (processQueue, startOffset, startOffsetFromBroker) =>
         new PullLoop(
@@ -171,6 +186,7 @@ export class ConsumerRuntime {
               o.messageModel === 'CLUSTERING'
                 ? (queue, physicalOffset) => sendBack.deadLetterByOffset(queue, physicalOffset)
                 : undefined,
+            outcomes: refusals,
           },
           startOffset,
           startOffsetFromBroker,
@@ -198,10 +214,23 @@ export class ConsumerRuntime {
       persist: new PeriodicTask(
         'persist offsets',
         o.persistIntervalMs,
-        () => this.offsetStore.persistAll(this.rebalancer.heldQueues().map((held) => held.queue)),
+        () =>
+          this.offsetStore
+            .persistAll(this.rebalancer.heldQueues().map((held) => held.queue))
+            .catch((error: unknown) => {
+              this.onStoreOrBrokerError(error);
+              throw error;
+            }),
         this.log,
       ),
     };
+    this.unregister.push(
+      deps.offsetStore.onOffsetReset((queue, record) => {
+        this.rebalancer
+          .resetQueue(queue, record.offset, true)
+          .catch((error: unknown) => this.log.error({ err: error, queue }, 'queue reset failed'));
+      }),
+    );
   }
 
   /** The lifecycle state. */
@@ -233,8 +262,18 @@ export class ConsumerRuntime {
     this.startedAtMs = Date.now();
     const o = this.options;
     try {
-      await this.offsetStore.load();
+      try {
+        await this.offsetStore.load();
+      } catch (error) {
+        if (isPermanentRefusal(error))
+          throw new ConsumerRefusedError('the offset store cannot be used', error);
+        throw error;
+      }
       if ((await this.routes.refresh(o.topic)) === undefined) {
+        const failure = this.routes.lastFailure(o.topic);
+        if (isPermanentRefusal(failure)) {
+          throw new ConsumerRefusedError('the name servers refuse this consumer', failure);
+        }
         this.log.warn({ topic: o.topic }, 'topic has no route yet: waiting for it');
       }
       this.unregister.push(
@@ -249,7 +288,15 @@ export class ConsumerRuntime {
           }),
         ),
       );
-      if (!(await this.heartbeat.sendToAll())) this.log.warn('first heartbeat reached no broker');
+      const first = await this.heartbeat.sendToAll();
+      if (first.accepted === 0) {
+        const [refusal] = first.failures;
+        if (refusal !== undefined && first.failures.every(isPermanentRefusal)) {
+          throw new ConsumerRefusedError('every broker refused the first heartbeat', refusal);
+        }
+        this.log.warn('first heartbeat reached no broker');
+      }
+      await this.checkFilter();
       if (o.messageModel === 'CLUSTERING') await this.routes.refresh(o.retryTopic, { optional: true });
       this.consumeService.start();
       await this.rebalancer.rebalance();
@@ -303,6 +350,24 @@ export class ConsumerRuntime {
   }
 
   /**
+   * Whether the consumer is doing its job (consumer-health.ts): running, rebalancing, pulling every
+   * held queue, writing offsets.
+   */
+  health(nowMs = Date.now()): ConsumerHealth {
+    const decisions = this.rebalancer.decisions();
+    return assessConsumerHealth({
+      state: this.currentState,
+      fatalError: this.fatalError,
+      startedAtMs: this.startedAtMs,
+      lastDecisionMs: decisions.lastDecisionMs,
+      lastDecisionError: decisions.lastError,
+      queues: this.rebalancer.heldQueues().map((held) => ({ queue: held.queue, ...held.loop.progress })),
+      offsets: this.offsetStore.health(),
+      nowMs,
+    });
+  }
+
+  /**
    * The lag of the queues held now: one GET_MAX_OFFSET per queue at its master broker. Never throws; a
    * queue that cannot be measured counts in `unknownQueues`.
    */
@@ -352,11 +417,48 @@ export class ConsumerRuntime {
       .catch((error: unknown) => this.log.warn({ err: error }, 'on-demand heartbeat failed'));
   }
 
+  /**
+   * An SQL92 filter is compiled by a broker before the first pull (as Java's client does), so that one the
+   * broker cannot compile stops the start with the compiler's words. Other failures only warn: the
+   * pulls will say more (a broker without `enablePropertyFilter` answers every SQL92 check with an error).
+   */
+  private async checkFilter(): Promise<void> {
+    const o = this.options;
+    if (o.filter.type !== 'SQL92') return;
+    const address = this.routes.anyBrokerAddress(o.topic);
+    if (address === undefined) return;
+    const [subscription] = this.subscriptions;
+    if (subscription === undefined) return;
+    try {
+      await this.client.broker.checkClientConfig(address, {
+        clientId: this.client.clientId,
+        group: o.consumerGroup,
+        subscriptionData: subscription,
+      });
+    } catch (error) {
+      if (isPermanentRefusal(error))
+        throw new ConsumerRefusedError('the broker refuses the SQL92 filter', error);
+      this.log.warn(
+        { err: error, broker: address, filter: o.filter.expression },
+        'the broker could not check the SQL92 filter (does it run with enablePropertyFilter=true?)',
+      );
+    }
+  }
+
+  /** A permanent offset-store refusal stops the consumer at once; broker refusals go to the watch. */
+  private onStoreOrBrokerError(error: unknown): void {
+    if (error instanceof OffsetStoreError && error.permanent) {
+      this.refusals.refusedNow('the offset store refuses this consumer', error);
+    } else {
+      this.refusals.failed(error);
+    }
+  }
+
   private onFatal(error: unknown): void {
     if (this.currentState !== 'running' && this.currentState !== 'starting') return;
     this.currentState = 'failed';
     this.fatalError = error;
-    this.log.error({ err: error }, 'fatal listener error: pulling stopped');
+    this.log.error({ err: error, reason: describeError(error) }, 'fatal error: pulling stopped');
     this.emit({ type: 'fatal', error });
     this.rebalancer
       .stopPulling()

@@ -3,6 +3,7 @@
  * failures, and `stop()` resolves only after a running execution has finished.
  */
 import type { Logger } from '../util/logger.js';
+import { ThrottledLog } from '../util/throttled-log.js';
 
 /**
  * A timer-driven background task.
@@ -18,13 +19,16 @@ export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private readonly warnings: ThrottledLog;
 
   constructor(
     readonly name: string,
     private readonly intervalMs: number,
     private readonly task: () => Promise<unknown>,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.warnings = new ThrottledLog(log);
+  }
 
   /** Schedules the first run after `initialDelayMs` (default: one interval). Idempotent. */
   start(initialDelayMs = this.intervalMs): void {
@@ -36,8 +40,10 @@ export class PeriodicTask {
   runNow(): Promise<void> {
     if (this.running !== undefined) return this.running;
     this.running = this.task()
-      .then(() => undefined)
-      .catch((error: unknown) => this.log.warn({ err: error, task: this.name }, 'periodic task failed'))
+      .then(() => this.warnings.clear('failed'))
+      .catch((error: unknown) =>
+        this.warnings.warn('failed', { err: error, task: this.name }, 'periodic task failed'),
+      )
       .finally(() => {
         this.running = undefined;
       });

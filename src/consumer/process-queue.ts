@@ -59,6 +59,11 @@ export class ProcessQueue {
   readonly messageQueue: MessageQueue;
   /** Set when the queue is no longer ours: its in-flight work must not move the offset any more. */
   dropped = false;
+  /**
+   * Set while the queue is being handed over (rebalance, before `dropped`): no new batch of it starts,
+   * batches in flight finish and still move the offset, so the next owner starts where we stopped.
+   */
+  draining = false;
   /** Orderly: the broker lock is held. */
   locked = false;
   lastLockTimestampMs = 0;
@@ -72,6 +77,8 @@ export class ProcessQueue {
   msgAccCnt = 0;
 
   private readonly now: () => number;
+  private batchesConsuming = 0;
+  private idleWaiters: Array<() => void> = [];
   private readonly ready = new OffsetOrderedList<Entry>();
   private readonly inFlightOrderly = new OffsetOrderedList<Entry>();
   private count = 0;
@@ -93,6 +100,44 @@ export class ProcessQueue {
   /** Body bytes held, in-flight orderly ones included. */
   get messageBytes(): number {
     return this.bytes;
+  }
+
+  /** Batches holding messages of this queue that are being consumed now. */
+  get batchesInFlight(): number {
+    return this.batchesConsuming;
+  }
+
+  /** A consume service started a batch holding messages of this queue. */
+  batchStarted(): void {
+    this.batchesConsuming++;
+  }
+
+  /** That batch ended (its result applied, or abandoned). */
+  batchFinished(): void {
+    this.batchesConsuming = Math.max(0, this.batchesConsuming - 1);
+    if (this.batchesConsuming > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /**
+   * Resolves true once no batch of this queue is being consumed, or false after `timeoutMs` (the hand-over
+   * does not wait for ever: a longer batch's messages are delivered again by the next owner).
+   */
+  whenIdle(timeoutMs: number): Promise<boolean> {
+    if (this.batchesConsuming === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.idleWaiters = this.idleWaiters.filter((waiter) => waiter !== wake);
+        resolve(false);
+      }, timeoutMs);
+      this.idleWaiters.push(wake);
+    });
   }
 
   /** Largest offset ever put (−1 before the first message). */

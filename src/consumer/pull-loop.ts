@@ -20,11 +20,13 @@ import { ResponseCode } from '../protocol/response-code.js';
 import { MASTER_BROKER_ID } from '../protocol/route-data.js';
 import { matchesTags, type SubscriptionData } from '../protocol/subscription.js';
 import type { Logger } from '../util/logger.js';
+import { ThrottledLog } from '../util/throttled-log.js';
 import type { ConsumeService } from './consume-service.js';
 import type { ConsumerBrokerCalls } from './consumer-client.js';
 import type { ConsumerCounters } from './consumer-counters.js';
 import type { NormalizedConsumerOptions } from './consumer-options.js';
 import type { ProcessQueue } from './process-queue.js';
+import type { RefusalWatch } from './refusal-watch.js';
 import type { TopicRouteTable } from './topic-route-table.js';
 
 /** Pull again after this long when a ProcessQueue is over a flow-control limit (Java). */
@@ -34,12 +36,36 @@ export const BROKER_FLOW_CONTROL_DELAY_MS = 20;
 /** Orderly: check again after this long while the queue is not locked (Java). */
 export const ORDERLY_NOT_LOCKED_DELAY_MS = 3000;
 
+/**
+ * Where a queue restarts after a master answered OFFSET_ILLEGAL for `requested`. An offset beyond the
+ * queue's end means the queue is shorter than what we consumed: the broker lost its store or the queue
+ * was deleted and recreated, so every message it holds now may be new. RocketMQ 5.x suggests the end of
+ * the queue then (which would skip them all); we restart from its first message instead, at-least-once
+ * over avoiding redelivery. Otherwise (below the start: messages deleted before we read them) the
+ * broker's offset is the only choice.
+ *
+ * @example
+ * ```ts
+ * offsetAfterIllegal(1500, { nextBeginOffset: 250, minOffset: 0, maxOffset: 250 }); // => 0
+ * offsetAfterIllegal(10, { nextBeginOffset: 500, minOffset: 500, maxOffset: 900 }); // => 500
+ * ```
+ */
+export function offsetAfterIllegal(
+  requested: number,
+  result: { nextBeginOffset: number; minOffset: number; maxOffset: number },
+): number {
+  if (requested > result.maxOffset && result.minOffset >= 0 && result.minOffset <= result.maxOffset) {
+    return Math.min(result.minOffset, result.nextBeginOffset);
+  }
+  return result.nextBeginOffset;
+}
+
 /** What a pull loop works with. */
 export interface PullLoopOptions {
   processQueue: ProcessQueue;
   broker: Pick<ConsumerBrokerCalls, 'pullMessage'>;
   routes: Pick<TopicRouteTable, 'brokerAddress' | 'refresh'>;
-  offsetStore: Pick<OffsetStore, 'readOffset' | 'updateOffset' | 'persist'>;
+  offsetStore: Pick<OffsetStore, 'readOffset' | 'updateOffset' | 'correctOffset' | 'persist'>;
   consumeService: Pick<ConsumeService, 'submit'>;
   /** The subscription of this queue's topic (`*` for the retry topic). */
   subscription: SubscriptionData;
@@ -58,6 +84,8 @@ export interface PullLoopOptions {
    * queue where it is and try again later. Absent (broadcasting): the record stays and is retried.
    */
   deadLetterUndecodable?: ((queue: MessageQueue, physicalOffset: number) => Promise<void>) | undefined;
+  /** Told of every pull's outcome (permanent refusals stop the consumer: refusal-watch.ts). */
+  outcomes?: Pick<RefusalWatch, 'succeeded' | 'failed'> | undefined;
 }
 
 /**
@@ -75,7 +103,10 @@ export class PullLoop {
   private readonly o: PullLoopOptions;
   private readonly queue: MessageQueue;
   private readonly abort = new AbortController();
+  private readonly warnings: ThrottledLog;
   private offset: number;
+  private progressMs = Date.now();
+  private lastErrorSeen: unknown;
   private suggestedBrokerId = MASTER_BROKER_ID;
   private previouslyLocked = false;
   private running: Promise<void> | undefined;
@@ -88,6 +119,7 @@ export class PullLoop {
   constructor(options: PullLoopOptions, startOffset: number, startOffsetFromBroker = false) {
     this.o = options;
     this.queue = options.processQueue.messageQueue;
+    this.warnings = new ThrottledLog(options.log);
     this.offset = startOffset;
     this.previouslyLocked = startOffsetFromBroker;
   }
@@ -95,6 +127,14 @@ export class PullLoop {
   /** The offset the next pull asks for. */
   get nextOffset(): number {
     return this.offset;
+  }
+
+  /**
+   * When the loop last made progress (a pull answered, or a pause the consumer asked for: flow control,
+   * an orderly queue waiting for its lock) and the error of the last failed pull since; for health.
+   */
+  get progress(): { lastProgressMs: number; lastError: unknown } {
+    return { lastProgressMs: this.progressMs, lastError: this.lastErrorSeen };
   }
 
   /** True until stop() was called or the loop ended (queue dropped). */
@@ -125,17 +165,19 @@ export class PullLoop {
       pq.lastPullTimestampMs = Date.now();
       const pauseMs = this.flowControlDelayMs();
       if (pauseMs > 0) {
+        this.progressMs = Date.now();
         await this.delay(pauseMs);
         continue;
       }
       if (this.o.options.orderly && !(await this.orderlyReady())) continue;
+      const pulledFrom = this.suggestedBrokerId;
       const outcome = await this.pullOnce();
       if (outcome.kind === 'aborted' || this.stopped) return;
       if (outcome.kind === 'error') {
         await this.delay(this.onError(outcome.error));
         continue;
       }
-      const delayMs = await this.onResult(outcome.result);
+      const delayMs = await this.onResult(outcome.result, pulledFrom);
       if (delayMs < 0) return;
       if (delayMs > 0) await this.delay(delayMs);
     }
@@ -162,6 +204,8 @@ export class PullLoop {
   /** Orderly: pull only while locked; the first pull after locking restarts from the stored offset. */
   private async orderlyReady(): Promise<boolean> {
     if (!this.o.processQueue.locked) {
+      // Waiting for the lock is the lock manager's business (it logs its failures), not a stalled pull.
+      this.progressMs = Date.now();
       await this.delay(ORDERLY_NOT_LOCKED_DELAY_MS);
       return false;
     }
@@ -253,10 +297,14 @@ export class PullLoop {
   }
 
   /** Applies a pull result; returns the delay before the next pull, or −1 to end the loop. */
-  private async onResult(result: PullResult): Promise<number> {
+  private async onResult(result: PullResult, pulledFrom: number): Promise<number> {
     const { processQueue: pq, counters, log, subscription } = this.o;
     counters.pullRequests++;
     this.suggestedBrokerId = result.suggestWhichBrokerId;
+    this.progressMs = Date.now();
+    this.lastErrorSeen = undefined;
+    this.warnings.clear('pull');
+    this.o.outcomes?.succeeded();
     switch (result.status) {
       case 'FOUND': {
         const kept =
@@ -301,6 +349,16 @@ export class PullLoop {
         return 0;
       case 'OFFSET_ILLEGAL': {
         counters.offsetIllegal++;
+        if (pulledFrom !== MASTER_BROKER_ID) {
+          // Only a master's view of the queue is authoritative; a slave may just be behind.
+          log.warn(
+            { queue: this.queue, offset: this.offset, brokerId: pulledFrom, next: result.nextBeginOffset },
+            'offset illegal on a slave: asking the master',
+          );
+          this.suggestedBrokerId = MASTER_BROKER_ID;
+          return 0;
+        }
+        const restartAt = offsetAfterIllegal(this.offset, result);
         log.warn(
           {
             queue: this.queue,
@@ -308,18 +366,21 @@ export class PullLoop {
             next: result.nextBeginOffset,
             min: result.minOffset,
             max: result.maxOffset,
+            restartAt,
           },
-          'offset illegal: queue restarts at the broker-given offset',
+          restartAt < this.offset && this.offset > result.maxOffset
+            ? 'offset beyond the end of the queue (the broker lost or recreated it): restarting from its first message'
+            : 'offset illegal: queue restarts at the broker-given offset',
         );
-        this.moveTo(result.nextBeginOffset, result.status);
+        this.moveTo(restartAt, result.status);
         pq.dropped = true;
-        this.o.offsetStore.updateOffset(this.queue, result.nextBeginOffset, false);
+        this.o.offsetStore.correctOffset(this.queue, restartAt);
         try {
           await this.o.offsetStore.persist(this.queue);
         } catch (error) {
           log.warn({ err: error, queue: this.queue }, 'persisting the corrected offset failed');
         }
-        this.o.onOffsetIllegal(this.queue, result.nextBeginOffset);
+        this.o.onOffsetIllegal(this.queue, restartAt);
         return -1;
       }
     }
@@ -341,7 +402,9 @@ export class PullLoop {
   private onError(error: unknown): number {
     this.o.counters.pullErrors++;
     this.suggestedBrokerId = MASTER_BROKER_ID;
-    this.o.log.warn({ err: error, queue: this.queue, offset: this.offset }, 'pull failed');
+    this.lastErrorSeen = error;
+    this.o.outcomes?.failed(error);
+    this.warnings.warn('pull', { err: error, queue: this.queue, offset: this.offset }, 'pull failed');
     if (error instanceof BrokerError) {
       if (error.staleRoute) {
         this.o.routes.refresh(this.queue.topic).catch((refreshError: unknown) => {

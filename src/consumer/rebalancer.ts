@@ -1,20 +1,26 @@
 /**
- * Rebalance (Java `RebalanceImpl.rebalanceByTopic`, doc 11.5): which queues this client holds. In
- * clustering, for the topic and `%RETRY%<group>`, the queues of the route are divided over the group's
- * client ids with {@link allocateMessageQueueAveragely}; in broadcasting every queue of the topic is held.
- * Queues taken away are dropped (in-flight work no longer moves the offset, the offset is persisted and
- * forgotten, orderly queues unlocked through the hooks); new queues get a start offset, a ProcessQueue
- * and a running pull loop. Every change runs one at a time.
+ * Rebalance (Java `RebalanceImpl.rebalanceByTopic`): which queues this client holds. In clustering, for
+ * the topic and `%RETRY%<group>`, the queues of the route are divided over the group's client ids with
+ * {@link allocateMessageQueueAveragely}; in broadcasting every queue of the topic is held.
+ *
+ * Queues taken away are handed over, which Java's client does not do: pulling stops, no new batch of the
+ * queue starts, the batches in flight finish (up to `handOverTimeoutMs`) and still move the offset, then
+ * the final offset is written as released (the next owner, waiting for that in start-offset.ts, starts
+ * exactly there), the queue is forgotten and orderly queues are unlocked through the hooks. New queues get
+ * a start offset, a ProcessQueue and a running pull loop. Every change runs one at a time.
  */
 import type { OffsetStore } from '../offsets/offset-store.js';
 import { RocketMQError } from '../protocol/errors.js';
 import { compareJavaStrings, type MessageQueue, messageQueueKey } from '../protocol/message-queue.js';
+import { describeError } from '../util/describe-error.js';
 import type { Logger } from '../util/logger.js';
+import { ThrottledLog } from '../util/throttled-log.js';
 import { allocateMessageQueueAveragely } from './allocate-message-queue-averagely.js';
 import type { QueueOwnershipHooks } from './consume-service.js';
 import type { ConsumerBrokerCalls } from './consumer-client.js';
 import type { NormalizedConsumerOptions } from './consumer-options.js';
 import { ProcessQueue } from './process-queue.js';
+import type { RefusalWatch } from './refusal-watch.js';
 import type { StartOffsetResolver } from './start-offset.js';
 import type { TopicRouteTable } from './topic-route-table.js';
 
@@ -26,6 +32,7 @@ export const REBALANCE_RETRY_DELAY_MS = 1000;
 /** What the rebalancer needs of a pull loop. */
 export interface PullLoopHandle {
   readonly nextOffset: number;
+  readonly progress: { lastProgressMs: number; lastError: unknown };
   start(): void;
   stop(): Promise<void>;
 }
@@ -43,7 +50,7 @@ export interface RebalancerOptions {
   broker: Pick<ConsumerBrokerCalls, 'getConsumerListByGroup'>;
   routes: Pick<TopicRouteTable, 'readableQueues' | 'anyBrokerAddress'>;
   options: NormalizedConsumerOptions;
-  offsetStore: Pick<OffsetStore, 'persist' | 'persistAll' | 'removeOffset' | 'updateOffset'>;
+  offsetStore: Pick<OffsetStore, 'persist' | 'release' | 'removeOffset' | 'updateOffset'>;
   startOffsets: Pick<StartOffsetResolver, 'startOffset'>;
   /** `startOffsetFromBroker`: the offset is the broker's OFFSET_ILLEGAL correction (see PullLoop). */
   createPullLoop: (
@@ -53,6 +60,10 @@ export interface RebalancerOptions {
   ) => PullLoopHandle;
   hooks?: QueueOwnershipHooks | undefined;
   log: Logger;
+  /** Told of the consumer-list calls' outcomes (permanent refusals stop the consumer). */
+  outcomes?: Pick<RefusalWatch, 'succeeded' | 'failed'> | undefined;
+  /** A start offset could not be computed (a permanent store error stops the consumer). */
+  onStartOffsetError?: ((error: unknown) => void) | undefined;
   /** Called after a rebalance that changed the held set. */
   onQueuesChanged?: ((added: MessageQueue[], removed: MessageQueue[]) => void) | undefined;
 }
@@ -76,9 +87,16 @@ export class Rebalancer {
   private queued: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private paused = false;
+  /** The group's client ids of the last consumer list (for the hand-over in start offsets). */
+  private members: ReadonlySet<string> = new Set();
+  private lastDecisionMs: number | undefined;
+  private lastDecisionError: unknown;
+
+  private readonly warnings: ThrottledLog;
 
   constructor(options: RebalancerOptions) {
     this.o = options;
+    this.warnings = new ThrottledLog(options.log);
   }
 
   /** The topics rebalanced: the topic, plus `%RETRY%<group>` in clustering. */
@@ -95,6 +113,14 @@ export class Rebalancer {
   /** The ProcessQueues held now. */
   processQueues(): ProcessQueue[] {
     return [...this.held.values()].map((held) => held.processQueue);
+  }
+
+  /**
+   * When a rebalance last decided this client's queues of the subscribed topic (routes known and the
+   * consumer list answered), and why the ones after it could not; for health checks.
+   */
+  decisions(): { lastDecisionMs: number | undefined; lastError: unknown } {
+    return { lastDecisionMs: this.lastDecisionMs, lastError: this.lastDecisionError };
   }
 
   /** Rebalances now (after any running change); concurrent calls share one pending run. */
@@ -116,14 +142,18 @@ export class Rebalancer {
   }
 
   /**
-   * OFFSET_ILLEGAL: the pull loop dropped the queue's ProcessQueue; replace it with a fresh one that
-   * starts at `offset` (the broker's corrected offset), keeping the orderly lock state.
+   * Restarts a held queue at `offset` with a fresh ProcessQueue, keeping the orderly lock state: after
+   * OFFSET_ILLEGAL (the pull loop already dropped the ProcessQueue) or when the offset store found the
+   * queue reset to a new generation (`fromStore`: in-flight results of the old ProcessQueue no longer
+   * count).
    */
-  resetQueue(queue: MessageQueue, offset: number): Promise<void> {
+  resetQueue(queue: MessageQueue, offset: number, fromStore = false): Promise<void> {
     return this.exclusive(async () => {
       const key = messageQueueKey(queue);
       const held = this.held.get(key);
-      if (this.paused || held === undefined || !held.processQueue.dropped) return;
+      if (this.paused || held === undefined) return;
+      if (!held.processQueue.dropped && !fromStore) return;
+      held.processQueue.dropped = true;
       await held.loop.stop();
       const processQueue = new ProcessQueue(queue);
       processQueue.locked = held.processQueue.locked;
@@ -156,15 +186,16 @@ export class Rebalancer {
     for (const held of all) held.processQueue.dropped = true;
     let persistError: unknown;
     try {
-      await this.o.offsetStore.persistAll(all.map((held) => held.queue));
+      await this.o.offsetStore.release(all.map((held) => held.queue));
     } catch (error) {
       persistError = error;
       this.o.log.error({ err: error }, 'persisting offsets at shutdown failed');
     }
     await Promise.all(all.map((held) => this.afterDrop(held.queue, held.processQueue)));
     if (persistError !== undefined) {
-      const reason = persistError instanceof Error ? persistError.message : String(persistError);
-      throw new RocketMQError(`persisting offsets at shutdown failed: ${reason}`, { cause: persistError });
+      throw new RocketMQError(`persisting offsets at shutdown failed: ${describeError(persistError)}`, {
+        cause: persistError,
+      });
     }
   }
 
@@ -182,6 +213,10 @@ export class Rebalancer {
       const allocated = await this.allocate(topic);
       if (allocated === undefined) continue;
       decided.add(topic);
+      if (topic === this.o.options.topic) {
+        this.lastDecisionMs = Date.now();
+        this.lastDecisionError = undefined;
+      }
       for (const queue of allocated) desired.set(messageQueueKey(queue), queue);
     }
     const removed: HeldQueue[] = [];
@@ -218,20 +253,38 @@ export class Rebalancer {
 
   /** The queues of `topic` for this client, or undefined when there is no decision this round. */
   private async allocate(topic: string): Promise<MessageQueue[] | undefined> {
+    const main = topic === this.o.options.topic;
     const queues = this.o.routes.readableQueues(topic);
-    if (queues === undefined) return undefined;
+    if (queues === undefined) {
+      if (main) this.lastDecisionError = new RocketMQError(`no route known for topic ${topic}`);
+      return undefined;
+    }
     if (this.o.options.messageModel === 'BROADCASTING') return queues;
     const address = this.o.routes.anyBrokerAddress(topic);
-    if (address === undefined) return undefined;
+    if (address === undefined) {
+      if (main) this.lastDecisionError = new RocketMQError(`no broker address known for topic ${topic}`);
+      return undefined;
+    }
     let clientIds: string[];
     try {
       clientIds = await this.o.broker.getConsumerListByGroup(address, this.o.options.consumerGroup);
     } catch (error) {
-      this.o.log.warn({ err: error, topic }, 'consumer list unavailable, rebalance of topic skipped');
+      if (main) this.lastDecisionError = error;
+      this.o.outcomes?.failed(error);
+      this.warnings.warn(
+        'consumer-list',
+        { err: error, topic },
+        'consumer list unavailable, rebalance of topic skipped',
+      );
       return undefined;
     }
-    if (clientIds.length === 0) return undefined;
+    this.o.outcomes?.succeeded();
+    if (clientIds.length === 0) {
+      if (main) this.lastDecisionError = new RocketMQError('the broker lists no consumer of the group yet');
+      return undefined;
+    }
     const sorted = [...clientIds].sort(compareJavaStrings);
+    this.members = new Set(sorted);
     if (!sorted.includes(this.o.clientId)) {
       this.o.log.warn({ topic, clientIds: sorted }, 'this client is not (yet) in the group list');
     }
@@ -248,32 +301,68 @@ export class Rebalancer {
     this.o.offsetStore.removeOffset(queue);
     let offset: number;
     try {
-      offset = await this.o.startOffsets.startOffset(queue);
+      offset = await this.o.startOffsets.startOffset(queue, {
+        members: this.members,
+        cancelled: () => this.paused,
+      });
     } catch (error) {
-      this.o.log.warn({ err: error, queue }, 'start offset unavailable, queue skipped this round');
+      this.o.onStartOffsetError?.(error);
+      this.warnings.warn(
+        'start-offset',
+        { err: error, queue },
+        'start offset unavailable, queue skipped this round',
+      );
       await this.afterDrop(queue, processQueue);
       this.requestRebalance(REBALANCE_RETRY_DELAY_MS);
       return undefined;
     }
-    if (this.paused) return undefined;
-    // Store the start at once: a restart before the first commit resumes here instead of recomputing it.
+    if (this.paused) {
+      await this.afterDrop(queue, processQueue);
+      return undefined;
+    }
+    // Store the start at once, naming us as the holder: a restart before the first commit resumes here
+    // instead of recomputing it, and a poller that joins meanwhile waits for our hand-over.
     this.o.offsetStore.updateOffset(queue, offset, true);
+    try {
+      await this.o.offsetStore.persist(queue);
+    } catch (error) {
+      this.o.onStartOffsetError?.(error);
+      this.warnings.warn(
+        'claim',
+        { err: error, queue },
+        'storing the start offset failed; the next persist retries',
+      );
+    }
+    if (this.paused) {
+      await this.afterDrop(queue, processQueue);
+      return undefined;
+    }
     const loop = this.o.createPullLoop(processQueue, offset);
     this.held.set(messageQueueKey(queue), { queue, processQueue, loop });
     loop.start();
     return queue;
   }
 
+  /** Hands a queue over (see the file comment). */
   private async drop(held: HeldQueue): Promise<void> {
-    held.processQueue.dropped = true;
+    const { processQueue, queue } = held;
+    processQueue.draining = true;
     await held.loop.stop();
-    try {
-      await this.o.offsetStore.persist(held.queue);
-    } catch (error) {
-      this.o.log.warn({ err: error, queue: held.queue }, 'persisting the offset of a dropped queue failed');
+    const timeoutMs = this.o.options.handOverTimeoutMs;
+    if (!(await processQueue.whenIdle(timeoutMs))) {
+      this.o.log.warn(
+        { queue, batches: processQueue.batchesInFlight, timeoutMs },
+        'hand-over: batches still running; the next owner will deliver their messages again',
+      );
     }
-    this.o.offsetStore.removeOffset(held.queue);
-    await this.afterDrop(held.queue, held.processQueue);
+    processQueue.dropped = true;
+    try {
+      await this.o.offsetStore.release([queue]);
+    } catch (error) {
+      this.o.log.warn({ err: error, queue }, 'writing the final offset of a dropped queue failed');
+    }
+    this.o.offsetStore.removeOffset(queue);
+    await this.afterDrop(queue, processQueue);
   }
 
   private async afterDrop(queue: MessageQueue, processQueue: ProcessQueue): Promise<void> {

@@ -1,18 +1,61 @@
 /**
- * Where a queue starts when it is (re)assigned (Java `RebalancePushImpl.computePullFromWhereWithException`,
- * doc 11.6): the stored offset if there is one, else the mapping's starting position.
+ * Where a queue starts when it is (re)assigned (Java `RebalancePushImpl.computePullFromWhereWithException`):
+ * the stored offset if there is one, else the mapping's starting position. Two additions of ours:
+ *
+ * - Hand-over: when the store says another poller of the group still holds the queue (it wrote the
+ *   offset last, has not released it, and is still in the consumer list), wait until it has finished
+ *   its in-flight batches and released the queue (rebalancer.ts), up to `handOverTimeoutMs` plus a
+ *   grace. A graceful join or leave then redelivers nothing.
+ * - The broker's copy: every pull carries our committed offset to the master (the commit-offset flag),
+ *   which keeps it per group; in clustering the start is the higher of the store's offset and the
+ *   broker's. After a crash the broker's copy is at most one pull old, while the store may be one
+ *   persist interval old: a crashed poller's successor redelivers about what Java's would. A group that
+ *   moves over from a Java consumer keeps its position the same way.
  */
 
-import { NO_OFFSET, type OffsetStore } from '../offsets/offset-store.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { NO_OFFSET, type OffsetStore, type StoredOffsetRecord } from '../offsets/offset-store.js';
 import { RocketMQError } from '../protocol/errors.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
+import type { Logger } from '../util/logger.js';
 import type { ConsumerBrokerCalls } from './consumer-client.js';
 import type { StartingPosition } from './consumer-options.js';
 
+/** How often a waiting new owner reads the store during a hand-over. */
+export const HAND_OVER_POLL_MS = 200;
+/** The new owner waits this much longer than the old owner's own bound. */
+export const HAND_OVER_GRACE_MS = 5000;
+
+/**
+ * What a start is decided with.
+ *
+ * @example
+ * ```ts
+ * await resolver.startOffset(queue, { members: new Set(clientIds), cancelled: () => stopping });
+ * ```
+ */
+export interface StartOffsetContext {
+  /** The group's client ids from the last consumer list: only a holder among them is waited for. */
+  members?: ReadonlySet<string> | undefined;
+  /** True once waiting no longer makes sense (the consumer stops). */
+  cancelled?: (() => boolean) | undefined;
+}
+
 /** What {@link StartOffsetResolver} needs. */
 export interface StartOffsetResolverOptions {
-  offsetStore: Pick<OffsetStore, 'readOffset'>;
-  broker: Pick<ConsumerBrokerCalls, 'getMaxOffset' | 'getMinOffset' | 'searchOffsetByTimestamp'>;
+  offsetStore: Pick<OffsetStore, 'readRecord'>;
+  broker: Pick<
+    ConsumerBrokerCalls,
+    'getMaxOffset' | 'getMinOffset' | 'searchOffsetByTimestamp' | 'queryConsumerOffset'
+  >;
+  /** This poller's client id (a record it wrote itself is never waited for). */
+  clientId: string;
+  consumerGroup: string;
+  /** Clustering: also ask the broker for the group's committed offset and start at the higher one. */
+  brokerOffsets: boolean;
+  /** How long the old owner may take to hand over (its own bound; we add a grace). */
+  handOverTimeoutMs: number;
+  log: Logger;
   /** The master address of a broker group (undefined while unknown). */
   masterAddress: (brokerName: string) => string | undefined;
   startingPosition: StartingPosition;
@@ -36,23 +79,27 @@ export interface StartOffsetResolverOptions {
  *
  * @example
  * ```ts
- * const resolver = new StartOffsetResolver({ offsetStore, broker: client.broker,
- *   masterAddress: (b) => routes.masterAddress(b), startingPosition: 'LATEST',
- *   startingPositionTimestamp: undefined, retryTopic: '%RETRY%G' });
+ * const resolver = new StartOffsetResolver({ offsetStore, broker: client.broker, clientId, consumerGroup: 'G',
+ *   brokerOffsets: true, handOverTimeoutMs: 30_000, log, masterAddress: (b) => routes.masterAddress(b),
+ *   startingPosition: 'LATEST', startingPositionTimestamp: undefined, retryTopic: '%RETRY%G' });
  * const offset = await resolver.startOffset({ topic: 'T', brokerName: 'broker-a', queueId: 0 });
  * ```
  */
 export class StartOffsetResolver {
   constructor(private readonly options: StartOffsetResolverOptions) {}
 
-  async startOffset(queue: MessageQueue): Promise<number> {
-    const stored = await this.options.offsetStore.readOffset(queue, 'STORE');
-    if (stored >= 0) return stored;
-    if (stored !== NO_OFFSET) {
-      throw new RocketMQError(`offset store returned ${stored} for ${queue.topic}#${queue.queueId}`, {
-        retriable: true,
-      });
+  async startOffset(queue: MessageQueue, context: StartOffsetContext = {}): Promise<number> {
+    const record = await this.awaitHandOver(queue, context);
+    const stored = record?.offset ?? NO_OFFSET;
+    const fromBroker = this.options.brokerOffsets ? await this.brokerOffset(queue) : undefined;
+    if (fromBroker !== undefined && fromBroker > stored) {
+      this.options.log.info(
+        { queue, stored: record === undefined ? null : stored, broker: fromBroker },
+        'the broker holds a newer committed offset than the store: starting there',
+      );
+      return fromBroker;
     }
+    if (record !== undefined) return stored;
     const isRetryTopic = queue.topic === this.options.retryTopic;
     switch (this.options.startingPosition) {
       case 'LATEST':
@@ -61,6 +108,72 @@ export class StartOffsetResolver {
         return isRetryTopic ? 0 : this.minOffset(queue);
       case 'AT_TIMESTAMP':
         return isRetryTopic ? this.maxOffset(queue) : this.offsetAt(queue);
+    }
+  }
+
+  /** The store's record, after waiting for its holder to release it if it must (file comment). */
+  private async awaitHandOver(
+    queue: MessageQueue,
+    context: StartOffsetContext,
+  ): Promise<StoredOffsetRecord | undefined> {
+    const { offsetStore, handOverTimeoutMs, log } = this.options;
+    let record = await offsetStore.readRecord(queue);
+    if (record === undefined || !this.heldByAnother(record, context.members)) return record;
+    const startedMs = Date.now();
+    const deadline = startedMs + handOverTimeoutMs + HAND_OVER_GRACE_MS;
+    log.info(
+      { queue, holder: record.holder, offset: record.offset },
+      'waiting for the previous holder to hand over',
+    );
+    while (record !== undefined && this.heldByAnother(record, context.members)) {
+      if (context.cancelled?.() === true) {
+        throw new RocketMQError(`stopped waiting for the hand-over of ${queue.topic}#${queue.queueId}`, {
+          retriable: true,
+        });
+      }
+      if (Date.now() >= deadline) {
+        log.warn(
+          { queue, holder: record.holder, offset: record.offset, waitedMs: Date.now() - startedMs },
+          'the previous holder did not hand over in time: starting from its last stored offset (what it handled since is delivered again)',
+        );
+        return record;
+      }
+      await sleep(HAND_OVER_POLL_MS);
+      record = await offsetStore.readRecord(queue);
+    }
+    log.info(
+      { queue, offset: record?.offset, waitedMs: Date.now() - startedMs },
+      'queue handed over by its previous holder',
+    );
+    return record;
+  }
+
+  private heldByAnother(record: StoredOffsetRecord, members: ReadonlySet<string> | undefined): boolean {
+    const holder = record.holder;
+    return (
+      !record.released &&
+      holder !== undefined &&
+      holder !== this.options.clientId &&
+      members?.has(holder) === true
+    );
+  }
+
+  /** The group's offset as the queue's master keeps it, or undefined (none, or it cannot be asked). */
+  private async brokerOffset(queue: MessageQueue): Promise<number | undefined> {
+    const address = this.options.masterAddress(queue.brokerName);
+    if (address === undefined) return undefined;
+    try {
+      const offset = await this.options.broker.queryConsumerOffset(address, {
+        consumerGroup: this.options.consumerGroup,
+        topic: queue.topic,
+        queueId: queue.queueId,
+        setZeroIfNotFound: false,
+        bname: queue.brokerName,
+      });
+      return offset !== undefined && Number.isSafeInteger(offset) && offset >= 0 ? offset : undefined;
+    } catch (error) {
+      this.options.log.debug({ err: error, queue }, 'the broker could not tell its committed offset');
+      return undefined;
     }
   }
 

@@ -13,6 +13,7 @@ import {
   type TopicRouteData,
 } from '../protocol/route-data.js';
 import type { Logger } from '../util/logger.js';
+import { ThrottledLog } from '../util/throttled-log.js';
 import type { ConsumerClient } from './consumer-client.js';
 
 /**
@@ -31,10 +32,13 @@ export class TopicRouteTable {
   private readonly log: Logger;
   private readonly routes = new Map<string, TopicRouteData>();
   private readonly brokers = new Map<string, BrokerData>();
+  private readonly failures = new Map<string, unknown>();
+  private readonly warnings: ThrottledLog;
 
   constructor(options: { nameServer: ConsumerClient['nameServer']; log: Logger }) {
     this.nameServer = options.nameServer;
     this.log = options.log;
+    this.warnings = new ThrottledLog(options.log);
   }
 
   /**
@@ -46,14 +50,34 @@ export class TopicRouteTable {
     try {
       const route = await this.nameServer.getRoute(topic, { refresh: true });
       this.routes.set(topic, route);
-      for (const broker of route.brokerDatas) this.brokers.set(broker.brokerName, broker);
+      this.rebuildBrokers();
+      this.failures.delete(topic);
+      this.warnings.clear(topic);
       return route;
     } catch (error) {
+      this.failures.set(topic, error);
       const unknownTopic = error instanceof BrokerError && error.staleRoute;
       if (unknownTopic && options.optional) this.log.debug({ topic, err: error }, 'no route yet');
-      else this.log.warn({ topic, err: error }, 'route refresh failed, keeping the previous route');
+      else
+        this.warnings.warn(topic, { topic, err: error }, 'route refresh failed, keeping the previous route');
       return undefined;
     }
+  }
+
+  /**
+   * The broker groups named by the routes held now (the newest route wins for a group named twice), so a
+   * broker group no route names any more is forgotten rather than kept for ever.
+   */
+  private rebuildBrokers(): void {
+    this.brokers.clear();
+    for (const route of this.routes.values()) {
+      for (const broker of route.brokerDatas) this.brokers.set(broker.brokerName, broker);
+    }
+  }
+
+  /** Why the last refresh of `topic` failed, or undefined when it succeeded (or never ran). */
+  lastFailure(topic: string): unknown {
+    return this.failures.get(topic);
   }
 
   /** The last route fetched for the topic. */

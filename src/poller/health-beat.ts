@@ -1,19 +1,39 @@
 /**
- * The poller's liveness signal for container health checks: while every mapping runs, a small file is
- * rewritten every few seconds; `rocketmq-lambda health` checks that it is fresh. A stuck event loop, a
- * failed mapping or a stopped poller lets the file go stale, and the orchestrator replaces the task.
+ * The poller's health signal for container health checks. Every few seconds the poller writes a small
+ * JSON file with its verdict (healthy, or the problems of each mapping: see consumer-health.ts);
+ * `rocketmq-lambda health` reads it and fails when the verdict is unhealthy or the file is stale. A
+ * stuck event loop or a stopped poller lets the file go stale; a poller that runs but consumes nothing
+ * (every broker refusing, offsets not written) writes "unhealthy" with the reason. Either way the
+ * orchestrator replaces the task, and the reason is in the health check's output and in the log.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../util/logger.js';
 
 /** The environment variable that moves the heartbeat file. */
 export const HEALTH_FILE_ENV = 'ROCKETMQ_LAMBDA_HEALTH_FILE';
-/** How often the file is rewritten while healthy. */
+/** How often the file is rewritten. */
 export const HEALTH_BEAT_INTERVAL_MS = 10_000;
 /** How old the file may be before `rocketmq-lambda health` reports unhealthy. */
 export const HEALTH_MAX_AGE_MS = 60_000;
+
+/**
+ * The content of the heartbeat file.
+ *
+ * @example
+ * ```ts
+ * const report: HealthReport = { healthy: false, at: new Date().toISOString(),
+ *   problems: ['orders: queue T@broker-a@0: no pull completed for 130 s (NO_PERMISSION)'] };
+ * ```
+ */
+export interface HealthReport {
+  readonly healthy: boolean;
+  /** When the verdict was made (ISO 8601). */
+  readonly at: string;
+  /** One line per problem, each starting with the mapping's name. */
+  readonly problems: readonly string[];
+}
 
 /**
  * The heartbeat file's path: `ROCKETMQ_LAMBDA_HEALTH_FILE`, else `<tmpdir>/rocketmq-lambda/health`.
@@ -28,11 +48,12 @@ export function healthFilePath(env: Readonly<Record<string, string | undefined>>
 }
 
 /**
- * Rewrites `path` every `intervalMs` while `isHealthy()` holds; `stop()` ends the beat and removes the file.
+ * Writes the verdict of `assess()` to `path` every `intervalMs` (atomically: readers never see half a
+ * file) and logs each change of verdict; `stop()` ends the beat and removes the file.
  *
  * @example
  * ```ts
- * const beat = new HealthBeat({ path: healthFilePath(process.env), isHealthy: () => allRunning(), log });
+ * const beat = new HealthBeat({ path: healthFilePath(process.env), assess: () => poller.health(), log });
  * beat.start();
  * // ... on shutdown:
  * await beat.stop();
@@ -41,11 +62,12 @@ export function healthFilePath(env: Readonly<Record<string, string | undefined>>
 export class HealthBeat {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  private lastProblems: string | undefined;
 
   constructor(
     private readonly options: {
       path: string;
-      isHealthy: () => boolean;
+      assess: () => { healthy: boolean; problems: readonly string[] };
       log: Logger;
       intervalMs?: number;
     },
@@ -68,12 +90,30 @@ export class HealthBeat {
   }
 
   private beat(): void {
-    if (!this.options.isHealthy()) return;
     const { path, log } = this.options;
+    let verdict: { healthy: boolean; problems: readonly string[] };
+    try {
+      verdict = this.options.assess();
+    } catch (error) {
+      verdict = { healthy: false, problems: [`the health check itself failed: ${String(error)}`] };
+    }
+    const report: HealthReport = {
+      healthy: verdict.healthy,
+      at: new Date().toISOString(),
+      problems: verdict.problems,
+    };
+    const problems = report.problems.join('\n');
+    if (problems !== (this.lastProblems ?? '')) {
+      if (report.healthy) log.info('healthy again');
+      else log.error({ problems: report.problems }, 'unhealthy');
+    }
+    this.lastProblems = problems;
     this.writing = this.writing
       .then(async () => {
         await mkdir(dirname(path), { recursive: true });
-        await writeFile(path, `${new Date().toISOString()}\n`);
+        const temp = `${path}.tmp`;
+        await writeFile(temp, `${JSON.stringify(report)}\n`);
+        await rename(temp, path);
       })
       .catch((error: unknown) => log.warn({ err: error, path }, 'could not write the health file'));
   }

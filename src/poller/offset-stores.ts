@@ -3,7 +3,7 @@
  * offsets locally as RocketMQ does (each poller has its own progress): in files under `offsets.path`, or
  * in memory with `store: memory`.
  */
-import type { MappingConfig, OffsetsConfig } from '../config/run-config.js';
+import type { MappingConfig, OffsetStoreConfig } from '../config/run-config.js';
 import { DynamoDbOffsetStore } from '../offsets/dynamodb-offset-store.js';
 import { FileOffsetStore } from '../offsets/file-offset-store.js';
 import { MemoryOffsetStore } from '../offsets/memory-offset-store.js';
@@ -28,7 +28,7 @@ export type OffsetStoreKind = 'dynamodb' | 'file' | 'memory';
  * ```
  */
 export function offsetStoreKindOf(
-  offsets: OffsetsConfig,
+  offsets: OffsetStoreConfig,
   mapping: Pick<MappingConfig, 'messageModel'>,
 ): OffsetStoreKind {
   if (mapping.messageModel === 'CLUSTERING') return offsets.store;
@@ -48,11 +48,11 @@ export function offsetStoreKindOf(
  * ```
  */
 export class OffsetStores {
-  readonly #offsets: OffsetsConfig;
+  readonly #offsets: OffsetStoreConfig;
   readonly #clientId: string;
   readonly #stores: OffsetStore[] = [];
 
-  constructor(offsets: OffsetsConfig, clientId: string) {
+  constructor(offsets: OffsetStoreConfig, clientId: string) {
     this.#offsets = offsets;
     this.#clientId = clientId;
   }

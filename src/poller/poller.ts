@@ -15,6 +15,7 @@ import type { ConsumerLag } from '../consumer/queue-lag.js';
 import { type FunctionListenerStats, FunctionMessageListener } from '../invoke/function-listener.js';
 import type { Invoker } from '../invoke/invoker.js';
 import { CloudWatchLagPublisher } from '../metrics/cloudwatch-lag-publisher.js';
+import { buildTlsConnectionOptions } from '../network/tls-options.js';
 import { RocketMQError } from '../protocol/errors.js';
 import { childLogger, componentLogger, type Logger, rootLogger } from '../util/logger.js';
 import { FunctionTargets, type LambdaTargetStats } from './function-targets.js';
@@ -110,6 +111,22 @@ export interface Poller {
   lag(): Promise<ConsumerLag[]>;
   /** Invoke counters since the start. */
   invokeStats(): PollerInvokeStats;
+  /** Whether every mapping does its job (consumer-health.ts), with the problems found. */
+  health(nowMs?: number): PollerHealth;
+}
+
+/**
+ * The poller's verdict on itself: healthy, or one line per problem, each starting with the mapping name.
+ *
+ * @example
+ * ```ts
+ * const { healthy, problems } = poller.health();
+ * if (!healthy) for (const problem of problems) console.error(problem);
+ * ```
+ */
+export interface PollerHealth {
+  readonly healthy: boolean;
+  readonly problems: readonly string[];
 }
 
 /**
@@ -120,7 +137,11 @@ export interface Poller {
  * new ConsumerRuntime(consumerOptionsOf(config.mappings[0], config.shutdownTimeoutMs), deps);
  * ```
  */
-export function consumerOptionsOf(mapping: MappingConfig, shutdownTimeoutMs: number): ConsumerOptions {
+export function consumerOptionsOf(
+  mapping: MappingConfig,
+  shutdownTimeoutMs: number,
+  persistIntervalMs?: number,
+): ConsumerOptions {
   return {
     name: mapping.name,
     topic: mapping.topic,
@@ -140,6 +161,7 @@ export function consumerOptionsOf(mapping: MappingConfig, shutdownTimeoutMs: num
     consumeConcurrentlyMaxSpan: mapping.consumeConcurrentlyMaxSpan,
     consumeTimeoutMs: mapping.consumeTimeoutMs,
     shutdownTimeoutMs,
+    persistIntervalMs,
   };
 }
 
@@ -160,7 +182,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
   const client = new RocketMQClient({
     nameServerAddresses: config.nameServerAddresses,
     credentials: config.acl,
-    tls: config.tls,
+    tls: config.tls === undefined ? false : buildTlsConnectionOptions(config.tls),
     logger: options.logger,
   });
   const stores = new OffsetStores(config.offsets, client.clientId);
@@ -198,15 +220,17 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
           logger: options.logger,
         });
   let stopping: Promise<PollerExit> | undefined;
+  const health = (nowMs = Date.now()): PollerHealth => {
+    if (stopping !== undefined) return { healthy: false, problems: ['the poller is stopping'] };
+    const problems = [...runtimes].flatMap(([name, runtime]) =>
+      runtime.health(nowMs).problems.map((problem) => `${name}: ${problem}`),
+    );
+    return { healthy: problems.length === 0, problems };
+  };
   const healthBeat =
     options.healthFile === undefined
       ? undefined
-      : new HealthBeat({
-          path: options.healthFile,
-          isHealthy: () =>
-            stopping === undefined && [...runtimes.values()].every((r) => r.state === 'running'),
-          log,
-        });
+      : new HealthBeat({ path: options.healthFile, assess: () => health(), log });
   let resolveStopped: (exit: PollerExit) => void = () => undefined;
   const stopped = new Promise<PollerExit>((resolve) => {
     resolveStopped = resolve;
@@ -277,7 +301,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
       });
       listeners.set(mapping.name, listener);
       const consumerOptions = {
-        ...consumerOptionsOf(mapping, config.shutdownTimeoutMs),
+        ...consumerOptionsOf(mapping, config.shutdownTimeoutMs, config.offsets.persistIntervalMs),
         ...options.consumerOverrides,
       };
       const runtime = new ConsumerRuntime(consumerOptions, {
@@ -381,5 +405,6 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
     status: () => Promise.all([...runtimes.values()].map((runtime) => runtime.status())),
     lag: () => Promise.all([...runtimes.values()].map((runtime) => runtime.lag())),
     invokeStats,
+    health,
   };
 }

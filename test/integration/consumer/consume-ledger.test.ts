@@ -117,4 +117,99 @@ describe('ConsumerRuntime against the real broker', () => {
     expect(ledger.missing(sent)).toEqual([]);
     console.info(`[consumer] hand-off: ${sent.length} sent, 0 lost, ${ledger.duplicates()} duplicates`);
   });
+
+  it('a poller joining mid-stream and one leaving gracefully redeliver nothing (hand-over)', async () => {
+    const client = newClient();
+    onTestFinished(() => client.close());
+    const topic = uniqueTopic('handover');
+    const group = uniqueGroup('handover');
+    await createTopic(client, topic, 8);
+    const producer = await newProducer(client);
+    const ledger = new Ledger();
+    // Slow batches, so that queues always have a batch in flight when they change hands.
+    const slow = recordingListener(ledger, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return { status: 'SUCCESS' };
+    });
+    const options = {
+      topic,
+      consumerGroup: group,
+      startingPosition: 'TRIM_HORIZON' as const,
+      batchSize: 10,
+      persistIntervalMs: 5000, // the hand-over, not a fast persist, must prevent the duplicates
+      maxConcurrency: 8,
+    };
+    const store = (clientId: string) => dynamoStore(group, clientId);
+    const a = newRuntime(options, slow, store);
+    await a.runtime.start();
+    const sent: string[] = [];
+    let producing = true;
+    const stream = (async () => {
+      while (producing) {
+        sent.push(...(await produce(producer, topic, 40, { queues: 8, batch: 5 })));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    await waitFor('a is consuming', 20_000, async () => (ledger.counts.size >= 200 ? true : undefined));
+    const b = newRuntime(options, slow, store);
+    await b.runtime.start(); // join: a hands 4 queues over to b
+    const held = async (r: typeof a) =>
+      (await r.runtime.status()).queues.filter((q) => q.queue.topic === topic).length;
+    await waitFor('an even split', 30_000, async () =>
+      (await held(a)) === 4 && (await held(b)) === 4 ? true : undefined,
+    );
+    const afterJoin = ledger.counts.size;
+    await waitFor('both consuming', 20_000, async () =>
+      ledger.counts.size >= afterJoin + 300 ? true : undefined,
+    );
+    await a.runtime.stop(); // graceful leave: b takes every queue from a's final offsets
+    await waitFor('b holds every queue', 30_000, async () => ((await held(b)) === 8 ? true : undefined));
+    const afterLeave = ledger.counts.size;
+    await waitFor('b consuming alone', 20_000, async () =>
+      ledger.counts.size >= afterLeave + 300 ? true : undefined,
+    );
+    producing = false;
+    await stream;
+    await waitFor('every message', 60_000, async () =>
+      ledger.missing(sent).length === 0 ? true : undefined,
+    );
+    expect(ledger.missing(sent)).toEqual([]);
+    console.info(
+      `[consumer] join + graceful leave: ${sent.length} sent, 0 lost, ${ledger.duplicates()} duplicates`,
+    );
+    expect(ledger.duplicates()).toBe(0);
+  });
+
+  it('an offset beyond the end of a queue (the broker lost it) restarts from the queue start, losing nothing', async () => {
+    const client = newClient();
+    onTestFinished(() => client.close());
+    const topic = uniqueTopic('beyond');
+    const group = uniqueGroup('beyond');
+    await createTopic(client, topic, 2);
+    const producer = await newProducer(client);
+    const sent = await produce(producer, topic, 60, { queues: 2, batch: 10 });
+    // What a store holds after the broker lost its commit log: offsets far beyond the queues' ends.
+    const seed = dynamoStore(group, 'seed');
+    const { brokerName } = testBroker();
+    for (const queueId of [0, 1]) seed.updateOffset({ topic, brokerName, queueId }, 1500, true);
+    await seed.persistAll([0, 1].map((queueId) => ({ topic, brokerName, queueId })));
+    const ledger = new Ledger();
+    const { runtime } = newRuntime(
+      { topic, consumerGroup: group, startingPosition: 'LATEST' },
+      recordingListener(ledger),
+      (clientId) => dynamoStore(group, clientId),
+    );
+    await runtime.start();
+    await waitFor('all 60 messages', 30_000, async () => (ledger.counts.size >= 60 ? true : undefined));
+    expect(ledger.missing(sent)).toEqual([]);
+    await runtime.stop();
+    const reader = dynamoStore(group, 'reader');
+    for (const queueId of [0, 1]) {
+      expect(await reader.readRecord({ topic, brokerName, queueId })).toMatchObject({
+        offset: 30,
+        generation: 1,
+      });
+    }
+    expect(runtime.counters.offsetIllegal).toBeGreaterThanOrEqual(2);
+  });
 });

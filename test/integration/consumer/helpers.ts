@@ -94,13 +94,17 @@ export const FAST: Partial<ConsumerOptions> = {
   shutdownTimeoutMs: 5000,
 };
 
-/** A runtime on its own client (its own client id), stopped and closed with the test. */
+/**
+ * A runtime on its own client (its own client id), stopped and closed with the test. `store` may be a
+ * function of the client id, for stores that name their writer (DynamoDB: the hand-over needs it).
+ */
 export function newRuntime(
   options: Omit<ConsumerOptions, 'name'> & { name?: string },
   listener: MessageListener,
-  offsetStore: OffsetStore = new MemoryOffsetStore(),
+  store: OffsetStore | ((clientId: string) => OffsetStore) = new MemoryOffsetStore(),
 ): { runtime: ConsumerRuntime; client: RocketMQClient; offsetStore: OffsetStore } {
   const client = newClient();
+  const offsetStore = typeof store === 'function' ? store(client.clientId) : store;
   const runtime = new ConsumerRuntime({ name: 'it', ...FAST, ...options }, { client, offsetStore, listener });
   onTestFinished(async () => {
     await runtime.stop();

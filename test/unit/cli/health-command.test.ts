@@ -28,21 +28,48 @@ describe('rocketmq-lambda health', () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  it('is healthy while the heartbeat is fresh', async () => {
-    await writeFile(file, 'now\n');
+  const report = (healthy: boolean, problems: string[] = []) =>
+    `${JSON.stringify({ healthy, at: new Date().toISOString(), problems })}\n`;
+
+  it('is healthy while the heartbeat is fresh and says healthy', async () => {
+    await writeFile(file, report(true));
     const { cli, out } = io({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
     expect(await main(['health'], cli)).toBe(0);
     expect(out.join('')).toMatch(/^healthy: heartbeat \d+ ms old/);
   });
 
   it('is unhealthy when the heartbeat is stale, naming its age and the limit', async () => {
-    await writeFile(file, 'then\n');
+    await writeFile(file, report(true));
     const old = new Date(Date.now() - 120_000);
     await utimes(file, old, old);
     const { cli, err } = io({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
     expect(await healthCommand([], cli)).toBe(1);
     expect(err.join('')).toMatch(/is \d+ ms old \(limit 60000 ms\)/);
     expect(await healthCommand(['--max-age-ms', '300000'], cli)).toBe(0);
+  });
+
+  it('is unhealthy when a fresh heartbeat says so, printing each problem', async () => {
+    await writeFile(
+      file,
+      report(false, [
+        'orders: queue T@broker-a@0: no pull completed for 130 s (NO_PERMISSION)',
+        'orders: offsets not written for 125 s (ResourceNotFoundException)',
+      ]),
+    );
+    const { cli, err, out } = io({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
+    expect(await healthCommand([], cli)).toBe(1);
+    expect(err.join('').trim().split('\n')).toEqual([
+      'unhealthy: orders: queue T@broker-a@0: no pull completed for 130 s (NO_PERMISSION)',
+      'unhealthy: orders: offsets not written for 125 s (ResourceNotFoundException)',
+    ]);
+    expect(out).toEqual([]);
+  });
+
+  it('is unhealthy when the file is not a health report', async () => {
+    await writeFile(file, 'not json\n');
+    const { cli, err } = io({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
+    expect(await healthCommand([], cli)).toBe(1);
+    expect(err.join('')).toContain('is not a health report');
   });
 
   it('is unhealthy when there is no heartbeat file', async () => {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/load-config.js';
-import type { OffsetsConfig } from '../../../src/config/run-config.js';
+import type { OffsetStoreConfig } from '../../../src/config/run-config.js';
 import { normalizeConsumerOptions } from '../../../src/consumer/consumer-options.js';
 import { LambdaInvoker } from '../../../src/invoke/lambda-invoker.js';
 import { LocalInvoker } from '../../../src/invoke/local-invoker.js';
@@ -16,7 +16,7 @@ import {
 } from '../../../src/poller/offset-stores.js';
 import { consumerOptionsOf } from '../../../src/poller/poller.js';
 
-const DYNAMODB: OffsetsConfig = {
+const DYNAMODB: OffsetStoreConfig = {
   store: 'dynamodb',
   table: 'offsets',
   region: 'us-east-1',

@@ -41,7 +41,7 @@ describe('applyEnvironment', () => {
     const config = parseConfig(raw, {
       env: { AWS_ENDPOINT_URL_DYNAMODB: 'http://aws:8000', AWS_REGION: 'x' },
     });
-    expect(config.offsets).toEqual({ store: 'memory', path: expect.any(String) });
+    expect(config.offsets).toEqual({ store: 'memory', path: expect.any(String), persistIntervalMs: 5000 });
   });
 
   it('fills acl only when both keys are set', () => {

@@ -101,9 +101,13 @@ describe('loadConfig: YAML, JSON and paths', () => {
       baseDir: FIXTURES.replace(/\/$/, ''),
       nameServerAddresses: ['127.0.0.1:9876'],
       acl: undefined,
-      tls: false,
+      tls: undefined,
       shutdownTimeoutMs: 30_000,
-      offsets: { store: 'memory', path: path.join(FIXTURES, '.rocketmq-lambda/offsets') },
+      offsets: {
+        store: 'memory',
+        path: path.join(FIXTURES, '.rocketmq-lambda/offsets'),
+        persistIntervalMs: 5000,
+      },
       lambda: { region: undefined, endpoint: undefined },
       destinations: { sqsEndpoint: undefined, snsEndpoint: undefined },
       metrics: { cloudwatch: undefined },
@@ -140,7 +144,7 @@ describe('loadConfig: YAML, JSON and paths', () => {
     const config = await loadConfig(fixture('full.yaml'), { env: {} });
     expect(config.nameServerAddresses).toEqual(['10.0.0.1:9876', '[::1]:9876']);
     expect(config.acl).toEqual({ accessKey: 'rocketmq2', secretKey: '12345678', securityToken: 'token-1' });
-    expect(config.tls).toBe(true);
+    expect(config.tls).toEqual({ verifyServer: true });
     expect(config.shutdownTimeoutMs).toBe(20_000);
     expect(config.offsets).toEqual({
       store: 'dynamodb',
@@ -149,6 +153,7 @@ describe('loadConfig: YAML, JSON and paths', () => {
       endpoint: 'http://127.0.0.1:8000',
       createTable: true,
       path: path.join(FIXTURES, 'state/offsets'),
+      persistIntervalMs: 5000,
     });
     expect(config.lambda).toEqual({ region: 'eu-west-1', endpoint: 'http://127.0.0.1:3002' });
     expect(config.destinations).toEqual({
@@ -192,7 +197,11 @@ describe('loadConfig: YAML, JSON and paths', () => {
   it('reads JSON, with Unix seconds as the timestamp and an absolute offsets path', async () => {
     const config = await loadConfig(fixture('full.json'), { env: {} });
     expect(config.nameServerAddresses).toEqual(['10.0.0.1:9876', '10.0.0.2:9876']);
-    expect(config.offsets).toEqual({ store: 'file', path: '/var/lib/rocketmq-lambda' });
+    expect(config.offsets).toEqual({
+      store: 'file',
+      path: '/var/lib/rocketmq-lambda',
+      persistIntervalMs: 5000,
+    });
     expect(config.mappings[0]?.startingPositionTimestampMs).toBe(1_738_324_800_000);
   });
 
@@ -281,7 +290,11 @@ describe('loadConfigFromEnv (ROCKETMQ_LAMBDA_CONFIG)', () => {
     });
     expect(config.source).toBe('ROCKETMQ_LAMBDA_CONFIG');
     expect(config.baseDir).toBe(FIXTURES.replace(/\/$/, ''));
-    expect(config.offsets).toEqual({ store: 'file', path: path.join(FIXTURES, 'state') });
+    expect(config.offsets).toEqual({
+      store: 'file',
+      path: path.join(FIXTURES, 'state'),
+      persistIntervalMs: 5000,
+    });
     const lambda = loadConfigFromEnv({
       env: { ROCKETMQ_LAMBDA_CONFIG: json({ function: 'orders:live' }), AWS_REGION: 'eu-west-1' },
     });

@@ -1,8 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError } from '../../../src/config/config-error.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import type { RunConfig } from '../../../src/config/run-config.js';
 import { normalizeConsumerOptions } from '../../../src/consumer/consumer-options.js';
+import { consumerOptionsOf } from '../../../src/poller/poller.js';
 
 const MAPPING = { topic: 'Orders', consumerGroup: 'orders-fn', function: 'local:./h.mjs#handler' };
 
@@ -83,7 +87,9 @@ describe('enums, booleans and strings', () => {
   });
 
   it('wants booleans, not strings', () => {
-    expect(problems(config({ tls: 'yes' }))).toEqual(['tls: must be true or false, got "yes"']);
+    expect(problems(config({ tls: 'yes' }))).toEqual([
+      'tls: must be true, false or { caFile, certFile, keyFile, keyPassphrase, serverName, verifyServer }, got "yes"',
+    ]);
     expect(problems(config({}, { orderly: 1 }))).toEqual([
       'mappings[0].orderly: must be true or false, got 1',
     ]);
@@ -470,7 +476,22 @@ describe('offsets', () => {
     expect(parse(config({ offsets: { store: 'file' } })).offsets).toEqual({
       store: 'file',
       path: '/app/.rocketmq-lambda/offsets',
+      persistIntervalMs: 5000,
     });
+  });
+
+  it('offsets.persistIntervalMs is 100..600000 and reaches the consumer', () => {
+    expect(
+      parse(config({ offsets: { store: 'memory', persistIntervalMs: 1000 } })).offsets.persistIntervalMs,
+    ).toBe(1000);
+    expect(problems(config({ offsets: { store: 'memory', persistIntervalMs: 50 } }))).toEqual([
+      'offsets.persistIntervalMs: must be ≥ 100, got 50',
+    ]);
+    const parsed = parse(config({ offsets: { store: 'memory', persistIntervalMs: 250 } }));
+    const mapping = parsed.mappings[0];
+    if (mapping === undefined) throw new Error('no mapping');
+    const options = consumerOptionsOf(mapping, parsed.shutdownTimeoutMs, parsed.offsets.persistIntervalMs);
+    expect(normalizeConsumerOptions(options).persistIntervalMs).toBe(250);
   });
 });
 
@@ -484,6 +505,114 @@ describe('acl and tls', () => {
     expect(problems(config({ acl: { accessKey: 'ak', secretKey: 'sk', token: 't' } }))).toEqual([
       'acl.token: unknown key',
     ]);
+  });
+
+  it('never shows a credential, not even a wrongly typed one (an unquoted all-digit YAML secret)', () => {
+    const lines = problems(
+      config({
+        acl: { accessKey: 12345678901, secretKey: 98765432109876, securityToken: ['x-token-value'] },
+      }),
+    );
+    expect(lines).toEqual([
+      'acl.accessKey: must be a string, got a number (value not shown) (put it in quotes)',
+      'acl.secretKey: must be a string, got a number (value not shown) (put it in quotes)',
+      'acl.securityToken: must be a string, got a list (value not shown)',
+    ]);
+    for (const secret of ['12345678901', '98765432109876', 'x-token-value']) {
+      expect(lines.join('\n')).not.toContain(secret);
+    }
+    const passphrase = problems(config({ tls: { keyPassphrase: 424242 } }));
+    expect(passphrase.join('\n')).not.toContain('424242');
+  });
+
+  it('refuses half of the ACL credentials from the environment instead of turning signing off', () => {
+    expect(problems(config(), { ROCKETMQ_ACCESS_KEY: 'ak' })).toEqual([
+      'acl: ROCKETMQ_ACCESS_KEY is set but ROCKETMQ_SECRET_KEY is not: set both, or neither',
+    ]);
+    expect(problems(config(), { ROCKETMQ_SECRET_KEY: 'very-secret' })).toEqual([
+      'acl: ROCKETMQ_SECRET_KEY is set but ROCKETMQ_ACCESS_KEY is not: set both, or neither',
+    ]);
+    expect(problems(config(), { ROCKETMQ_SECURITY_TOKEN: 't' })).toEqual([
+      'acl: ROCKETMQ_SECURITY_TOKEN is set without ROCKETMQ_ACCESS_KEY and ROCKETMQ_SECRET_KEY',
+    ]);
+    // The file wins: a complete acl there makes the environment irrelevant.
+    expect(
+      parse(config({ acl: { accessKey: 'a', secretKey: 'b' } }), { ROCKETMQ_ACCESS_KEY: 'x' }).acl,
+    ).toEqual({
+      accessKey: 'a',
+      secretKey: 'b',
+    });
+  });
+
+  it('tls: true verifies against the public CAs; false and absent are plain TCP', () => {
+    expect(parse(config({ tls: true })).tls).toEqual({ verifyServer: true });
+    expect(parse(config({ tls: false })).tls).toBeUndefined();
+    expect(parse(config()).tls).toBeUndefined();
+  });
+
+  it('tls settings read their PEM files relative to the config, and name unreadable ones', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'tls-config-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const cert = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const key = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
+    await writeFile(path.join(dir, 'ca.pem'), cert);
+    await writeFile(path.join(dir, 'client.pem'), cert);
+    await writeFile(path.join(dir, 'client.key'), key);
+    const tls = parseConfig(
+      config({
+        tls: {
+          caFile: 'ca.pem',
+          certFile: 'client.pem',
+          keyFile: 'client.key',
+          serverName: 'broker.internal',
+          verifyServer: true,
+        },
+      }),
+      { baseDir: dir, env: { ROCKETMQ_TLS_KEY_PASSPHRASE: 'pass' } },
+    ).tls;
+    expect(tls).toEqual({
+      caPem: cert,
+      certPem: cert,
+      keyPem: key,
+      keyPassphrase: 'pass',
+      serverName: 'broker.internal',
+      verifyServer: true,
+    });
+    const missing = (() => {
+      try {
+        parseConfig(config({ tls: { caFile: 'nope.pem' } }), { baseDir: dir, env: {} });
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems;
+      }
+      return [];
+    })();
+    expect(missing).toEqual([`tls.caFile: cannot read ${path.join(dir, 'nope.pem')}: no such file`]);
+    const halfPair = (() => {
+      try {
+        parseConfig(config({ tls: { certFile: 'client.pem' } }), { baseDir: dir, env: {} });
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems;
+      }
+      return [];
+    })();
+    expect(halfPair).toEqual(['tls: a client certificate needs both certFile and keyFile']);
+    expect(problems(config({ tls: { cafile: 'x' } }))).toEqual([
+      'tls.cafile: unknown key (did you mean caFile?)',
+    ]);
+  });
+});
+
+describe('SQL92 filters', () => {
+  it('are checked when the config is loaded, naming the key, the fault and where it is', () => {
+    expect(
+      parse(config({}, { filter: { sql: "a > 5 AND region IN ('eu', 'us')" } })).mappings[0]?.filter,
+    ).toEqual({
+      type: 'SQL92',
+      expression: "a > 5 AND region IN ('eu', 'us')",
+    });
+    const [line] = problems(config({}, { filter: { sql: 'a > ' } }));
+    expect(line).toMatch(/^mappings\[0\]\.filter\.sql: invalid SQL92 filter: .*end of expression.*/);
+    expect(problems(config({}, { filter: { sql: "a LIKE 'x%'" } }))[0]).toMatch(/LIKE/);
   });
 });
 

@@ -5,7 +5,8 @@ import type { ConsumerClient } from '../../../src/consumer/consumer-client.js';
 import type { ConsumerOptions } from '../../../src/consumer/consumer-options.js';
 import { ConsumerRuntime } from '../../../src/consumer/consumer-runtime.js';
 import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
-import type { ReadOffsetType } from '../../../src/offsets/offset-store.js';
+import type { StoredOffsetRecord } from '../../../src/offsets/offset-store.js';
+import { localRecord } from '../../../src/offsets/offset-table.js';
 import type { GetMaxOffsetRequestHeader } from '../../../src/protocol/headers.js';
 import { type MessageQueue, messageQueueKey } from '../../../src/protocol/message-queue.js';
 import { RequestCode } from '../../../src/protocol/request-code.js';
@@ -39,10 +40,13 @@ const queues = (brokerName: string, count: number): QueueData => ({
 class PresetOffsetStore extends MemoryOffsetStore {
   readonly preset = new Map<string, number>();
 
-  override async readOffset(queue: MessageQueue, type: ReadOffsetType): Promise<number> {
+  override async readRecord(queue: MessageQueue): Promise<StoredOffsetRecord | undefined> {
     const preset = this.preset.get(messageQueueKey(queue));
-    if (type === 'STORE' && preset !== undefined) return preset;
-    return super.readOffset(queue, type);
+    if (preset !== undefined) {
+      this.updateOffset(queue, preset, false);
+      return localRecord(preset, 0);
+    }
+    return super.readRecord(queue);
   }
 }
 

@@ -120,6 +120,9 @@ export function fakeClient(
       getMaxOffset: unexpected('getMaxOffset'),
       getMinOffset: unexpected('getMinOffset'),
       searchOffsetByTimestamp: unexpected('searchOffsetByTimestamp'),
+      // The broker keeps no offset of the test groups unless a test says otherwise.
+      queryConsumerOffset: async () => undefined,
+      checkClientConfig: async () => undefined,
       ...overrides,
     },
   };

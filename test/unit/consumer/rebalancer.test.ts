@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { QueueOwnershipHooks } from '../../../src/consumer/consume-service.js';
 import type { ConsumerOptions } from '../../../src/consumer/consumer-options.js';
 import { Rebalancer } from '../../../src/consumer/rebalancer.js';
-import { StartOffsetResolver } from '../../../src/consumer/start-offset.js';
+import { type StartOffsetContext, StartOffsetResolver } from '../../../src/consumer/start-offset.js';
 import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
+import type { OffsetStore } from '../../../src/offsets/offset-store.js';
 import type { MessageQueue } from '../../../src/protocol/message-queue.js';
 import { rootLogger } from '../../../src/util/logger.js';
 import { options } from './fakes.js';
@@ -12,6 +13,7 @@ const q = (topic: string, queueId: number): MessageQueue => ({ topic, brokerName
 
 function setup(overrides: Partial<ConsumerOptions> = {}, hooks?: QueueOwnershipHooks) {
   let clientIds = ['a', 'me'];
+  const contexts: (StartOffsetContext | undefined)[] = [];
   const loops: { offset: number; stopped: boolean; queue: MessageQueue }[] = [];
   const offsetStore = new MemoryOffsetStore();
   const routes = {
@@ -29,12 +31,18 @@ function setup(overrides: Partial<ConsumerOptions> = {}, hooks?: QueueOwnershipH
     routes,
     options: options(overrides),
     offsetStore,
-    startOffsets: { startOffset: async (queue) => (queue.topic === 'T' ? 100 + queue.queueId : 0) },
+    startOffsets: {
+      startOffset: async (queue, context) => {
+        contexts.push(context);
+        return queue.topic === 'T' ? 100 + queue.queueId : 0;
+      },
+    },
     createPullLoop: (pq, offset) => {
       const loop = { offset, stopped: false, queue: pq.messageQueue };
       loops.push(loop);
       return {
         nextOffset: offset,
+        progress: { lastProgressMs: Date.now(), lastError: undefined },
         start: () => undefined,
         stop: async () => {
           loop.stopped = true;
@@ -45,7 +53,7 @@ function setup(overrides: Partial<ConsumerOptions> = {}, hooks?: QueueOwnershipH
     log: rootLogger,
   });
   const held = () => rebalancer.heldQueues().map((h) => `${h.queue.topic}#${h.queue.queueId}`);
-  return { rebalancer, loops, offsetStore, held, setIds: (ids: string[]) => (clientIds = ids) };
+  return { rebalancer, loops, offsetStore, held, contexts, setIds: (ids: string[]) => (clientIds = ids) };
 }
 
 describe('Rebalancer', () => {
@@ -68,6 +76,46 @@ describe('Rebalancer', () => {
     expect(first?.processQueue.dropped).toBe(true);
     expect(t.loops.filter((l) => l.stopped).map((l) => l.queue.queueId)).toEqual([2, 3]);
     expect(await t.offsetStore.readOffset(q('T', 2), 'MEMORY')).toBe(-1);
+  });
+
+  it('hands a queue over: no new batch of it starts, the one in flight finishes and moves the offset, then it is released', async () => {
+    const t = setup({ handOverTimeoutMs: 5000 });
+    await t.rebalancer.rebalance();
+    const leaving = t.rebalancer.heldQueues().find((h) => h.queue.topic === 'T' && h.queue.queueId === 3);
+    if (leaving === undefined) throw new Error('T#3 not held');
+    const pq = leaving.processQueue;
+    pq.batchStarted(); // a batch of T#3 is being consumed
+    const released: string[] = [];
+    const release = t.offsetStore.release.bind(t.offsetStore);
+    t.offsetStore.release = async (queues) => {
+      released.push(
+        ...queues.map(
+          (queue) => `${queue.topic}#${queue.queueId}@${t.offsetStore.isDirty(queue) ? 'dirty' : 'clean'}`,
+        ),
+      );
+      await release(queues);
+    };
+    t.setIds(['me', 'z']); // 'me' now gets T#0 and T#1: T#2 and T#3 go
+    const rebalancing = t.rebalancer.rebalance();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(pq.draining).toBe(true);
+    expect(pq.dropped).toBe(false); // still waiting for the batch
+    expect(released.map((entry) => entry.split('@')[0])).toEqual(['T#2']); // nothing in flight: released at once
+    t.offsetStore.updateOffset(leaving.queue, 180, true); // the batch commits while draining
+    pq.batchFinished();
+    await rebalancing;
+    expect(pq.dropped).toBe(true);
+    expect(released).toContain('T#3@dirty');
+    expect(t.held().sort()).toEqual(['%RETRY%G#0', 'T#0', 'T#1']);
+  });
+
+  it('gives the start offset resolver the consumer list, to wait for a holder still in the group', async () => {
+    const t = setup();
+    t.setIds(['a', 'me', 'zz']);
+    await t.rebalancer.rebalance();
+    const context = t.contexts[0];
+    expect([...(context?.members ?? [])]).toEqual(['a', 'me', 'zz']);
+    expect(context?.cancelled?.()).toBe(false);
   });
 
   it('broadcasting holds every queue of the topic and no retry queue, without asking for the consumer list', async () => {
@@ -115,19 +163,93 @@ describe('StartOffsetResolver', () => {
     getMaxOffset: async () => 50,
     getMinOffset: async () => 5,
     searchOffsetByTimestamp: async (_a: string, h: { timestamp: number }) => h.timestamp / 1000,
+    queryConsumerOffset: async (): Promise<number | undefined> => undefined,
   };
   const resolver = (
     startingPosition: 'LATEST' | 'TRIM_HORIZON' | 'AT_TIMESTAMP',
-    store = new MemoryOffsetStore(),
+    store: Pick<OffsetStore, 'readRecord'> = new MemoryOffsetStore(),
+    brokerOffset: number | undefined = undefined,
+    handOverTimeoutMs = 1000,
   ) =>
     new StartOffsetResolver({
       offsetStore: store,
-      broker,
+      broker: { ...broker, queryConsumerOffset: async () => brokerOffset },
+      clientId: 'me',
+      consumerGroup: 'G',
+      brokerOffsets: true,
+      handOverTimeoutMs,
+      log: rootLogger,
       masterAddress: () => 'm:1',
       startingPosition,
       startingPositionTimestamp: 9000,
       retryTopic: '%RETRY%G',
     });
+
+  /** A store whose record of every queue is scripted: holder `holder`, released once `release()` ran. */
+  function heldStore(offset: number, holder: string) {
+    let released = false;
+    let reads = 0;
+    const store: Pick<OffsetStore, 'readRecord'> = {
+      readRecord: async () => {
+        reads++;
+        return { offset: released ? offset + 20 : offset, generation: 0, holder, released, updatedAtMs: 1 };
+      },
+    };
+    return {
+      store,
+      release: () => {
+        released = true;
+      },
+      reads: () => reads,
+    };
+  }
+
+  it('waits for a holder still in the group to hand over, then starts at its final offset', async () => {
+    const held = heldStore(40, 'other');
+    const start = resolver('LATEST', held.store).startOffset(q('T', 0), {
+      members: new Set(['me', 'other']),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    expect(held.reads()).toBeGreaterThan(1);
+    held.release();
+    expect(await start).toBe(60);
+  });
+
+  it('does not wait for a holder that left the group, nor for a released record', async () => {
+    const gone = heldStore(40, 'crashed');
+    expect(await resolver('LATEST', gone.store).startOffset(q('T', 0), { members: new Set(['me']) })).toBe(
+      40,
+    );
+    expect(gone.reads()).toBe(1);
+    const done = heldStore(40, 'other');
+    done.release();
+    expect(
+      await resolver('LATEST', done.store).startOffset(q('T', 0), { members: new Set(['me', 'other']) }),
+    ).toBe(60);
+  });
+
+  it('gives up waiting after the hand-over bound plus its grace, and when cancelled', async () => {
+    const stuck = heldStore(40, 'other');
+    const members = new Set(['me', 'other']);
+    let stopping = false;
+    const cancelled = resolver('LATEST', stuck.store, undefined, 60_000).startOffset(q('T', 0), {
+      members,
+      cancelled: () => stopping,
+    });
+    stopping = true;
+    await expect(cancelled).rejects.toThrow(/stopped waiting for the hand-over/);
+    const started = Date.now();
+    expect(await resolver('LATEST', stuck.store, undefined, 0).startOffset(q('T', 0), { members })).toBe(40);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4000); // HAND_OVER_GRACE_MS
+  }, 15_000);
+
+  it("starts at the broker's committed offset when it is ahead of the store (a crash after the last persist)", async () => {
+    const store = new MemoryOffsetStore();
+    store.updateOffset(q('T', 0), 33, true);
+    expect(await resolver('LATEST', store, 37).startOffset(q('T', 0))).toBe(37);
+    expect(await resolver('LATEST', store, 20).startOffset(q('T', 0))).toBe(33);
+    expect(await resolver('LATEST', new MemoryOffsetStore(), 12).startOffset(q('T', 0))).toBe(12);
+  });
 
   it('follows doc 11.6', async () => {
     expect(await resolver('LATEST').startOffset(q('T', 0))).toBe(50);

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HealthBeat, healthFilePath } from '../../../src/poller/health-beat.js';
+import { HealthBeat, type HealthReport, healthFilePath } from '../../../src/poller/health-beat.js';
 import { rootLogger } from '../../../src/util/logger.js';
 
 const exists = (path: string) =>
@@ -26,28 +26,37 @@ describe('HealthBeat', () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  it('writes the file while healthy, stops refreshing it when unhealthy, removes it on stop', async () => {
+  const read = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as HealthReport;
+
+  it('writes the verdict every interval, with the problems when unhealthy, and removes the file on stop', async () => {
     const path = join(dir, 'nested', 'health');
-    let healthy = true;
-    const beat = new HealthBeat({ path, isHealthy: () => healthy, log: rootLogger, intervalMs: 20 });
+    let verdict: { healthy: boolean; problems: string[] } = { healthy: true, problems: [] };
+    const beat = new HealthBeat({ path, assess: () => verdict, log: rootLogger, intervalMs: 20 });
     beat.start();
     await until(() => exists(path));
-    expect(Number.isNaN(Date.parse((await readFile(path, 'utf8')).trim()))).toBe(false);
-    healthy = false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const frozen = (await stat(path)).mtimeMs;
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    expect((await stat(path)).mtimeMs).toBe(frozen);
+    const first = await read(path);
+    expect(first.healthy).toBe(true);
+    expect(Number.isNaN(Date.parse(first.at))).toBe(false);
+    verdict = { healthy: false, problems: ['orders: offsets not written for 130 s (AccessDeniedException)'] };
+    await until(async () => (await read(path)).healthy === false);
+    expect((await read(path)).problems).toEqual(verdict.problems);
     await beat.stop();
     expect(await exists(path)).toBe(false);
   });
 
-  it('never writes for a poller that is not healthy at start', async () => {
+  it('reports a health check that throws as unhealthy', async () => {
     const path = join(dir, 'health');
-    const beat = new HealthBeat({ path, isHealthy: () => false, log: rootLogger, intervalMs: 10 });
+    const beat = new HealthBeat({
+      path,
+      assess: () => {
+        throw new Error('boom');
+      },
+      log: rootLogger,
+      intervalMs: 10,
+    });
     beat.start();
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(await exists(path)).toBe(false);
+    await until(() => exists(path));
+    expect(await read(path)).toMatchObject({ healthy: false, problems: [expect.stringContaining('boom')] });
     await beat.stop();
   });
 

@@ -1,0 +1,95 @@
+/**
+ * Whether a consumer is doing its job, judged from progress rather than from being alive: a mapping is
+ * unhealthy when it is not running, when no rebalance could decide its queues for
+ * {@link REBALANCE_STALL_MS} (no route, no broker answering the consumer list), when a queue it holds
+ * has not completed a pull for {@link PULL_STALL_MS} (a queue paused by flow control counts as progress:
+ * the function is the bottleneck, not the broker), or when offset writes have been failing for
+ * {@link OFFSET_WRITE_STALL_MS}. The thresholds are above what a broker restart (~20 s) or a short
+ * DynamoDB outage takes, and well below what lets a backlog grow unnoticed; docs/operating.md lists them.
+ */
+import type { OffsetStoreHealth } from '../offsets/offset-store.js';
+import type { MessageQueue } from '../protocol/message-queue.js';
+import { describeError } from '../util/describe-error.js';
+import type { ConsumerState } from './consumer-status.js';
+
+/** No completed pull on a held queue for this long: unhealthy. */
+export const PULL_STALL_MS = 120_000;
+/** No rebalance decision (route + consumer list) for this long: unhealthy. */
+export const REBALANCE_STALL_MS = 120_000;
+/** Offset writes failing for this long: unhealthy. */
+export const OFFSET_WRITE_STALL_MS = 120_000;
+
+/**
+ * The verdict on one mapping: healthy, or the problems found (one sentence each).
+ *
+ * @example
+ * ```ts
+ * const health: ConsumerHealth = { healthy: false, problems: ['queue T@broker-a@0: no pull completed for 130 s'] };
+ * ```
+ */
+export interface ConsumerHealth {
+  readonly healthy: boolean;
+  readonly problems: readonly string[];
+}
+
+/** The progress of one held queue. */
+export interface QueueProgress {
+  readonly queue: MessageQueue;
+  /** The last completed pull or flow-control pause (ms since epoch). */
+  readonly lastProgressMs: number;
+  readonly lastError: unknown;
+}
+
+/** What {@link assessConsumerHealth} looks at. */
+export interface ConsumerHealthInput {
+  readonly state: ConsumerState;
+  readonly fatalError: unknown;
+  readonly startedAtMs: number | undefined;
+  readonly lastDecisionMs: number | undefined;
+  readonly lastDecisionError: unknown;
+  readonly queues: readonly QueueProgress[];
+  readonly offsets: OffsetStoreHealth;
+  readonly nowMs: number;
+}
+
+/**
+ * Judges a consumer (see the file comment).
+ *
+ * @example
+ * ```ts
+ * const { healthy, problems } = assessConsumerHealth({ state: 'running', fatalError: undefined,
+ *   startedAtMs, lastDecisionMs, lastDecisionError: undefined, queues, offsets: store.health(), nowMs: Date.now() });
+ * ```
+ */
+export function assessConsumerHealth(input: ConsumerHealthInput): ConsumerHealth {
+  const { nowMs } = input;
+  const problems: string[] = [];
+  if (input.state !== 'running') {
+    const why = input.fatalError === undefined ? '' : `: ${describeError(input.fatalError)}`;
+    problems.push(`consumer is ${input.state}${why}`);
+    return { healthy: false, problems };
+  }
+  const decidedMs = input.lastDecisionMs ?? input.startedAtMs ?? nowMs;
+  if (nowMs - decidedMs > REBALANCE_STALL_MS) {
+    const why = input.lastDecisionError === undefined ? '' : ` (${describeError(input.lastDecisionError)})`;
+    problems.push(`no rebalance could assign queues for ${seconds(nowMs - decidedMs)}${why}`);
+  }
+  for (const queue of input.queues) {
+    const idleMs = nowMs - queue.lastProgressMs;
+    if (idleMs <= PULL_STALL_MS) continue;
+    const { topic, brokerName, queueId } = queue.queue;
+    const why = queue.lastError === undefined ? '' : ` (${describeError(queue.lastError)})`;
+    problems.push(`queue ${topic}@${brokerName}@${queueId}: no pull completed for ${seconds(idleMs)}${why}`);
+  }
+  const failingSince = input.offsets.failingSinceMs;
+  if (failingSince !== undefined && nowMs - failingSince > OFFSET_WRITE_STALL_MS) {
+    problems.push(
+      `offsets not written for ${seconds(nowMs - failingSince)} (${describeError(input.offsets.lastError)})`,
+    );
+  }
+  return { healthy: problems.length === 0, problems };
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)} s`;
+}
