@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-lambda';
 import { RocketMQError } from '../protocol/errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { ThrottledLog } from '../util/throttled-log.js';
 import { retry } from '../util/retry.js';
 import { InvokeError } from './invoke-error.js';
 import type { InvokeFailure, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
@@ -124,6 +125,8 @@ export class LambdaInvoker implements Invoker {
   readonly #log: Logger;
   /** One client per region; key '' is the default region's. */
   readonly #clients = new Map<string, LambdaClient>();
+  /** Throttling lasts: one warning per function per interval, with how many were held back. */
+  readonly #throttleWarnings: ThrottledLog;
   #requests = 0;
   #throttles = 0;
   #closed = false;
@@ -137,6 +140,7 @@ export class LambdaInvoker implements Invoker {
     this.#options = options;
     this.#waitMs = functionTimeoutMs + marginMs;
     this.#log = componentLogger('invoke.lambda', options.logger);
+    this.#throttleWarnings = new ThrottledLog(this.#log);
   }
 
   /** Counters since construction. */
@@ -161,7 +165,11 @@ export class LambdaInvoker implements Invoker {
         maxDelayMs: this.#options.throttleMaxDelayMs ?? DEFAULT_THROTTLE_MAX_DELAY_MS,
         isRetriable: (error) => error instanceof ThrottledAttempt,
         onRetry: (error, attempt, delayMs) =>
-          this.#log.debug({ functionRef, attempt, delayMs, err: error }, 'invoke throttled, waiting'),
+          this.#throttleWarnings.warn(
+            functionRef,
+            { functionRef, attempt, delayMs, err: error, throttles: this.#throttles },
+            'invoke throttled by Lambda, waiting (raise the function\'s reserved concurrency or lower maxConcurrency)',
+          ),
         ...(signal === undefined ? {} : { signal }),
         ...(this.#options.random === undefined ? {} : { random: this.#options.random }),
       });

@@ -30,6 +30,21 @@ export function describeError(error: unknown): string {
   return parts.length === 0 ? 'unknown error' : parts.join(': ');
 }
 
+/**
+ * Names worth printing before a message: AWS SDK exceptions (`ResourceNotFoundException`) and the
+ * language's own error types. Our error classes say everything in their messages.
+ */
+function namedByType(name: string): boolean {
+  return name.endsWith('Exception') || JS_ERROR_NAMES.has(name);
+}
+
+const JS_ERROR_NAMES: ReadonlySet<string> = new Set([
+  'TypeError',
+  'RangeError',
+  'SyntaxError',
+  'ReferenceError',
+]);
+
 function describeOne(error: unknown): string {
   if (error instanceof AggregateError) {
     const inner = error.errors.map(describeError);
@@ -42,8 +57,9 @@ function describeOne(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   const codeText = typeof code === 'string' || typeof code === 'number' ? String(code) : '';
   if (error.message !== '') {
-    const generic = error.name === 'Error' || error.message.includes(error.name);
-    return generic ? error.message : `${error.name}: ${error.message}`;
+    return namedByType(error.name) && !error.message.includes(error.name)
+      ? `${error.name}: ${error.message}`
+      : error.message;
   }
   return [error.name, codeText].filter((text) => text !== '').join(' ');
 }
