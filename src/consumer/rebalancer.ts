@@ -50,7 +50,7 @@ export interface RebalancerOptions {
   broker: Pick<ConsumerBrokerCalls, 'getConsumerListByGroup'>;
   routes: Pick<TopicRouteTable, 'readableQueues' | 'anyBrokerAddress'>;
   options: NormalizedConsumerOptions;
-  offsetStore: Pick<OffsetStore, 'persist' | 'release' | 'removeOffset' | 'updateOffset'>;
+  offsetStore: Pick<OffsetStore, 'claim' | 'release' | 'removeOffset' | 'updateOffset'>;
   startOffsets: Pick<StartOffsetResolver, 'startOffset'>;
   /** `startOffsetFromBroker`: the offset is the broker's OFFSET_ILLEGAL correction (see PullLoop). */
   createPullLoop: (
@@ -324,7 +324,7 @@ export class Rebalancer {
     // instead of recomputing it, and a poller that joins meanwhile waits for our hand-over.
     this.o.offsetStore.updateOffset(queue, offset, true);
     try {
-      await this.o.offsetStore.persist(queue);
+      await this.o.offsetStore.claim(queue);
     } catch (error) {
       this.o.onStartOffsetError?.(error);
       this.warnings.warn(

@@ -48,6 +48,12 @@ const RESET_ATTEMPTS = 3;
 /** How a write ended: stored, or refused and why. */
 type WriteOutcome = 'stored' | 'ahead' | 'reset' | 'missing';
 
+/**
+ * Why a queue is written: its offset changed; this poller just took it (written even when unchanged,
+ * naming us as its holder); this poller gives it up (written even when unchanged, marked released).
+ */
+type WriteMode = 'changed' | 'claim' | 'release';
+
 /** Options of {@link DynamoDbOffsetStore}, whatever the client. */
 interface DynamoDbOffsetStoreCommonOptions {
   /** The offsets table. */
@@ -169,7 +175,7 @@ export class DynamoDbOffsetStore implements OffsetStore {
   }
 
   persist(queue: MessageQueue): Promise<void> {
-    return this.#persistKey(messageQueueKey(queue), false);
+    return this.#persistKey(messageQueueKey(queue), 'changed');
   }
 
   /**
@@ -179,7 +185,7 @@ export class DynamoDbOffsetStore implements OffsetStore {
    */
   persistAll(queues: readonly MessageQueue[]): Promise<void> {
     const keys = this.#table.dirtyWrites(queues.map(messageQueueKey)).map((write) => write.key);
-    return this.#writeAll(keys, false, 'persisted');
+    return this.#writeAll(keys, 'changed', 'persisted');
   }
 
   /**
@@ -188,7 +194,12 @@ export class DynamoDbOffsetStore implements OffsetStore {
    */
   release(queues: readonly MessageQueue[]): Promise<void> {
     const keys = [...new Set(queues.map(messageQueueKey))].filter((key) => this.#table.has(key));
-    return this.#writeAll(keys, true, 'released');
+    return this.#writeAll(keys, 'release', 'released');
+  }
+
+  /** Writes the offset of a queue just taken, naming this poller as its holder (also when unchanged). */
+  claim(queue: MessageQueue): Promise<void> {
+    return this.#persistKey(messageQueueKey(queue), 'claim');
   }
 
   removeOffset(queue: MessageQueue): void {
@@ -302,13 +313,13 @@ export class DynamoDbOffsetStore implements OffsetStore {
     return this.#tableReady;
   }
 
-  async #writeAll(keys: readonly string[], release: boolean, what: string): Promise<void> {
+  async #writeAll(keys: readonly string[], mode: WriteMode, what: string): Promise<void> {
     const failures: unknown[] = [];
     let next = 0;
     const worker = async (): Promise<void> => {
       for (let key = keys[next++]; key !== undefined; key = keys[next++]) {
         try {
-          await this.#persistKey(key, release);
+          await this.#persistKey(key, mode);
         } catch (err) {
           failures.push(err);
         }
@@ -342,7 +353,7 @@ export class DynamoDbOffsetStore implements OffsetStore {
     return result.Item === undefined ? undefined : recordOfItem(result.Item, key);
   }
 
-  async #persistKey(key: string, release: boolean): Promise<void> {
+  async #persistKey(key: string, mode: WriteMode): Promise<void> {
     for (let running = this.#writes.get(key); running !== undefined; running = this.#writes.get(key)) {
       // That write's failure belongs to its own caller; this one re-checks and writes what is still dirty.
       await running.then(
@@ -350,9 +361,9 @@ export class DynamoDbOffsetStore implements OffsetStore {
         () => undefined,
       );
     }
-    const pending = release ? this.#table.currentWrite(key) : this.#table.pendingWrite(key);
+    const pending = mode === 'changed' ? this.#table.pendingWrite(key) : this.#table.currentWrite(key);
     if (pending === undefined) return;
-    const write = this.#write(pending, release);
+    const write = this.#write(pending, mode);
     this.#writes.set(key, write);
     try {
       await write;
@@ -366,23 +377,31 @@ export class DynamoDbOffsetStore implements OffsetStore {
   }
 
   /** One conditional write of `write`; a refusal is resolved by reading the item back. */
-  async #write(write: PendingWrite, release: boolean): Promise<void> {
+  async #write(write: PendingWrite, mode: WriteMode): Promise<void> {
     await this.#ready();
     const outcome = write.correction
       ? await this.#writeCorrection(write)
-      : await this.#writeRaise(write, release);
+      : await this.#writeRaise(write, mode);
     if (outcome === 'stored')
       this.#table.markStored(write, write.correction ? write.generation + 1 : write.generation);
   }
 
-  /** An offset within its generation: only above the stored one (for a release: at least it). */
-  async #writeRaise(write: PendingWrite, release: boolean): Promise<WriteOutcome> {
-    const rise = release ? '#offset <= :offset' : '#offset < :offset';
+  /** An offset within its generation: only above the stored one (a claim or release: at least it). */
+  async #writeRaise(write: PendingWrite, mode: WriteMode): Promise<WriteOutcome> {
+    const rise = mode === 'changed' ? '#offset < :offset' : '#offset <= :offset';
+    const released = mode === 'release';
     try {
-      await this.#update(`write offset of ${write.key}`, write.key, write.offset, write.generation, release, {
-        condition: `attribute_not_exists(#offset) OR (${rise} AND ${generationCondition(write.generation)})`,
-        generation: write.generation,
-      });
+      await this.#update(
+        `write offset of ${write.key}`,
+        write.key,
+        write.offset,
+        write.generation,
+        released,
+        {
+          condition: `attribute_not_exists(#offset) OR (${rise} AND ${generationCondition(write.generation)})`,
+          generation: write.generation,
+        },
+      );
       return 'stored';
     } catch (err) {
       if (!isConditionFailure(err)) throw err;

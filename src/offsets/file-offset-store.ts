@@ -167,6 +167,11 @@ export class FileOffsetStore implements OffsetStore {
   }
 
   /** One poller per file: releasing is persisting. */
+  /** One poller per store: a claim is a persist. */
+  claim(queue: MessageQueue): Promise<void> {
+    return this.persistAll([queue]);
+  }
+
   release(queues: readonly MessageQueue[]): Promise<void> {
     return this.persistAll(queues);
   }

@@ -62,6 +62,11 @@ export class MemoryOffsetStore implements OffsetStore {
     }
   }
 
+  /** One poller per store: a claim is a persist. */
+  claim(queue: MessageQueue): Promise<void> {
+    return this.persistAll([queue]);
+  }
+
   release(queues: readonly MessageQueue[]): Promise<void> {
     return this.persistAll(queues);
   }

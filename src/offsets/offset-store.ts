@@ -103,6 +103,12 @@ export interface OffsetStore {
   /** Writes every changed in-memory offset of `queues` (at most one write per queue). */
   persistAll(queues: readonly MessageQueue[]): Promise<void>;
   /**
+   * The first write of a queue this poller just took: its offset, also when unchanged, naming this
+   * poller as the holder, so that a poller taking the queue from us later waits for our hand-over.
+   * Rejects like {@link persist}.
+   */
+  claim(queue: MessageQueue): Promise<void>;
+  /**
    * The final write of queues this poller gives up (rebalance, graceful stop), after their in-flight work
    * finished: persists their offsets and marks them handed over, so the next owner need not wait.
    * Rejects like {@link persistAll}.

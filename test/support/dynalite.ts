@@ -1,14 +1,27 @@
 /**
- * An in-process DynamoDB API (dynalite, LevelDB in memory) on a free loopback port, for tests.
+ * An in-process DynamoDB API (dynalite) on a free loopback port, for tests: in memory
+ * ({@link startDynalite}), or with its LevelDB on disk so that a fault test can take DynamoDB down
+ * and bring it back on the same port with the same data ({@link startDurableDynalite}).
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
+
+/** Tables ACTIVE at once: tests do not wait for CREATING/DELETING/UPDATING. */
+const INSTANT_TABLES = { createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 } as const;
+/** start() again on a port another process grabbed in the meantime: tries before giving up. */
+const RELISTEN_ATTEMPTS = 20;
+const RELISTEN_DELAY_MS = 250;
+/** How often a closing server drops connections that finished their request. */
+const IDLE_SWEEP_MS = 20;
+/** A closing server drops even busy connections after this long (DynamoDB requests take ms). */
+const FORCE_CLOSE_AFTER_MS = 5_000;
 
 /** A running dynalite. */
 export interface DynaliteHandle {
   /** `http://127.0.0.1:<port>`, for the SDK's `endpoint`. */
   endpoint: string;
-  /** Stops the server (open keep-alive connections included) and drops its data. */
+  /** Stops the server (open keep-alive connections included, once their request is answered) and drops its data. */
   close(): Promise<void>;
 }
 
@@ -31,21 +44,117 @@ export const DYNALITE_CLIENT_CONFIG = {
  * ```
  */
 export async function startDynalite(): Promise<DynaliteHandle> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const server = dynalite(INSTANT_TABLES);
+  const port = await listen(server, 0);
+  return { endpoint: `http://127.0.0.1:${port}`, close: () => closeServer(server) };
+}
+
+/** A dynalite whose data lives on disk: it can be stopped and started again, data kept. */
+export interface DurableDynaliteHandle extends DynaliteHandle {
+  /** The LevelDB directory (the caller removes it). */
+  readonly path: string;
+  /** False between stop() and start(). */
+  readonly running: boolean;
+  /**
+   * Takes DynamoDB down: the server is closed (open connections included, once their request is
+   * answered), the port released and the database closed, so that requests fail with connection
+   * refused. No-op when stopped.
+   */
+  stop(): Promise<void>;
+  /** Brings it back on the same port, on the same data. No-op when running. */
+  start(): Promise<void>;
+  /** stop(), for the test's cleanup; the data stays in `path`. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts dynalite on `127.0.0.1` with its LevelDB in `path` (created when missing), tables ACTIVE
+ * at once.
+ *
+ * @example
+ * ```ts
+ * const db = await startDurableDynalite(path.join(dir, 'dynamodb'));
+ * await db.stop(); // DynamoDB down: connections refused
+ * await db.start(); // back, same endpoint, same tables and items
+ * await db.close();
+ * ```
+ */
+export async function startDurableDynalite(path: string): Promise<DurableDynaliteHandle> {
+  let server: Server | undefined = dynalite({ ...INSTANT_TABLES, path });
+  const port = await listen(server, 0);
+  const stop = async (): Promise<void> => {
+    if (server === undefined) return;
+    const closing = server;
+    server = undefined;
+    await closeServer(closing);
+  };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    path,
+    get running() {
+      return server !== undefined;
+    },
+    stop,
+    async start() {
+      if (server !== undefined) return;
+      // A fresh dynalite opens the LevelDB the stopped one closed (dynalite's own re-listen after
+      // close is not used: how it swaps its store is an internal detail).
+      const next = dynalite({ ...INSTANT_TABLES, path });
+      await listenAgain(next, port);
+      server = next;
+    },
+    close: stop,
+  };
+}
+
+/** Listens on `127.0.0.1:<port>` (0: a free port); resolves with the port. */
+async function listen(server: Server, port: number): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  return (server.address() as AddressInfo).port;
+}
+
+/**
+ * The port was ours until stop(); an outgoing connection of another process may take it as its
+ * local port meanwhile, and release it soon after.
+ */
+async function listenAgain(server: Server, port: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await listen(server, port);
+      return;
+    } catch (error) {
+      const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (!inUse || attempt >= RELISTEN_ATTEMPTS) {
+        throw new Error(`dynalite could not listen on 127.0.0.1:${port} again`, { cause: error });
+      }
+      await new Promise((resolve) => setTimeout(resolve, RELISTEN_DELAY_MS));
+    }
+  }
+}
+
+/**
+ * Closes the server and, through dynalite (once the last connection is gone), its database. Busy
+ * connections finish their request first: destroying them would leave dynalite's handler running
+ * against a database closed under it, which throws out of dynalite as an uncaught exception. Idle
+ * keep-alive connections are closed as they become idle; after {@link FORCE_CLOSE_AFTER_MS} every
+ * connection is.
+ */
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const idleSweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    const force = setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_AFTER_MS);
+    server.close((err) => {
+      clearInterval(idleSweep);
+      clearTimeout(force);
+      if (err) reject(err);
+      else resolve();
+    });
+    server.closeIdleConnections();
+  });
 }

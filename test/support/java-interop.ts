@@ -1,8 +1,10 @@
 /**
  * Apache RocketMQ's Java client (5.3.3) as the interop peer of the integration tests: produce with
- * the real DefaultMQProducer, consume with the real DefaultMQPushConsumer. The program lives in
- * test/java (Interop.java) and is built once with Maven into the RocketMQ cache directory, under a
- * name derived from its sources, so fresh clones (CI) reuse the build until the sources change.
+ * the real DefaultMQProducer, consume with the real DefaultMQPushConsumer, and, for the fault suite,
+ * a long-running push consumer that writes a ledger and can be killed. The programs live in
+ * test/java (Interop.java, LedgerPushConsumer.java) and are built once with Maven into the RocketMQ
+ * cache directory, under a name derived from their sources, so fresh clones (CI) reuse the build
+ * until the sources change.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertJavaAvailable, assertMavenAvailable } from '../../src/local-broker/java-runtime.js';
+import { type JvmExit, spawnJvm } from '../../src/local-broker/jvm-process.js';
 import { LocalBrokerError } from '../../src/local-broker/local-broker-error.js';
 import { defaultRocketMQCacheDir } from '../../src/local-broker/rocketmq-jars.js';
 import { runCommand, tailLines } from '../../src/local-broker/run-command.js';
@@ -21,9 +24,17 @@ const POM = join(JAVA_DIR, 'pom.xml');
 const SOURCES = [
   POM,
   join(JAVA_DIR, 'src/main/java/rocketmq/lambda/interop/Interop.java'),
+  join(JAVA_DIR, 'src/main/java/rocketmq/lambda/interop/LedgerPushConsumer.java'),
   join(JAVA_DIR, 'src/main/resources/interop-logback.xml'),
 ];
 const MAIN_CLASS = 'rocketmq.lambda.interop.Interop';
+const LEDGER_CONSUMER_CLASS = 'rocketmq.lambda.interop.LedgerPushConsumer';
+/** Heap of the one-shot interop runs (produce, consume). */
+const INTEROP_HEAP_MB = 256;
+/** The ledger consumer runs beside a broker and our poller on small machines. */
+const LEDGER_CONSUMER_HEAP_MB = 128;
+/** JVM start and `consumer.start()` (name server and broker connections) of the ledger consumer. */
+const LEDGER_CONSUMER_START_TIMEOUT_MS = 60_000;
 const PRODUCE_TIMEOUT_MS = 120_000;
 /** JVM start plus consumer shutdown, on top of the consume timeout. */
 const CONSUME_SLACK_MS = 30_000;
@@ -237,20 +248,30 @@ export async function javaConsume(
   });
 }
 
-async function runInterop(args: readonly string[], timeoutMs: number): Promise<Record<string, unknown>[]> {
-  const { classesDir, libDir } = await ensureJavaInteropBuilt();
-  const javaArgs = [
+/** `java` arguments running `mainClass` of the build with a small, quick-starting JVM. */
+function javaArgsOf(
+  build: InteropBuild,
+  heapMb: number,
+  mainClass: string,
+  args: readonly string[],
+): string[] {
+  const { classesDir, libDir } = build;
+  return [
     '-XX:TieredStopAtLevel=1',
     '-XX:+UseSerialGC',
-    '-Xmx256m',
+    `-Xmx${heapMb}m`,
     '-XX:-UsePerfData',
     `-Drmq.logback.configurationFile=${join(classesDir, 'interop-logback.xml')}`,
     `-Drocketmq.log.root=${join(tmpdir(), 'rocketmq-lambda-interop-logs')}`,
     '-cp',
     `${classesDir}:${join(libDir, '*')}`,
-    MAIN_CLASS,
+    mainClass,
     ...args,
   ];
+}
+
+async function runInterop(args: readonly string[], timeoutMs: number): Promise<Record<string, unknown>[]> {
+  const javaArgs = javaArgsOf(await ensureJavaInteropBuilt(), INTEROP_HEAP_MB, MAIN_CLASS, args);
   const { exitCode, signal, stdout, stderr } = await new Promise<{
     exitCode: number | null;
     signal: NodeJS.Signals | null;
@@ -291,4 +312,83 @@ async function runInterop(args: readonly string[], timeoutMs: number): Promise<R
 function toBuffer(body: Buffer | Uint8Array | string): Buffer {
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
   return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
+/** Options of {@link startJavaLedgerConsumer}. */
+export interface JavaLedgerConsumerOptions {
+  topic: string;
+  /** A group of its own: the Java consumer must not share queues with our poller. */
+  group: string;
+  /** Appended to, one `msgId queueId queueOffset` line per consumed message (readLedger reads it). */
+  ledgerFile: string;
+}
+
+/**
+ * A running {@link startJavaLedgerConsumer} JVM.
+ *
+ * @example
+ * ```ts
+ * const exit = await consumer.kill(); // { exitCode: null, signal: 'SIGKILL' }
+ * ```
+ */
+export interface JavaLedgerConsumer {
+  readonly pid: number | undefined;
+  /** Resolves when the JVM has exited. */
+  readonly exited: Promise<JvmExit>;
+  /** SIGKILL at once (no shutdown hook, no offset persisted); resolves when the JVM has exited. */
+  kill(): Promise<JvmExit>;
+  /** SIGTERM (the consumer shuts down, persisting its offsets), SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<JvmExit>;
+  /** The last lines the JVM wrote (stdout and stderr). */
+  outputTail(): string;
+}
+
+/**
+ * Starts Apache RocketMQ's DefaultMQPushConsumer (CLUSTERING, CONSUME_FROM_FIRST_OFFSET, default
+ * offset persistence) on `topic` as `group`, writing each consumed message to `ledgerFile`, with a
+ * 128 MiB heap; resolves once the consumer has started. It runs until killed or stopped, and never
+ * outlives this process (the local broker's JVM watchdog). The caller stops it (e.g. in
+ * `onTestFinished`).
+ *
+ * @example
+ * ```ts
+ * const java = await startJavaLedgerConsumer(namesrvAddr, { topic, group, ledgerFile });
+ * onTestFinished(() => java.kill());
+ * await java.kill();
+ * const entries = readLedger(ledgerFile);
+ * ```
+ */
+export async function startJavaLedgerConsumer(
+  namesrvAddr: string,
+  options: JavaLedgerConsumerOptions,
+): Promise<JavaLedgerConsumer> {
+  const build = await ensureJavaInteropBuilt();
+  const jvm = spawnJvm({
+    name: 'java-ledger-consumer',
+    args: javaArgsOf(build, LEDGER_CONSUMER_HEAP_MB, LEDGER_CONSUMER_CLASS, [
+      namesrvAddr,
+      options.topic,
+      options.group,
+      options.ledgerFile,
+    ]),
+    cwd: tmpdir(),
+    env: process.env,
+  });
+  const deadline = Date.now() + LEDGER_CONSUMER_START_TIMEOUT_MS;
+  while (!jvm.outputTail().includes('{"started":true}')) {
+    if (jvm.exitStatus !== undefined || Date.now() > deadline) {
+      await jvm.kill();
+      throw new LocalBrokerError(
+        `the Java ledger consumer did not start (exit ${JSON.stringify(jvm.exitStatus)}):\n${jvm.outputTail(40)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    pid: jvm.pid,
+    exited: jvm.exited,
+    kill: () => jvm.kill(),
+    stop: (graceMs = 30_000) => jvm.stop(graceMs),
+    outputTail: () => jvm.outputTail(40),
+  };
 }
