@@ -215,7 +215,7 @@ const offsetsSchema = z
       ),
     persistIntervalMs: intKey(100, 600_000, {
       description:
-        "How often each held queue's offset is written when it changed (at most one write per queue per interval: with DynamoDB, at most 1000 / persistIntervalMs writes per second per queue). A crash redelivers less than this much work: the brokers keep a fresher copy of the offsets, taken with every pull.",
+        "How often each held queue's offset is written when it changed (at most one write per queue per interval: with DynamoDB, at most 1000 / persistIntervalMs writes per second per queue). A crash redelivers far less than this much work: the brokers keep a fresher copy of the offsets, updated as batches finish.",
       default: RUN_DEFAULTS.persistIntervalMs,
     }),
   })

@@ -330,6 +330,7 @@ export class ConsumeConcurrentlyService implements ConsumeService {
       const offset = processQueue.removeMessages(messages);
       if (offset >= 0 && !processQueue.dropped) {
         this.context.offsetStore.updateOffset(processQueue.messageQueue, offset, true);
+        this.context.offsetMoved?.(processQueue.messageQueue);
       }
     }
   }

@@ -436,7 +436,10 @@ export class ConsumeOrderlyService implements ConsumeService {
   /** Commits the in-flight messages and stores the offset (overwrite) unless the queue was dropped. */
   private commit(pq: ProcessQueue): void {
     const offset = pq.commit();
-    if (offset >= 0 && !pq.dropped) this.context.offsetStore.updateOffset(pq.messageQueue, offset, false);
+    if (offset >= 0 && !pq.dropped) {
+      this.context.offsetStore.updateOffset(pq.messageQueue, offset, false);
+      this.context.offsetMoved?.(pq.messageQueue);
+    }
   }
 }
 

@@ -78,6 +78,8 @@ export interface ConsumeServiceContext {
   readonly counters: ConsumerCounters;
   /** The ProcessQueues held right now. */
   readonly heldQueues: () => Iterable<ProcessQueue>;
+  /** Told after a batch moved a queue's committed offset (the broker's copy is kept fresh). */
+  readonly offsetMoved?: ((queue: MessageQueue) => void) | undefined;
   /** Reports a fatal listener error: the runtime stops pulling. */
   readonly onFatal: (error: unknown) => void;
   readonly log: Logger;

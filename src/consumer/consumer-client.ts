@@ -22,6 +22,7 @@ export type ConsumerBrokerCalls = Pick<
   | 'searchOffsetByTimestamp'
   | 'queryConsumerOffset'
   | 'checkClientConfig'
+  | 'updateConsumerOffsetOneway'
 >;
 
 /**

@@ -11,6 +11,7 @@ import type { HeartbeatSubscription } from '../protocol/bodies.js';
 import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscription.js';
 import { describeError } from '../util/describe-error.js';
 import { childLogger, componentLogger, type Logger } from '../util/logger.js';
+import { BrokerOffsetSync } from './broker-offset-sync.js';
 import { ConsumeConcurrentlyService } from './consume-concurrently-service.js';
 import { ConsumeOrderlyService } from './consume-orderly-service.js';
 import type { ConsumeService, ConsumeServiceFactory } from './consume-service.js';
@@ -78,6 +79,7 @@ export class ConsumerRuntime {
   private readonly rebalancer: Rebalancer;
   private readonly startOffsets: StartOffsetResolver;
   private readonly refusals: RefusalWatch;
+  private readonly offsetSync: BrokerOffsetSync | undefined;
   private readonly tasks: Record<'heartbeat' | 'routes' | 'rebalance' | 'persist', PeriodicTask>;
   private readonly listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
   private readonly unregister: (() => void)[] = [];
@@ -104,6 +106,17 @@ export class ConsumerRuntime {
     this.refusals = new RefusalWatch((error) => this.onFatal(error));
     const refusals = this.refusals;
     const masterAddress = (brokerName: string) => this.routes.masterAddress(brokerName);
+    const offsetSync =
+      o.messageModel === 'CLUSTERING'
+        ? new BrokerOffsetSync({
+            broker: deps.client.broker,
+            masterAddress,
+            offsetStore: deps.offsetStore,
+            consumerGroup: o.consumerGroup,
+            log: this.log,
+          })
+        : undefined;
+    this.offsetSync = offsetSync;
     const sendBack = new MessageSendBack({
       broker: deps.client.broker,
       masterAddress,
@@ -134,6 +147,7 @@ export class ConsumerRuntime {
       counters: this.counters,
       heldQueues: () => this.rebalancer.processQueues(),
       onFatal: (error) => this.onFatal(error),
+      offsetMoved: offsetSync === undefined ? undefined : (queue) => offsetSync.moved(queue),
       log: componentLogger('consumer.consume', this.log),
     });
     const startOffsets = new StartOffsetResolver({
@@ -162,7 +176,10 @@ export class ConsumerRuntime {
       log: componentLogger('consumer.rebalance', this.log),
       outcomes: refusals,
       onStartOffsetError: (error) => this.onStoreOrBrokerError(error),
-      onQueuesChanged: (added, removed) => this.emit({ type: 'queues-changed', added, removed }),
+      onQueuesChanged: (added, removed) => {
+        for (const queue of removed) offsetSync?.forget(queue);
+        this.emit({ type: 'queues-changed', added, removed });
+      },
       createPullLoop: (processQueue, startOffset, startOffsetFromBroker) =>
         new PullLoop(
           {
@@ -392,6 +409,7 @@ export class ConsumerRuntime {
     } catch (error) {
       releaseError = error;
     }
+    this.offsetSync?.stop();
     await this.tasks.heartbeat.stop();
     await this.heartbeat.unregisterFromAll();
     this.currentState = 'stopped';

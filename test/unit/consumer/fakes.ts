@@ -123,6 +123,7 @@ export function fakeClient(
       // The broker keeps no offset of the test groups unless a test says otherwise.
       queryConsumerOffset: async () => undefined,
       checkClientConfig: async () => undefined,
+      updateConsumerOffsetOneway: async () => undefined,
       ...overrides,
     },
   };

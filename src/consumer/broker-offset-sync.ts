@@ -1,0 +1,115 @@
+/**
+ * Keeps the broker's copy of the group's committed offsets fresh (clustering): whenever a batch moves a
+ * queue's offset, a oneway UPDATE_CONSUMER_OFFSET tells the queue's master, at most once per queue every
+ * {@link BROKER_OFFSET_SYNC_INTERVAL_MS}. Pulls also carry the committed offset, but the pull that would
+ * carry it is usually already waiting at the broker (long polling) when a batch ends, so without this the
+ * broker learns of a batch only with the pull after next. A poller taking a queue after a crash starts
+ * at the higher of the store's offset and the broker's (start-offset.ts): the fresher the broker's
+ * copy, the less it delivers again. The offset store (DynamoDB) stays the copy that survives a broker
+ * that loses its store; this one is the fast one, and it costs no write to the store.
+ */
+import type { OffsetStore } from '../offsets/offset-store.js';
+import { type MessageQueue, messageQueueKey } from '../protocol/message-queue.js';
+import type { Logger } from '../util/logger.js';
+import { ThrottledLog } from '../util/throttled-log.js';
+import type { ConsumerBrokerCalls } from './consumer-client.js';
+
+/** At most one update per queue this often: a few frames per second per busy queue. */
+export const BROKER_OFFSET_SYNC_INTERVAL_MS = 20;
+
+/** What {@link BrokerOffsetSync} needs. */
+export interface BrokerOffsetSyncOptions {
+  broker: Pick<ConsumerBrokerCalls, 'updateConsumerOffsetOneway'>;
+  /** The master address of a broker group (undefined while unknown). */
+  masterAddress: (brokerName: string) => string | undefined;
+  offsetStore: Pick<OffsetStore, 'readOffset'>;
+  consumerGroup: string;
+  log: Logger;
+  /** @default BROKER_OFFSET_SYNC_INTERVAL_MS */
+  intervalMs?: number | undefined;
+}
+
+interface QueueSync {
+  readonly queue: MessageQueue;
+  lastSent: number;
+  lastSentMs: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Sends committed offsets to the brokers as they move.
+ *
+ * @example
+ * ```ts
+ * const sync = new BrokerOffsetSync({ broker, masterAddress, offsetStore, consumerGroup: 'G', log });
+ * offsetStore.updateOffset(queue, 120, true);
+ * sync.moved(queue); // the master hears of 120 within 20 ms
+ * sync.stop();
+ * ```
+ */
+export class BrokerOffsetSync {
+  private readonly queues = new Map<string, QueueSync>();
+  private readonly intervalMs: number;
+  private readonly warnings: ThrottledLog;
+  private stopped = false;
+
+  constructor(private readonly o: BrokerOffsetSyncOptions) {
+    this.intervalMs = o.intervalMs ?? BROKER_OFFSET_SYNC_INTERVAL_MS;
+    this.warnings = new ThrottledLog(o.log);
+  }
+
+  /** The committed offset of `queue` moved: tell its master soon. */
+  moved(queue: MessageQueue): void {
+    if (this.stopped) return;
+    const key = messageQueueKey(queue);
+    let entry = this.queues.get(key);
+    if (entry === undefined) {
+      entry = { queue, lastSent: -1, lastSentMs: 0, timer: undefined };
+      this.queues.set(key, entry);
+    }
+    if (entry.timer !== undefined) return;
+    const waitMs = Math.max(0, entry.lastSentMs + this.intervalMs - Date.now());
+    const scheduled = entry;
+    entry.timer = setTimeout(() => {
+      scheduled.timer = undefined;
+      this.send(scheduled).catch((error: unknown) =>
+        this.warnings.warn('sync', { err: error, queue }, 'offset update to the broker failed'),
+      );
+    }, waitMs);
+    entry.timer.unref();
+  }
+
+  /** Forgets a queue given up (a pending update is dropped: the new owner tells the broker itself). */
+  forget(queue: MessageQueue): void {
+    const key = messageQueueKey(queue);
+    const entry = this.queues.get(key);
+    if (entry?.timer !== undefined) clearTimeout(entry.timer);
+    this.queues.delete(key);
+  }
+
+  /** Stops sending; pending updates are dropped. */
+  stop(): void {
+    this.stopped = true;
+    for (const entry of this.queues.values()) if (entry.timer !== undefined) clearTimeout(entry.timer);
+    this.queues.clear();
+  }
+
+  private async send(entry: QueueSync): Promise<void> {
+    if (this.stopped) return;
+    const { queue } = entry;
+    const offset = await this.o.offsetStore.readOffset(queue, 'MEMORY');
+    if (offset < 0 || offset === entry.lastSent) return;
+    const address = this.o.masterAddress(queue.brokerName);
+    if (address === undefined) return;
+    entry.lastSent = offset;
+    entry.lastSentMs = Date.now();
+    await this.o.broker.updateConsumerOffsetOneway(address, {
+      consumerGroup: this.o.consumerGroup,
+      topic: queue.topic,
+      queueId: queue.queueId,
+      commitOffset: offset,
+      bname: queue.brokerName,
+    });
+    this.warnings.clear('sync');
+  }
+}
