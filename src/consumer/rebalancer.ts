@@ -48,7 +48,8 @@ export interface HeldQueue {
 export interface RebalancerOptions {
   clientId: string;
   broker: Pick<ConsumerBrokerCalls, 'getConsumerListByGroup'>;
-  routes: Pick<TopicRouteTable, 'readableQueues' | 'anyBrokerAddress'>;
+  routes: Pick<TopicRouteTable, 'readableQueues' | 'anyBrokerAddress'> &
+    Partial<Pick<TopicRouteTable, 'lastFailure'>>;
   options: NormalizedConsumerOptions;
   offsetStore: Pick<OffsetStore, 'claim' | 'release' | 'removeOffset' | 'updateOffset'>;
   startOffsets: Pick<StartOffsetResolver, 'startOffset'>;
@@ -256,7 +257,10 @@ export class Rebalancer {
     const main = topic === this.o.options.topic;
     const queues = this.o.routes.readableQueues(topic);
     if (queues === undefined) {
-      if (main) this.lastDecisionError = new RocketMQError(`no route known for topic ${topic}`);
+      if (main) {
+        const why = this.o.routes.lastFailure?.(topic);
+        this.lastDecisionError = new RocketMQError(`no route known for topic ${topic}`, { cause: why });
+      }
       return undefined;
     }
     if (this.o.options.messageModel === 'BROADCASTING') return queues;

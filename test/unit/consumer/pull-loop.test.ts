@@ -4,7 +4,7 @@ import type { PullResult } from '../../../src/client/pull-result.js';
 import { newConsumerCounters } from '../../../src/consumer/consumer-counters.js';
 import type { ConsumerOptions } from '../../../src/consumer/consumer-options.js';
 import { ProcessQueue } from '../../../src/consumer/process-queue.js';
-import { PullLoop, type PullLoopOptions } from '../../../src/consumer/pull-loop.js';
+import { offsetAfterIllegal, PullLoop, type PullLoopOptions } from '../../../src/consumer/pull-loop.js';
 import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
 import type { PullMessageRequestHeader } from '../../../src/protocol/headers.js';
 import { MessageDecodeError } from '../../../src/protocol/message-decoder.js';
@@ -126,6 +126,41 @@ describe('PullLoop', () => {
     expect(t.counters).toMatchObject({ offsetIllegal: 1, offsetMovedBackwards: 1 });
     expect(t.pulls).toHaveLength(1);
     await t.loop.stop();
+  });
+
+  it('OFFSET_ILLEGAL beyond the end of a recreated queue: restarts at its first message, as a correction', async () => {
+    // Stored 10, the broker lost its store: the queue now holds 0..4 and 5.x suggests its end (5).
+    const t = setup([
+      { status: 'OFFSET_ILLEGAL', nextBeginOffset: 5, minOffset: 0, maxOffset: 5, suggestWhichBrokerId: 0 },
+    ]);
+    t.offsetStore.updateOffset(queueA, 10, true);
+    await t.offsetStore.persist(queueA);
+    t.loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.illegal).toEqual([0]);
+    expect(await t.offsetStore.readRecord(queueA)).toMatchObject({ offset: 0, generation: 1 });
+    await t.loop.stop();
+  });
+
+  it('OFFSET_ILLEGAL from a slave moves nothing: the next pull asks the master', async () => {
+    const t = setup([
+      { status: 'NO_NEW_MSG', nextBeginOffset: 10, ...bounds, suggestWhichBrokerId: 1 },
+      { status: 'OFFSET_ILLEGAL', nextBeginOffset: 2, minOffset: 0, maxOffset: 8, suggestWhichBrokerId: 0 },
+    ]);
+    t.loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.pulls.map((p) => p.address)).toEqual(['master:10911', 'slave:10911', 'master:10911']);
+    expect(t.illegal).toEqual([]);
+    expect(t.loop.nextOffset).toBe(10);
+    expect(t.processQueue.dropped).toBe(false);
+    await t.loop.stop();
+  });
+
+  it('offsetAfterIllegal: the first message when beyond the end, else what the broker says', () => {
+    expect(offsetAfterIllegal(1500, { nextBeginOffset: 250, minOffset: 0, maxOffset: 250 })).toBe(0);
+    expect(offsetAfterIllegal(1500, { nextBeginOffset: 250, minOffset: 40, maxOffset: 250 })).toBe(40);
+    expect(offsetAfterIllegal(10, { nextBeginOffset: 500, minOffset: 500, maxOffset: 900 })).toBe(500);
+    expect(offsetAfterIllegal(0, { nextBeginOffset: 0, minOffset: 0, maxOffset: 0 })).toBe(0);
   });
 
   it('pauses (50 ms) while the ProcessQueue holds more than pullThresholdForQueue messages', async () => {
