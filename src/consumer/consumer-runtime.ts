@@ -5,6 +5,8 @@
  * (concurrent by default) and an {@link OffsetStore}; timers for heartbeat, route refresh, rebalance and
  * offset persistence. It knows nothing of Lambda: batches go to a {@link MessageListener}.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isSilentPeerClose } from '../network/errors.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import { OffsetStoreError } from '../offsets/offset-store-error.js';
 import type { HeartbeatSubscription } from '../protocol/bodies.js';
@@ -35,6 +37,16 @@ import { ConsumerRefusedError, isPermanentRefusal, RefusalWatch } from './refusa
 import { buildRunningInfo } from './running-info.js';
 import { StartOffsetResolver } from './start-offset.js';
 import { TopicRouteTable } from './topic-route-table.js';
+
+/**
+ * At start, a server that took our request and closed the connection without a byte is asked again after
+ * this long; a second silent close stops the start (what a TLS-only server does to a plaintext client).
+ */
+export const SILENT_CLOSE_CONFIRM_MS = 2000;
+const SILENT_NAME_SERVERS =
+  'the name servers close the connection without answering (TLS-only name servers? check the tls settings)';
+const SILENT_BROKERS =
+  'every broker closes the connection without answering the first heartbeat (TLS-only brokers? check the tls settings)';
 
 /** On-demand heartbeats (after a pull said the broker does not know us) are at least this far apart. */
 export const MIN_ON_DEMAND_HEARTBEAT_INTERVAL_MS = 1000;
@@ -287,11 +299,22 @@ export class ConsumerRuntime {
         throw error;
       }
       if ((await this.routes.refresh(o.topic)) === undefined) {
-        const failure = this.routes.lastFailure(o.topic);
+        let failure = this.routes.lastFailure(o.topic);
+        if (isSilentPeerClose(failure)) {
+          // Once may be a name server dying at that moment; twice in a row is a TLS-only server.
+          await sleep(SILENT_CLOSE_CONFIRM_MS);
+          failure =
+            (await this.routes.refresh(o.topic)) === undefined ? this.routes.lastFailure(o.topic) : undefined;
+          if (isSilentPeerClose(failure)) {
+            throw new ConsumerRefusedError(SILENT_NAME_SERVERS, failure);
+          }
+        }
         if (isPermanentRefusal(failure)) {
           throw new ConsumerRefusedError('the name servers refuse this consumer', failure);
         }
-        this.log.warn({ topic: o.topic }, 'topic has no route yet: waiting for it');
+        if (failure !== undefined || this.routes.route(o.topic) === undefined) {
+          this.log.warn({ topic: o.topic }, 'topic has no route yet: waiting for it');
+        }
       }
       this.unregister.push(
         this.client.requestHandler.onConsumerIdsChanged((group) => {
@@ -305,7 +328,15 @@ export class ConsumerRuntime {
           }),
         ),
       );
-      const first = await this.heartbeat.sendToAll();
+      let first = await this.heartbeat.sendToAll();
+      const allSilent = (failures: unknown[]) => failures.length > 0 && failures.every(isSilentPeerClose);
+      if (first.accepted === 0 && allSilent(first.failures)) {
+        await sleep(SILENT_CLOSE_CONFIRM_MS);
+        first = await this.heartbeat.sendToAll();
+        if (first.accepted === 0 && allSilent(first.failures)) {
+          throw new ConsumerRefusedError(SILENT_BROKERS, first.failures[0]);
+        }
+      }
       if (first.accepted === 0) {
         const [refusal] = first.failures;
         if (refusal !== undefined && first.failures.every(isPermanentRefusal)) {

@@ -105,9 +105,34 @@ export class RequestTimeoutError extends NetworkError {
  * ```
  */
 export class ConnectionClosedError extends NetworkError {
-  constructor(message: string, options: Omit<NetworkErrorOptions, 'retriable'>) {
+  /**
+   * The peer took our request and closed the plaintext connection without sending a single byte: what a
+   * TLS-only server does to a plaintext client (see {@link isSilentPeerClose}).
+   */
+  readonly peerSilent: boolean;
+
+  constructor(message: string, options: Omit<NetworkErrorOptions, 'retriable'> & { peerSilent?: boolean }) {
     super(message, { ...options, retriable: true });
+    this.peerSilent = options.peerSilent ?? false;
   }
+}
+
+/**
+ * True when `error` (or an error in its cause chain) is a connection the peer closed without answering
+ * a single byte (retriable: a server may die at that moment; but when it happens at every attempt, the
+ * server most likely speaks TLS and we do not).
+ *
+ * @example
+ * ```ts
+ * if (isSilentPeerClose(err)) log.warn('a TLS-only server? check the TLS settings');
+ * ```
+ */
+export function isSilentPeerClose(error: unknown): boolean {
+  for (let current = error, depth = 0; depth < 6 && current instanceof Error; depth++) {
+    if (current instanceof ConnectionClosedError && current.peerSilent) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 /**

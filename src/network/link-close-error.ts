@@ -60,7 +60,7 @@ export function linkCloseError(facts: LinkCloseFacts): NetworkError {
         : '';
     const detail = [reason, hint].filter((part) => part !== '').join('; ');
     const message = `connection to ${address} closed${detail === '' ? '' : ` (${detail})`}`;
-    return new ConnectionClosedError(message, { address, cause });
+    return new ConnectionClosedError(message, { address, cause, peerSilent: hint !== '' });
   }
   if (tlsFailure?.reason === 'not-tls') {
     return new ConnectError(
