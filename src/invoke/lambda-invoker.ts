@@ -12,8 +12,8 @@ import {
 } from '@aws-sdk/client-lambda';
 import { RocketMQError } from '../protocol/errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
-import { ThrottledLog } from '../util/throttled-log.js';
 import { retry } from '../util/retry.js';
+import { ThrottledLog } from '../util/throttled-log.js';
 import { InvokeError } from './invoke-error.js';
 import type { InvokeFailure, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
 import { classifyLambdaError } from './lambda-error-classification.js';
@@ -168,7 +168,7 @@ export class LambdaInvoker implements Invoker {
           this.#throttleWarnings.warn(
             functionRef,
             { functionRef, attempt, delayMs, err: error, throttles: this.#throttles },
-            'invoke throttled by Lambda, waiting (raise the function\'s reserved concurrency or lower maxConcurrency)',
+            "invoke throttled by Lambda, waiting (raise the function's reserved concurrency or lower maxConcurrency)",
           ),
         ...(signal === undefined ? {} : { signal }),
         ...(this.#options.random === undefined ? {} : { random: this.#options.random }),
