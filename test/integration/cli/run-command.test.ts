@@ -197,7 +197,8 @@ describe('rocketmq-lambda run', () => {
     const producer = await newProducer(client);
     const total = 1200;
     const sent = await produce(producer, topic, total, { queues: QUEUES, batch: 100 });
-    // Slow enough that the first poller persists offsets (every 5 s) before it is killed mid-stream.
+    // Slow enough that the first poller persists offsets (every 5 s) before it is killed mid-stream, with
+    // more handled since than one batch.
     const config = await writeConfig(dir, topic, group, { batchSize: 10, maxConcurrency: 1 });
     const env = { LEDGER_FILE: ledger, HANDLER_DELAY_MS: '80' };
 
@@ -225,13 +226,16 @@ describe('rocketmq-lambda run', () => {
     const seen = new Set(entries.map((entry) => entry.messageId));
     const lost = sent.filter((id) => !seen.has(id)).length;
     const duplicates = entries.length - seen.size;
-    // Redelivered = handled before the kill but not yet persisted: exactly the span between the stored
-    // offsets and what the first poller had dispatched (the ledger line is written when a batch arrives).
+    // Redelivered: at most what the broker's copy of the committed offset had not heard of yet. It
+    // follows every batch (broker-offset-sync.ts), so that is the batch in flight at the kill, and at
+    // most one finished batch whose update was still on its way: far less than what DynamoDB had not
+    // stored yet (the ledger line is written when a batch arrives).
     process.stdout.write(
       `[cli kill -9] sent ${total}, handled before kill ${handledBeforeKill}, persisted at kill ${persistedAtKill}, lost ${lost}, duplicates ${duplicates}\n`,
     );
     expect(lost).toBe(0);
-    expect(duplicates).toBe(handledBeforeKill - persistedAtKill);
+    expect(duplicates).toBeLessThanOrEqual(2 * 10); // two batches of batchSize 10 (maxConcurrency 1)
+    expect(duplicates).toBeLessThanOrEqual(handledBeforeKill - persistedAtKill);
     expect(await storedOffsets(group)).toEqual(await queueEnds(topic));
   });
 

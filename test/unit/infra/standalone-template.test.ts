@@ -135,7 +135,7 @@ describe('ROCKETMQ_LAMBDA_CONFIG of the standalone template', () => {
       baseDir: '/app',
       nameServerAddresses: ['10.0.0.1:9876', '10.0.0.2:9876'],
       acl: undefined,
-      tls: false,
+      tls: undefined,
       shutdownTimeoutMs: 110_000,
       offsets: {
         store: 'dynamodb',
@@ -144,6 +144,7 @@ describe('ROCKETMQ_LAMBDA_CONFIG of the standalone template', () => {
         endpoint: undefined,
         createTable: false,
         path: '/app/.rocketmq-lambda/offsets',
+        persistIntervalMs: 5000,
       },
       lambda: { region: REGION, endpoint: undefined },
       destinations: { sqsEndpoint: undefined, snsEndpoint: undefined },
@@ -276,7 +277,7 @@ describe('ROCKETMQ_LAMBDA_CONFIG of the standalone template', () => {
   });
 
   it('passes TLS', () => {
-    expect(deploy({ Tls: 'true' }).config.tls).toBe(true);
+    expect(deploy({ Tls: 'true' }).config.tls).toEqual({ verifyServer: true });
   });
 
   it('passes the numbers, the message model and bisecting', () => {
@@ -314,7 +315,7 @@ describe('ROCKETMQ_LAMBDA_CONFIG of the standalone template', () => {
       Tls: 'true',
     });
     expect(config).toMatchObject({
-      tls: true,
+      tls: { verifyServer: true },
       offsets: { table: 'shared-offsets' },
       acl: expect.any(Object),
     });
