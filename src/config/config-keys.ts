@@ -65,8 +65,21 @@ export function configJsonSchema(): SchemaNode {
  * ```
  */
 export function configKeys(): ConfigKey[] {
+  return schemaKeys(configJsonSchema());
+}
+
+/**
+ * Every key of a JSON Schema object (as zod derives it), depth first in schema order: what
+ * {@link configKeys} lists for the run config, for any other schema (the Serverless plugin's).
+ *
+ * @example
+ * ```ts
+ * schemaKeys(z.toJSONSchema(schema, { io: 'input' }) as SchemaNode).map((key) => key.path);
+ * ```
+ */
+export function schemaKeys(root: SchemaNode): ConfigKey[] {
   const keys: ConfigKey[] = [];
-  collectKeys(configJsonSchema(), '', keys);
+  collectKeys(root, '', keys);
   return keys;
 }
 

@@ -18,7 +18,19 @@ import { type ConfigKey, configKeys, type SchemaNode } from './config-keys.js';
  * ```
  */
 export function configReference(): string {
-  const rows = configKeys().map(
+  return referenceTable(configKeys());
+}
+
+/**
+ * The Markdown table of `keys` ({@link configReference}'s columns), for any schema's keys.
+ *
+ * @example
+ * ```ts
+ * referenceTable(schemaKeys(root)); // => '| Key | Type | Default | Description |\n|---|---|---|---|\n...'
+ * ```
+ */
+export function referenceTable(keys: readonly ConfigKey[]): string {
+  const rows = keys.map(
     (key) =>
       `| \`${key.path}\` | ${cell(typeOf(key.node))} | ${cell(defaultOf(key))} | ${cell(key.node.description ?? '')} |`,
   );

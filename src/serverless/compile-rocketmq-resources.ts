@@ -8,7 +8,8 @@
  *   `offsetsTable.existing` names one;
  * - when at least one event is enabled: an ECS cluster (unless `cluster` names one), a log group, the
  *   execution and task roles, a Fargate task definition running the poller with the generated config, the
- *   service, and (with `maxCount` above `minCount`) target tracking on the lag per task.
+ *   service, and (unless `scaling: false`) target tracking on the lag per task, the service then without a
+ *   `DesiredCount`; with `image.build`, the ECR repository the deploy pushes the built image to.
  *
  * `enabled: false` leaves a mapping out of the poller's config and its function out of the task role; its
  * offsets stay in the table, so enabling it again resumes where it stopped. With no enabled mapping only
@@ -22,20 +23,23 @@ import {
   type CfnOutput,
   type CfnResource,
   type CfnString,
-  isCfnIntrinsic,
   stackArn,
   uniqueByJson,
 } from './cfn-intrinsic.js';
 import { RocketMQLogicalIds as Ids, RocketMQOutputIds } from './logical-ids.js';
+import { placeholderFindings } from './placeholder-values.js';
 import { RocketMQPluginError } from './plugin-error.js';
+import { aclSecrets } from './poller-acl.js';
 import { type PollerConfigSub, type PollerMapping, pollerConfigSub } from './poller-config-template.js';
 import { executionRole, taskRole } from './poller-iam.js';
-import { lagScaling } from './poller-scaling.js';
-import { type ContainerSecret, pollerService, pollerTaskDefinition } from './poller-service.js';
+import { pollerImagePlan } from './poller-image.js';
+import { lagScaling, type ScalingPlan, scalingPlan } from './poller-scaling.js';
+import { pollerService, pollerTaskDefinition } from './poller-service.js';
 import {
   CUSTOM_DEFAULTS,
   FARGATE_SIZES,
   type RocketMQCustomOptions,
+  type RocketMQImageBuildOptions,
   rocketmqCustomSchema,
 } from './rocketmq-custom-schema.js';
 import { type RocketMQEventOptions, rocketmqEventSchema } from './rocketmq-event-schema.js';
@@ -43,6 +47,17 @@ import { customRuleProblems, eventRuleProblems, validateWith } from './schema-pr
 
 /** Seconds of the stop timeout kept for saving offsets and unregistering after in-flight batches. */
 const SHUTDOWN_MARGIN_SECONDS = 10;
+/**
+ * The Framework's timeout of a function that sets none (`timeout`, `provider.timeout`).
+ *
+ * @example
+ * ```ts
+ * (fn.timeoutSeconds ?? FRAMEWORK_DEFAULT_TIMEOUT_SECONDS) * 1000; // functionTimeoutMs
+ * ```
+ */
+export const FRAMEWORK_DEFAULT_TIMEOUT_SECONDS = 6;
+/** The stage the Framework deploys to unless told. */
+const FRAMEWORK_DEFAULT_STAGE = 'dev';
 
 /**
  * One function of the service.
@@ -62,6 +77,11 @@ export interface RocketMQFunctionInput {
   readonly aliasLogicalId?: string | undefined;
   /** All its events, as written (`[{ http: ... }, { rocketmq: { ... } }]`). */
   readonly events: readonly unknown[];
+  /**
+   * Its timeout in seconds (`timeout`, else `provider.timeout`); absent: the Framework's 6 s. The poller
+   * lets one invoke run this long (`functionTimeoutMs`).
+   */
+  readonly timeoutSeconds?: number | undefined;
 }
 
 /**
@@ -69,13 +89,20 @@ export interface RocketMQFunctionInput {
  *
  * @example
  * ```ts
- * const input: CompileRocketMQInput = { functions: [fn], custom: { nameServers: '10.0.0.10:9876', image: 'poller:1', vpc: { subnetIds: ['subnet-1'] } } };
+ * const input: CompileRocketMQInput = { stage: 'prod', functions: [fn], custom: { nameServers: '10.0.0.10:9876', vpc: { subnetIds: ['subnet-0a1b2c3d4e5f67890'] } } };
  * ```
  */
 export interface CompileRocketMQInput {
   readonly functions: readonly RocketMQFunctionInput[];
   /** `custom.rocketmq` as written (undefined when absent). */
   readonly custom: unknown;
+  /** The stage deployed to (placeholder values are refused outside `local` and `dev`); default `dev`. */
+  readonly stage?: string | undefined;
+  /**
+   * The image to run for one deploy while a stack created before `image.build` gains its repository
+   * (deploy's `--param rocketmq-bootstrap-image=<uri>`).
+   */
+  readonly bootstrapImage?: string | undefined;
 }
 
 /**
@@ -90,9 +117,27 @@ export interface CompileRocketMQInput {
 export interface CompiledRocketMQ {
   readonly resources: Readonly<Record<string, CfnResource>>;
   readonly outputs: Readonly<Record<string, CfnOutput>>;
+  /**
+   * Resources the stack must have from its creation (the Framework's core template): the repository of
+   * a built image, which the deploy pushes to before the stack update that starts tasks from it.
+   */
+  readonly coreResources: Readonly<Record<string, CfnResource>>;
   /** The poller's config (the task's `ROCKETMQ_LAMBDA_CONFIG`); undefined when no mapping is enabled. */
   readonly pollerConfig: PollerConfigSub | undefined;
+  /** `image.build` when the deploy must build and push the image. */
+  readonly imageBuild: RocketMQImageBuildOptions | undefined;
+  /** Lines naming a key that the deployer should read (placeholders in a dev stage, scaling decisions). */
+  readonly warnings: readonly string[];
 }
+
+const NOTHING: CompiledRocketMQ = {
+  resources: {},
+  outputs: {},
+  coreResources: {},
+  pollerConfig: undefined,
+  imageBuild: undefined,
+  warnings: [],
+};
 
 interface FoundEvent {
   readonly fn: RocketMQFunctionInput;
@@ -101,7 +146,8 @@ interface FoundEvent {
 }
 
 /**
- * Compiles the `rocketmq` events of `input.functions` and `custom.rocketmq`. Pure: same input, same
+ * Compiles the `rocketmq` events of `input.functions` and `custom.rocketmq`. Pure but for the installed
+ * package's version (the default image, read once from its package.json): same input, same
  * output; nothing is read from the environment. A service without `rocketmq` events gets nothing.
  * Throws {@link RocketMQPluginError} listing every problem, each naming its key.
  *
@@ -110,7 +156,8 @@ interface FoundEvent {
  * const { resources, outputs } = compileRocketMQResources({
  *   functions: [{ key: 'orders', logicalId: 'OrdersLambdaFunction',
  *     events: [{ rocketmq: { topic: 'Orders', consumerGroup: 'orders-fn' } }] }],
- *   custom: { nameServers: '10.0.0.10:9876', image: 'poller:1', vpc: { subnetIds: ['subnet-1'] } },
+ *   custom: { nameServers: '10.0.0.10:9876', vpc: { subnetIds: ['subnet-0a1b2c3d4e5f67890'] } },
+ *   stage: 'prod',
  * });
  * Object.keys(resources); // => ['RocketMQOffsetsTable', 'RocketMQPollerCluster', ...]
  * ```
@@ -133,7 +180,7 @@ export function compileRocketMQResources(input: CompileRocketMQInput): CompiledR
       found.push({ fn, path, event: checked.value });
     });
   }
-  if (eventCount === 0) return { resources: {}, outputs: {}, pollerConfig: undefined };
+  if (eventCount === 0) return NOTHING;
 
   problems.push(...sharedGroupProblems(found));
   const customPath: KeyPath = ['custom', 'rocketmq'];
@@ -149,14 +196,30 @@ export function compileRocketMQResources(input: CompileRocketMQInput): CompiledR
       problems.push(...checked.problems);
     }
   }
+  const warnings: string[] = [];
+  const enabled = found.filter((f) => f.event.enabled !== false);
+  let scaling: ScalingPlan | undefined;
+  if (custom !== undefined) {
+    const placeholders = placeholderFindings(custom, input.stage ?? FRAMEWORK_DEFAULT_STAGE, customPath);
+    problems.push(...placeholders.problems);
+    warnings.push(...placeholders.warnings);
+    if (enabled.length > 0) {
+      const planned = scalingPlan(custom, enabled, customPath);
+      problems.push(...planned.problems);
+      warnings.push(...planned.warnings);
+      scaling = planned.plan;
+    }
+  }
   if (problems.length > 0 || custom === undefined) throw new RocketMQPluginError(problems);
-  return compileValid(
-    custom,
-    found.filter((f) => f.event.enabled !== false),
-  );
+  return { ...compileValid(custom, enabled, scaling, input.bootstrapImage), warnings };
 }
 
-function compileValid(custom: RocketMQCustomOptions, enabled: readonly FoundEvent[]): CompiledRocketMQ {
+function compileValid(
+  custom: RocketMQCustomOptions,
+  enabled: readonly FoundEvent[],
+  scaling: ScalingPlan | undefined,
+  bootstrapImage: string | undefined,
+): Omit<CompiledRocketMQ, 'warnings'> {
   const resources: Record<string, CfnResource> = {};
   const outputs: Record<string, CfnOutput> = {};
 
@@ -175,7 +238,9 @@ function compileValid(custom: RocketMQCustomOptions, enabled: readonly FoundEven
     Description: 'The DynamoDB table of the RocketMQ consumer offsets',
     Value: tableName,
   };
-  if (enabled.length === 0) return { resources, outputs, pollerConfig: undefined };
+  if (enabled.length === 0 || scaling === undefined) {
+    return { resources, outputs, coreResources: {}, pollerConfig: undefined, imageBuild: undefined };
+  }
 
   const stopTimeoutSeconds = custom.stopTimeout ?? CUSTOM_DEFAULTS.stopTimeout;
   const mappings: PollerMapping[] = enabled.map(({ fn, event }) => ({
@@ -183,6 +248,7 @@ function compileValid(custom: RocketMQCustomOptions, enabled: readonly FoundEven
     functionArn:
       fn.aliasLogicalId === undefined ? { 'Fn::GetAtt': [fn.logicalId, 'Arn'] } : { Ref: fn.aliasLogicalId },
     event,
+    functionTimeoutMs: (fn.timeoutSeconds ?? FRAMEWORK_DEFAULT_TIMEOUT_SECONDS) * 1000,
   }));
   const pollerConfig = pollerConfigSub(
     {
@@ -201,9 +267,15 @@ function compileValid(custom: RocketMQCustomOptions, enabled: readonly FoundEven
     Properties: { RetentionInDays: custom.logRetentionInDays ?? CUSTOM_DEFAULTS.logRetentionInDays },
   };
 
+  const image = pollerImagePlan(custom.image, bootstrapImage);
+  const coreResources: Record<string, CfnResource> = {};
+  if (image.repository !== undefined) {
+    resources[Ids.imageRepository] = image.repository;
+    coreResources[Ids.imageRepository] = image.repository;
+  }
   const acl = aclSecrets(custom.acl);
   resources[Ids.executionRole] = executionRole({
-    image: custom.image,
+    ecrRepositoryArn: image.ecrRepositoryArn,
     logGroupArn: { 'Fn::GetAtt': [Ids.logGroup, 'Arn'] },
     secretArns: acl.secretArns,
     parameterArns: acl.parameterArns,
@@ -221,7 +293,7 @@ function compileValid(custom: RocketMQCustomOptions, enabled: readonly FoundEven
 
   const cpu = custom.cpu ?? CUSTOM_DEFAULTS.cpu;
   resources[Ids.taskDefinition] = pollerTaskDefinition({
-    image: custom.image,
+    image: image.image,
     cpu,
     memory: custom.memory ?? FARGATE_SIZES[cpu]?.memoryMiB[0] ?? CUSTOM_DEFAULTS.memory,
     cpuArchitecture: custom.cpuArchitecture ?? CUSTOM_DEFAULTS.cpuArchitecture,
@@ -234,11 +306,10 @@ function compileValid(custom: RocketMQCustomOptions, enabled: readonly FoundEven
     taskRoleArn: { 'Fn::GetAtt': [Ids.taskRole, 'Arn'] },
   });
 
-  const desiredCount = custom.desiredCount ?? custom.minCount ?? CUSTOM_DEFAULTS.desiredCount;
   resources[Ids.service] = pollerService({
     cluster,
     taskDefinitionLogicalId: Ids.taskDefinition,
-    desiredCount,
+    desiredCount: scaling.kind === 'fixed' ? scaling.desiredCount : undefined,
     subnetIds: custom.vpc.subnetIds,
     securityGroupIds: custom.vpc.securityGroupIds,
     assignPublicIp: custom.vpc.assignPublicIp ?? CUSTOM_DEFAULTS.assignPublicIp,
@@ -252,16 +323,14 @@ function compileValid(custom: RocketMQCustomOptions, enabled: readonly FoundEven
     Value: { Ref: Ids.logGroup },
   };
 
-  const minCount = custom.minCount ?? desiredCount;
-  const maxCount = custom.maxCount ?? desiredCount;
-  if (maxCount > minCount) {
+  if (scaling.kind === 'lag') {
     const { scalableTarget, scalingPolicy } = lagScaling(
       {
         clusterName: cluster,
         serviceLogicalId: Ids.service,
-        minCount,
-        maxCount,
-        targetLagPerTask: custom.targetLagPerTask ?? CUSTOM_DEFAULTS.targetLagPerTask,
+        minCount: scaling.minCount,
+        maxCount: scaling.maxCount,
+        targetLagPerTask: scaling.targetLagPerTask,
         consumerGroups: enabled.map(({ event }) => event.consumerGroup),
       },
       Ids.scalableTarget,
@@ -269,7 +338,7 @@ function compileValid(custom: RocketMQCustomOptions, enabled: readonly FoundEven
     resources[Ids.scalableTarget] = scalableTarget;
     resources[Ids.scalingPolicy] = scalingPolicy;
   }
-  return { resources, outputs, pollerConfig };
+  return { resources, outputs, coreResources, pollerConfig, imageBuild: image.build };
 }
 
 function offsetsTable(custom: RocketMQCustomOptions): CfnResource {
@@ -285,43 +354,6 @@ function offsetsTable(custom: RocketMQCustomOptions): CfnResource {
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
     },
   };
-}
-
-/** ECS secrets for the ACL credentials and the ARNs the execution role must read. */
-function aclSecrets(acl: RocketMQCustomOptions['acl']): {
-  secrets: ContainerSecret[];
-  secretArns: CfnString[];
-  parameterArns: CfnString[];
-} {
-  if (acl === undefined) return { secrets: [], secretArns: [], parameterArns: [] };
-  if (acl.secretArn !== undefined) {
-    const arn = acl.secretArn;
-    const jsonKey = (key: string): CfnString =>
-      isCfnIntrinsic(arn) ? { 'Fn::Join': ['', [arn, `:${key}::`]] } : `${arn}:${key}::`;
-    return {
-      secrets: [
-        { Name: 'ROCKETMQ_ACCESS_KEY', ValueFrom: jsonKey('accessKey') },
-        { Name: 'ROCKETMQ_SECRET_KEY', ValueFrom: jsonKey('secretKey') },
-      ],
-      secretArns: [arn],
-      parameterArns: [],
-    };
-  }
-  const parameters = [
-    { Name: 'ROCKETMQ_ACCESS_KEY', parameter: acl.accessKeyParameter },
-    { Name: 'ROCKETMQ_SECRET_KEY', parameter: acl.secretKeyParameter },
-  ].flatMap(({ Name, parameter }) => (parameter === undefined ? [] : [{ Name, parameter }]));
-  return {
-    secrets: parameters.map(({ Name, parameter }) => ({ Name, ValueFrom: parameter })),
-    secretArns: [],
-    parameterArns: parameters.map(({ parameter }) => parameterArn(parameter)),
-  };
-}
-
-/** The ARN of an SSM parameter given by name (`/a/b` or `a`) or ARN. */
-function parameterArn(parameter: string): CfnString {
-  if (parameter.startsWith('arn:')) return parameter;
-  return stackArn('ssm', `parameter${parameter.startsWith('/') ? '' : '/'}${parameter}`);
 }
 
 /** One event per consumer group: RocketMQ keeps one subscription per group. */

@@ -13,9 +13,10 @@
  * custom:
  *   rocketmq:
  *     nameServers: "10.0.0.10:9876"
- *     image: 123456789012.dkr.ecr.eu-west-1.amazonaws.com/rocketmq-lambda:0.1.0
  *     vpc: { subnetIds: [subnet-0a1b2c3d], securityGroupIds: [sg-0a1b2c3d] }
  * ```
+ *
+ * Deploying (image, network, secrets, scaling, every key): docs/deploying.md.
  */
 import { RocketMQServerlessPlugin } from './rocketmq-plugin.js';
 
@@ -31,14 +32,20 @@ export { POLLER_CONTAINER_NAME, RocketMQLogicalIds, RocketMQOutputIds } from './
 export { RocketMQPluginError } from './plugin-error.js';
 export { rocketmqCustomJsonSchema, rocketmqEventJsonSchema } from './plugin-json-schemas.js';
 export { POLLER_CONFIG_ENV, type PollerConfigSub, renderPollerConfig } from './poller-config-template.js';
+export { BOOTSTRAP_IMAGE_PARAM } from './poller-image-deploy.js';
 export { POLLER_HEALTH_COMMAND } from './poller-service.js';
+export { PUBLISHED_IMAGE_REPOSITORIES, packageVersion, publishedImage } from './published-image.js';
 export {
   CUSTOM_DEFAULTS,
   type RocketMQCustomOptions,
   rocketmqCustomSchema,
 } from './rocketmq-custom-schema.js';
 export { type RocketMQEventOptions, rocketmqEventSchema } from './rocketmq-event-schema.js';
-export { RocketMQServerlessPlugin, type ServerlessInstance } from './rocketmq-plugin.js';
+export {
+  DEV_STATE_EXCLUDE_PATTERN,
+  RocketMQServerlessPlugin,
+  type ServerlessInstance,
+} from './rocketmq-plugin.js';
 
 /**
  * The plugin class, as the framework expects a plugin module's default export.

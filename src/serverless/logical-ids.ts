@@ -21,6 +21,7 @@ export const RocketMQLogicalIds = {
   service: 'RocketMQPollerService',
   scalableTarget: 'RocketMQPollerScalableTarget',
   scalingPolicy: 'RocketMQPollerLagScalingPolicy',
+  imageRepository: 'RocketMQPollerImageRepository',
 } as const;
 
 /**

@@ -18,13 +18,26 @@ import { rocketmqEventSchema } from './rocketmq-event-schema.js';
  */
 export type JsonSchema = Record<string, unknown>;
 
+/** Metadata of the docs' reference table that is no JSON Schema keyword (AJV's strict mode refuses it). */
+const DOCS_ONLY_KEYS: ReadonlySet<string> = new Set(['defaultText']);
+
 function toFrameworkSchema(schema: z.ZodType): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
     target: 'draft-07',
     io: 'input',
     unrepresentable: 'any',
   }) as JsonSchema;
-  return rest;
+  return withoutDocsKeys(rest) as JsonSchema;
+}
+
+function withoutDocsKeys(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutDocsKeys);
+  if (typeof node !== 'object' || node === null) return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key]) => !DOCS_ONLY_KEYS.has(key))
+      .map(([key, value]) => [key, withoutDocsKeys(value)]),
+  );
 }
 
 /**

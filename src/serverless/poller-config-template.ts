@@ -26,6 +26,24 @@ export interface PollerMapping {
   /** The ARN the poller invokes (the function's, or its alias's). */
   readonly functionArn: CfnIntrinsic;
   readonly event: RocketMQEventOptions;
+  /** The function's timeout (ms): how long the poller lets one invoke run. Absent: the poller's 15 min. */
+  readonly functionTimeoutMs?: number | undefined;
+}
+
+/**
+ * The run config's `tls` settings the plugin passes through (file paths are inside the image).
+ *
+ * @example
+ * ```ts
+ * const tls: PollerTlsSettings = { caFile: '/app/certs/ca.pem', serverName: 'rocketmq.internal' };
+ * ```
+ */
+export interface PollerTlsSettings {
+  readonly caFile?: string | undefined;
+  readonly certFile?: string | undefined;
+  readonly keyFile?: string | undefined;
+  readonly serverName?: string | undefined;
+  readonly verifyServer?: boolean | undefined;
 }
 
 /**
@@ -39,7 +57,7 @@ export interface PollerMapping {
  */
 export interface PollerConfigShared {
   readonly nameServers: string | readonly string[] | CfnIntrinsic;
-  readonly tls: boolean;
+  readonly tls: boolean | PollerTlsSettings;
   readonly offsetsTable: CfnString;
   readonly shutdownTimeoutMs: number;
 }
@@ -83,7 +101,7 @@ export function pollerConfigSub(
       : shared.nameServers.map(escapeSubText);
   const document = {
     nameServer,
-    ...(shared.tls ? { tls: true } : {}),
+    ...tlsEntry(shared.tls),
     shutdownTimeoutMs: shared.shutdownTimeoutMs,
     offsets: { store: 'dynamodb', table: text(shared.offsetsTable, 'OffsetsTable') },
     // The lag metric the service's target tracking policy reads (region from the task's AWS_REGION).
@@ -91,6 +109,16 @@ export function pollerConfigSub(
     mappings: mappings.map((mapping, index) => mappingEntry(mapping, index, text)),
   };
   return { 'Fn::Sub': [JSON.stringify(document), variables] };
+}
+
+function tlsEntry(tls: boolean | PollerTlsSettings): { tls?: true | Record<string, unknown> } {
+  if (tls === false) return {};
+  if (tls === true) return { tls: true };
+  const settings: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(tls)) {
+    if (value !== undefined) settings[key] = typeof value === 'string' ? escapeSubText(value) : value;
+  }
+  return { tls: Object.keys(settings).length === 0 ? true : settings };
 }
 
 function mappingEntry(
@@ -107,6 +135,7 @@ function mappingEntry(
   const set = (key: string, value: unknown) => {
     if (value !== undefined) entry[key] = typeof value === 'string' ? escapeSubText(value) : value;
   };
+  set('functionTimeoutMs', mapping.functionTimeoutMs);
   set('filter', typeof e.filter === 'object' ? { sql: escapeSubText(e.filter.sql) } : e.filter);
   set('batchSize', e.batchSize);
   set(

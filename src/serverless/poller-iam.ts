@@ -17,11 +17,11 @@ import {
 
 /** What the execution role must allow. */
 export interface ExecutionRoleNeeds {
-  /** The image: an ECR URI gets pull rights on its repository; other registries need none. */
-  readonly image: CfnString;
+  /** The ECR repository of the image (pull rights on it), or undefined for other registries. */
+  readonly ecrRepositoryArn: CfnString | undefined;
   /** The log group's ARN (`Fn::GetAtt` Arn, which covers its streams). */
   readonly logGroupArn: CfnIntrinsic;
-  /** Secrets Manager secrets (ARNs) read into ECS secrets. */
+  /** Secrets Manager secrets (as IAM resources: full ARNs, or partial ones with `-??????`) read into ECS secrets. */
   readonly secretArns: readonly CfnString[];
   /** SSM parameter ARNs read into ECS secrets. */
   readonly parameterArns: readonly CfnString[];
@@ -41,16 +41,13 @@ export interface TaskRoleNeeds {
 type Statement = Readonly<Record<string, unknown>>;
 
 const ECS_TASKS = 'ecs-tasks.amazonaws.com';
-/** `<account>.dkr.ecr.<region>.amazonaws.com[.cn]/<repository>[:tag|@digest]` */
-const ECR_IMAGE =
-  /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\/([a-z0-9._/-]+?)(:[\w.-]+|@sha256:[a-f0-9]{64})?$/;
 
 /**
  * The execution role.
  *
  * @example
  * ```ts
- * const role = executionRole({ image: 'public.ecr.aws/x/poller:1', logGroupArn: { 'Fn::GetAtt': ['LogGroup', 'Arn'] },
+ * const role = executionRole({ ecrRepositoryArn: undefined, logGroupArn: { 'Fn::GetAtt': ['LogGroup', 'Arn'] },
  *   secretArns: [], parameterArns: [], kmsKeyArn: undefined });
  * ```
  */
@@ -62,7 +59,7 @@ export function executionRole(needs: ExecutionRoleNeeds): CfnResource {
       Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
       Resource: needs.logGroupArn,
     },
-    ...ecrStatements(needs.image),
+    ...ecrStatements(needs.ecrRepositoryArn),
   ];
   if (needs.secretArns.length > 0) {
     statements.push({
@@ -165,17 +162,8 @@ function failureStatements(destinations: readonly CfnString[]): Statement[] {
   return statements;
 }
 
-function ecrStatements(image: CfnString): Statement[] {
-  let repositoryArn: CfnString;
-  if (isCfnIntrinsic(image)) {
-    repositoryArn = '*';
-  } else {
-    const match = ECR_IMAGE.exec(image);
-    if (match === null) return [];
-    const [, account, region, china, repository] = match;
-    const partition = china === undefined ? 'aws' : 'aws-cn';
-    repositoryArn = `arn:${partition}:ecr:${region}:${account}:repository/${repository}`;
-  }
+function ecrStatements(repositoryArn: CfnString | undefined): Statement[] {
+  if (repositoryArn === undefined) return [];
   return [
     { Sid: 'EcrLogin', Effect: 'Allow', Action: 'ecr:GetAuthorizationToken', Resource: '*' },
     {

@@ -1,15 +1,127 @@
 /**
  * Scaling of the poller service on consumer lag: target tracking of the lag per task that the pollers
  * publish. Scaling out spreads a group's queues over more tasks (RocketMQ's rebalance), so the lag each
- * task holds falls; a group can use at most as many tasks as its topic has queues.
+ * task holds falls; a group can use at most as many tasks as its topic has queues. Every task runs every
+ * mapping, so the largest topic bounds the useful task count.
+ *
+ * On by default (1 task up to the largest topic's queue count); `scaling: false` runs a fixed count.
  */
+import { formatKeyPath, type KeyPath, problemLine } from '../config/config-problem.js';
 import { LAG_METRIC } from '../metrics/lag-metric.js';
 import type { CfnIntrinsic, CfnResource, CfnString } from './cfn-intrinsic.js';
+import { CUSTOM_DEFAULTS, MAX_TASK_COUNT, type RocketMQCustomOptions } from './rocketmq-custom-schema.js';
+import type { RocketMQEventOptions } from './rocketmq-event-schema.js';
 
 /** Seconds between scale-out steps: quick, lag grows fast. */
 const SCALE_OUT_COOLDOWN_SECONDS = 60;
 /** Seconds between scale-in steps: slow, every scale-in rebalances the queues. */
 const SCALE_IN_COOLDOWN_SECONDS = 300;
+
+/**
+ * How the service's task count is set: fixed (`DesiredCount` in the template), or by lag-based scaling
+ * (no `DesiredCount`: every stack update would reset the count to it in the middle of a backlog).
+ *
+ * @example
+ * ```ts
+ * const plan: ScalingPlan = { kind: 'lag', minCount: 1, maxCount: 8, targetLagPerTask: 1000 };
+ * ```
+ */
+export type ScalingPlan =
+  | { readonly kind: 'fixed'; readonly desiredCount: number }
+  | {
+      readonly kind: 'lag';
+      readonly minCount: number;
+      readonly maxCount: number;
+      readonly targetLagPerTask: number;
+    };
+
+/**
+ * An enabled mapping, as scaling sees it.
+ *
+ * @example
+ * ```ts
+ * const mapping: ScalingMapping = { path: ['functions', 'orders', 'events', 0, 'rocketmq'], event: { topic: 'Orders', consumerGroup: 'orders-fn' } };
+ * ```
+ */
+export interface ScalingMapping {
+  readonly path: KeyPath;
+  readonly event: RocketMQEventOptions;
+}
+
+/**
+ * The scaling plan of `custom` for the enabled `mappings` (at least one), with the problems (each naming
+ * its key under `basePath`) and the warnings that go with it.
+ *
+ * @example
+ * ```ts
+ * scalingPlan({ nameServers: 'ns:9876', vpc: { subnetIds: ['subnet-0a1b2c3d'] } }, [mapping], ['custom', 'rocketmq']).plan;
+ * // => { kind: 'lag', minCount: 1, maxCount: 8, targetLagPerTask: 1000 }
+ * ```
+ */
+export function scalingPlan(
+  custom: RocketMQCustomOptions,
+  mappings: readonly ScalingMapping[],
+  basePath: KeyPath,
+): { plan: ScalingPlan; problems: string[]; warnings: string[] } {
+  const at = (key: string, message: string) => problemLine({ path: [...basePath, key], message });
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const scalingKeys = (['minCount', 'maxCount', 'targetLagPerTask'] as const).filter(
+    (key) => custom[key] !== undefined,
+  );
+  const fixed = (): ScalingPlan => ({
+    kind: 'fixed',
+    desiredCount: custom.desiredCount ?? CUSTOM_DEFAULTS.desiredCount,
+  });
+  if (custom.scaling === false) {
+    for (const key of scalingKeys) problems.push(at(key, 'only used with scaling (scaling is false)'));
+    return { plan: fixed(), problems, warnings };
+  }
+  const broadcasting = mappings.find((mapping) => mapping.event.messageModel === 'BROADCASTING');
+  if (broadcasting !== undefined) {
+    const why = `${formatKeyPath(broadcasting.path)} is BROADCASTING (every task gets every message, so more tasks multiply the invokes)`;
+    const [explicit] = custom.scaling === true ? ['scaling'] : scalingKeys;
+    if (explicit === undefined) warnings.push(at('scaling', `off: ${why}; set scaling: false to say so`));
+    else problems.push(at(explicit, `no scaling when ${why}; set scaling: false`));
+    return { plan: fixed(), problems, warnings };
+  }
+  if (custom.desiredCount !== undefined) {
+    problems.push(
+      at(
+        'desiredCount',
+        'only used with scaling: false (scaling sets the task count, between minCount and maxCount)',
+      ),
+    );
+  }
+  const hinted = mappings.some((mapping) => mapping.event.queues !== undefined);
+  const largestQueues = Math.max(
+    ...mappings.map((mapping) => mapping.event.queues ?? CUSTOM_DEFAULTS.queuesPerTopic),
+  );
+  const minCount = custom.minCount ?? CUSTOM_DEFAULTS.minCount;
+  const maxCount = custom.maxCount ?? Math.min(MAX_TASK_COUNT, Math.max(minCount, largestQueues));
+  if (minCount > maxCount) problems.push(at('minCount', `must be ≤ maxCount (${maxCount}), got ${minCount}`));
+  if (custom.maxCount !== undefined && custom.maxCount > largestQueues) {
+    const source = hinted
+      ? "the events' queues"
+      : `${CUSTOM_DEFAULTS.queuesPerTopic} per topic unless an event's queues says`;
+    warnings.push(
+      at(
+        'maxCount',
+        `${custom.maxCount} is above the largest mapped topic's queue count, ${largestQueues} (${source}): tasks beyond it hold no queue`,
+      ),
+    );
+  }
+  if (maxCount <= minCount) {
+    if (custom.targetLagPerTask !== undefined) {
+      problems.push(
+        at('targetLagPerTask', `only used when maxCount (${maxCount}) is above minCount (${minCount})`),
+      );
+    }
+    return { plan: { kind: 'fixed', desiredCount: minCount }, problems, warnings };
+  }
+  const targetLagPerTask = custom.targetLagPerTask ?? CUSTOM_DEFAULTS.targetLagPerTask;
+  return { plan: { kind: 'lag', minCount, maxCount, targetLagPerTask }, problems, warnings };
+}
 
 /**
  * What scaling needs.

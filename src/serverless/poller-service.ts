@@ -112,7 +112,8 @@ export function pollerTaskDefinition(options: TaskDefinitionOptions): CfnResourc
 export interface ServiceOptions {
   readonly cluster: CfnString;
   readonly taskDefinitionLogicalId: string;
-  readonly desiredCount: number;
+  /** The fixed task count; undefined when scaling owns it (a deploy must not reset it). */
+  readonly desiredCount: number | undefined;
   readonly subnetIds: readonly CfnString[];
   readonly securityGroupIds: readonly CfnString[] | undefined;
   readonly assignPublicIp: boolean;
@@ -134,7 +135,7 @@ export function pollerService(options: ServiceOptions): CfnResource {
       Cluster: options.cluster,
       LaunchType: 'FARGATE',
       TaskDefinition: { Ref: options.taskDefinitionLogicalId },
-      DesiredCount: options.desiredCount,
+      ...(options.desiredCount === undefined ? {} : { DesiredCount: options.desiredCount }),
       DeploymentConfiguration: {
         MinimumHealthyPercent: 100,
         MaximumPercent: 200,

@@ -6,16 +6,20 @@
  * custom:
  *   rocketmq:
  *     nameServers: "10.0.0.10:9876;10.0.0.11:9876"
- *     image: 123456789012.dkr.ecr.eu-west-1.amazonaws.com/rocketmq-lambda:0.1.0
  *     vpc:
  *       subnetIds: [subnet-0a1b2c3d]
  *       securityGroupIds: [sg-0a1b2c3d]
  *     acl:
- *       secretArn: arn:aws:secretsmanager:eu-west-1:123456789012:secret:rocketmq-acl-AbCdEf
+ *       secretArn: arn:aws:secretsmanager:eu-west-1:123456789012:secret:rocketmq-acl
  * ```
+ *
+ * Every key's `info` (description and default) feeds the reference table of docs/deploying.md.
  */
 import { z } from 'zod';
+import { info, text } from '../config/schema-meta.js';
 import { cfnIntrinsicSchema } from './cfn-intrinsic.js';
+import { PUBLISHED_IMAGE_REPOSITORIES } from './published-image.js';
+import { QUEUES_PER_TOPIC } from './rocketmq-event-schema.js';
 
 /** A string, or an intrinsic that yields one. */
 const cfnString = (error: string) =>
@@ -52,7 +56,15 @@ export const CUSTOM_DEFAULTS = {
   cpu: 256,
   memory: 512,
   cpuArchitecture: 'X86_64',
+  /** Tasks without scaling (`scaling: false`). */
   desiredCount: 1,
+  /** Scaling: the fewest tasks. */
+  minCount: 1,
+  /**
+   * Scaling, the most tasks when `maxCount` is left out: the largest queue count among the mapped topics
+   * (each event's `queues`, else this: RocketMQ's default queue count of a new topic, `defaultTopicQueueNums`).
+   */
+  queuesPerTopic: QUEUES_PER_TOPIC,
   targetLagPerTask: 1000,
   assignPublicIp: false,
   logRetentionInDays: 14,
@@ -63,14 +75,64 @@ export const CUSTOM_DEFAULTS = {
   tls: false,
 } as const;
 
+/**
+ * The most tasks the service may scale to (the schema's bound of the counts).
+ *
+ * @example
+ * ```ts
+ * Math.min(MAX_TASK_COUNT, queues); // the default maxCount
+ * ```
+ */
+export const MAX_TASK_COUNT = 1000;
+
 const DYNAMODB_TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+
+const taskCount = (min: number, meta: Parameters<typeof info>[0]) =>
+  z.number().int().min(min).max(MAX_TASK_COUNT).optional().meta(info(meta));
+
+const imageBuildSchema = z
+  .union(
+    [
+      z.literal(true),
+      z.strictObject({
+        context: text()
+          .optional()
+          .meta(
+            info({
+              description: 'The build context directory, relative to the service directory.',
+              defaultText: 'the installed rocketmq-lambda package',
+            }),
+          ),
+        dockerfile: text()
+          .optional()
+          .meta(
+            info({
+              description: 'The Dockerfile, relative to the service directory.',
+              defaultText:
+                "`Dockerfile` in `context`; the package's `infra/docker/Dockerfile` when `context` is left out",
+            }),
+          ),
+        args: z
+          .record(z.string(), z.string())
+          .optional()
+          .meta(info({ description: 'Build arguments (`--build-arg NAME=value`).', defaultText: 'none' })),
+      }),
+    ],
+    { error: 'must be true or { context, dockerfile, args }' },
+  )
+  .meta(
+    info({
+      description:
+        "Build the image with your Docker (`docker buildx build --platform linux/amd64` or `linux/arm64` after `cpuArchitecture`) at `serverless deploy`, push it to an ECR repository the stack owns, and run it by digest. `true` builds the poller from the installed package's Dockerfile.",
+    }),
+  );
 
 /**
  * The schema of `custom.rocketmq`.
  *
  * @example
  * ```ts
- * rocketmqCustomSchema.safeParse({ nameServers: '10.0.0.10:9876', image: 'poller:1', vpc: { subnetIds: ['subnet-1'] } });
+ * rocketmqCustomSchema.safeParse({ nameServers: '10.0.0.10:9876', vpc: { subnetIds: ['subnet-0a1b2c3d4e5f67890'] } });
  * ```
  */
 export const rocketmqCustomSchema = z.strictObject({
@@ -78,112 +140,274 @@ export const rocketmqCustomSchema = z.strictObject({
     .union([z.string().trim().min(1), z.array(z.string().trim().min(1)).min(1), cfnIntrinsicSchema], {
       error: 'must be "host:port;host:port", a list of "host:port", or an intrinsic function',
     })
-    .meta({ description: 'The name servers: "host:port;host:port", or a list.' }),
-  acl: z
-    .strictObject({
-      secretArn: cfnString('must be a Secrets Manager secret ARN').optional().meta({
-        description: 'A Secrets Manager secret (its full ARN) holding JSON {"accessKey", "secretKey"}.',
+    .meta(
+      info({
+        description:
+          'The name servers: `"host:port;host:port"`, or a list. Addresses the poller tasks reach from the VPC (never a loopback address).',
       }),
-      accessKeyParameter: z
-        .string()
-        .trim()
-        .min(1)
-        .optional()
-        .meta({ description: 'The SSM SecureString parameter (name or ARN) holding the access key.' }),
-      secretKeyParameter: z
-        .string()
-        .trim()
-        .min(1)
-        .optional()
-        .meta({ description: 'The SSM SecureString parameter (name or ARN) holding the secret key.' }),
-      kmsKeyArn: cfnString('must be a KMS key ARN').optional().meta({
-        description: 'The customer managed KMS key that encrypts the secret or parameters, if any.',
-      }),
+    ),
+  image: z
+    .union([cfnString('must be an image URI'), z.strictObject({ build: imageBuildSchema })], {
+      error:
+        'must be an image URI, an intrinsic function, or { build: true } / { build: { context, dockerfile, args } }',
     })
     .optional()
-    .meta({ description: 'RocketMQ ACL credentials, injected into the poller as ECS secrets.' }),
-  tls: z.boolean().optional().meta({ description: 'TLS towards name servers and brokers (default false).' }),
-  image: cfnString('must be an image URI').meta({ description: 'The poller image (see infra/docker).' }),
-  cpu: z.number().int().optional().meta({
-    description:
-      'Fargate CPU units of a poller task: 256, 512, 1024, 2048, 4096, 8192 or 16384 (default 256).',
-  }),
-  memory: z.number().int().optional().meta({ description: 'Memory (MiB) of a poller task (default 512).' }),
-  cpuArchitecture: z
-    .enum(['X86_64', 'ARM64'])
-    .optional()
-    .meta({ description: 'The CPU architecture of the image (default X86_64).' }),
-  desiredCount: z
-    .number()
-    .int()
-    .min(0)
-    .max(1000)
-    .optional()
-    .meta({ description: 'Poller tasks to run (default 1).' }),
-  minCount: z
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .optional()
-    .meta({ description: 'Autoscaling: fewest tasks (default desiredCount).' }),
-  maxCount: z.number().int().min(1).max(1000).optional().meta({
-    description: 'Autoscaling: most tasks; above minCount turns lag-based scaling on (default desiredCount).',
-  }),
-  targetLagPerTask: z.number().int().min(1).optional().meta({
-    description: 'Autoscaling: the consumer lag per task that target tracking keeps (default 1000).',
-  }),
+    .meta(
+      info({
+        description:
+          'The poller image: an image URI (pin a version or digest), or `{ build: ... }` to build your own.',
+        defaultText: `\`${PUBLISHED_IMAGE_REPOSITORIES.ghcr}:<version>\`, the published image of the installed package's version`,
+      }),
+    ),
   vpc: z
     .strictObject({
       subnetIds: z
         .array(cfnString('must be a subnet id'))
         .min(1)
-        .meta({ description: 'Subnets of the poller tasks (they must reach the brokers and AWS APIs).' }),
+        .meta(
+          info({
+            description:
+              'Subnets of the poller tasks: private subnets with a NAT gateway, or VPC endpoints for every AWS API the poller uses (see Networking).',
+          }),
+        ),
       securityGroupIds: z
         .array(cfnString('must be a security group id'))
         .min(1)
         .optional()
-        .meta({ description: "Security groups of the poller tasks (default: the VPC's default group)." }),
+        .meta(
+          info({
+            description:
+              'Security groups of the poller tasks; they need egress to the name servers, the brokers and AWS (HTTPS).',
+            defaultText: "the VPC's default group",
+          }),
+        ),
       assignPublicIp: z
         .boolean()
         .optional()
-        .meta({ description: 'Give tasks a public IP (public subnets without NAT; default false).' }),
+        .meta(
+          info({
+            description: 'Give tasks a public IP (public subnets without NAT).',
+            default: CUSTOM_DEFAULTS.assignPublicIp,
+          }),
+        ),
     })
-    .meta({ description: 'The network of the poller tasks.' }),
+    .meta(info({ description: 'The network of the poller tasks.' })),
+  acl: z
+    .strictObject({
+      secretArn: cfnString('must be a Secrets Manager secret ARN')
+        .optional()
+        .meta(
+          info({
+            description:
+              'A Secrets Manager secret holding JSON `{"accessKey": ..., "secretKey": ...}`: its ARN, with or without the random 6-character suffix.',
+          }),
+        ),
+      accessKeyParameter: text()
+        .optional()
+        .meta(info({ description: 'The SSM SecureString parameter (name or ARN) holding the access key.' })),
+      secretKeyParameter: text()
+        .optional()
+        .meta(info({ description: 'The SSM SecureString parameter (name or ARN) holding the secret key.' })),
+      kmsKeyArn: cfnString('must be a KMS key ARN')
+        .optional()
+        .meta(
+          info({
+            description: 'The customer managed KMS key that encrypts the secret or parameters, if any.',
+            defaultText: "none (AWS's managed key)",
+          }),
+        ),
+    })
+    .optional()
+    .meta(
+      info({
+        description:
+          'RocketMQ ACL credentials, injected into the poller as ECS secrets (never in the template).',
+        defaultText: 'none (no signing)',
+      }),
+    ),
+  tls: z
+    .union(
+      [
+        z.boolean(),
+        z.strictObject({
+          caFile: text()
+            .optional()
+            .meta(
+              info({
+                description:
+                  "PEM file, in the image, of the CAs that sign the brokers' certificates (a private CA; build your own image to add it).",
+                defaultText: "Node's public CAs",
+              }),
+            ),
+          certFile: text()
+            .optional()
+            .meta(
+              info({ description: 'PEM client certificate in the image (mutual TLS); needs `keyFile`.' }),
+            ),
+          keyFile: text()
+            .optional()
+            .meta(info({ description: 'PEM private key of `certFile`, in the image (not encrypted).' })),
+          serverName: text()
+            .optional()
+            .meta(
+              info({
+                description:
+                  "The name the brokers' certificates carry when it is not the address connected to (brokers registered by IP).",
+                defaultText: "each address's host",
+              }),
+            ),
+          verifyServer: z
+            .boolean()
+            .optional()
+            .meta(
+              info({
+                description: "Verify the brokers' certificates; `false` is for tests only.",
+                default: true,
+              }),
+            ),
+        }),
+      ],
+      { error: 'must be true, false or { caFile, certFile, keyFile, serverName, verifyServer }' },
+    )
+    .optional()
+    .meta(
+      info({
+        description:
+          "TLS towards name servers and brokers: `true` (verified against Node's public CAs), or the run config's `tls` settings below.",
+        default: CUSTOM_DEFAULTS.tls,
+      }),
+    ),
+  cpu: z
+    .number()
+    .int()
+    .optional()
+    .meta(
+      info({
+        description: 'Fargate CPU units of a poller task: 256, 512, 1024, 2048, 4096, 8192 or 16384.',
+        default: CUSTOM_DEFAULTS.cpu,
+      }),
+    ),
+  memory: z
+    .number()
+    .int()
+    .optional()
+    .meta(
+      info({
+        description: 'Memory (MiB) of a poller task; one of the sizes Fargate allows with `cpu`.',
+        defaultText: 'the smallest Fargate allows with `cpu` (512 with 256)',
+      }),
+    ),
+  cpuArchitecture: z
+    .enum(['X86_64', 'ARM64'])
+    .optional()
+    .meta(
+      info({
+        description:
+          'The CPU architecture of the tasks (the published image has both; a built image is built for it).',
+        default: CUSTOM_DEFAULTS.cpuArchitecture,
+      }),
+    ),
+  scaling: z
+    .boolean()
+    .optional()
+    .meta(
+      info({
+        description:
+          "Scale the task count on the consumer lag per task, between `minCount` and `maxCount`. `false`: a fixed `desiredCount`. The service then never sets a task count of its own, so a deploy does not reset the scaling's.",
+        defaultText:
+          '`true`; `false` when an enabled mapping is BROADCASTING (every task gets every message)',
+      }),
+    ),
+  minCount: taskCount(1, {
+    description: 'Scaling: the fewest tasks.',
+    default: CUSTOM_DEFAULTS.minCount,
+  }),
+  maxCount: taskCount(1, {
+    description:
+      "Scaling: the most tasks. A group's queues are shared out over the tasks, so tasks beyond the largest topic's queue count hold no queue.",
+    defaultText: `the largest \`queues\` among the mapped topics (${CUSTOM_DEFAULTS.queuesPerTopic} per topic unless an event says)`,
+  }),
+  targetLagPerTask: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .meta(
+      info({
+        description: 'Scaling: the consumer lag (messages) per task that target tracking keeps.',
+        default: CUSTOM_DEFAULTS.targetLagPerTask,
+      }),
+    ),
+  desiredCount: taskCount(0, {
+    description: 'With `scaling: false`: the tasks to run.',
+    default: CUSTOM_DEFAULTS.desiredCount,
+  }),
   cluster: cfnString('must be an ECS cluster name or ARN')
     .optional()
-    .meta({ description: 'An existing ECS cluster for the poller service (default: a new one).' }),
+    .meta(
+      info({
+        description: 'An existing ECS cluster for the poller service.',
+        defaultText: 'a new cluster',
+      }),
+    ),
   offsetsTable: z
     .strictObject({
       existing: z
         .string()
         .regex(DYNAMODB_TABLE_NAME, { error: 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)' })
         .optional()
-        .meta({ description: 'Use this existing table (key group + queue); nothing is created.' }),
+        .meta(info({ description: 'Use this existing table (key `group` + `queue`); nothing is created.' })),
       name: z
         .string()
         .regex(DYNAMODB_TABLE_NAME, { error: 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)' })
         .optional()
-        .meta({ description: 'The name of the new table (default: generated by CloudFormation).' }),
+        .meta(
+          info({ description: 'The name of the new table.', defaultText: 'generated by CloudFormation' }),
+        ),
       retain: z
         .boolean()
         .optional()
-        .meta({ description: 'Keep the new table (the offsets) when the stack is removed (default true).' }),
+        .meta(
+          info({
+            description: 'Keep the new table (the offsets) when the stack is removed.',
+            default: CUSTOM_DEFAULTS.retainOffsetsTable,
+          }),
+        ),
     })
     .optional()
-    .meta({ description: 'The DynamoDB offsets table: a new one (default) or an existing one.' }),
+    .meta(
+      info({
+        description:
+          'The DynamoDB offsets table: a new one (on demand, point-in-time recovery), or an existing one.',
+        defaultText: 'a new table',
+      }),
+    ),
   logRetentionInDays: z
     .number()
     .int()
     .optional()
-    .meta({ description: 'Retention of the poller log group (default 14).' }),
+    .meta(
+      info({
+        description: 'Retention of the poller log group (one of the periods CloudWatch Logs accepts).',
+        default: CUSTOM_DEFAULTS.logRetentionInDays,
+      }),
+    ),
   logLevel: z
     .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal'])
     .optional()
-    .meta({ description: 'Log level of the poller (default info).' }),
-  stopTimeout: z.number().int().min(30).max(120).optional().meta({
-    description: 'Seconds a stopping task may take to finish batches and save offsets (default 120).',
-  }),
+    .meta(info({ description: 'Log level of the poller.', default: CUSTOM_DEFAULTS.logLevel })),
+  stopTimeout: z
+    .number()
+    .int()
+    .min(30)
+    .max(120)
+    .optional()
+    .meta(
+      info({
+        description: 'Seconds a stopping task may take to finish its batches and save offsets.',
+        default: CUSTOM_DEFAULTS.stopTimeout,
+      }),
+    ),
 });
 
 /**
@@ -195,3 +419,13 @@ export const rocketmqCustomSchema = z.strictObject({
  * ```
  */
 export type RocketMQCustomOptions = z.output<typeof rocketmqCustomSchema>;
+
+/**
+ * `custom.rocketmq.image.build`: `true`, or where the build context and Dockerfile are.
+ *
+ * @example
+ * ```ts
+ * const build: RocketMQImageBuildOptions = { context: 'poller', dockerfile: 'poller/Dockerfile' };
+ * ```
+ */
+export type RocketMQImageBuildOptions = z.output<typeof imageBuildSchema>;

@@ -16,6 +16,7 @@ import {
   type RocketMQCustomOptions,
 } from './rocketmq-custom-schema.js';
 import { MAX_RECORD_AGE_LIMITS, type RocketMQEventOptions } from './rocketmq-event-schema.js';
+import { checkSecretArn } from './secret-arn.js';
 
 /** A path no run-config key starts with, so the shared wording never suggests run-config keys. */
 const DETACHED = '\u0000';
@@ -54,6 +55,34 @@ export function validateWith<S extends z.ZodType>(
     return problemLine({ path: [...basePath, ...path], message });
   });
   return { ok: false, problems: [...new Set(problems)] };
+}
+
+/**
+ * Only the unknown keys of `value` under `schema`, each with its "did you mean" (empty when there are
+ * none, whatever else is wrong): what the plugin reports before the framework's own schema check, whose
+ * message names the key without a suggestion.
+ *
+ * @example
+ * ```ts
+ * unknownKeyProblems(rocketmqEventSchema, { topic: 'T', consumerGroup: 'g', batchsize: 5 }, ['e']);
+ * // => ['e.batchsize: unknown key (did you mean batchSize?)']
+ * ```
+ */
+export function unknownKeyProblems<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  basePath: KeyPath,
+): string[] {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return [];
+  const root = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonNode;
+  const lines = problemsOfIssues(result.error.issues, [DETACHED])
+    .filter((problem) => problem.message === 'unknown key')
+    .map((problem) => {
+      const path = problem.path.slice(1);
+      return problemLine({ path: [...basePath, ...path], message: unknownKeyMessage(root, path) });
+    });
+  return [...new Set(lines)];
 }
 
 /**
@@ -117,7 +146,7 @@ export function eventRuleProblems(event: RocketMQEventOptions, basePath: KeyPath
  *
  * @example
  * ```ts
- * customRuleProblems({ nameServers: 'ns:9876', image: 'i', vpc: { subnetIds: ['s'] }, cpu: 300 }, ['custom', 'rocketmq']);
+ * customRuleProblems({ nameServers: 'ns:9876', vpc: { subnetIds: ['s'] }, cpu: 300 }, ['custom', 'rocketmq']);
  * // => ['custom.rocketmq.cpu: must be one of 256, 512, 1024, 2048, 4096, 8192, 16384, got 300']
  * ```
  */
@@ -139,28 +168,19 @@ export function customRuleProblems(custom: RocketMQCustomOptions, basePath: KeyP
         problems.push(at(['acl', 'secretKeyParameter'], 'required with accessKeyParameter'));
     }
   }
+  if (acl?.secretArn !== undefined) {
+    const secret = checkSecretArn(acl.secretArn);
+    if (!secret.ok) problems.push(at(['acl', 'secretArn'], secret.problem));
+  }
+  const tls = custom.tls;
+  if (typeof tls === 'object') {
+    if (tls.certFile !== undefined && tls.keyFile === undefined)
+      problems.push(at(['tls', 'keyFile'], 'required with certFile'));
+    if (tls.keyFile !== undefined && tls.certFile === undefined)
+      problems.push(at(['tls', 'certFile'], 'required with keyFile'));
+  }
   if (custom.cpu !== undefined || custom.memory !== undefined)
     problems.push(...fargateSizeProblems(custom, at));
-  const desired = custom.desiredCount;
-  const min = custom.minCount;
-  const max = custom.maxCount;
-  if (min !== undefined && max !== undefined && min > max) {
-    problems.push(at(['minCount'], `must be ≤ maxCount (${max}), got ${min}`));
-  }
-  if (desired !== undefined && min !== undefined && desired < min) {
-    problems.push(at(['desiredCount'], `must be ≥ minCount (${min}), got ${desired}`));
-  }
-  if (desired !== undefined && max !== undefined && desired > max) {
-    problems.push(at(['desiredCount'], `must be ≤ maxCount (${max}), got ${desired}`));
-  }
-  if (max !== undefined && min === undefined && desired === 0) {
-    problems.push(
-      at(['desiredCount'], 'must be ≥ 1 with autoscaling (no task publishes lag, so none would start)'),
-    );
-  }
-  if (custom.targetLagPerTask !== undefined && (max === undefined || max <= (min ?? desired ?? 1))) {
-    problems.push(at(['targetLagPerTask'], 'only used with autoscaling (maxCount above minCount)'));
-  }
   const table = custom.offsetsTable;
   if (table?.existing !== undefined) {
     if (table.name !== undefined)

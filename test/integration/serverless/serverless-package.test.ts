@@ -1,13 +1,63 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cfnLint, formatFindings } from '../../support/cfn-lint.js';
-import { type PackageResult, packageFixture, REPO_ROOT } from './package-fixture.js';
+import {
+  type FixtureRunOptions,
+  type PackageResult,
+  packageFixture,
+  pathWithout,
+  REPO_ROOT,
+  type Template,
+  zipEntryNames,
+} from './package-fixture.js';
 
-const FIXTURES = ['minimal', 'all-options', 'no-events', 'event-typo', 'bad-options'] as const;
+const FIXTURES = [
+  'minimal',
+  'all-options',
+  'no-events',
+  'event-typo',
+  'bad-options',
+  'built-image',
+  'placeholders',
+  'custom-typo',
+  'deploy-without-docker',
+] as const;
 type Fixture = (typeof FIXTURES)[number];
 
+/** Runs that are not a plain `package --stage test` of the fixture of the same name. */
+const RUNS: Partial<Record<Fixture, { fixture: string; options: FixtureRunOptions }>> = {
+  // dev state in the service directory, as `rocketmq-lambda dev` leaves it
+  minimal: {
+    fixture: 'minimal',
+    options: {
+      files: { '.rocketmq-lambda/dynamodb/offsets.json': '{}', '.rocketmq-lambda/broker/broker.log': 'x' },
+    },
+  },
+  // a deploy on a machine without Docker: refused before anything touches AWS
+  'deploy-without-docker': {
+    fixture: 'built-image',
+    options: { args: ['deploy', '--stage', 'test'], path: pathWithout('docker') },
+  },
+};
+
+const VERSION = (
+  JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+
 const results = new Map<Fixture, PackageResult>();
+
+/** The run config the task definition passes the poller (its `Fn::Sub` text; variables left as `${...}`). */
+function pollerConfigOf(template: Template): { mappings: Record<string, unknown>[] } {
+  const definition = template.Resources.RocketMQPollerTaskDefinition?.Properties as {
+    ContainerDefinitions: { Environment: { Name: string; Value: { 'Fn::Sub': [string, unknown] } }[] }[];
+  };
+  const variable = definition.ContainerDefinitions[0]?.Environment.find(
+    (e) => e.Name === 'ROCKETMQ_LAMBDA_CONFIG',
+  );
+  if (variable === undefined) throw new Error('no ROCKETMQ_LAMBDA_CONFIG');
+  return JSON.parse(variable.Value['Fn::Sub'][0]) as { mappings: Record<string, unknown>[] };
+}
 
 function result(fixture: Fixture): PackageResult {
   const found = results.get(fixture);
@@ -28,20 +78,21 @@ beforeAll(async () => {
   const queue = [...FIXTURES];
   const worker = async () => {
     for (let fixture = queue.shift(); fixture !== undefined; fixture = queue.shift()) {
-      results.set(fixture, await packageFixture(fixture));
+      const run = RUNS[fixture];
+      results.set(fixture, await packageFixture(run?.fixture ?? fixture, run?.options));
     }
   };
   await Promise.all([worker(), worker()]);
   const timings = FIXTURES.map((f) => `${f} ${result(f).durationMs} ms (exit ${result(f).exitCode})`);
   process.stdout.write(`[serverless package] ${timings.join(', ')}\n`);
-}, 300_000);
+}, 420_000);
 
 afterAll(async () => {
   await Promise.all([...results.values()].map((r) => r.cleanup()));
 });
 
 describe('serverless package with the rocketmq plugin (osls)', () => {
-  it('minimal: the poller service wired to the framework-named function', () => {
+  it('minimal: the poller service wired to the framework-named function, the published image, scaling', async () => {
     const { Resources, Outputs } = packaged('minimal');
     const rocketmq = Object.entries(Resources)
       .filter(([id]) => id.startsWith('RocketMQ'))
@@ -54,7 +105,22 @@ describe('serverless package with the rocketmq plugin (osls)', () => {
       RocketMQPollerTaskRole: 'AWS::IAM::Role',
       RocketMQPollerTaskDefinition: 'AWS::ECS::TaskDefinition',
       RocketMQPollerService: 'AWS::ECS::Service',
+      RocketMQPollerScalableTarget: 'AWS::ApplicationAutoScaling::ScalableTarget',
+      RocketMQPollerLagScalingPolicy: 'AWS::ApplicationAutoScaling::ScalingPolicy',
     });
+    expect(Resources.RocketMQPollerService?.Properties).not.toHaveProperty('DesiredCount');
+    expect(Resources.RocketMQPollerScalableTarget?.Properties).toMatchObject({
+      MinCapacity: 1,
+      MaxCapacity: 8,
+    });
+    expect(JSON.stringify(Resources.RocketMQPollerTaskDefinition)).toContain(
+      `"Image":"ghcr.io/rocketmq-lambda/rocketmq-lambda:${VERSION}"`,
+    );
+    expect(pollerConfigOf(packaged('minimal')).mappings).toMatchObject([{ functionTimeoutMs: 6000 }]);
+    // `rocketmq-lambda dev`'s state stays out of the function's zip.
+    const zipped = await zipEntryNames(path.join(result('minimal').dir, '.serverless', 'rmq-minimal.zip'));
+    expect(zipped).toContain('handler.js');
+    expect(zipped.filter((name) => name.startsWith('.rocketmq-lambda'))).toEqual([]);
     expect(Resources.OrdersLambdaFunction?.Type).toBe('AWS::Lambda::Function');
     const taskRole = JSON.stringify(Resources.RocketMQPollerTaskRole);
     expect(taskRole).toContain('{"Fn::GetAtt":["OrdersLambdaFunction","Arn"]}');
@@ -64,7 +130,7 @@ describe('serverless package with the rocketmq plugin (osls)', () => {
     expect(Outputs?.RocketMQOffsetsTableName?.Value).toEqual({ Ref: 'RocketMQOffsetsTable' });
   });
 
-  it('all options: scaling, secrets, failure destinations, the user resources kept', () => {
+  it('all options: scaling without DesiredCount, timeouts, secrets, failure destinations, the user resources kept', () => {
     const { Resources } = packaged('all-options');
     expect(Resources.FailuresQueue?.Type).toBe('AWS::SQS::Queue');
     expect(Resources.PaymentsLambdaFunction?.Type).toBe('AWS::Lambda::Function');
@@ -73,11 +139,17 @@ describe('serverless package with the rocketmq plugin (osls)', () => {
       MaxCapacity: 6,
     });
     expect(Resources.RocketMQPollerLagScalingPolicy?.Type).toBe('AWS::ApplicationAutoScaling::ScalingPolicy');
+    expect(Resources.RocketMQPollerService?.Properties).not.toHaveProperty('DesiredCount');
     expect(Resources.RocketMQOffsetsTable?.Properties?.TableName).toBe('rmq-all-options-offsets');
     const taskDefinition = JSON.stringify(Resources.RocketMQPollerTaskDefinition);
     expect(taskDefinition).toContain(
       '"ValueFrom":"arn:aws:secretsmanager:eu-west-1:123456789012:secret:rocketmq-acl-AbCdEf:accessKey::"',
     );
+    // orders sets timeout: 120, payments inherits provider.timeout: 30.
+    expect(pollerConfigOf(packaged('all-options')).mappings).toMatchObject([
+      { consumerGroup: 'orders-fn', functionTimeoutMs: 120_000 },
+      { consumerGroup: 'payments-fn', functionTimeoutMs: 30_000 },
+    ]);
     const taskRole = JSON.stringify(Resources.RocketMQPollerTaskRole);
     expect(taskRole).toContain('"sqs:SendMessage"');
     expect(taskRole).toContain('arn:aws:sns:eu-west-1:123456789012:payment-failures');
@@ -91,13 +163,16 @@ describe('serverless package with the rocketmq plugin (osls)', () => {
     expect(Resources.HelloLambdaFunction?.Type).toBe('AWS::Lambda::Function');
   });
 
-  it('a typo in the event: the framework stops with a schema error naming it', () => {
-    const { exitCode, output, template } = result('event-typo');
-    expect(exitCode).not.toBe(0);
-    expect(template).toBeUndefined();
-    expect(output).toContain(
-      "Configuration error at 'functions.orders.events.0.rocketmq': unrecognized property 'batchsize'",
-    );
+  it('a typo in the event or in custom.rocketmq: the plugin stops first, naming it with a suggestion', () => {
+    for (const [fixture, line] of [
+      ['event-typo', 'functions.orders.events[0].rocketmq.batchsize: unknown key (did you mean batchSize?)'],
+      ['custom-typo', 'custom.rocketmq.maxCont: unknown key (did you mean maxCount?)'],
+    ] as const) {
+      const { exitCode, output, template } = result(fixture);
+      expect(exitCode, output).not.toBe(0);
+      expect(template).toBeUndefined();
+      expect(output).toContain(`Invalid rocketmq configuration: ${line}`);
+    }
   });
 
   it('options the schema allows but the rules do not: the plugin stops with every problem, each naming its key', () => {
@@ -114,12 +189,69 @@ describe('serverless package with the rocketmq plugin (osls)', () => {
     expect(output).toContain(
       'custom.rocketmq.memory: with cpu 256 must be 512, 1024 or 2048 (MiB), got 4096',
     );
+    expect(output).toContain(
+      'custom.rocketmq.acl.secretArn: must be a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>, without a JSON key), got "arn:aws:secretsmanager:eu-west-1:123456789012:secret:rocketmq-acl:accessKey::"',
+    );
+    expect(output).toContain(
+      'custom.rocketmq.desiredCount: only used with scaling: false (scaling sets the task count, between minCount and maxCount)',
+    );
+  });
+
+  it('placeholder values in stage test: refused at package time, each naming its key', () => {
+    const { exitCode, output, template } = result('placeholders');
+    expect(exitCode).not.toBe(0);
+    expect(template).toBeUndefined();
+    for (const key of ['image', 'nameServers', 'vpc.subnetIds[0]', 'vpc.securityGroupIds[0]']) {
+      expect(output).toMatch(
+        new RegExp(
+          `custom\\.rocketmq\\.${key.replace(/[.[\]]/g, '\\$&')}: .*\\(stage "test"; only local and dev allow it\\)`,
+        ),
+      );
+    }
+  });
+
+  it('image.build: the repository in the template and the core template, the image by tag until pushed, the partial secret ARN normalised', () => {
+    const { Resources } = packaged('built-image');
+    const repository = Resources.RocketMQPollerImageRepository;
+    expect(repository?.Type).toBe('AWS::ECR::Repository');
+    const core = JSON.parse(
+      readFileSync(
+        path.join(result('built-image').dir, '.serverless', 'cloudformation-template-create-stack.json'),
+        'utf8',
+      ),
+    ) as Template;
+    expect(core.Resources.RocketMQPollerImageRepository).toEqual(repository);
+    const taskDefinition = JSON.stringify(Resources.RocketMQPollerTaskDefinition);
+    expect(taskDefinition).toContain(
+      `"Image":{"Fn::Sub":"\${RocketMQPollerImageRepository.RepositoryUri}:${VERSION}"}`,
+    );
+    expect(taskDefinition).toContain('"CpuArchitecture":"ARM64"');
+    expect(taskDefinition).toContain(
+      '"ValueFrom":"arn:aws:secretsmanager:eu-west-1:123456789012:secret:rocketmq/acl:accessKey::"',
+    );
+    const executionRole = JSON.stringify(Resources.RocketMQPollerExecutionRole);
+    expect(executionRole).toContain(
+      '"Resource":["arn:aws:secretsmanager:eu-west-1:123456789012:secret:rocketmq/acl-??????"]',
+    );
+    expect(executionRole).toContain('"Resource":{"Fn::GetAtt":["RocketMQPollerImageRepository","Arn"]}');
+    expect(Resources.RocketMQPollerScalableTarget?.Properties).toMatchObject({
+      MinCapacity: 1,
+      MaxCapacity: 16,
+    });
+  });
+
+  it('image.build on a machine without Docker: deploy stops before touching AWS, naming docker', () => {
+    const { exitCode, output } = result('deploy-without-docker');
+    expect(exitCode).not.toBe(0);
+    expect(output).toContain(
+      'custom.rocketmq.image.build: `docker` was not found on PATH; install Docker (with buildx) to build the poller image, or leave image.build out to run the published image',
+    );
   });
 });
 
 describe('cfn-lint', () => {
   it('passes the templates serverless package generated', async () => {
-    const files = (['minimal', 'all-options', 'no-events'] as const).map((f) => {
+    const files = (['minimal', 'all-options', 'no-events', 'built-image'] as const).map((f) => {
       const file = result(f).templateFile;
       if (file === undefined) throw new Error(`no template for ${f}:\n${result(f).output}`);
       return file;

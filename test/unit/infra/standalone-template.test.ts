@@ -430,6 +430,45 @@ describe('lag-based scaling of the standalone template', () => {
   });
 });
 
+describe('issue 10 fixes in the standalone template', () => {
+  it('scales by default, and then the service sets no DesiredCount (a stack update would reset the count)', () => {
+    const scaled = evaluatorFor({});
+    expect(scaled.condition('ScaleOnLag')).toBe(true);
+    expect(scaled.evaluateAt('Resources', 'Service', 'Properties')).not.toHaveProperty('DesiredCount');
+    expect(scaled.evaluateAt('Resources', 'ScalableTarget', 'Properties', 'MaxCapacity')).toBe('8');
+    const fixed = evaluatorFor({ EnableAutoScaling: 'false', DesiredCount: '2' });
+    expect(fixed.evaluateAt('Resources', 'Service', 'Properties', 'DesiredCount')).toBe('2');
+  });
+
+  it("passes the function's timeout as functionTimeoutMs (default: Lambda's longest, 900 s)", () => {
+    expect(mappingOf({ FunctionTimeoutSeconds: '30' }).functionTimeoutMs).toBe(30_000);
+    expect(mappingOf({}).functionTimeoutMs).toBe(900_000);
+  });
+
+  it.each([
+    ['a full ARN', ACL_SECRET_ARN],
+    ['a partial ARN (no random suffix)', 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:rocketmq-acl'],
+  ])('grants the ACL secret given as %s, with and without the -?????? suffix', (_kind, arn) => {
+    const statement = evaluatorFor({ AclSecretArn: arn }).evaluateAt(
+      'Resources',
+      'ExecutionRole',
+      'Properties',
+      'Policies',
+      0,
+      'PolicyDocument',
+      'Statement',
+      2,
+    );
+    expect(statement).toMatchObject({ Sid: 'ReadAclSecret', Resource: [arn, `${arn}-??????`] });
+    expect(deploy({ AclSecretArn: arn }).container.Secrets?.[0]?.ValueFrom).toBe(`${arn}:accessKey::`);
+  });
+
+  it('refuses a secret ARN with a JSON key or a plain name', () => {
+    expect(outcomeOf({ AclSecretArn: `${ACL_SECRET_ARN}:accessKey::` })).toMatch(/AllowedPattern/);
+    expect(outcomeOf({ AclSecretArn: 'rocketmq-acl' })).toMatch(/AllowedPattern/);
+  });
+});
+
 describe('the test evaluator (cfn-evaluate.ts)', () => {
   it('turns short forms into long forms', () => {
     expect(template.Conditions.HasAcl).toEqual({

@@ -14,13 +14,19 @@ import { fixtureInput } from './fixture-input.js';
 const CUSTOM = {
   nameServers: '10.0.0.10:9876',
   image: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/rocketmq-lambda:0.1.0',
-  vpc: { subnetIds: ['subnet-0123456789abcdef0'] },
+  vpc: { subnetIds: ['subnet-0f3e2d1c4b5a69788'] },
 };
 
-function oneEvent(event: Record<string, unknown>, custom: unknown = CUSTOM): CompileRocketMQInput {
+function oneEvent(
+  event: Record<string, unknown>,
+  custom: unknown = CUSTOM,
+  more: Partial<CompileRocketMQInput> = {},
+): CompileRocketMQInput {
   return {
     custom,
+    stage: 'prod',
     functions: [{ key: 'orders', logicalId: 'OrdersLambdaFunction', events: [{ rocketmq: event }] }],
+    ...more,
   };
 }
 
@@ -66,12 +72,17 @@ describe('compileRocketMQResources', () => {
       custom: { not: 'checked' },
       functions: [{ key: 'hello', logicalId: 'HelloLambdaFunction', events: [{ http: { path: '/' } }] }],
     });
-    expect(compiled).toEqual({ resources: {}, outputs: {}, pollerConfig: undefined });
+    expect(compiled).toMatchObject({
+      resources: {},
+      outputs: {},
+      coreResources: {},
+      pollerConfig: undefined,
+    });
     expect(compileRocketMQResources(fixtureInput('no-events')).resources).toEqual({});
   });
 
-  it('compiles the minimal fixture: table, cluster, log group, roles, task definition, service; no scaling', () => {
-    const { resources, outputs } = compileRocketMQResources(fixtureInput('minimal'));
+  it('compiles the minimal fixture: table, cluster, log group, roles, task definition, service, scaling', () => {
+    const { resources, outputs, warnings } = compileRocketMQResources(fixtureInput('minimal'));
     expect(Object.keys(resources).sort()).toEqual(
       [
         Ids.offsetsTable,
@@ -81,8 +92,11 @@ describe('compileRocketMQResources', () => {
         Ids.taskRole,
         Ids.taskDefinition,
         Ids.service,
+        Ids.scalableTarget,
+        Ids.scalingPolicy,
       ].sort(),
     );
+    expect(warnings).toEqual([]);
     expect(Object.keys(outputs).sort()).toEqual([
       'RocketMQOffsetsTableName',
       'RocketMQPollerLogGroupName',
@@ -160,13 +174,17 @@ describe('compileRocketMQResources', () => {
           topic: 'Orders',
           consumerGroup: 'orders-fn',
           function: 'arn:aws:lambda:eu-west-1:123456789012:function:fn0',
+          functionTimeoutMs: 6000,
         },
       ],
     });
   });
 
   it('compiles every option of the all-options fixture', () => {
-    const { resources, outputs, pollerConfig } = compileRocketMQResources(fixtureInput('all-options'));
+    const { resources, outputs, pollerConfig, warnings } = compileRocketMQResources(
+      fixtureInput('all-options'),
+    );
+    expect(warnings).toEqual([]);
     if (pollerConfig === undefined) throw new Error('no poller config');
     expect(resources[Ids.offsetsTable]).toMatchObject({
       DeletionPolicy: 'Delete',
@@ -221,15 +239,16 @@ describe('compileRocketMQResources', () => {
     });
 
     expect(resources[Ids.service]?.Properties).toMatchObject({
-      DesiredCount: 2,
       NetworkConfiguration: {
         AwsvpcConfiguration: {
-          Subnets: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'],
-          SecurityGroups: ['sg-0123456789abcdef0'],
+          Subnets: ['subnet-0f3e2d1c4b5a69788', 'subnet-0e4d3c2b1a0f98765'],
+          SecurityGroups: ['sg-0c1d2e3f4a5b69788'],
           AssignPublicIp: 'DISABLED',
         },
       },
     });
+    // Scaling owns the task count: a DesiredCount would reset it at every deploy.
+    expect(resources[Ids.service]?.Properties).not.toHaveProperty('DesiredCount');
     expect(resources[Ids.logGroup]?.Properties).toEqual({ RetentionInDays: 30 });
     expect(resources[Ids.scalableTarget]?.Properties).toMatchObject({ MinCapacity: 1, MaxCapacity: 6 });
     const tracking = resources[Ids.scalingPolicy]?.Properties.TargetTrackingScalingPolicyConfiguration as {
@@ -244,10 +263,11 @@ describe('compileRocketMQResources', () => {
     ]);
 
     const { raw, unexpected } = checkPollerConfig(pollerConfig);
-    expect(unexpected).toEqual([]);
+    // The CA file lives in the image; the parser checks it exists, as it will in the task.
+    expect(unexpected).toEqual(['tls.caFile: cannot read /app/certs/rocketmq-ca.pem: no such file']);
     expect(raw).toEqual({
       nameServer: ['10.0.0.10:9876', '10.0.0.11:9876'],
-      tls: true,
+      tls: { caFile: '/app/certs/rocketmq-ca.pem', serverName: 'rocketmq.internal' },
       shutdownTimeoutMs: 50_000,
       offsets: { store: 'dynamodb', table: 'rmq-offsets-table' },
       metrics: { cloudwatch: {} },
@@ -256,6 +276,7 @@ describe('compileRocketMQResources', () => {
           topic: 'Orders',
           consumerGroup: 'orders-fn',
           function: 'arn:aws:lambda:eu-west-1:123456789012:function:fn0',
+          functionTimeoutMs: 120_000,
           filter: 'TagA || TagB',
           batchSize: 500,
           maximumBatchingWindowMs: 5000,
@@ -272,6 +293,7 @@ describe('compileRocketMQResources', () => {
           topic: 'Payments',
           consumerGroup: 'payments-fn',
           function: 'arn:aws:lambda:eu-west-1:123456789012:function:fn1',
+          functionTimeoutMs: 30_000,
           filter: { sql: 'amount > 100' },
           orderly: true,
           orderlyFailure: 'block',
@@ -306,6 +328,7 @@ describe('compileRocketMQResources', () => {
   it('uses an existing table and cluster by name, and invokes through an alias when the function has one', () => {
     const input: CompileRocketMQInput = {
       custom: { ...CUSTOM, cluster: 'shared-cluster', offsetsTable: { existing: 'shared-offsets' } },
+      stage: 'prod',
       functions: [
         {
           key: 'orders',
@@ -452,7 +475,6 @@ describe('compileRocketMQResources: bad options name their key', () => {
         oneEvent(MINIMAL_EVENT, { nameServers: 'ns:9876', vpc: { subnetIds: [], subnetID: 'x' }, imag: 'x' }),
       ),
     ).toEqual([
-      'custom.rocketmq.image: required',
       'custom.rocketmq.vpc.subnetIds: must have at least 1 entry',
       'custom.rocketmq.vpc.subnetID: unknown key (did you mean subnetIds?)',
       'custom.rocketmq.imag: unknown key (did you mean image?)',
@@ -476,9 +498,9 @@ describe('compileRocketMQResources: bad options name their key', () => {
     ).toEqual([
       'custom.rocketmq.acl: use either secretArn or accessKeyParameter + secretKeyParameter, not both',
       'custom.rocketmq.memory: with cpu 256 must be 512, 1024 or 2048 (MiB), got 4096',
-      'custom.rocketmq.minCount: must be ≤ maxCount (2), got 3',
       'custom.rocketmq.offsetsTable.retain: only used for a new table (not with existing)',
       'custom.rocketmq.logRetentionInDays: must be one of 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653, got 10',
+      'custom.rocketmq.minCount: must be ≤ maxCount (2), got 3',
     ]);
   });
 

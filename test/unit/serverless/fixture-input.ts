@@ -11,12 +11,16 @@ import type { CompileRocketMQInput } from '../../../src/serverless/index.js';
 export const FIXTURES_DIR = path.resolve(import.meta.dirname, '../../fixtures/serverless');
 
 interface ServiceFile {
-  functions?: Record<string, { events?: unknown[] }>;
+  provider?: { timeout?: number };
+  functions?: Record<string, { events?: unknown[]; timeout?: number }>;
   custom?: { rocketmq?: unknown };
 }
 
+/** The stage the integration tests package the fixtures for (`serverless package --stage test`). */
+export const FIXTURE_STAGE = 'test';
+
 /**
- * The compiler input of fixture `name`.
+ * The compiler input of fixture `name`, for stage {@link FIXTURE_STAGE}.
  *
  * @example
  * ```ts
@@ -28,10 +32,12 @@ export function fixtureInput(name: string): CompileRocketMQInput {
   const service = parse(file) as ServiceFile;
   return {
     custom: service.custom?.rocketmq,
+    stage: FIXTURE_STAGE,
     functions: Object.entries(service.functions ?? {}).map(([key, fn]) => ({
       key,
       logicalId: `${key.charAt(0).toUpperCase()}${key.slice(1)}LambdaFunction`,
       events: fn.events ?? [],
+      timeoutSeconds: fn.timeout ?? service.provider?.timeout,
     })),
   };
 }
