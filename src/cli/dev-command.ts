@@ -8,13 +8,14 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { ConfigError } from '../config/config-error.js';
 import { startDevSession } from '../dev/dev-session.js';
+import { DEV_PLACEHOLDER_CREDENTIAL } from '../dev/serverless-print.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { abortOnStopSignals, type CliIo } from './cli-io.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './run-command.js';
 
 /** The help text of `dev`. */
 export const DEV_USAGE = `Usage: rocketmq-lambda dev [--config serverless.yml] [--name-server host:port] [--local-broker] [--stage dev]
-                           [--invoke-endpoint http://127.0.0.1:3002]
+                           [--region eu-west-1] [--param key=value]... [--invoke-endpoint http://127.0.0.1:3002]
 
 Runs the poller locally for every rocketmq event in serverless.yml: handlers run in-process (TypeScript
 sources preferred over dist/ builds, reloaded when their file changes), offsets are kept in an embedded
@@ -24,14 +25,18 @@ Options:
   -c, --config <file>       serverless.yml (default: ./serverless.yml)
       --name-server <addr>  host:port[;host:port]; default custom.rocketmq.nameServers, else ROCKETMQ_NAME_SERVER
       --local-broker        start a local RocketMQ (Java 17 + Maven) and create the mapped topics (4 queues)
-      --stage <stage>       the value of \${opt:stage} and \${sls:stage} (default dev)
+      --stage <stage>       the stage, as serverless --stage (default provider.stage, else dev)
+      --region <region>     the region, as serverless --region
+      --param <key=value>   a \${param:key} value, as serverless --param (repeatable)
       --state-dir <dir>     offsets, handler shims and broker logs (default <service dir>/.rocketmq-lambda)
       --invoke-endpoint <url>
                             invoke the functions through this Lambda Invoke API (serverless-offline's
                             --lambdaPort) as <service>-<stage>-<function> instead of in-process
   -h, --help                show this help
 
-serverless.yml variables resolved: \${env:NAME, 'default'}, \${opt:stage, 'dev'}, \${sls:stage}.
+serverless.yml is read as \`serverless print\` resolves it: a file with variables (\${self:...}, \${sls:stage},
+\${opt:...}, \${env:...}, \${file(...)}, \${param:...}, \${ssm:...}, ...) needs the Serverless Framework
+installed in the service (serverless v3 or osls), which dev runs there with --stage, --region and --param.
 `;
 
 /**
@@ -48,6 +53,8 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
     'name-server'?: string | undefined;
     'local-broker'?: boolean | undefined;
     stage?: string | undefined;
+    region?: string | undefined;
+    param?: string[] | undefined;
     'state-dir'?: string | undefined;
     'invoke-endpoint'?: string | undefined;
     help?: boolean | undefined;
@@ -60,6 +67,8 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
         'name-server': { type: 'string' },
         'local-broker': { type: 'boolean' },
         stage: { type: 'string' },
+        region: { type: 'string' },
+        param: { type: 'string', multiple: true },
         'state-dir': { type: 'string' },
         'invoke-endpoint': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -88,6 +97,13 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
     );
     return EXIT_USAGE;
   }
+  const badParam = values.param?.find((param) => !/^[^=\s]+=/.test(param));
+  if (badParam !== undefined) {
+    io.stderr.write(
+      `rocketmq-lambda dev: --param must be key=value, got ${JSON.stringify(badParam)}\n\n${DEV_USAGE}`,
+    );
+    return EXIT_USAGE;
+  }
   useLocalCredentials(io.env);
   const tty = process.stdout.isTTY === true && io.stdout === process.stdout;
   const logger: Logger =
@@ -102,6 +118,8 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
         configFile: values.config ?? 'serverless.yml',
         env: io.env,
         stage: values.stage,
+        region: values.region,
+        params: values.param,
         nameServer: values['name-server'],
         localBroker: values['local-broker'] === true,
         stateDir: values['state-dir'],
@@ -144,6 +162,7 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
 function useLocalCredentials(env: Readonly<Record<string, string | undefined>>): void {
   if (env !== process.env) return;
   if (env.AWS_ACCESS_KEY_ID !== undefined || env.AWS_PROFILE !== undefined) return;
-  process.env.AWS_ACCESS_KEY_ID = 'local';
-  process.env.AWS_SECRET_ACCESS_KEY = 'local';
+  // The Framework that resolves serverless.yml's variables is not given these (see DEV_PLACEHOLDER_CREDENTIAL).
+  process.env.AWS_ACCESS_KEY_ID = DEV_PLACEHOLDER_CREDENTIAL;
+  process.env.AWS_SECRET_ACCESS_KEY = DEV_PLACEHOLDER_CREDENTIAL;
 }

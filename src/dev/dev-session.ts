@@ -12,9 +12,10 @@ import { type PollerExit, startPoller } from '../poller/poller.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb.js';
 import { type HandlerWatcher, watchHandlerSources } from './handler-watcher.js';
+import { loadServerlessService } from './load-serverless-service.js';
 import { createLocalTopics } from './local-topics.js';
 import { ReloadingInvoker } from './reloading-invoker.js';
-import { type DevConfig, devConfigFromServerless, readServerlessYaml } from './serverless-dev-config.js';
+import { type DevConfig, devConfigFromServerless } from './serverless-dev-config.js';
 import { mappingLineOf, StatusDisplay, type TextStream } from './status-display.js';
 import { ensureTypeScriptLoader } from './typescript-loader.js';
 
@@ -34,8 +35,12 @@ const STATUS_INTERVAL_MS = 1000;
 export interface DevSessionOptions {
   readonly configFile: string;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** @default 'dev' */
+  /** `--stage` for the Framework's variables; unset, provider.stage, else dev. */
   readonly stage?: string | undefined;
+  /** `--region` for the Framework's variables. */
+  readonly region?: string | undefined;
+  /** `--param key=value`, each: `${param:key}`. */
+  readonly params?: readonly string[] | undefined;
   readonly nameServer?: string | undefined;
   /** Start a local RocketMQ (stopped with the session). */
   readonly localBroker?: boolean | undefined;
@@ -91,7 +96,20 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
   const configFile = path.resolve(options.configFile);
   const serviceDir = path.dirname(configFile);
   const stateDir = path.resolve(options.stateDir ?? path.join(serviceDir, '.rocketmq-lambda'));
-  const document = await readServerlessYaml(configFile);
+  const { document, resolvedBy } = await loadServerlessService(configFile, {
+    env: options.env,
+    stage: options.stage,
+    region: options.region,
+    params: options.params,
+    stateDir,
+    source: options.configFile,
+  });
+  if (resolvedBy !== undefined) {
+    log.info(
+      { resolvedBy, msSinceStart: Date.now() - startedAtMs },
+      'service variables resolved by the framework',
+    );
+  }
   const build = (nameServer: string | undefined, dynamoDbEndpoint: string): DevConfig =>
     devConfigFromServerless(document, {
       serviceDir,

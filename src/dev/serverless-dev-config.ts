@@ -1,13 +1,12 @@
 /**
- * serverless.yml → the poller's {@link RunConfig} for `rocketmq-lambda dev`: every function's `rocketmq`
- * events (validated with the plugin's schema and rules), mapped to poller mappings by the plugin's own
- * config template, with `local:` function refs to each handler's module (TypeScript source preferred) and
- * offsets in an embedded DynamoDB API. The result goes through {@link parseConfig}, so the same rules as
- * `rocketmq-lambda run` apply.
+ * serverless.yml → the poller's {@link RunConfig} for `rocketmq-lambda dev`: from the service as the
+ * Serverless Framework resolves it (load-serverless-service.ts), every function's
+ * `rocketmq` events (validated with the plugin's schema and rules), mapped to poller mappings by the
+ * plugin's own config template, with `local:` function refs to each handler's module (TypeScript source
+ * preferred) and offsets in an embedded DynamoDB API. The result goes through {@link parseConfig}, so the
+ * same rules as `rocketmq-lambda run` apply.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
 import { ConfigError } from '../config/config-error.js';
 import { parseConfig } from '../config/load-config.js';
 import type { RunConfig } from '../config/run-config.js';
@@ -21,7 +20,7 @@ import { rocketmqCustomSchema } from '../serverless/rocketmq-custom-schema.js';
 import { rocketmqEventSchema } from '../serverless/rocketmq-event-schema.js';
 import { eventRuleProblems, validateWith } from '../serverless/schema-problems.js';
 import { type HandlerModule, resolveHandlerModule } from './handler-module.js';
-import { resolveVariables, VariableError } from './serverless-variables.js';
+import { findVariables, keyText } from './serverless-variables.js';
 
 /** The offsets table dev uses in its embedded DynamoDB. */
 export const DEV_OFFSETS_TABLE = 'rocketmq-lambda-dev-offsets';
@@ -83,57 +82,31 @@ interface FoundEvent {
 }
 
 /**
- * Reads serverless.yml (YAML syntax errors become a {@link ConfigError}).
+ * Builds the dev run config from the resolved service. Throws {@link ConfigError} listing every problem
+ * (variables left unresolved, invalid events, missing handler modules, no `rocketmq` event at all).
  *
  * @example
  * ```ts
- * const document = await readServerlessYaml('serverless.yml');
- * ```
- */
-export async function readServerlessYaml(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (cause) {
-    throw new ConfigError([`(serverless.yml): cannot read ${file}: ${String(cause)}`], {
-      source: file,
-      cause,
-    });
-  }
-  const document = parseDocument(text, { prettyErrors: true });
-  if (document.errors.length > 0) {
-    throw new ConfigError(
-      document.errors.map((error) => `invalid YAML: ${error.message.split('\n')[0] ?? error.code}`),
-      { source: file },
-    );
-  }
-  return document.toJS() as unknown;
-}
-
-/**
- * Builds the dev run config from a parsed serverless.yml. Throws {@link ConfigError} listing every problem
- * (unsupported variables, invalid events, missing handler modules, no `rocketmq` event at all).
- *
- * @example
- * ```ts
- * const { config } = devConfigFromServerless(await readServerlessYaml('serverless.yml'), {
+ * const { document } = await loadServerlessService('serverless.yml', { env: process.env, stateDir: '.rocketmq-lambda' });
+ * const { config } = devConfigFromServerless(document, {
  *   serviceDir: process.cwd(), env: process.env, dynamoDbEndpoint: 'http://127.0.0.1:8000' });
  * config.mappings.map((m) => m.functionRef); // => ['local:/app/src/examples/orders.ts#handler', ...]
  * ```
  */
 export function devConfigFromServerless(document: unknown, options: DevConfigOptions): DevConfig {
   const source = options.source ?? 'serverless.yml';
-  const context = { env: options.env, stage: options.stage ?? 'dev' };
   const problems: string[] = [];
   const notices: string[] = [];
-  const resolve = (value: unknown, where: string): unknown => {
-    try {
-      return resolveVariables(value, context, where);
-    } catch (error) {
-      if (!(error instanceof VariableError)) throw error;
-      problems.push(error.message);
-      return undefined;
+  // The document comes resolved (loadServerlessService); a variable left in a key dev reads is refused.
+  const resolvedValue = (value: unknown, where: readonly (string | number)[]): unknown => {
+    const left = findVariables(value, where);
+    if (left.length === 0) return value;
+    for (const use of left) {
+      problems.push(
+        `${use.key}: ${use.variable}: not resolved (read the service with loadServerlessService)`,
+      );
     }
+    return undefined;
   };
 
   const root = asRecord(document);
@@ -150,8 +123,8 @@ export function devConfigFromServerless(document: unknown, options: DevConfigOpt
     const lambdaName =
       options.invokeEndpoint === undefined
         ? undefined
-        : deployedFunctionName(root, fn, functionKey, options.stage, resolve, problems);
-    const handler = resolve(fn?.handler, `functions.${functionKey}.handler`);
+        : deployedFunctionName(root, fn, functionKey, options.stage, resolvedValue, problems);
+    const handler = resolvedValue(fn?.handler, ['functions', functionKey, 'handler']);
     let module: HandlerModule | undefined;
     if (lambdaName !== undefined) {
       // The Invoke API endpoint runs the handler: its module is its business (it may be built by a plugin).
@@ -168,7 +141,7 @@ export function devConfigFromServerless(document: unknown, options: DevConfigOpt
     }
     for (const { index, value } of rocketmqEvents) {
       const where = ['functions', functionKey, 'events', index, 'rocketmq'] as const;
-      const resolved = resolve(value, where.join('.').replace(/\.(\d+)\./, '[$1].'));
+      const resolved = resolvedValue(value, where);
       if (resolved === undefined) continue;
       const checked = validateWith(rocketmqEventSchema, resolved, where);
       if (!checked.ok) {
@@ -195,7 +168,7 @@ export function devConfigFromServerless(document: unknown, options: DevConfigOpt
     }
   }
 
-  const nameServers = nameServersOf(root, options, resolve, problems);
+  const nameServers = nameServersOf(root, options, resolvedValue, problems);
   if (problems.length === 0 && found.length === 0) {
     problems.push('functions: no function has a rocketmq event (nothing for dev to run)');
   }
@@ -249,18 +222,18 @@ function deployedFunctionName(
   fn: Record<string, unknown> | undefined,
   functionKey: string,
   stageOption: string | undefined,
-  resolve: (value: unknown, where: string) => unknown,
+  resolvedValue: (value: unknown, where: readonly (string | number)[]) => unknown,
   problems: string[],
 ): string | undefined {
-  const explicit = resolve(fn?.name, `functions.${functionKey}.name`);
+  const explicit = resolvedValue(fn?.name, ['functions', functionKey, 'name']);
   if (typeof explicit === 'string' && explicit !== '') return explicit;
-  const serviceValue = resolve(root?.service, 'service');
+  const serviceValue = resolvedValue(root?.service, ['service']);
   const service = typeof serviceValue === 'string' ? serviceValue : asRecord(serviceValue)?.name;
   if (typeof service !== 'string' || service === '') {
     problems.push('service: required to name the functions for --invoke-endpoint (<service>-<stage>-<fn>)');
     return undefined;
   }
-  const providerStage = resolve(asRecord(root?.provider)?.stage, 'provider.stage');
+  const providerStage = resolvedValue(asRecord(root?.provider)?.stage, ['provider', 'stage']);
   const stage =
     stageOption ?? (typeof providerStage === 'string' && providerStage !== '' ? providerStage : 'dev');
   return `${service}-${stage}-${functionKey}`;
@@ -270,14 +243,14 @@ function deployedFunctionName(
 function nameServersOf(
   root: Record<string, unknown> | undefined,
   options: DevConfigOptions,
-  resolve: (value: unknown, where: string) => unknown,
+  resolvedValue: (value: unknown, where: readonly (string | number)[]) => unknown,
   problems: string[],
 ): string | readonly string[] | undefined {
   if (options.nameServer !== undefined && options.nameServer !== '') return options.nameServer;
   const custom = asRecord(asRecord(root?.custom)?.rocketmq);
   if (custom?.nameServers === undefined) return undefined;
-  const where = 'custom.rocketmq.nameServers';
-  const value = resolve(custom.nameServers, where);
+  const where = ['custom', 'rocketmq', 'nameServers'] as const;
+  const value = resolvedValue(custom.nameServers, where);
   if (value === undefined) return undefined;
   const checked = validateWith(rocketmqCustomSchema.shape.nameServers, value, [
     'custom',
@@ -289,7 +262,9 @@ function nameServersOf(
     return undefined;
   }
   if (typeof checked.value === 'string' || Array.isArray(checked.value)) return checked.value;
-  problems.push(`${where}: an intrinsic function cannot be resolved locally; pass --name-server host:port`);
+  problems.push(
+    `${keyText(where)}: an intrinsic function cannot be resolved locally; pass --name-server host:port`,
+  );
   return undefined;
 }
 

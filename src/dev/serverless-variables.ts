@@ -1,92 +1,236 @@
 /**
- * The few Serverless Framework variables `rocketmq-lambda dev` resolves in the parts of serverless.yml it
- * reads: `${env:NAME}` / `${env:NAME, 'default'}`, `${opt:stage, 'dev'}` and `${sls:stage}`. Anything else
- * (`${self:...}`, `${ssm:...}`, `${file(...)}`, ...) is an error that names the variable and where it is.
+ * Serverless Framework variables (`${source:address}`) as written in serverless.yml: where each one sits and
+ * which source it reads. `rocketmq-lambda dev` does not resolve them itself (the service's own Framework
+ * does, through `serverless print`); this file finds them, so dev knows when it needs the Framework, and
+ * turns the Framework's resolution errors into problems that name both the key and the variable.
  */
-import { RocketMQError } from '../protocol/errors.js';
 
 /**
- * What variables resolve against.
+ * One variable in the service as written.
  *
  * @example
  * ```ts
- * const context: VariableContext = { env: process.env, stage: 'dev' };
+ * const use: VariableUse = { path: ['custom', 'ns'], key: 'custom.ns', variable: '${self:custom.x}', source: 'self' };
  * ```
  */
-export interface VariableContext {
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** The stage (`--stage`, default `dev`): `${opt:stage}` and `${sls:stage}`. */
-  readonly stage: string;
+export interface VariableUse {
+  /** The keys from the root to the string holding the variable. */
+  readonly path: readonly (string | number)[];
+  /** `path` as dev names keys in its problems, e.g. `functions.orders.events[0].rocketmq.topic`. */
+  readonly key: string;
+  /** The variable with its `${` and `}`, nested variables included: `${self:custom.${sls:stage}.ns}`. */
+  readonly variable: string;
+  /** The source: `self`, `env`, `opt`, `sls`, `file`, `param`, `ssm`, `cf`, ... */
+  readonly source: string;
 }
 
+/** Sources the Framework reads from AWS (they need credentials and a region). */
+const AWS_SOURCES = new Set(['ssm', 'cf', 's3', 'aws']);
+/** What the Framework takes for a variable: `${` then a lowercase source name, then `:` or `(`. */
+const VARIABLE_START = /^\$\{([a-z][a-zA-Z0-9]*)[:(]/;
+/** How many other keys a problem names as users of a failing value. */
+const MAX_USERS_NAMED = 3;
+
 /**
- * A variable that dev cannot resolve (an unsupported source, or an env variable without a default that
- * is unset).
+ * The variables in one string, outermost first: `${` followed by a source name (as the Framework parses
+ * it; `${AWS::Region}` of `Fn::Sub` and an escaped `\${...}` are not variables), up to its matching `}`.
  *
  * @example
  * ```ts
- * try { resolveVariables('${ssm:/x}', ctx, 'custom.x'); } catch (e) { if (e instanceof VariableError) console.error(e.message); }
+ * variablesIn("orders-${self:custom.${sls:stage}.suffix}-${env:X, 'y'}");
+ * // => [{ text: '${self:custom.${sls:stage}.suffix}', source: 'self' }, { text: "${env:X, 'y'}", source: 'env' }]
  * ```
  */
-export class VariableError extends RocketMQError {
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, { cause: options.cause, retriable: false });
-    this.name = 'VariableError';
+export function variablesIn(text: string): { text: string; source: string }[] {
+  const found: { text: string; source: string }[] = [];
+  let index = text.indexOf('${');
+  while (index !== -1) {
+    const source = text[index - 1] === '\\' ? undefined : VARIABLE_START.exec(text.slice(index))?.[1];
+    if (source === undefined) {
+      index = text.indexOf('${', index + 2);
+      continue;
+    }
+    const end = closingBrace(text, index + 2);
+    found.push({ text: end === -1 ? text.slice(index) : text.slice(index, end + 1), source });
+    index = end === -1 ? -1 : text.indexOf('${', end + 1);
   }
+  return found;
 }
 
-const VARIABLE = /\$\{([^{}]*)\}/g;
-const QUOTED = /^(['"])(.*)\1$/s;
+/** The index of the `}` that closes a `{` opened just before `from`, or -1. */
+function closingBrace(text: string, from: number): number {
+  let depth = 1;
+  for (let i = from; i < text.length; i++) {
+    if (text[i] === '{') depth++;
+    else if (text[i] === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
 
 /**
- * A copy of `value` with every `${...}` in its strings resolved. `where` (a key path such as
- * `functions.orders.handler`) is named in errors.
+ * Every variable in a parsed serverless.yml (or any part of it), in document order. `at` is the path of
+ * `value` in the service, prefixed to each use's path.
  *
  * @example
  * ```ts
- * resolveVariables("${env:NS, '127.0.0.1:9876'}", { env: {}, stage: 'dev' }, 'custom.rocketmq.nameServers');
- * // => '127.0.0.1:9876'
+ * findVariables({ custom: { ns: '${env:NS}' } }); // => [{ path: ['custom', 'ns'], key: 'custom.ns', variable: '${env:NS}', source: 'env' }]
  * ```
  */
-export function resolveVariables(value: unknown, context: VariableContext, where: string): unknown {
-  if (typeof value === 'string') return resolveString(value, context, where);
-  if (Array.isArray(value))
-    return value.map((item, index) => resolveVariables(item, context, `${where}[${index}]`));
+export function findVariables(value: unknown, at: readonly (string | number)[] = []): VariableUse[] {
+  if (typeof value === 'string') {
+    const key = keyText(at);
+    return variablesIn(value).map(({ text, source }) => ({ path: at, key, variable: text, source }));
+  }
+  if (Array.isArray(value)) return value.flatMap((item, index) => findVariables(item, [...at, index]));
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, resolveVariables(item, context, `${where}.${key}`)]),
+    return Object.entries(value).flatMap(([key, item]) => findVariables(item, [...at, key]));
+  }
+  return [];
+}
+
+/**
+ * A key path as dev's problems name keys: dotted, with list indexes in brackets.
+ *
+ * @example
+ * ```ts
+ * keyText(['functions', 'orders', 'events', 0, 'rocketmq']); // => 'functions.orders.events[0].rocketmq'
+ * ```
+ */
+export function keyText(path: readonly (string | number)[]): string {
+  return path.reduce<string>((text, key) => {
+    if (typeof key === 'number') return `${text}[${key}]`;
+    return text === '' ? key : `${text}.${key}`;
+  }, '');
+}
+
+/**
+ * Whether a source reads AWS (`ssm`, `cf`, `s3`, `aws`): resolving it needs credentials and a region.
+ *
+ * @example
+ * ```ts
+ * readsAws('ssm'); // => true
+ * ```
+ */
+export function readsAws(source: string): boolean {
+  return AWS_SOURCES.has(source);
+}
+
+/**
+ * The path in `document` that a key named the Framework's way (`functions.f.events.0.rocketmq.topic`, keys
+ * joined by dots, so a key that holds a dot is ambiguous) points to, or undefined when nothing is there.
+ *
+ * @example
+ * ```ts
+ * pathOfFrameworkKey({ custom: { 'a.b': { c: 1 } } }, 'custom.a.b.c'); // => ['custom', 'a.b', 'c']
+ * ```
+ */
+export function pathOfFrameworkKey(document: unknown, frameworkKey: string): (string | number)[] | undefined {
+  return walk(document, frameworkKey.split('.'));
+}
+
+function walk(value: unknown, parts: readonly string[]): (string | number)[] | undefined {
+  if (parts.length === 0) return [];
+  if (Array.isArray(value)) {
+    const [first, ...rest] = parts;
+    const index = Number(first);
+    if (!Number.isInteger(index) || index < 0 || index >= value.length) return undefined;
+    const tail = walk(value[index], rest);
+    return tail === undefined ? undefined : [index, ...tail];
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  // The shortest key first, then keys that themselves contain dots.
+  for (let take = 1; take <= parts.length; take++) {
+    const key = parts.slice(0, take).join('.');
+    if (!Object.hasOwn(record, key)) continue;
+    const tail = walk(record[key], parts.slice(take));
+    if (tail !== undefined) return [key, ...tail];
+  }
+  return undefined;
+}
+
+/** One resolution failure the Framework reported for a key. */
+const KEY_FAILURE =
+  /(Cannot resolve variable at|Variable syntax error at) "([^"]+)": ([\s\S]*?)(?=,?\n\s*- (?:Cannot resolve variable at|Variable syntax error at) "|\s*$)/g;
+const UNRECOGNIZED_SOURCES = /Unrecognized configuration variable sources: ((?:"[^"]+"(?:, )?)+)/;
+const INACCESSIBLE_PROPERTY = /"([^"]+)" property is not accessible \(([^)]*)\)/;
+
+/**
+ * The Framework's variable resolution error (what `serverless print` says) as dev problems: one line per
+ * failing key, naming the key, the variable(s) written there, the Framework's reason, the keys that use
+ * the failing value through `${self:...}`, and what an AWS source needs. Empty when the message is not
+ * about variables (the caller shows it as it is).
+ *
+ * @example
+ * ```ts
+ * resolutionProblems('Cannot resolve serverless.yml: Variables resolution errored with:\n' +
+ *   '  - Cannot resolve variable at "custom.ns": Value not found at "self" source',
+ *   { custom: { ns: '${self:custom.nameServer}' } });
+ * // => ['custom.ns: ${self:custom.nameServer}: Value not found at "self" source']
+ * ```
+ */
+export function resolutionProblems(message: string, document: unknown): string[] {
+  const uses = findVariables(document);
+  const problems: string[] = [];
+  for (const match of message.matchAll(KEY_FAILURE)) {
+    const [, kind = '', frameworkKey = '', reason = ''] = match;
+    const syntax = kind.startsWith('Variable syntax');
+    problems.push(
+      keyProblem(document, uses, frameworkKey, `${syntax ? 'syntax error: ' : ''}${reason.trim()}`),
     );
   }
-  return value;
-}
-
-function resolveString(text: string, context: VariableContext, where: string): string {
-  return text.replace(VARIABLE, (whole, inner: string) => resolveOne(whole, inner, context, where));
-}
-
-function resolveOne(whole: string, inner: string, context: VariableContext, where: string): string {
-  const comma = inner.indexOf(',');
-  const reference = (comma === -1 ? inner : inner.slice(0, comma)).trim();
-  const fallback = comma === -1 ? undefined : literal(inner.slice(comma + 1).trim(), whole, where);
-  if (reference.startsWith('env:')) {
-    const name = reference.slice('env:'.length).trim();
-    const value = context.env[name];
-    if (value !== undefined && value !== '') return value;
-    if (fallback !== undefined) return fallback;
-    throw new VariableError(`${where}: ${whole}: environment variable ${name} is not set and has no default`);
+  const unrecognized = UNRECOGNIZED_SOURCES.exec(message);
+  if (unrecognized !== null) {
+    const names = [...(unrecognized[1] ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1] ?? '');
+    const offending = uses.filter((use) => names.includes(use.source));
+    for (const use of offending) {
+      problems.push(
+        `${use.key}: ${use.variable}: unknown variable source "${use.source}" (neither the Framework nor a plugin of the service provides it)`,
+      );
+    }
+    if (offending.length === 0) problems.push(unrecognized[0]);
   }
-  if (reference === 'opt:stage' || reference === 'sls:stage') {
-    return context.stage;
+  const inaccessible = INACCESSIBLE_PROPERTY.exec(message);
+  if (inaccessible !== null) {
+    problems.push(keyProblem(document, uses, inaccessible[1] ?? '', inaccessible[2] ?? 'not accessible'));
   }
-  throw new VariableError(
-    `${where}: ${whole}: rocketmq-lambda dev resolves only \${env:NAME, 'default'}, \${opt:stage} and \${sls:stage}`,
-  );
+  return problems;
 }
 
-/** The default of a variable: a quoted string or a plain number/word. */
-function literal(text: string, whole: string, where: string): string {
-  const quoted = QUOTED.exec(text);
-  if (quoted !== null) return quoted[2] ?? '';
-  if (/^[\w.:/-]+$/.test(text)) return text;
-  throw new VariableError(`${where}: ${whole}: the default must be a quoted string or a plain value`);
+function keyProblem(
+  document: unknown,
+  uses: readonly VariableUse[],
+  frameworkKey: string,
+  reason: string,
+): string {
+  const path = pathOfFrameworkKey(document, frameworkKey);
+  const key = path === undefined ? frameworkKey : keyText(path);
+  const here = uses.filter((use) => use.key === key);
+  const variables = here.length === 0 ? '' : `${here.map((use) => use.variable).join(' ')}: `;
+  const users = usersOf(uses, frameworkKey, key);
+  const usedBy =
+    users.length === 0
+      ? ''
+      : ` (used by ${users.slice(0, MAX_USERS_NAMED).join(', ')}${users.length > MAX_USERS_NAMED ? ', ...' : ''})`;
+  const aws = here.find((use) => readsAws(use.source));
+  const awsHint =
+    aws === undefined
+      ? ''
+      : ` — ${aws.source}: reads AWS: run dev with credentials that can read it (AWS_PROFILE, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) and --region, or give the value another way (--param, an env variable)`;
+  return `${key}: ${variables}${reason}${usedBy}${awsHint}`;
+}
+
+/** The keys whose `${self:...}` reads the failing key (or a part of it, or a value that contains it). */
+function usersOf(uses: readonly VariableUse[], frameworkKey: string, key: string): string[] {
+  const users = uses.filter((use) => {
+    if (use.source !== 'self' || use.key === key) return false;
+    const address = /^\$\{self:([^,}$]*)/.exec(use.variable)?.[1]?.trim();
+    if (address === undefined || address === '') return false;
+    return (
+      address === frameworkKey ||
+      address.startsWith(`${frameworkKey}.`) ||
+      frameworkKey.startsWith(`${address}.`)
+    );
+  });
+  return [...new Set(users.map((use) => use.key))];
 }

@@ -71,6 +71,7 @@ export interface DevProcess {
 
 /**
  * Spawns `node --import tsx src/cli/main.ts dev <args>` in the repository, with info-level JSON logs.
+ * `env` is laid over this process's environment (an undefined value removes the variable).
  *
  * @example
  * ```ts
@@ -79,10 +80,18 @@ export interface DevProcess {
  * await dev.watch.waitFor('dev to start', (l) => l.msg === 'dev started: watching handlers, Ctrl-C stops');
  * ```
  */
-export function spawnDev(args: readonly string[]): DevProcess {
+export function spawnDev(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): DevProcess {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete childEnv[name];
+    else childEnv[name] = value;
+  }
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'dev', ...args], {
     cwd: REPO,
-    env: { ...process.env, LOG_LEVEL: 'info' },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -1,8 +1,11 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/config-error.js';
-import { devConfigFromServerless, readServerlessYaml } from '../../../src/dev/serverless-dev-config.js';
+import { loadServerlessService } from '../../../src/dev/load-serverless-service.js';
+import { devConfigFromServerless } from '../../../src/dev/serverless-dev-config.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const DYNAMODB = 'http://127.0.0.1:8000';
@@ -22,7 +25,11 @@ function problemsOf(run: () => unknown): string[] {
 
 describe('devConfigFromServerless with invokeEndpoint (dev --invoke-endpoint)', () => {
   it('invokes the example service through the endpoint as <service>-<stage>-<function>', async () => {
-    const document = await readServerlessYaml(path.join(REPO, 'serverless.yml'));
+    // As the repository's own osls resolves it (the functions' deployed names included).
+    const { document } = await loadServerlessService(path.join(REPO, 'serverless.yml'), {
+      env: {},
+      stateDir: mkdtempSync(path.join(tmpdir(), 'dev-invoke-state-')),
+    });
     const { config, handlers } = devConfigFromServerless(document, {
       serviceDir: REPO,
       env: {},
@@ -38,7 +45,7 @@ describe('devConfigFromServerless with invokeEndpoint (dev --invoke-endpoint)', 
     expect(config.mappings.map((m) => m.topic)).toEqual(['Orders', 'Ledger']);
     // Nothing runs in-process, so there is nothing to watch.
     expect(handlers.size).toBe(0);
-  });
+  }, 60_000);
 
   it('takes the stage from --stage, then provider.stage, and honours functions.<fn>.name', () => {
     const document = {

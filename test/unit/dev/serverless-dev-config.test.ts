@@ -2,15 +2,11 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/config-error.js';
 import { resolveHandlerModule } from '../../../src/dev/handler-module.js';
-import {
-  DEV_OFFSETS_TABLE,
-  devConfigFromServerless,
-  readServerlessYaml,
-} from '../../../src/dev/serverless-dev-config.js';
-import { resolveVariables, VariableError } from '../../../src/dev/serverless-variables.js';
+import { loadServerlessService } from '../../../src/dev/load-serverless-service.js';
+import { DEV_OFFSETS_TABLE, devConfigFromServerless } from '../../../src/dev/serverless-dev-config.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const ENDPOINT = 'http://127.0.0.1:8000';
@@ -32,32 +28,6 @@ function service(functions: Record<string, unknown>, custom?: unknown): { dir: s
   writeFileSync(path.join(dir, 'src', 'h.ts'), 'export const handler = () => null;\n');
   return { dir, document: { service: 's', functions, ...(custom === undefined ? {} : { custom }) } };
 }
-
-describe('resolveVariables', () => {
-  const context = { env: { NS: '10.0.0.1:9876', EMPTY: '' }, stage: 'prod' };
-
-  it('resolves env with and without defaults, opt:stage and sls:stage, inside longer strings', () => {
-    expect(resolveVariables(`\${env:NS}`, context, 'x')).toBe('10.0.0.1:9876');
-    expect(resolveVariables(`\${env:MISSING, 'a:1'}`, context, 'x')).toBe('a:1');
-    expect(resolveVariables(`\${env:EMPTY, "d"}`, context, 'x')).toBe('d');
-    expect(resolveVariables(`orders-\${opt:stage, 'dev'}-\${sls:stage}`, context, 'x')).toBe(
-      'orders-prod-prod',
-    );
-    expect(resolveVariables({ a: [`\${env:NS}`, 3] }, context, 'x')).toEqual({ a: ['10.0.0.1:9876', 3] });
-  });
-
-  it('names the key and the variable it cannot resolve', () => {
-    expect(() => resolveVariables(`\${ssm:/rocketmq/ns}`, context, 'custom.rocketmq.nameServers')).toThrow(
-      VariableError,
-    );
-    expect(() => resolveVariables(`\${self:custom.x}`, context, 'functions.f.handler')).toThrow(
-      /functions\.f\.handler: \$\{self:custom\.x\}/,
-    );
-    expect(() => resolveVariables(`\${env:MISSING}`, context, 'k')).toThrow(
-      /MISSING is not set and has no default/,
-    );
-  });
-});
 
 describe('resolveHandlerModule', () => {
   const has =
@@ -98,9 +68,17 @@ describe('resolveHandlerModule', () => {
 });
 
 describe('devConfigFromServerless', () => {
-  it("builds the repository's serverless.yml into a RunConfig with local TypeScript handlers", async () => {
-    const document = await readServerlessYaml(path.join(REPO, 'serverless.yml'));
-    const { config, handlers, notices } = devConfigFromServerless(document, {
+  // The example service as the repository's own osls resolves it (its ${env:..., 'default'} variables).
+  let example: unknown;
+  beforeAll(async () => {
+    const stateDir = mkdtempSync(path.join(tmpdir(), 'dev-config-state-'));
+    const loaded = await loadServerlessService(path.join(REPO, 'serverless.yml'), { env: {}, stateDir });
+    expect(loaded.resolvedBy).toMatch(/^osls /);
+    example = loaded.document;
+  }, 60_000);
+
+  it("builds the repository's serverless.yml into a RunConfig with local TypeScript handlers", () => {
+    const { config, handlers, notices } = devConfigFromServerless(example, {
       serviceDir: REPO,
       env: {},
       dynamoDbEndpoint: ENDPOINT,
@@ -142,13 +120,14 @@ describe('devConfigFromServerless', () => {
     const fns = {
       f: { handler: 'src/h.handler', events: [{ rocketmq: { topic: 'T', consumerGroup: 'g' } }] },
     };
-    const withCustom = service(fns, { rocketmq: { nameServers: `\${env:NS, '1.1.1.1:9876'}` } });
+    const withCustom = service(fns, { rocketmq: { nameServers: '1.1.1.1:9876' } });
     const build = (s: { dir: string; document: unknown }, env: Record<string, string>, nameServer?: string) =>
       devConfigFromServerless(s.document, { serviceDir: s.dir, env, nameServer, dynamoDbEndpoint: ENDPOINT })
         .config.nameServerAddresses;
-    expect(build(withCustom, {}, '9.9.9.9:9876')).toEqual(['9.9.9.9:9876']);
-    expect(build(withCustom, { NS: '2.2.2.2:9876' })).toEqual(['2.2.2.2:9876']);
-    expect(build(withCustom, {})).toEqual(['1.1.1.1:9876']);
+    expect(build(withCustom, { ROCKETMQ_NAME_SERVER: '3.3.3.3:9876' }, '9.9.9.9:9876')).toEqual([
+      '9.9.9.9:9876',
+    ]);
+    expect(build(withCustom, { ROCKETMQ_NAME_SERVER: '3.3.3.3:9876' })).toEqual(['1.1.1.1:9876']);
     expect(build(service(fns), { ROCKETMQ_NAME_SERVER: '3.3.3.3:9876' })).toEqual(['3.3.3.3:9876']);
   });
 
@@ -179,7 +158,7 @@ describe('devConfigFromServerless', () => {
     expect(notices).toEqual(['functions.f: onFailure is not used locally (failures are only logged)']);
   });
 
-  it('reports bad variables, invalid events and missing handlers together, by key path', () => {
+  it('reports variables left unresolved, invalid events and missing handlers together, by key path', () => {
     const s = service({
       a: { handler: `\${self:custom.handler}`, events: [{ rocketmq: { topic: 'T', consumerGroup: 'g' } }] },
       b: {
@@ -196,9 +175,7 @@ describe('devConfigFromServerless', () => {
       devConfigFromServerless(s.document, { serviceDir: s.dir, env: {}, dynamoDbEndpoint: ENDPOINT }),
     );
     expect(problems).toEqual([
-      expect.stringMatching(
-        /^functions\.a\.handler: \$\{self:custom\.handler\}: rocketmq-lambda dev resolves only/,
-      ),
+      `functions.a.handler: \${self:custom.handler}: not resolved (read the service with loadServerlessService)`,
       'functions.b.events[0].rocketmq.batchsize: unknown key (did you mean batchSize?)',
       expect.stringMatching(/^functions\.c\.handler: handler "src\/missing\.handler": no module found/),
       'functions.d.events[0].rocketmq.startingPositionTimestamp: required when startingPosition is AT_TIMESTAMP',
