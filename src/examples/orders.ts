@@ -2,6 +2,9 @@
  * Example handler (concurrent mapping): order events as JSON, validated with zod, one record at a time.
  * A record that fails validation or processing is reported in `batchItemFailures` and redelivered;
  * the rest of the batch commits.
+ *
+ * In your own service the kit comes from its package, `import ... from 'rocketmq-lambda-handler'`;
+ * this repository's examples import its source.
  */
 import { z } from 'zod';
 import { createBatchHandler, type RocketMQRecord, recordJson } from '../handler/index.js';

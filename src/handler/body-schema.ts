@@ -80,7 +80,7 @@ export function validateSync<Output>(
     // Nobody waits for it; its rejection is not ours to report.
     result.catch(() => undefined);
     throw new TypeError(
-      `rocketmq-lambda/handler: the ${schema['~standard'].vendor} schema is asynchronous; record helpers ` +
+      `rocketmq-lambda-handler: the ${schema['~standard'].vendor} schema is asynchronous; record helpers ` +
         'need a synchronous schema (parse with schema.parseAsync yourself instead)',
     );
   }

@@ -1,7 +1,9 @@
 /**
- * `rocketmq-lambda/handler`: the kit for functions that consume RocketMQ through the poller. The event
- * and response types and their zod schemas, body helpers, a per-record batch processor (plain and as a
- * middy middleware). It imports nothing from the poller; see docs/writing-a-handler.md.
+ * The handler kit, for functions that consume RocketMQ through the poller: the event and response types
+ * and their zod schemas, body helpers, a per-record batch processor (plain and as a middy middleware).
+ * Published as `rocketmq-lambda-handler` (infra/npm/handler: dependencies zod only, so a function zipped
+ * without a bundler carries nothing of the poller) and, the same code, as `rocketmq-lambda/handler`. It
+ * imports nothing from the poller; see docs/writing-a-handler.md.
  */
 export type { RocketMQBatchOptions } from './batch-options.js';
 export type { BodySchema, BodySchemaIssue, BodySchemaOutput, BodySchemaResult } from './body-schema.js';

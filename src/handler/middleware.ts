@@ -1,6 +1,6 @@
 /**
  * The middy middleware of the kit. It is typed structurally (no import of `@middy/core`, not even of its
- * types), so `rocketmq-lambda/handler` compiles and bundles without middy; with middy 6 or 7 installed,
+ * types), so the kit compiles and bundles without middy; with middy 6 or 7 installed,
  * `middy().use(rocketmqBatchProcessor(...))` is fully typed.
  */
 import { normalizeBatchOptions, type RocketMQBatchOptions } from './batch-options.js';
@@ -61,7 +61,7 @@ export interface RocketMQMiddleware {
  * @example
  * ```ts
  * import middy from '@middy/core';
- * import { recordJson, rocketmqBatchProcessor } from 'rocketmq-lambda/handler';
+ * import { recordJson, rocketmqBatchProcessor } from 'rocketmq-lambda-handler';
  *
  * export const handler = middy().use(
  *   rocketmqBatchProcessor({

@@ -15,7 +15,7 @@ import type { RocketMQEvent } from './types.js';
  *
  * @example
  * ```ts
- * import { parseEvent } from 'rocketmq-lambda/handler';
+ * import { parseEvent } from 'rocketmq-lambda-handler';
  *
  * export const handler = async (input: unknown) => {
  *   const event = parseEvent(input);
@@ -56,7 +56,7 @@ function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
  * @example
  * ```ts
  * import { z } from 'zod';
- * import { parseRecords, type RocketMQHandler } from 'rocketmq-lambda/handler';
+ * import { parseRecords, type RocketMQHandler } from 'rocketmq-lambda-handler';
  *
  * const Order = z.object({ orderId: z.string() });
  *

@@ -60,7 +60,7 @@ export interface ProcessRocketMQBatchOptions<TContext> extends RocketMQBatchOpti
  *
  * @example
  * ```ts
- * import { processRocketMQBatch, recordJson, type RocketMQHandler } from 'rocketmq-lambda/handler';
+ * import { processRocketMQBatch, recordJson, type RocketMQHandler } from 'rocketmq-lambda-handler';
  *
  * export const handler: RocketMQHandler = (event, context) =>
  *   processRocketMQBatch(event, async (record) => saveOrder(recordJson(record)), { context });
@@ -92,7 +92,7 @@ export async function processRocketMQBatch<TContext>(
  *
  * @example
  * ```ts
- * import { createBatchHandler, recordJson } from 'rocketmq-lambda/handler';
+ * import { createBatchHandler, recordJson } from 'rocketmq-lambda-handler';
  *
  * export const handler = createBatchHandler(async (record) => {
  *   await saveOrder(recordJson(record, Order));

@@ -26,7 +26,7 @@ function bodySubject(record: Pick<RocketMQRecord, 'messageId'>): string {
  *
  * @example
  * ```ts
- * import { recordBody } from 'rocketmq-lambda/handler';
+ * import { recordBody } from 'rocketmq-lambda-handler';
  *
  * const bytes = recordBody(record);
  * await s3.send(new PutObjectCommand({ Bucket, Key: record.messageId, Body: bytes }));
@@ -42,7 +42,7 @@ export function recordBody(record: Pick<RocketMQRecord, 'body' | 'bodyEncoding'>
  *
  * @example
  * ```ts
- * import { recordText } from 'rocketmq-lambda/handler';
+ * import { recordText } from 'rocketmq-lambda-handler';
  *
  * const line = recordText(record); // UTF-8
  * const legacy = recordText(record, 'latin1');
@@ -64,7 +64,7 @@ export function recordText(
  * @example
  * ```ts
  * import { z } from 'zod';
- * import { recordJson } from 'rocketmq-lambda/handler';
+ * import { recordJson } from 'rocketmq-lambda-handler';
  *
  * const Order = z.object({ orderId: z.string(), amount: z.number().positive() });
  *

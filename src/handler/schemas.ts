@@ -16,7 +16,7 @@ const base64 = z.base64();
  *
  * @example
  * ```ts
- * import { RocketMQRecordSchema } from 'rocketmq-lambda/handler';
+ * import { RocketMQRecordSchema } from 'rocketmq-lambda-handler';
  *
  * const record = RocketMQRecordSchema.parse(event.Records[0]);
  * const tenant = record.properties.tenant ?? 'default';
@@ -67,7 +67,7 @@ function checkBase64Bodies(records: unknown, ctx: z.RefinementCtx): void {
  *
  * @example
  * ```ts
- * import { RocketMQEventSchema } from 'rocketmq-lambda/handler';
+ * import { RocketMQEventSchema } from 'rocketmq-lambda-handler';
  *
  * const result = RocketMQEventSchema.safeParse(input);
  * if (!result.success) console.error(result.error.issues);
@@ -94,7 +94,7 @@ export const RocketMQBatchItemFailureSchema = z.object({ itemIdentifier: z.strin
  *
  * @example
  * ```ts
- * import { RocketMQBatchResponseSchema } from 'rocketmq-lambda/handler';
+ * import { RocketMQBatchResponseSchema } from 'rocketmq-lambda-handler';
  *
  * const response = RocketMQBatchResponseSchema.parse(await handler(event, context));
  * console.log(response.batchItemFailures.length, 'records failed');
@@ -109,7 +109,7 @@ export const RocketMQBatchResponseSchema = z.object({
  *
  * @example
  * ```ts
- * import { RocketMQStatusResponseSchema } from 'rocketmq-lambda/handler';
+ * import { RocketMQStatusResponseSchema } from 'rocketmq-lambda-handler';
  *
  * RocketMQStatusResponseSchema.parse({ status: 'CONSUME_SUCCESS', ackIndex: 3 });
  * ```
@@ -125,7 +125,7 @@ export const RocketMQStatusResponseSchema = z.object({
  *
  * @example
  * ```ts
- * import { RocketMQResponseSchema } from 'rocketmq-lambda/handler';
+ * import { RocketMQResponseSchema } from 'rocketmq-lambda-handler';
  *
  * const response = await handler(event, context);
  * if (response !== undefined) RocketMQResponseSchema.parse(response);

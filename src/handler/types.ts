@@ -1,7 +1,8 @@
 /**
  * The function contract, seen from the function's side: the event a handler receives, the responses it
  * may return and the handler's type. Type-only (no runtime code), so function bundles pay nothing for it.
- * Exported as `rocketmq-lambda/handler`; the rules are in docs/design.md, "Contracts".
+ * Exported by `rocketmq-lambda-handler` (and `rocketmq-lambda/handler`); the rules are in docs/design.md,
+ * "Contracts".
  */
 
 /**
@@ -207,7 +208,7 @@ export type RocketMQCallback<TResult = RocketMQResponse | undefined> = (
  *
  * @example
  * ```ts
- * import { recordBody, type RocketMQHandler } from 'rocketmq-lambda/handler';
+ * import { recordBody, type RocketMQHandler } from 'rocketmq-lambda-handler';
  *
  * export const handler: RocketMQHandler = async (event) => {
  *   const failed = event.Records.filter((r) => recordBody(r).length === 0);
