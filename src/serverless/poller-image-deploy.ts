@@ -27,8 +27,16 @@ import type { RocketMQImageBuildOptions } from './rocketmq-custom-schema.js';
  */
 export const BOOTSTRAP_IMAGE_PARAM = 'rocketmq-bootstrap-image';
 
-/** The poller's Dockerfile in the package, the default of `image: { build: true }`. */
-const PACKAGE_DOCKERFILE = 'infra/docker/Dockerfile';
+/**
+ * The poller's Dockerfile in the package (relative to the package directory, which is the build context):
+ * the default of `image: { build: true }`, and what the release builds the published image with.
+ *
+ * @example
+ * ```ts
+ * path.join(packageRoot(), PACKAGE_DOCKERFILE); // => '/srv/app/node_modules/rocketmq-lambda/infra/docker/Dockerfile'
+ * ```
+ */
+export const PACKAGE_DOCKERFILE = 'infra/docker/Dockerfile';
 
 /**
  * The build argument that tells the package's Dockerfile which version it builds (`build: true` passes

@@ -46,7 +46,7 @@ export interface PackageManifest {
 }
 
 /**
- * The kit's manifest: the template with `rocketmq-lambda`'s version and engines, and zod as its only
+ * The kit's manifest: the template with `rocketmq-lambda`'s version, engines and repository, and zod as its only
  * dependency, as a caret range from the version the repository pins (so a service's own zod 4 is shared
  * rather than installed twice).
  *
@@ -75,6 +75,8 @@ export function handlerManifest(
     ...rest,
     engines: { node },
     dependencies: { zod: /^\d/.test(zod) ? `^${zod}` : zod },
+    // The same repository (npm provenance checks it against the one that built the package).
+    ...(root.repository === undefined ? {} : { repository: root.repository }),
   };
 }
 

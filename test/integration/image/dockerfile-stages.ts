@@ -1,6 +1,6 @@
 /**
  * A Dockerfile read as stage plans: each stage's COPY and RUN steps (RUN split at `&&` into the commands a
- * host replay can reproduce), its WORKDIR, ENV, USER, ENTRYPOINT, HEALTHCHECK and STOPSIGNAL. Anything
+ * host replay can reproduce), its ARGs, WORKDIR, ENV, USER, ENTRYPOINT, HEALTHCHECK and STOPSIGNAL. Anything
  * the replay could not reproduce faithfully is an error naming its line, so a changed Dockerfile fails
  * loudly instead of being half-replayed.
  */
@@ -15,9 +15,8 @@ export interface DockerInstruction {
 
 /** A RUN segment (between `&&`) this replay knows how to reproduce. */
 export type RunCommand =
-  | { readonly kind: 'npm-ci'; readonly flags: readonly string[] }
-  | { readonly kind: 'npm-run'; readonly script: string }
-  | { readonly kind: 'npm-cache-clean' }
+  /** `npm <args>`, run for real in the sandbox (`npm cache ...` excepted: the host's cache is shared). */
+  | { readonly kind: 'npm'; readonly args: readonly string[] }
   | { readonly kind: 'chmod'; readonly mode: number; readonly paths: readonly string[] }
   | { readonly kind: 'symlink'; readonly target: string; readonly link: string }
   | { readonly kind: 'mkdir'; readonly paths: readonly string[] }
@@ -37,7 +36,10 @@ export type StageStep = { readonly workdir: string; readonly env: Readonly<Recor
 /** What a stage does and, for the final stage, how its container starts. */
 export interface StagePlan {
   readonly name: string;
+  /** The FROM image, with `${ARG}` references to global ARG defaults expanded. */
   readonly base: string;
+  /** The stage's and the global (before the first FROM) ARG declarations, with their defaults. */
+  readonly args: Readonly<Record<string, string | undefined>>;
   readonly steps: readonly StageStep[];
   readonly workdir: string;
   readonly env: Readonly<Record<string, string>>;
@@ -60,18 +62,26 @@ export interface StagePlan {
  */
 export function planStages(text: string, source: string): StagePlan[] {
   const stages: StagePlan[] = [];
+  const globalArgs: Record<string, string | undefined> = {};
   let current: { -readonly [K in keyof StagePlan]: StagePlan[K] } | undefined;
   for (const instruction of parseInstructions(text)) {
     const where = `${source}:${instruction.line}`;
     const { keyword, args } = instruction;
     if (keyword === 'FROM') {
-      const words = args.split(/\s+/).filter((word) => !word.startsWith('--'));
-      const [base = '', as, name] = words;
+      const flags = args.split(/\s+/).filter((word) => word.startsWith('--'));
+      if (flags.length > 0) throw new Error(`${where}: FROM ${flags.join(' ')} is not replayed`);
+      const [image = '', as, name] = args.split(/\s+/);
+      const base = image.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, braced?: string, bare?: string) => {
+        const value = globalArgs[braced ?? bare ?? ''];
+        if (value === undefined) throw new Error(`${where}: FROM ${image} names an ARG without a default`);
+        return value;
+      });
       if (stages.some((stage) => stage.name === base))
         throw new Error(`${where}: FROM an earlier stage is not replayed`);
       current = {
         name: as?.toUpperCase() === 'AS' && name !== undefined ? name : String(stages.length),
         base,
+        args: { ...globalArgs },
         steps: [],
         workdir: '/',
         env: {},
@@ -83,11 +93,16 @@ export function planStages(text: string, source: string): StagePlan[] {
       stages.push(current);
       continue;
     }
-    if (keyword === 'ARG' && current === undefined) continue;
+    if (keyword === 'ARG' && current === undefined) {
+      Object.assign(globalArgs, parseArg(args, where));
+      continue;
+    }
     if (current === undefined) throw new Error(`${where}: ${keyword} before the first FROM`);
     const stage = current;
     switch (keyword) {
       case 'ARG':
+        stage.args = { ...stage.args, ...parseArg(args, where) };
+        break;
       case 'LABEL':
       case 'EXPOSE':
       case 'VOLUME':
@@ -181,6 +196,12 @@ function parseEnv(args: string, where: string): Record<string, string> {
   );
 }
 
+function parseArg(args: string, where: string): Record<string, string | undefined> {
+  const match = /^([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$/.exec(args);
+  if (match === null) throw new Error(`${where}: ARG ${args} is not NAME[=default]`);
+  return { [match[1] ?? '']: match[2]?.replace(/^"(.*)"$/s, '$1') };
+}
+
 function parseUser(args: string, where: string): StagePlan['user'] {
   const match = /^(\d+)(?::(\d+))?$/.exec(args);
   if (match === null)
@@ -206,10 +227,7 @@ function parseRunCommand(segment: string, where: string): RunCommand {
     throw new Error(`${where}: RUN segment "${segment}" uses shell syntax the replay does not reproduce`);
   const [command, ...words] = segment.split(/\s+/);
   const operands = words.filter((word) => !word.startsWith('-'));
-  if (command === 'npm' && words[0] === 'ci') return { kind: 'npm-ci', flags: words.slice(1) };
-  if (command === 'npm' && words[0] === 'run' && words[1] !== undefined)
-    return { kind: 'npm-run', script: words[1] };
-  if (command === 'npm' && words[0] === 'cache' && words[1] === 'clean') return { kind: 'npm-cache-clean' };
+  if (command === 'npm' && words.length > 0) return { kind: 'npm', args: words };
   if (command === 'chmod' && operands.length >= 2 && /^[0-7]{3,4}$/.test(operands[0] ?? '')) {
     return { kind: 'chmod', mode: Number.parseInt(operands[0] ?? '', 8), paths: operands.slice(1) };
   }

@@ -1,13 +1,14 @@
 /**
- * The poller image without a Docker engine: infra/docker/Dockerfile's stages are replayed on the host
- * (see runtime-stage.ts: the build stage's `npm run build`, the runtime stage's own `npm ci` flags, its
- * dist/ copy, bin link, chmod and writable directory), then the image's ENTRYPOINT and HEALTHCHECK run
- * from the runtime stage's files only, with the image's ENV and USER, against the real broker. A missing
- * production dependency, a devDependency imported at run time, a wrong bin link or a broken `health`
- * command fails here.
+ * The poller image without a Docker engine, built as a release builds it: from the package. `npm pack` of
+ * the checkout (prepack builds dist/) is unpacked, and the package's own infra/docker/Dockerfile is replayed
+ * on the host with that directory as the build context (see runtime-stage.ts: its .dockerignore, its own npm
+ * flags, the bin link, chmod and writable directory); then the image's ENTRYPOINT and HEALTHCHECK run from
+ * the replayed files only, with the image's ENV and USER, against the real broker. A file the package
+ * lacks, a missing production dependency, a devDependency imported at run time, a wrong bin link, a native
+ * addon without an arm64 binary or a broken `health` command fails here.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -16,13 +17,18 @@ import { offsetFilePath } from '../../../src/offsets/file-offset-store.js';
 import { parseOffsetFile } from '../../../src/offsets/offset-file.js';
 import { LOCAL_OFFSETS_INSTANCE } from '../../../src/poller/offset-stores.js';
 import { parseMessageQueueKey } from '../../../src/protocol/message-queue.js';
+import {
+  PACKAGE_DOCKERFILE,
+  PACKAGE_VERSION_BUILD_ARG,
+} from '../../../src/serverless/poller-image-deploy.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { createTopic, newClient, newProducer, produce, waitFor } from '../consumer/helpers.js';
 import { planStages, type StagePlan } from './dockerfile-stages.js';
+import { contextFilter } from './dockerignore.js';
+import { type PackedPackage, packedPackage } from './packed-package.js';
 import { type ImageProcess, type ReplayedImage, replayImage } from './runtime-stage.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const DOCKERFILE = path.join(REPO, 'infra/docker/Dockerfile');
 const QUEUES = 4;
 /** A `local:` handler a user would add to the image: appends each record's messageId to $LEDGER_FILE. */
 const LEDGER_HANDLER = `import { appendFileSync } from 'node:fs';
@@ -32,19 +38,103 @@ export async function handler(event) {
 }
 `;
 
+interface Manifest {
+  version: string;
+  bin: Record<string, string>;
+  dependencies: Record<string, string>;
+}
+
+interface InstalledPackage {
+  readonly name: string;
+  readonly dir: string;
+  readonly manifest: {
+    version?: string;
+    scripts?: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
+  };
+}
+
+let pkg: PackedPackage | undefined;
+let image: ReplayedImage | undefined;
+
+function packed(): PackedPackage {
+  if (pkg === undefined) throw new Error('the package was not packed (see the beforeAll error)');
+  return pkg;
+}
+
+function replayed(): ReplayedImage {
+  if (image === undefined) throw new Error('the image was not replayed (see the beforeAll error)');
+  return image;
+}
+
+/** The packed package's Dockerfile. */
+function dockerfile(): string {
+  return path.join(packed().dir, PACKAGE_DOCKERFILE);
+}
+
+async function packedManifest(): Promise<Manifest> {
+  return JSON.parse(await readFile(path.join(packed().dir, 'package.json'), 'utf8')) as Manifest;
+}
+
 /** The runtime (final) stage's plan; fails with what is missing when the Dockerfile's shape changed. */
 async function runtimePlan(): Promise<
   StagePlan & { entrypoint: readonly string[]; healthcheck: readonly string[] }
 > {
-  const runtime = planStages(await readFile(DOCKERFILE, 'utf8'), DOCKERFILE).at(-1);
-  if (runtime === undefined) throw new Error(`${DOCKERFILE}: no FROM, so no runtime stage`);
+  const runtime = planStages(await readFile(dockerfile(), 'utf8'), dockerfile()).at(-1);
+  if (runtime === undefined) throw new Error(`${dockerfile()}: no FROM, so no runtime stage`);
   const { entrypoint, healthcheck } = runtime;
   if (entrypoint === undefined)
-    throw new Error(`${DOCKERFILE}: the runtime stage "${runtime.name}" has no ENTRYPOINT`);
+    throw new Error(`${dockerfile()}: the runtime stage "${runtime.name}" has no ENTRYPOINT`);
   if (healthcheck === undefined) {
-    throw new Error(`${DOCKERFILE}: the runtime stage "${runtime.name}" has no HEALTHCHECK CMD`);
+    throw new Error(`${dockerfile()}: the runtime stage "${runtime.name}" has no HEALTHCHECK CMD`);
   }
   return { ...runtime, entrypoint, healthcheck };
+}
+
+/** The npm commands (the words after `npm`) the runtime stage runs, in order. */
+function npmCommands(runtime: StagePlan): (readonly string[])[] {
+  return runtime.steps.flatMap((step) =>
+    step.kind === 'run' && step.command.kind === 'npm' ? [step.command.args] : [],
+  );
+}
+
+/** Every package under `nodeModules`, nested node_modules included. */
+async function installedPackages(nodeModules: string): Promise<InstalledPackage[]> {
+  if (!existsSync(nodeModules)) return [];
+  const found: InstalledPackage[] = [];
+  for (const entry of await readdir(nodeModules)) {
+    if (entry.startsWith('.')) continue; // .bin, .package-lock.json
+    const names = entry.startsWith('@')
+      ? (await readdir(path.join(nodeModules, entry))).map((scoped) => `${entry}/${scoped}`)
+      : [entry];
+    for (const name of names) {
+      const dir = path.join(nodeModules, name);
+      const manifest = JSON.parse(
+        await readFile(path.join(dir, 'package.json'), 'utf8'),
+      ) as InstalledPackage['manifest'];
+      found.push({ name, dir, manifest }, ...(await installedPackages(path.join(dir, 'node_modules'))));
+    }
+  }
+  return found;
+}
+
+/** Bytes and files under `dir`. */
+async function treeSize(dir: string): Promise<{ bytes: number; files: number }> {
+  let bytes = 0;
+  let files = 0;
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    bytes += (await stat(path.join(entry.parentPath, entry.name))).size;
+    files++;
+  }
+  return { bytes, files };
+}
+
+/** Whether `dir/prebuilds/<platform>` holds a glibc `.node` binary (the base image is Debian). */
+async function hasPrebuild(dir: string, platform: string): Promise<boolean> {
+  const prebuilds = path.join(dir, 'prebuilds', platform);
+  if (!existsSync(prebuilds)) return false;
+  return (await readdir(prebuilds)).some((file) => file.endsWith('.node') && !file.includes('musl'));
 }
 
 /** stderr without Node's process warnings. */
@@ -65,14 +155,6 @@ function logLines(child: ImageProcess): { level?: unknown; msg?: unknown }[] {
 function logMessages(child: ImageProcess): unknown[] {
   return logLines(child).map((line) => line.msg);
 }
-
-let image: ReplayedImage | undefined;
-
-function replayed(): ReplayedImage {
-  if (image === undefined) throw new Error('the image was not replayed (see the beforeAll error)');
-  return image;
-}
-
 /** Starts `argv` from the image; SIGKILLed at the end of the test if still running. */
 function startInImage(argv: readonly string[], env: Record<string, string> = {}): ImageProcess {
   const started = replayed().start(argv, env);
@@ -95,30 +177,70 @@ function startInImage(argv: readonly string[], env: Record<string, string> = {})
 }
 
 beforeAll(async () => {
+  const packedAt = Date.now();
+  pkg = await packedPackage();
+  const replayAt = Date.now();
   image = await replayImage({
-    dockerfile: DOCKERFILE,
-    context: REPO,
-    // The CI job ran `npm ci` just before: npm's cache holds every tarball.
-    extraNpmCiFlags: ['--prefer-offline'],
+    dockerfile: dockerfile(),
+    context: pkg.dir,
+    // The CI job ran `npm ci` just before: npm's cache holds the tarballs (the package documents are
+    // fetched: a package carries no lockfile).
+    extraNpmInstallFlags: ['--prefer-offline'],
   });
+  const { bytes, files } = await treeSize(image.hostPath('node_modules'));
+  const packages = (await installedPackages(image.hostPath('node_modules'))).length;
+  process.stdout.write(
+    `[image] npm pack ${replayAt - packedAt} ms, replay ${Date.now() - replayAt} ms; node_modules ${bytes} bytes, ${files} files, ${packages} packages\n`,
+  );
 }, 300_000);
 
 afterAll(async () => {
   await image?.remove();
+  await pkg?.remove();
 });
 
-describe('infra/docker/Dockerfile, runtime stage replayed on the host', () => {
+describe('infra/docker/Dockerfile, replayed from the packed package', () => {
+  it('ships in the package with its .dockerignore and builds one stage from node:22-bookworm-slim, compiling nothing, naming no architecture', async () => {
+    const { files } = packed();
+    expect(files).toEqual(
+      expect.arrayContaining([PACKAGE_DOCKERFILE, `${PACKAGE_DOCKERFILE}.dockerignore`, 'LICENSE']),
+    );
+    expect(await readFile(dockerfile(), 'utf8')).toBe(
+      await readFile(path.join(REPO, PACKAGE_DOCKERFILE), 'utf8'),
+    );
+    // The context BuildKit sends: what the image copies, not the node_modules an installed package may hold.
+    const { sends, ignoreFile } = await contextFilter(dockerfile(), packed().dir);
+    expect(ignoreFile).toBe(`${dockerfile()}.dockerignore`);
+    expect(files.filter(sends).filter((file) => !/^(package\.json|LICENSE|dist\/.*)$/.test(file))).toEqual(
+      [],
+    );
+    expect(files.filter((file) => file.startsWith('dist/') && !sends(file))).toEqual([]);
+    expect(sends('node_modules/zod/package.json')).toBe(false);
+    const text = await readFile(dockerfile(), 'utf8');
+    const stages = planStages(text, dockerfile());
+    expect(stages.map((stage) => stage.base)).toEqual(['node:22-bookworm-slim']);
+    const runtime = await runtimePlan();
+    // `image: { build: true }` passes the package version under this name.
+    expect(Object.keys(runtime.args)).toContain(PACKAGE_VERSION_BUILD_ARG);
+    // No TypeScript build: npm only drops the devDependencies, installs and cleans its cache.
+    expect(npmCommands(runtime).map((args) => args[0])).toEqual(['pkg', 'install', 'cache']);
+    // Multi-platform from one file: no --platform, TARGETARCH or architecture name in any instruction.
+    const instructions = text
+      .split('\n')
+      .filter((line) => !line.trimStart().startsWith('#'))
+      .join('\n');
+    expect(instructions).not.toMatch(
+      /--platform|TARGET(ARCH|PLATFORM)|BUILDPLATFORM|amd64|arm64|x86_64|aarch64/i,
+    );
+  });
+
   it('installs production dependencies only, runs with NODE_ENV=production, links the package bin', async () => {
     const runtime = await runtimePlan();
-    const npmCi = runtime.steps.flatMap((step) =>
-      step.kind === 'run' && step.command.kind === 'npm-ci' ? [step.command.flags] : [],
-    );
-    expect(npmCi, 'the runtime stage runs exactly one npm ci').toHaveLength(1);
-    expect(npmCi[0]).toContain('--omit=dev');
+    const installs = npmCommands(runtime).filter((args) => args[0] === 'install' || args[0] === 'ci');
+    expect(installs, 'the runtime stage installs once').toHaveLength(1);
+    expect(installs[0]).toContain('--omit=dev');
     expect(runtime.env.NODE_ENV).toBe('production');
-    const { bin } = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8')) as {
-      bin: Record<string, string>;
-    };
+    const { bin } = await packedManifest();
     const program = runtime.entrypoint[0] ?? '';
     const links = runtime.steps.flatMap((step) =>
       step.kind === 'run' &&
@@ -131,35 +253,70 @@ describe('infra/docker/Dockerfile, runtime stage replayed on the host', () => {
       path.posix.normalize(bin[program] ?? `(no bin named ${program} in package.json)`),
     ]);
     expect(runtime.healthcheck.slice(0, 1)).toEqual([program]);
+    expect(runtime.user).toEqual({ uid: 1000, gid: 1000 });
   });
 
-  it('the production install holds no devDependency package, and every dependency', async () => {
+  it('installs every dependency at the version package.json pins, and no devDependency', async () => {
     const image = replayed();
-    const lock = JSON.parse(await readFile(image.hostPath('package-lock.json'), 'utf8')) as {
-      packages: Record<string, { dev?: boolean; optional?: boolean; devOptional?: boolean }>;
+    const { dependencies } = await packedManifest();
+    const installed = await installedPackages(image.hostPath('node_modules'));
+    // A package carries no lockfile: exact pins are what keeps two builds of one version alike.
+    for (const [name, spec] of Object.entries(dependencies)) {
+      expect(spec, `${name} is pinned to an exact version`).toMatch(/^\d+\.\d+\.\d+$/);
+      const top = installed.find((entry) => entry.dir === image.hostPath(`node_modules/${name}`));
+      expect(top?.manifest.version, name).toBe(spec);
+    }
+    // Names that only the repository's devDependencies bring in must not be installed at all.
+    const lock = JSON.parse(await readFile(path.join(REPO, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean }>;
     };
-    const devOnly = Object.entries(lock.packages)
-      .filter(([key, entry]) => key !== '' && entry.dev === true)
-      .map(([key]) => key);
-    expect(devOnly.length).toBeGreaterThan(0);
-    expect(devOnly.filter((key) => existsSync(image.hostPath(key)))).toEqual([]);
+    const lockName = (key: string) => key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    const entries = Object.entries(lock.packages).filter(([key]) => key.includes('node_modules/'));
+    const prodNames = new Set(
+      entries.filter(([, entry]) => entry.dev !== true).map(([key]) => lockName(key)),
+    );
+    const devOnly = new Set(
+      entries
+        .filter(([key, entry]) => entry.dev === true && !prodNames.has(lockName(key)))
+        .map(([key]) => lockName(key)),
+    );
+    expect(devOnly.size).toBeGreaterThan(0);
+    expect(installed.map((entry) => entry.name).filter((name) => devOnly.has(name))).toEqual([]);
     for (const name of ['vitest', 'typescript', '@biomejs/biome', 'serverless']) {
       expect(existsSync(image.hostPath(`node_modules/${name}`)), name).toBe(false);
     }
-    const { dependencies } = JSON.parse(await readFile(image.hostPath('package.json'), 'utf8')) as {
-      dependencies: Record<string, string>;
-    };
-    const missing = Object.keys(dependencies).filter(
-      (name) => !existsSync(image.hostPath(`node_modules/${name}`)),
+  });
+
+  it('every package with an install script (skipped by --ignore-scripts) ships linux-x64 and linux-arm64 binaries', async () => {
+    const installed = await installedPackages(replayed().hostPath('node_modules'));
+    const installedNames = new Set(installed.map((entry) => entry.name));
+    const scripted = installed.filter(
+      ({ dir, manifest }) =>
+        ['preinstall', 'install', 'postinstall'].some((hook) => manifest.scripts?.[hook] !== undefined) ||
+        existsSync(path.join(dir, 'binding.gyp')),
     );
-    expect(missing).toEqual([]);
+    const unbuilt: string[] = [];
+    for (const { name, dir, manifest } of scripted) {
+      // A node-gyp-build addon loads prebuilds/<platform>/*.node; esbuild-style packages install the
+      // binary of the build's platform as an optional dependency instead (here: the host's).
+      const prebuilt = (await hasPrebuild(dir, 'linux-x64')) && (await hasPrebuild(dir, 'linux-arm64'));
+      const optional = Object.keys(manifest.optionalDependencies ?? {});
+      const perPlatform =
+        ['linux-x64', 'linux-arm64'].every((platform) => optional.some((dep) => dep.endsWith(platform))) &&
+        optional.some(
+          (dep) => dep.endsWith(`${process.platform}-${process.arch}`) && installedNames.has(dep),
+        );
+      if (!prebuilt && !perPlatform) unbuilt.push(name);
+    }
+    process.stdout.write(
+      `[image] packages with install scripts: ${scripted.map((p) => p.name).join(', ')}\n`,
+    );
+    expect(unbuilt).toEqual([]);
   });
 
   it('the ENTRYPOINT program answers --version from the image', async () => {
     const runtime = await runtimePlan();
-    const { version } = JSON.parse(await readFile(path.join(REPO, 'package.json'), 'utf8')) as {
-      version: string;
-    };
+    const { version } = await packedManifest();
     const cli = startInImage([runtime.entrypoint[0] ?? '', '--version']);
     expect(await cli.exited, cli.stderr()).toEqual({ code: 0, signal: null });
     expect(cli.stdout()).toBe(`${version}\n`);

@@ -2,8 +2,10 @@
  * A Dockerfile's stages replayed on the host, for tests on machines without a Docker engine: the
  * Dockerfile is parsed, then each stage's COPY / RUN / WORKDIR / ENV is applied to a sandbox directory
  * that stands for the image's root file system (`/app` is `<root>/app`, `/usr/local/bin` is
- * `<root>/usr/local/bin`, `/tmp` is `<root>/tmp`). The final stage's ENTRYPOINT and HEALTHCHECK then
- * run from that sandbox with only the image's environment, as the image's USER when the host runs as root.
+ * `<root>/usr/local/bin`, `/tmp` is `<root>/tmp`). COPY reads the build context as BuildKit sends it (the
+ * Dockerfile's `.dockerignore` applied), and RUN's npm commands run for real. The final stage's ENTRYPOINT
+ * and HEALTHCHECK then run from that sandbox with only the image's environment, as the image's USER when
+ * the host runs as root.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChildExit } from '../cli/poller-process.js';
 import { planStages, type StagePlan, type StageStep } from './dockerfile-stages.js';
+import { type ContextFilter, contextFilter } from './dockerignore.js';
 
 /** The final stage replayed into a sandbox: where its files are and how to start its processes. */
 export interface ReplayedImage {
@@ -39,21 +42,20 @@ export interface ImageProcess {
 /** Options of {@link replayImage}. */
 export interface ReplayImageOptions {
   dockerfile: string;
-  /** The build context (the repository root). */
+  /** The build context (a package directory: an unpacked `npm pack` tarball). */
   context: string;
-  /** Flags added to the final stage's `npm ci` (e.g. `--prefer-offline`). */
-  extraNpmCiFlags?: readonly string[];
+  /** Flags added to every `npm install` / `npm ci` of the Dockerfile (e.g. `--prefer-offline`). */
+  extraNpmInstallFlags?: readonly string[];
   log?: (line: string) => void;
 }
 
 /**
  * Replays every stage of `dockerfile` in its own sandbox under the OS temp dir (outside the repository,
- * so module resolution cannot climb into its node_modules). Earlier stages (the build) reuse the
- * context's node_modules for their `npm ci`; the final stage runs its `npm ci` for real.
+ * so module resolution cannot climb into its node_modules).
  *
  * @example
  * ```ts
- * const image = await replayImage({ dockerfile: 'infra/docker/Dockerfile', context: process.cwd() });
+ * const image = await replayImage({ dockerfile: `${pkg}/infra/docker/Dockerfile`, context: pkg });
  * const health = image.start(image.runtime.healthcheck ?? []);
  * ```
  */
@@ -61,6 +63,7 @@ export async function replayImage(options: ReplayImageOptions): Promise<Replayed
   const stages = planStages(await readFile(options.dockerfile, 'utf8'), options.dockerfile);
   const runtime = stages.at(-1);
   if (runtime === undefined) throw new Error(`${options.dockerfile} has no FROM`);
+  const { sends } = await contextFilter(options.dockerfile, options.context);
   const roots = new Map<string, string>();
   const remove = async (): Promise<void> => {
     await Promise.all([...roots.values()].map((root) => rm(root, { recursive: true, force: true })));
@@ -77,17 +80,16 @@ export async function replayImage(options: ReplayImageOptions): Promise<Replayed
     await remove();
     throw error;
   });
-  // Stages run side by side (the runtime stage's npm ci beside the build's tsc), as BuildKit does; a
-  // COPY --from waits for its stage.
+  // Stages run side by side, as BuildKit runs independent stages; a COPY --from waits for its stage.
   const finished = new Map<string, Promise<void>>();
   for (const stage of stages) {
     const ctx = {
       root: roots.get(stage.name) ?? '',
       context: options.context,
+      sends,
       roots,
       finished,
-      final: stage === runtime,
-      extraNpmCiFlags: options.extraNpmCiFlags ?? [],
+      extraNpmInstallFlags: options.extraNpmInstallFlags ?? [],
     };
     finished.set(
       stage.name,
@@ -150,10 +152,11 @@ export async function replayImage(options: ReplayImageOptions): Promise<Replayed
 interface ReplayContext {
   root: string;
   context: string;
+  /** Whether the build context sends a path (its `.dockerignore`). */
+  sends: ContextFilter;
   roots: ReadonlyMap<string, string>;
   finished: ReadonlyMap<string, Promise<void>>;
-  final: boolean;
-  extraNpmCiFlags: readonly string[];
+  extraNpmInstallFlags: readonly string[];
 }
 
 async function replayStep(step: StageStep, ctx: ReplayContext): Promise<void> {
@@ -177,25 +180,36 @@ async function replayStep(step: StageStep, ctx: ReplayContext): Promise<void> {
         intoDirectory && !isDirectory
           ? path.join(inRoot(step.dest), path.basename(source))
           : inRoot(step.dest);
-      await cp(from, to, { recursive: true });
+      if (fromRoot !== undefined) {
+        await cp(from, to, { recursive: true });
+        continue;
+      }
+      // From the context: only what its .dockerignore lets BuildKit send; a source it holds back entirely
+      // fails a real build ("not found"), so it fails here too.
+      let sent = 0;
+      await cp(from, to, {
+        recursive: true,
+        filter: async (file) => {
+          if ((await lstat(file)).isDirectory()) return true;
+          const kept = ctx.sends(path.relative(ctx.context, file).split(path.sep).join('/'));
+          if (kept) sent++;
+          return kept;
+        },
+      });
+      if (sent === 0) throw new Error(`COPY ${source}: the build context's .dockerignore sends none of it`);
     }
     return;
   }
   const command = step.command;
   switch (command.kind) {
-    case 'npm-ci':
-      if (!ctx.final) {
-        // The CI job ran `npm ci` in the context just before: its node_modules stands for this stage's.
-        await symlink(path.join(ctx.context, 'node_modules'), path.join(cwd, 'node_modules'));
-        return;
-      }
-      await runToEnd('npm', ['ci', ...command.flags, ...ctx.extraNpmCiFlags], cwd, step.env);
+    case 'npm': {
+      // The host's npm cache is shared with everything else; the image only drops its own copy.
+      if (command.args[0] === 'cache') return;
+      const installs = ['install', 'i', 'ci'].includes(command.args[0] ?? '');
+      const args = [...command.args, ...(installs ? ctx.extraNpmInstallFlags : [])];
+      await runToEnd('npm', args, cwd, step.env);
       return;
-    case 'npm-run':
-      await runToEnd('npm', ['run', command.script], cwd, step.env);
-      return;
-    case 'npm-cache-clean':
-      return; // the host's npm cache is shared; the image only drops its own copy
+    }
     case 'chmod':
       for (const target of command.paths) await chmod(inRoot(target), command.mode);
       return;

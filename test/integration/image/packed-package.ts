@@ -1,0 +1,72 @@
+/**
+ * The rocketmq-lambda package as a release publishes it, unpacked: `npm pack` of a clone-like copy of the
+ * checkout (its prepack builds dist/), then the tarball's files written out with their modes, as
+ * `tar -xzf` gives them under `package/`. This directory is the image's build context in CI, as the
+ * installed package is for `image.build` and the registry's tarball is in a release.
+ */
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cloneCheckout } from '../packaging/clone-checkout.js';
+import { readTarball } from '../packaging/tar-entries.js';
+
+/**
+ * A packed and unpacked package.
+ *
+ * @example
+ * ```ts
+ * const pkg = await packedPackage();
+ * onTestFinished(() => pkg.remove());
+ * ```
+ */
+export interface PackedPackage {
+  /** The `.tgz` that `npm pack` wrote. */
+  readonly tarball: string;
+  /** The unpacked package (what the tarball holds under `package/`). */
+  readonly dir: string;
+  /** The tarball's file paths relative to `dir`, e.g. `dist/cli/main.js`. */
+  readonly files: readonly string[];
+  /** Removes the tarball and the unpacked copy. */
+  remove(): Promise<void>;
+}
+
+/**
+ * Packs the checkout's commit-to-be and unpacks the tarball into a temp directory.
+ *
+ * @example
+ * ```ts
+ * const { dir } = await packedPackage(); // dir/package.json, dir/dist/..., dir/infra/docker/Dockerfile
+ * ```
+ */
+export async function packedPackage(): Promise<PackedPackage> {
+  const work = await mkdtemp(path.join(tmpdir(), 'rl-packed-'));
+  const remove = () => rm(work, { recursive: true, force: true });
+  try {
+    const clone = await cloneCheckout();
+    let printed: string;
+    try {
+      printed = await clone.run('npm', ['pack', '--json', '--pack-destination', work]);
+    } finally {
+      await clone.remove();
+    }
+    const filename = (JSON.parse(printed) as { filename?: string }[])[0]?.filename;
+    if (filename === undefined) throw new Error(`npm pack printed no filename: ${printed}`);
+    const tarball = path.join(work, filename);
+    const dir = path.join(work, 'package');
+    const files: string[] = [];
+    for (const entry of await readTarball(tarball)) {
+      if (!entry.path.startsWith('package/'))
+        throw new Error(`${tarball}: ${entry.path} is outside package/`);
+      const relative = entry.path.slice('package/'.length);
+      const file = path.join(dir, relative);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, entry.content);
+      await chmod(file, entry.mode);
+      files.push(relative);
+    }
+    return { tarball, dir, files, remove };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+}
