@@ -19,6 +19,8 @@ const MOTO: PythonTool = {
 
 /** How long moto may take to answer after its start (Python imports are slow on a busy machine). */
 const START_TIMEOUT_MS = 60_000;
+/** A Python warning line: `<file>:<line>: UserWarning: <message>`. */
+const PYTHON_WARNING = /^\S+:\d+: \w*Warning: (.*)$/;
 
 /**
  * A running moto server.
@@ -33,6 +35,11 @@ const START_TIMEOUT_MS = 60_000;
 export interface MotoServerHandle {
   /** `http://127.0.0.1:<port>`, for the SDK's `endpoint`. */
   readonly endpoint: string;
+  /**
+   * The Python warnings the server printed so far, messages only, in order (moto warns, for one, when a
+   * CloudFormation template has a resource type it does not implement: it skips that resource).
+   */
+  warnings(): readonly string[];
   /** Stops the server; its data is gone. */
   close(): Promise<void>;
 }
@@ -70,8 +77,16 @@ export async function startMotoServer(): Promise<MotoServerHandle> {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
+  let partialLine = '';
+  const warnings: string[] = [];
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-4000);
+    const lines = (partialLine + chunk).split('\n');
+    partialLine = lines.pop() ?? '';
+    for (const line of lines) {
+      const message = PYTHON_WARNING.exec(line)?.[1];
+      if (message !== undefined) warnings.push(message);
+    }
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const endpoint = `http://127.0.0.1:${port}`;
@@ -91,7 +106,7 @@ export async function startMotoServer(): Promise<MotoServerHandle> {
       throw new Error(`moto_server did not answer on ${endpoint} within ${START_TIMEOUT_MS} ms: ${stderr}`);
     }
   }
-  return { endpoint, close: () => stop(child, exited) };
+  return { endpoint, warnings: () => [...warnings], close: () => stop(child, exited) };
 }
 
 async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void> {

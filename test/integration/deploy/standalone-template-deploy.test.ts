@@ -1,0 +1,251 @@
+/**
+ * The standalone template (infra/cloudformation/rocketmq-poller.yml) deployed with CreateStack against
+ * moto's server, for one mapping with an ACL secret given by partial ARN and an SQS failure destination,
+ * then read back from the services' APIs as serverless-deploy.test.ts reads the plugin's stacks: the
+ * config its `!Sub`/`!If` build is accepted by the poller's own loadConfigFromEnv, the roles name exactly
+ * the function, table, queue, log group and secret, the table has the offsets key schema; DeleteStack
+ * deletes it (the table stays: DeletionPolicy Retain).
+ *
+ * moto skips the scaling target and policy: cfn-lint, run here on the template, is all the checking they
+ * get, as are the properties moto drops (MOTO_CLOUDFORMATION in moto-coverage.ts).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CreateStackCommand, DeleteStackCommand } from '@aws-sdk/client-cloudformation';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cfnLint, formatFindings } from '../../support/cfn-lint.js';
+import { MOTO_CLIENT_CONFIG, type MotoServerHandle, startMotoServer } from '../../support/moto-server.js';
+import { parseCfnTemplate } from '../../unit/infra/cfn-evaluate.js';
+import { type AwsClients, awsClients } from './aws-clients.js';
+import { APPLICATION_AUTOSCALING_API, callJsonApi, SECRETS_MANAGER_API } from './aws-json-api.js';
+import { type DeployedStack, describeStack, stackStatus } from './deployed-stack.js';
+import {
+  createdOutcomes,
+  deletionOutcomes,
+  droppedProperties,
+  expectedCreation,
+  expectedDeletion,
+  expectedDropped,
+  type PollerIds,
+  type TemplateResources,
+  unsupportedTypes,
+} from './moto-coverage.js';
+import { OFFSETS_ACTIONS, PUBLISH_LAG_METRIC } from './poller-statements.js';
+import { describeTaskDefinition, pollerConfigOf } from './poller-task.js';
+import { logGroupArn, queueArn, tableArn } from './resource-lookups.js';
+import { iamResourceMatches, roleWithPolicy, statement } from './role-policy.js';
+import { REPO_ROOT } from './serverless-service.js';
+
+const TEMPLATE_FILE = path.join(REPO_ROOT, 'infra/cloudformation/rocketmq-poller.yml');
+const TEMPLATE_BODY = readFileSync(TEMPLATE_FILE, 'utf8');
+const RESOURCES = parseCfnTemplate(TEMPLATE_BODY).Resources as unknown as TemplateResources;
+const STACK_NAME = 'rocketmq-poller-orders';
+const FUNCTION_ARN = `arn:aws:lambda:${MOTO_CLIENT_CONFIG.region}:123456789012:function:orders-handler`;
+const SUBNETS = ['subnet-0a1b2c3d4e5f67890', 'subnet-0f3e2d1c4b5a69788'];
+const ACL = { accessKey: 'rocketmq-access-key', secretKey: 'rocketmq-secret-key' };
+const IDS: PollerIds = {
+  table: 'OffsetsTable',
+  logGroup: 'LogGroup',
+  taskDefinition: 'TaskDefinition',
+  service: 'Service',
+  cluster: 'Cluster',
+  executionRole: 'ExecutionRole',
+  taskRole: 'TaskRole',
+};
+
+let moto: MotoServerHandle | undefined;
+let aws: AwsClients | undefined;
+let stack: DeployedStack | undefined;
+let aclSecretArn = '';
+let partialSecretArn = '';
+let failureQueueArn = '';
+let createMs = 0;
+let deleteMs = 0;
+
+beforeAll(async () => {
+  moto = await startMotoServer();
+  aws = awsClients({ endpoint: moto.endpoint, ...MOTO_CLIENT_CONFIG });
+  const secret = await callJsonApi(aws.target, SECRETS_MANAGER_API, 'CreateSecret', {
+    Name: 'rocketmq/acl',
+    SecretString: JSON.stringify(ACL),
+  });
+  aclSecretArn = String((secret as { ARN?: unknown }).ARN);
+  partialSecretArn = aclSecretArn.replace(/-[A-Za-z0-9]{6}$/, '');
+  const { QueueUrl } = await aws.sqs.send(new CreateQueueCommand({ QueueName: 'orders-failures' }));
+  if (QueueUrl === undefined) throw new Error('CreateQueue gave no URL');
+  failureQueueArn = await queueArn(aws, QueueUrl);
+
+  const parameters: Record<string, string> = {
+    FunctionArn: FUNCTION_ARN,
+    FunctionTimeoutSeconds: '30',
+    Topic: 'Orders',
+    ConsumerGroup: 'orders-fn',
+    FilterExpression: 'TagA || TagB',
+    StartingPosition: 'TRIM_HORIZON',
+    OnFailureArn: failureQueueArn,
+    NameServers: '10.0.0.1:9876;10.0.0.2:9876',
+    AclSecretArn: partialSecretArn,
+    PollerImage: 'ghcr.io/rocketmq-lambda/rocketmq-lambda:0.1.0',
+    MaxCount: '4',
+    SubnetIds: SUBNETS.join(','),
+    SecurityGroupIds: 'sg-0c1d2e3f4a5b69788',
+    LogRetentionInDays: '30',
+  };
+  const startedAt = Date.now();
+  await aws.cloudformation.send(
+    new CreateStackCommand({
+      StackName: STACK_NAME,
+      TemplateBody: TEMPLATE_BODY,
+      Capabilities: ['CAPABILITY_IAM'],
+      Parameters: Object.entries(parameters).map(([ParameterKey, ParameterValue]) => ({
+        ParameterKey,
+        ParameterValue,
+      })),
+    }),
+  );
+  // moto completes CreateStack before it answers; a real account would be polled here.
+  stack = await describeStack(aws, STACK_NAME);
+  createMs = Date.now() - startedAt;
+}, 600_000);
+
+afterAll(async () => {
+  process.stdout.write(
+    `[standalone template on moto] CreateStack ${createMs} ms, DeleteStack ${deleteMs} ms\n`,
+  );
+  aws?.destroy();
+  await moto?.close();
+});
+
+function started(): { moto: MotoServerHandle; aws: AwsClients; stack: DeployedStack } {
+  if (moto === undefined || aws === undefined || stack === undefined)
+    throw new Error('the stack was not created');
+  return { moto, aws, stack };
+}
+
+describe('the standalone template, one mapping, deployed with CreateStack', () => {
+  it('reaches CREATE_COMPLETE with its outputs; each resource as moto handles its type', () => {
+    const { stack } = started();
+    expect(stack.status).toBe('CREATE_COMPLETE');
+    expect(createdOutcomes(stack, RESOURCES)).toEqual(expectedCreation(RESOURCES));
+    expect(stack.outputs).toEqual({
+      OffsetsTableName: stack.resource(IDS.table).physicalId,
+      PollerServiceName: stack.resource(IDS.service).physicalId.split('/').at(-1),
+      PollerLogGroupName: stack.resource(IDS.logGroup).physicalId,
+    });
+  });
+
+  it("the task definition's config is accepted by the poller's parser with the ACL keys from the secret", async () => {
+    const { aws, stack } = started();
+    const definition = await describeTaskDefinition(aws, stack.resource(IDS.taskDefinition).physicalId);
+    const [poller, ...others] = definition.containerDefinitions;
+    expect(others).toEqual([]);
+    if (poller === undefined) throw new Error('the task definition has no container');
+    expect(poller.secrets).toEqual([
+      { name: 'ROCKETMQ_ACCESS_KEY', valueFrom: `${partialSecretArn}:accessKey::` },
+      { name: 'ROCKETMQ_SECRET_KEY', valueFrom: `${partialSecretArn}:secretKey::` },
+    ]);
+    const config = await pollerConfigOf(aws, poller);
+    expect(config.acl).toEqual(ACL);
+    expect(config.nameServerAddresses).toEqual(['10.0.0.1:9876', '10.0.0.2:9876']);
+    expect(config.offsets).toMatchObject({ store: 'dynamodb', table: stack.resource(IDS.table).physicalId });
+    expect(config.metrics.cloudwatch).toBeDefined();
+    expect(config.mappings).toMatchObject([
+      {
+        topic: 'Orders',
+        consumerGroup: 'orders-fn',
+        functionRef: FUNCTION_ARN,
+        functionTimeoutMs: 30_000,
+        filter: { type: 'TAG', expression: 'TagA || TagB' },
+        startingPosition: 'TRIM_HORIZON',
+        onFailure: failureQueueArn,
+      },
+    ]);
+  });
+
+  it('the task role allows exactly the function, the table and the queue; the execution role the log group and the secret', async () => {
+    const { aws, stack } = started();
+    const task = await roleWithPolicy(aws, stack.resource(IDS.taskRole).physicalId, 'rocketmq-poller');
+    expect(task.statements).toEqual([
+      {
+        Sid: 'InvokeMappedFunction',
+        Effect: 'Allow',
+        Action: 'lambda:InvokeFunction',
+        Resource: [FUNCTION_ARN, `${FUNCTION_ARN}:*`],
+      },
+      {
+        Sid: 'Offsets',
+        Effect: 'Allow',
+        Action: [...OFFSETS_ACTIONS],
+        Resource: await tableArn(aws, stack.resource(IDS.table).physicalId),
+      },
+      PUBLISH_LAG_METRIC,
+      {
+        Sid: 'FailureDestination',
+        Effect: 'Allow',
+        Action: ['sqs:SendMessage', 'sns:Publish'],
+        Resource: failureQueueArn,
+      },
+    ]);
+    const execution = await roleWithPolicy(
+      aws,
+      stack.resource(IDS.executionRole).physicalId,
+      'rocketmq-poller',
+    );
+    // No KMS key given: the DecryptAcl statement's !If gives AWS::NoValue, which CloudFormation removes
+    // from the list; moto leaves a null in its place (its gap, not the template's).
+    expect(execution.statements.map((s) => s.Sid)).toEqual(['WriteLogs', 'PullImage', 'ReadAclSecret']);
+    expect(execution.nullStatements).toBe(1);
+    expect(task.nullStatements).toBe(0);
+    const logs = statement(execution.statements, 'WriteLogs');
+    const logGroup = await logGroupArn(aws, stack.resource(IDS.logGroup).physicalId);
+    // moto's GetAtt Arn of a log group has no `:*`; AWS's has.
+    expect([logGroup, `${logGroup}:*`]).toContain(logs.Resource);
+    const secret = statement(execution.statements, 'ReadAclSecret');
+    expect(secret.Resource).toEqual([partialSecretArn, `${partialSecretArn}-??????`]);
+    expect(iamResourceMatches(`${partialSecretArn}-??????`, aclSecretArn)).toBe(true);
+  });
+
+  it('the offsets table has the offsets key schema, on demand; moto drops the properties MOTO_CLOUDFORMATION lists', async () => {
+    const { aws, stack } = started();
+    const settings = {
+      cpu: '256',
+      memory: '512',
+      cpuArchitecture: 'X86_64',
+      subnets: SUBNETS,
+      logRetentionInDays: 30,
+    };
+    expect(await droppedProperties(aws, stack, IDS, settings)).toEqual(expectedDropped(IDS, RESOURCES));
+  });
+
+  it('moto skips the scaling target and policy (only cfn-lint checks them); cfn-lint passes the template', async () => {
+    const { moto, aws } = started();
+    const skipped = [
+      'AWS::ApplicationAutoScaling::ScalableTarget',
+      'AWS::ApplicationAutoScaling::ScalingPolicy',
+    ];
+    expect(unsupportedTypes(RESOURCES)).toEqual(skipped);
+    for (const type of skipped) {
+      expect(moto.warnings()).toContain(
+        `Tried to parse ${type} but it's not supported by moto's CloudFormation implementation`,
+      );
+    }
+    const targets = await callJsonApi(aws.target, APPLICATION_AUTOSCALING_API, 'DescribeScalableTargets', {
+      ServiceNamespace: 'ecs',
+    });
+    expect(targets).toMatchObject({ ScalableTargets: [] });
+    const findings = await cfnLint([TEMPLATE_FILE]);
+    expect(findings, formatFindings(findings)).toEqual([]);
+  }, 120_000);
+
+  it('DeleteStack deletes the stack; each resource as moto deletes its type (the table is retained)', async () => {
+    const { aws, stack } = started();
+    const startedAt = Date.now();
+    await aws.cloudformation.send(new DeleteStackCommand({ StackName: STACK_NAME }));
+    expect(await stackStatus(aws, STACK_NAME)).toBe('DELETE_COMPLETE');
+    deleteMs = Date.now() - startedAt;
+    expect(await deletionOutcomes(aws, stack.resources, RESOURCES)).toEqual(
+      expectedDeletion(stack.resources, RESOURCES),
+    );
+  });
+});
