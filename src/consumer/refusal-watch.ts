@@ -11,6 +11,7 @@
  * Offset-store refusals stop it at once (no maintenance state explains a missing table).
  */
 import { RocketMQError } from '../protocol/errors.js';
+import { anyInCauseChain } from '../util/cause-chain.js';
 import { describeError } from '../util/describe-error.js';
 
 /** Refusals with no broker success for this long stop the consumer. */
@@ -27,13 +28,7 @@ export const REFUSAL_MIN_COUNT = 2;
  * ```
  */
 export function isPermanentRefusal(error: unknown): boolean {
-  for (let current = error, depth = 0; depth < 6; depth++) {
-    if (typeof current !== 'object' || current === null) return false;
-    if ((current as { permanent?: unknown }).permanent === true) return true;
-    if (current instanceof AggregateError && current.errors.some(isPermanentRefusal)) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  return anyInCauseChain(error, (candidate) => (candidate as { permanent?: unknown }).permanent === true);
 }
 
 /**

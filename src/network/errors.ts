@@ -3,6 +3,7 @@
  * the flag (and on `instanceof` for the few that need a different reaction), never on messages.
  */
 import { RocketMQError } from '../protocol/errors.js';
+import { anyInCauseChain } from '../util/cause-chain.js';
 
 /**
  * Options every network error accepts.
@@ -128,11 +129,10 @@ export class ConnectionClosedError extends NetworkError {
  * ```
  */
 export function isSilentPeerClose(error: unknown): boolean {
-  for (let current = error, depth = 0; depth < 6 && current instanceof Error; depth++) {
-    if (current instanceof ConnectionClosedError && current.peerSilent) return true;
-    current = current.cause;
-  }
-  return false;
+  return anyInCauseChain(
+    error,
+    (candidate) => candidate instanceof ConnectionClosedError && candidate.peerSilent,
+  );
 }
 
 /**

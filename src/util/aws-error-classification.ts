@@ -3,6 +3,8 @@
  * Everything else (validation, access denied, missing table, a failed condition) fails the same way again.
  */
 
+import { anyInCauseChain } from './cause-chain.js';
+
 /** AWS error names that mean "too fast" or "our side is unwell", whatever the HTTP status. */
 const TRANSIENT_ERROR_NAMES: ReadonlySet<string> = new Set([
   'ThrottlingException',
@@ -58,17 +60,14 @@ interface AwsErrorShape {
  * ```
  */
 export function isTransientAwsError(error: unknown): boolean {
-  for (let current = error, depth = 0; depth < 5; depth++) {
-    if (typeof current !== 'object' || current === null) return false;
-    const shape = current as AwsErrorShape;
+  return anyInCauseChain(error, (candidate) => {
+    const shape = candidate as AwsErrorShape;
     if (typeof shape.name === 'string' && TRANSIENT_ERROR_NAMES.has(shape.name)) return true;
     if (typeof shape.code === 'string' && NETWORK_ERROR_CODES.has(shape.code)) return true;
     if (typeof shape.$retryable === 'object' && shape.$retryable !== null) return true;
     const status = shape.$metadata?.httpStatusCode;
-    if (typeof status === 'number' && (status === 429 || status >= 500)) return true;
-    current = shape.cause;
-  }
-  return false;
+    return typeof status === 'number' && (status === 429 || status >= 500);
+  });
 }
 
 /**
@@ -81,13 +80,10 @@ export function isTransientAwsError(error: unknown): boolean {
  * ```
  */
 export function isNetworkError(error: unknown): boolean {
-  for (let current = error, depth = 0; depth < 5; depth++) {
-    if (typeof current !== 'object' || current === null) return false;
-    const code = (current as AwsErrorShape).code;
-    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
-    current = (current as AwsErrorShape).cause;
-  }
-  return false;
+  return anyInCauseChain(error, (candidate) => {
+    const code = (candidate as AwsErrorShape).code;
+    return typeof code === 'string' && NETWORK_ERROR_CODES.has(code);
+  });
 }
 
 /**
@@ -112,13 +108,10 @@ const PERMANENT_ERROR_NAMES: ReadonlySet<string> = new Set([
  * ```
  */
 export function isPermanentAwsError(error: unknown): boolean {
-  for (let current = error, depth = 0; depth < 5; depth++) {
-    if (typeof current !== 'object' || current === null) return false;
-    const name = (current as AwsErrorShape).name;
-    if (typeof name === 'string' && PERMANENT_ERROR_NAMES.has(name)) return true;
-    current = (current as AwsErrorShape).cause;
-  }
-  return false;
+  return anyInCauseChain(error, (candidate) => {
+    const name = (candidate as AwsErrorShape).name;
+    return typeof name === 'string' && PERMANENT_ERROR_NAMES.has(name);
+  });
 }
 
 /**
