@@ -4,40 +4,49 @@
  * DynamoDB persisted under `.rocketmq-lambda/`, against a given name server or a local broker. Ctrl-C
  * stops everything it started (exit 0); a second Ctrl-C exits at once.
  */
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { ConfigError } from '../config/config-error.js';
 import { startDevSession } from '../dev/dev-session.js';
 import { DEV_PLACEHOLDER_CREDENTIAL } from '../dev/serverless-print.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
 import { abortOnStopSignals, type CliIo } from './cli-io.js';
-import { EXIT_FAILURE, EXIT_USAGE } from './run-command.js';
+import { collect } from './collect-option.js';
+import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 
-/** The help text of `dev`. */
-export const DEV_USAGE = `Usage: rocketmq-lambda dev [--config serverless.yml] [--name-server host:port] [--local-broker] [--stage dev]
-                           [--region eu-west-1] [--param key=value]... [--invoke-endpoint http://127.0.0.1:3002]
-
-Runs the poller locally for every rocketmq event in serverless.yml: handlers run in-process (TypeScript
+/** What `dev --help` says beyond its options. */
+export const DEV_HELP: CommandHelp = {
+  name: 'dev',
+  description: `Runs the poller locally for every rocketmq event in serverless.yml: handlers run in-process (TypeScript
 sources preferred over dist/ builds, reloaded when their file changes), offsets are kept in an embedded
 DynamoDB under <state dir>/dynamodb. Shows a live line per mapping on a terminal. Ctrl-C stops it.
 
-Options:
-  -c, --config <file>       serverless.yml (default: ./serverless.yml)
-      --name-server <addr>  host:port[;host:port]; default custom.rocketmq.nameServers, else ROCKETMQ_NAME_SERVER
-      --local-broker        start a local RocketMQ (Java 17 + Maven) and create the mapped topics (4 queues)
-      --stage <stage>       the stage, as serverless --stage (default provider.stage, else dev)
-      --region <region>     the region, as serverless --region
-      --param <key=value>   a \${param:key} value, as serverless --param (repeatable)
-      --state-dir <dir>     offsets, handler shims and broker logs (default <service dir>/.rocketmq-lambda)
-      --invoke-endpoint <url>
-                            invoke the functions through this Lambda Invoke API (serverless-offline's
-                            --lambdaPort) as <service>-<stage>-<function> instead of in-process
-  -h, --help                show this help
-
 serverless.yml is read as \`serverless print\` resolves it: a file with variables (\${self:...}, \${sls:stage},
 \${opt:...}, \${env:...}, \${file(...)}, \${param:...}, \${ssm:...}, ...) needs the Serverless Framework
-installed in the service (serverless v3 or osls), which dev runs there with --stage, --region and --param.
-`;
+installed in the service (serverless v3 or osls), which dev runs there with --stage, --region and --param.`,
+  examples: [
+    'rocketmq-lambda dev --local-broker',
+    'rocketmq-lambda dev --name-server 127.0.0.1:9876 --stage test --param tableName=orders',
+    'rocketmq-lambda dev --invoke-endpoint http://127.0.0.1:3002',
+  ],
+  exitCodes: { [EXIT_USAGE]: 'bad arguments, or serverless.yml has no valid rocketmq events' },
+  environment: {
+    'ROCKETMQ_NAME_SERVER, NAMESRV_ADDR': 'name servers when neither the options nor serverless.yml give one',
+    LOG_LEVEL: 'pino level of the logs (default info)',
+  },
+};
+
+/** The options of `dev`, as commander parses them. */
+interface DevOptions {
+  readonly config: string;
+  readonly nameServer?: string;
+  readonly localBroker?: boolean;
+  readonly stage?: string;
+  readonly region?: string;
+  readonly param: string[];
+  readonly stateDir?: string;
+  readonly invokeEndpoint?: string;
+}
 
 /**
  * Runs `dev` with the arguments after the command name; resolves with the exit code.
@@ -48,61 +57,44 @@ installed in the service (serverless v3 or osls), which dev runs there with --st
  * ```
  */
 export async function devCommand(args: readonly string[], io: CliIo): Promise<number> {
-  let values: {
-    config?: string | undefined;
-    'name-server'?: string | undefined;
-    'local-broker'?: boolean | undefined;
-    stage?: string | undefined;
-    region?: string | undefined;
-    param?: string[] | undefined;
-    'state-dir'?: string | undefined;
-    'invoke-endpoint'?: string | undefined;
-    help?: boolean | undefined;
-  };
-  try {
-    values = parseArgs({
-      args: [...args],
-      options: {
-        config: { type: 'string', short: 'c' },
-        'name-server': { type: 'string' },
-        'local-broker': { type: 'boolean' },
-        stage: { type: 'string' },
-        region: { type: 'string' },
-        param: { type: 'string', multiple: true },
-        'state-dir': { type: 'string' },
-        'invoke-endpoint': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    io.stderr.write(
-      `rocketmq-lambda dev: ${error instanceof Error ? error.message : String(error)}\n\n${DEV_USAGE}`,
+  const command = declareCommand(DEV_HELP, io)
+    .option('-c, --config <file>', 'serverless.yml', 'serverless.yml')
+    .option(
+      '--name-server <addr>',
+      'host:port[;host:port]; default custom.rocketmq.nameServers, else ROCKETMQ_NAME_SERVER',
+    )
+    .option(
+      '--local-broker',
+      'start a local RocketMQ (Java 17 + Maven) and create the mapped topics (4 queues)',
+    )
+    .option('--stage <stage>', 'the stage, as serverless --stage (default provider.stage, else dev)')
+    .option('--region <region>', 'the region, as serverless --region')
+    .option('--param <key=value>', `a \${param:key} value, as serverless --param (repeatable)`, collect, [])
+    .option(
+      '--state-dir <dir>',
+      'offsets, handler shims and broker logs (default <service dir>/.rocketmq-lambda)',
+    )
+    .option(
+      '--invoke-endpoint <url>',
+      "invoke the functions through this Lambda Invoke API (serverless-offline's --lambdaPort) as <service>-<stage>-<function> instead of in-process",
     );
-    return EXIT_USAGE;
+  const parsed = parseCommand<DevOptions>(command, args);
+  if (typeof parsed === 'number') return parsed;
+  const values = parsed.options;
+  if (values.localBroker === true && values.nameServer !== undefined) {
+    return usageError(command, io, 'use --name-server or --local-broker, not both');
   }
-  if (values.help === true) {
-    io.stdout.write(DEV_USAGE);
-    return 0;
-  }
-  if (values['local-broker'] === true && values['name-server'] !== undefined) {
-    io.stderr.write(`rocketmq-lambda dev: use --name-server or --local-broker, not both\n\n${DEV_USAGE}`);
-    return EXIT_USAGE;
-  }
-  const invokeEndpoint = values['invoke-endpoint'];
+  const invokeEndpoint = values.invokeEndpoint;
   if (invokeEndpoint !== undefined && !/^https?:\/\/[^/]/.test(invokeEndpoint)) {
-    io.stderr.write(
-      `rocketmq-lambda dev: --invoke-endpoint must be an http(s) URL such as http://127.0.0.1:3002, got ${JSON.stringify(invokeEndpoint)}\n\n${DEV_USAGE}`,
+    return usageError(
+      command,
+      io,
+      `--invoke-endpoint must be an http(s) URL such as http://127.0.0.1:3002, got ${JSON.stringify(invokeEndpoint)}`,
     );
-    return EXIT_USAGE;
   }
-  const badParam = values.param?.find((param) => !/^[^=\s]+=/.test(param));
+  const badParam = values.param.find((param) => !/^[^=\s]+=/.test(param));
   if (badParam !== undefined) {
-    io.stderr.write(
-      `rocketmq-lambda dev: --param must be key=value, got ${JSON.stringify(badParam)}\n\n${DEV_USAGE}`,
-    );
-    return EXIT_USAGE;
+    return usageError(command, io, `--param must be key=value, got ${JSON.stringify(badParam)}`);
   }
   useLocalCredentials(io.env);
   const tty = process.stdout.isTTY === true && io.stdout === process.stdout;
@@ -115,14 +107,14 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
     let session: Awaited<ReturnType<typeof startDevSession>>;
     try {
       session = await startDevSession({
-        configFile: values.config ?? 'serverless.yml',
+        configFile: values.config,
         env: io.env,
         stage: values.stage,
         region: values.region,
         params: values.param,
-        nameServer: values['name-server'],
-        localBroker: values['local-broker'] === true,
-        stateDir: values['state-dir'],
+        nameServer: values.nameServer,
+        localBroker: values.localBroker === true,
+        stateDir: values.stateDir,
         invokeEndpoint,
         logger,
         stdout: process.stdout,

@@ -4,7 +4,6 @@
  * the reason (one line per problem).
  */
 import { readFile, stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { PULL_STALL_MS } from '../consumer/consumer-health.js';
 import {
   HEALTH_FILE_ENV,
@@ -12,23 +11,24 @@ import {
   type HealthReport,
   healthFilePath,
 } from '../poller/health-beat.js';
+import { type CommandHelp, declareCommand, parseCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
-import { EXIT_FAILURE, EXIT_USAGE } from './run-command.js';
+import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
+import { positiveInteger } from './option-parsers.js';
 
-/** The help text of `health`. */
-export const HEALTH_USAGE = `Usage: rocketmq-lambda health [--max-age-ms <ms>]
-
-Exits 0 when the poller running on this host is healthy: its heartbeat file was rewritten within the
+/** What `health --help` says beyond its options. */
+export const HEALTH_HELP: CommandHelp = {
+  name: 'health',
+  description: `Exits 0 when the poller running on this host is healthy: its heartbeat file was rewritten within the
 last ${HEALTH_MAX_AGE_MS / 1000} s and says every mapping does its job (running, pulling every queue it holds
-within ${PULL_STALL_MS / 1000} s, writing offsets). Else exits 1 and prints why. Used by the container HEALTHCHECK.
-
-Options:
-  --max-age-ms <ms>  how old the heartbeat may be (default ${HEALTH_MAX_AGE_MS})
-  -h, --help         show this help
-
-Environment:
-  ${HEALTH_FILE_ENV}  the heartbeat file (default <tmpdir>/rocketmq-lambda/health)
-`;
+within ${PULL_STALL_MS / 1000} s, writing offsets). Else exits 1 and prints why. Used by the container HEALTHCHECK.`,
+  examples: ['rocketmq-lambda health', 'rocketmq-lambda health --max-age-ms 120000'],
+  exitCodes: {
+    [EXIT_OK]: 'healthy',
+    [EXIT_FAILURE]: 'unhealthy, or no poller runs here (one line per problem)',
+  },
+  environment: { [HEALTH_FILE_ENV]: 'the heartbeat file (default <tmpdir>/rocketmq-lambda/health)' },
+};
 
 /**
  * Runs `health`; resolves with the exit code.
@@ -39,31 +39,15 @@ Environment:
  * ```
  */
 export async function healthCommand(args: readonly string[], io: CliIo, nowMs = Date.now()): Promise<number> {
-  let maxAgeMs = HEALTH_MAX_AGE_MS;
-  try {
-    const { values } = parseArgs({
-      args: [...args],
-      options: { 'max-age-ms': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: false,
-    });
-    if (values.help) {
-      io.stdout.write(HEALTH_USAGE);
-      return 0;
-    }
-    if (values['max-age-ms'] !== undefined) {
-      maxAgeMs = Number(values['max-age-ms']);
-      if (!Number.isInteger(maxAgeMs) || maxAgeMs <= 0) {
-        io.stderr.write(`rocketmq-lambda health: --max-age-ms must be a positive integer\n`);
-        return EXIT_USAGE;
-      }
-    }
-  } catch (error) {
-    io.stderr.write(
-      `rocketmq-lambda health: ${error instanceof Error ? error.message : String(error)}\n\n${HEALTH_USAGE}`,
-    );
-    return EXIT_USAGE;
-  }
+  const command = declareCommand(HEALTH_HELP, io).option(
+    '--max-age-ms <ms>',
+    'how old the heartbeat may be',
+    positiveInteger('--max-age-ms'),
+    HEALTH_MAX_AGE_MS,
+  );
+  const parsed = parseCommand<{ maxAgeMs: number }>(command, args);
+  if (typeof parsed === 'number') return parsed;
+  const maxAgeMs = parsed.options.maxAgeMs;
   const path = healthFilePath(io.env);
   let modifiedMs: number;
   try {

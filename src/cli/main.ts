@@ -1,26 +1,48 @@
 #!/usr/bin/env node
 /**
- * The `rocketmq-lambda` command: `run --config <file>`, `health`, `--help`, `--version`. Unknown commands and flags
- * print the usage and exit with code 2.
+ * The `rocketmq-lambda` command: dispatches to the command modules (`run`, `dev`, `health`, `send`,
+ * `status`, `offsets`, `dlq`, `validate`), loading only the one asked for (the production `run` never
+ * loads dev's embedded DynamoDB or the local broker). Unknown commands and flags print the usage and
+ * exit with code 2.
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CliIo, processIo } from './cli-io.js';
-import { devCommand } from './dev-command.js';
-import { healthCommand } from './health-command.js';
-import { EXIT_USAGE, runCommand } from './run-command.js';
+import { EXIT_USAGE } from './exit-codes.js';
+
+/** A command: what the top-level help says of it, and how to load it. */
+interface CommandEntry {
+  readonly summary: string;
+  readonly load: () => Promise<(args: readonly string[], io: CliIo) => Promise<number>>;
+}
+
+/** Every command, in the order the help lists them. */
+const COMMANDS: Readonly<Record<string, CommandEntry>> = {
+  run: {
+    summary: 'start a poller for the mappings of a config file (YAML or JSON)',
+    load: async () => (await import('./run-command.js')).runCommand,
+  },
+  dev: {
+    summary: "run serverless.yml's rocketmq events locally, handlers reloaded on save",
+    load: async () => (await import('./dev-command.js')).devCommand,
+  },
+  health: {
+    summary: 'exit 0 when the poller on this host is healthy (container health check)',
+    load: async () => (await import('./health-command.js')).healthCommand,
+  },
+};
 
 /** The top-level help text. */
 export const USAGE = `Usage: rocketmq-lambda <command> [options]
 
 Commands:
-  run --config <file>   start a poller for the mappings of a config file (YAML or JSON)
-  dev                   run serverless.yml's rocketmq events locally (see dev --help)
-  health                exit 0 when the poller on this host is healthy (container health check)
+${Object.entries(COMMANDS)
+  .map(([name, entry]) => `  ${name.padEnd(10)}${entry.summary}`)
+  .join('\n')}
 
 Options:
-  -h, --help            show this help (also: rocketmq-lambda <command> --help)
-  -v, --version         print the version
+  -h, --help     show this help (also: rocketmq-lambda <command> --help)
+  -v, --version  print the version
 `;
 
 /**
@@ -47,13 +69,10 @@ export function packageVersion(): string {
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
+  const entry = command === undefined ? undefined : COMMANDS[command];
+  if (entry !== undefined && Object.hasOwn(COMMANDS, command as string))
+    return (await entry.load())(rest, io);
   switch (command) {
-    case 'run':
-      return runCommand(rest, io);
-    case 'dev':
-      return devCommand(rest, io);
-    case 'health':
-      return healthCommand(rest, io);
     case '-h':
     case '--help':
     case 'help':

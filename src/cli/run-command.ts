@@ -5,43 +5,41 @@
  * Exit codes: 0 after a graceful stop; 1 when a mapping failed (fatally while running, or to start);
  * 2 for usage errors and invalid configs (one line per problem on stderr); 128 + n on a second signal.
  */
-import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/config-error.js';
 import { CONFIG_ENV_VARIABLE, loadConfig, loadConfigFromEnv } from '../config/load-config.js';
 import type { RunConfig } from '../config/run-config.js';
 import { healthFilePath } from '../poller/health-beat.js';
 import { startPoller } from '../poller/poller.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
+import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
 import { abortOnStopSignals, type CliIo } from './cli-io.js';
+import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 
-/** Exit code of usage errors and invalid configs. */
-export const EXIT_USAGE = 2;
-/** Exit code when the poller could not start or a mapping failed. */
-export const EXIT_FAILURE = 1;
-
-/** The help text of `run`. */
-export const RUN_USAGE = `Usage: rocketmq-lambda run [--config <file>]
-
-Starts a poller: reads RocketMQ topics and invokes a function per batch, as the mappings of the
-config say. Stops gracefully on SIGTERM or SIGINT (a second signal exits at once).
-
-Options:
-  -c, --config <file>  the config file (YAML, or JSON); without it, the config is read as JSON from
-                       ${CONFIG_ENV_VARIABLE} (local: paths then relative to the working directory)
-  -h, --help           show this help
-
-Environment:
-  ${CONFIG_ENV_VARIABLE}                  the whole config as JSON, when --config is not given
-  ROCKETMQ_NAME_SERVER, NAMESRV_ADDR      name servers when the config has no nameServer
-  ROCKETMQ_ACCESS_KEY, ROCKETMQ_SECRET_KEY  ACL credentials when the config has no acl
-  ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT, AWS_ENDPOINT_URL_DYNAMODB, AWS_REGION
-                                          the offsets table's endpoint and region
-  AWS_REGION, AWS_ENDPOINT_URL_LAMBDA     Lambda's region and endpoint when the config has no lambda
-  AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL_SNS
-                                          onFailure endpoints when the config has no destinations
-  AWS_ACCESS_KEY_ID, AWS_PROFILE, ...     AWS credentials: the SDK's standard chain
-  LOG_LEVEL                               pino level of the JSON logs on stdout (default info)
-`;
+/** What `run --help` says beyond its options. */
+export const RUN_HELP: CommandHelp = {
+  name: 'run',
+  description: `Starts a poller: reads RocketMQ topics and invokes a function per batch, as the mappings of the
+config say. Stops gracefully on SIGTERM or SIGINT (a second signal exits at once).`,
+  examples: [
+    'rocketmq-lambda run --config poller.yaml',
+    `${CONFIG_ENV_VARIABLE}="$(cat poller.json)" rocketmq-lambda run`,
+  ],
+  exitCodes: {
+    [EXIT_FAILURE]: 'the poller could not start, or a mapping failed while running',
+    130: 'a second SIGINT (143: a second SIGTERM): stopped at once',
+  },
+  environment: {
+    [CONFIG_ENV_VARIABLE]: 'the whole config as JSON, when --config is not given',
+    'ROCKETMQ_NAME_SERVER, NAMESRV_ADDR': 'name servers when the config has no nameServer',
+    'ROCKETMQ_ACCESS_KEY, ROCKETMQ_SECRET_KEY': 'ACL credentials when the config has no acl',
+    'ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT, AWS_ENDPOINT_URL_DYNAMODB': "the offsets table's endpoint",
+    AWS_REGION: 'the region of DynamoDB, Lambda and the destinations when the config has none',
+    'AWS_ENDPOINT_URL_LAMBDA, AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL_SNS':
+      'other endpoints (local emulators)',
+    'AWS_ACCESS_KEY_ID, AWS_PROFILE, ...': "AWS credentials: the SDK's standard chain",
+    LOG_LEVEL: 'pino level of the JSON logs on stdout (default info)',
+  },
+};
 
 /**
  * Runs `run` with the arguments after the command name; resolves with the exit code.
@@ -52,31 +50,20 @@ Environment:
  * ```
  */
 export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
-  let configFile: string | undefined;
-  try {
-    const { values } = parseArgs({
-      args: [...args],
-      options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: false,
-    });
-    if (values.help === true) {
-      io.stdout.write(RUN_USAGE);
-      return 0;
-    }
-    configFile = values.config;
-  } catch (error) {
-    io.stderr.write(
-      `rocketmq-lambda run: ${error instanceof Error ? error.message : String(error)}\n\n${RUN_USAGE}`,
-    );
-    return EXIT_USAGE;
-  }
+  const command = declareCommand(RUN_HELP, io).option(
+    '-c, --config <file>',
+    `the config file (YAML, or JSON); without it, the config is read as JSON from ${CONFIG_ENV_VARIABLE}`,
+  );
+  const parsed = parseCommand<{ config?: string }>(command, args);
+  if (typeof parsed === 'number') return parsed;
+  const configFile = parsed.options.config;
   const fromEnv = configFile === undefined && (io.env[CONFIG_ENV_VARIABLE]?.trim() ?? '') !== '';
   if (!fromEnv && (configFile === undefined || configFile === '')) {
-    io.stderr.write(
-      `rocketmq-lambda run: --config <file> is required (or the config as JSON in ${CONFIG_ENV_VARIABLE})\n\n${RUN_USAGE}`,
+    return usageError(
+      command,
+      io,
+      `--config <file> is required (or the config as JSON in ${CONFIG_ENV_VARIABLE})`,
     );
-    return EXIT_USAGE;
   }
 
   let config: RunConfig;

@@ -78,10 +78,15 @@ describe('rocketmq-lambda health', () => {
     expect(err.join('')).toContain(`no heartbeat file at ${file}`);
   });
 
-  it('rejects a bad flag with the usage and exit code 2', async () => {
-    const { cli, err } = io({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
-    expect(await healthCommand(['--max-age-ms', 'soon'], cli)).toBe(2);
-    expect(await healthCommand(['--nope'], cli)).toBe(2);
-    expect(err.join('')).toContain('Usage: rocketmq-lambda health');
+  it('rejects a bad flag, naming it, with exit code 2', async () => {
+    const bad = io({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
+    expect(await healthCommand(['--max-age-ms', 'soon'], bad.cli)).toBe(2);
+    expect(bad.err.join('')).toBe(
+      "rocketmq-lambda health: option '--max-age-ms <ms>' argument 'soon' is invalid. --max-age-ms must be a positive integer.\n" +
+        '(rocketmq-lambda health --help shows the options)\n',
+    );
+    const unknown = io({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
+    expect(await healthCommand(['--nope'], unknown.cli)).toBe(2);
+    expect(unknown.err.join('')).toContain("rocketmq-lambda health: unknown option '--nope'");
   });
 });

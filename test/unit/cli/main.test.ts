@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import type { CliIo, StopSignal } from '../../../src/cli/cli-io.js';
 import { signalExitCode } from '../../../src/cli/cli-io.js';
 import { main, USAGE } from '../../../src/cli/main.js';
-import { RUN_USAGE } from '../../../src/cli/run-command.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/config/', import.meta.url));
 
@@ -64,17 +63,39 @@ describe('rocketmq-lambda', () => {
 });
 
 describe('rocketmq-lambda run', () => {
-  it('--help prints the run usage', async () => {
+  it('--help prints the usage, the options, examples, exit codes and environment', async () => {
     const t = fakeIo();
     expect(await main(['run', '--help'], t.io)).toBe(0);
-    expect(t.stdout()).toBe(RUN_USAGE);
+    const help = t.stdout();
+    expect(help.split('\n')[0]).toBe('Usage: rocketmq-lambda run [options]');
+    for (const section of ['Options:', 'Examples:', 'Exit codes:', 'Environment:']) {
+      expect(help).toContain(`\n${section}\n`);
+    }
+    expect(help).toContain('-c, --config <file>');
+    expect(help).toContain('$ rocketmq-lambda run --config poller.yaml');
+    expect(help).toMatch(/\n {2}2 {3}bad arguments or an invalid config/);
+    expect(t.stderr()).toBe('');
+  });
+
+  it('every command answers --help with examples and exit codes, without starting anything', async () => {
+    const commands = USAGE.split('Commands:\n')[1]?.split('\n\n')[0]?.split('\n') ?? [];
+    expect(commands.length).toBeGreaterThanOrEqual(3);
+    for (const line of commands) {
+      const name = line.trim().split(/\s+/)[0] ?? '';
+      const t = fakeIo();
+      expect(await main([name, '--help'], t.io), name).toBe(0);
+      expect(t.stdout().split('\n')[0]).toBe(`Usage: rocketmq-lambda ${name} [options]`);
+      expect(t.stdout()).toContain('\nExamples:\n  $ rocketmq-lambda ');
+      expect(t.stdout()).toContain('\nExit codes:\n');
+    }
   });
 
   it('wants --config', async () => {
     const t = fakeIo();
     expect(await main(['run'], t.io)).toBe(2);
     expect(t.stderr()).toBe(
-      `rocketmq-lambda run: --config <file> is required (or the config as JSON in ROCKETMQ_LAMBDA_CONFIG)\n\n${RUN_USAGE}`,
+      'rocketmq-lambda run: --config <file> is required (or the config as JSON in ROCKETMQ_LAMBDA_CONFIG)\n' +
+        '(rocketmq-lambda run --help shows the options)\n',
     );
     const blank = fakeIo({ ROCKETMQ_LAMBDA_CONFIG: '  ' });
     expect(await main(['run'], blank.io)).toBe(2);
@@ -82,18 +103,22 @@ describe('rocketmq-lambda run', () => {
     const empty = fakeIo();
     expect(await main(['run', '--config'], empty.io)).toBe(2);
     expect(empty.stderr().split('\n')[0]).toMatch(
-      /^rocketmq-lambda run: Option '-c, --config <value>' argument missing/,
+      /^rocketmq-lambda run: option '-c, --config <file>' argument missing/,
     );
   });
 
   it('rejects unknown options and stray arguments with the usage', async () => {
     const t = fakeIo();
     expect(await main(['run', '--config', 'x.yaml', '--dry-run'], t.io)).toBe(2);
-    expect(t.stderr()).toContain("Unknown option '--dry-run'");
-    expect(t.stderr()).toContain(RUN_USAGE);
+    expect(t.stderr()).toBe(
+      "rocketmq-lambda run: unknown option '--dry-run'\n(rocketmq-lambda run --help shows the options)\n",
+    );
     const stray = fakeIo();
     expect(await main(['run', 'x.yaml'], stray.io)).toBe(2);
-    expect(stray.stderr()).toContain(RUN_USAGE);
+    expect(stray.stderr()).toContain(
+      'rocketmq-lambda run: too many arguments. Expected 0 arguments but got 1.',
+    );
+    expect(stray.stderr()).toContain('(rocketmq-lambda run --help shows the options)');
   });
 
   it('a bad config: one stderr line per problem, prefixed with the file, exit 2, no signal handler left', async () => {

@@ -1,0 +1,137 @@
+/**
+ * How every `rocketmq-lambda <command>` is declared and parsed: a commander `Command` bound to the
+ * command's {@link CliIo}, with the same help layout everywhere (usage, options, then examples, exit codes
+ * and environment) and the same reaction to bad arguments (one line naming the problem, the help, exit 2).
+ */
+import { Command, CommanderError, type OptionValues } from 'commander';
+import type { CliIo } from './cli-io.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+
+/**
+ * What a command's help says beyond its options.
+ *
+ * @example
+ * ```ts
+ * const help: CommandHelp = {
+ *   name: 'send', description: 'Sends ...',
+ *   examples: ['rocketmq-lambda send --topic orders --body hello'],
+ * };
+ * ```
+ */
+export interface CommandHelp {
+  /** The command's name, as typed after `rocketmq-lambda`. */
+  readonly name: string;
+  /** A paragraph (or a few) on what it does. */
+  readonly description: string;
+  /** Command lines that work as written. */
+  readonly examples: readonly string[];
+  /** Exit codes beyond the common ones (0, 1, 2), or other meanings for them. */
+  readonly exitCodes?: Readonly<Record<number, string>> | undefined;
+  /** Environment variables the command reads, with what they mean. */
+  readonly environment?: Readonly<Record<string, string>> | undefined;
+}
+
+/** What every command's exit codes mean unless its help says otherwise. */
+const COMMON_EXIT_CODES: Readonly<Record<number, string>> = {
+  [EXIT_OK]: 'done',
+  [EXIT_FAILURE]: 'the command ran and failed (the reason is on stderr)',
+  [EXIT_USAGE]: 'bad arguments or an invalid config (one line per problem on stderr)',
+};
+
+/**
+ * A commander command for `rocketmq-lambda <help.name>`, writing to `io` and never exiting the process.
+ * Add options with `.option(...)` / `.requiredOption(...)`, then call {@link parseCommand}.
+ *
+ * @example
+ * ```ts
+ * const command = declareCommand(SEND_HELP, io).requiredOption('-t, --topic <topic>', 'the topic');
+ * const parsed = parseCommand(command, args);
+ * if (typeof parsed === 'number') return parsed;
+ * ```
+ */
+export function declareCommand(help: CommandHelp, io: CliIo): Command {
+  const command = new Command(`rocketmq-lambda ${help.name}`)
+    .description(help.description)
+    .helpOption('-h, --help', 'show this help')
+    .exitOverride()
+    .allowExcessArguments(false)
+    .configureHelp({ helpWidth: 100, sortOptions: false })
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: (text, write) => write(`rocketmq-lambda ${help.name}: ${text.replace(/^error: /, '')}`),
+    })
+    .showHelpAfterError(`(rocketmq-lambda ${help.name} --help shows the options)`);
+  command.addHelpText('after', helpEpilogue(help));
+  return command;
+}
+
+/** The examples, exit codes and environment sections of a command's help. */
+function helpEpilogue(help: CommandHelp): string {
+  const sections = [`\nExamples:\n${help.examples.map((line) => `  $ ${line}`).join('\n')}\n`];
+  const codes = { ...COMMON_EXIT_CODES, ...help.exitCodes };
+  sections.push(
+    `\nExit codes:\n${Object.entries(codes)
+      .map(([code, meaning]) => `  ${code.padEnd(4)}${meaning}`)
+      .join('\n')}\n`,
+  );
+  if (help.environment !== undefined) {
+    const entries = Object.entries(help.environment);
+    const width = Math.max(...entries.map(([name]) => name.length)) + 2;
+    sections.push(
+      `\nEnvironment:\n${entries.map(([name, meaning]) => `  ${name.padEnd(width)}${meaning}`).join('\n')}\n`,
+    );
+  }
+  return sections.join('');
+}
+
+/**
+ * The parsed options and operands of a command line.
+ *
+ * @example
+ * ```ts
+ * const { options } = parsed as ParsedCommand<{ topic: string }>;
+ * ```
+ */
+export interface ParsedCommand<Options extends OptionValues> {
+  readonly options: Options;
+  readonly operands: readonly string[];
+}
+
+/**
+ * Parses `args` (the words after the command name). Returns the options, or the exit code to return
+ * at once: 0 after `--help`, {@link EXIT_USAGE} after a usage error (already printed with the help hint).
+ *
+ * @example
+ * ```ts
+ * const parsed = parseCommand<{ topic: string }>(command, ['--topic', 'orders']);
+ * if (typeof parsed === 'number') return parsed;
+ * parsed.options.topic; // => 'orders'
+ * ```
+ */
+export function parseCommand<Options extends OptionValues>(
+  command: Command,
+  args: readonly string[],
+): ParsedCommand<Options> | number {
+  try {
+    command.parse([...args], { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    return error.code === 'commander.helpDisplayed' || error.code === 'commander.help' ? EXIT_OK : EXIT_USAGE;
+  }
+  return { options: command.opts<Options>(), operands: command.args };
+}
+
+/**
+ * Reports a usage problem found after parsing (a missing or contradictory option) the way commander
+ * reports its own: one line naming the problem, a hint to the help; returns {@link EXIT_USAGE}.
+ *
+ * @example
+ * ```ts
+ * if (options.body !== undefined && options.file !== undefined) return usageError(command, io, 'use --body or --file, not both');
+ * ```
+ */
+export function usageError(command: Command, io: CliIo, problem: string): number {
+  io.stderr.write(`${command.name()}: ${problem}\n(${command.name()} --help shows the options)\n`);
+  return EXIT_USAGE;
+}

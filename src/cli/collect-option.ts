@@ -1,0 +1,15 @@
+/**
+ * The argument parser of repeatable options (`--param a=1 --param b=2`): each value joins the list.
+ */
+
+/**
+ * Adds `value` to the values given so far (commander's custom option processing).
+ *
+ * @example
+ * ```ts
+ * command.option('--param <key=value>', 'repeatable', collect, []);
+ * ```
+ */
+export function collect(value: string, previous: readonly string[]): string[] {
+  return [...previous, value];
+}

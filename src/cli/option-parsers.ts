@@ -1,0 +1,42 @@
+/**
+ * Parsers of option values shared by the commands: each turns the text into a value or throws
+ * commander's InvalidArgumentError, which commander reports as "option '--x <n>' argument 'abc' is
+ * invalid. <our reason>" and exit 2.
+ */
+import { InvalidArgumentError } from 'commander';
+
+/**
+ * A parser of whole numbers >= 1.
+ *
+ * @example
+ * ```ts
+ * command.option('--count <n>', 'how many', positiveInteger('--count'), 1);
+ * ```
+ */
+export function positiveInteger(option: string): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < 1) {
+      throw new InvalidArgumentError(`${option} must be a positive integer.`);
+    }
+    return parsed;
+  };
+}
+
+/**
+ * A parser of whole numbers >= 0.
+ *
+ * @example
+ * ```ts
+ * command.option('--queue <id>', 'one queue', nonNegativeInteger('--queue'));
+ * ```
+ */
+export function nonNegativeInteger(option: string): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed)) {
+      throw new InvalidArgumentError(`${option} must be a whole number >= 0.`);
+    }
+    return parsed;
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Progress of long operations (redriving thousands of messages, resetting many queues), on stderr so that
+ * stdout stays parseable: a live bar (cli-progress) on a terminal, a plain line every few seconds
+ * elsewhere (CI logs, pipes), and a final line either way.
+ */
+import { SingleBar } from 'cli-progress';
+
+/** Plain-text progress lines are at least this far apart when stderr is not a terminal. */
+export const PLAIN_PROGRESS_INTERVAL_MS = 5_000;
+
+/**
+ * A progress display for `total` units of work.
+ *
+ * @example
+ * ```ts
+ * const progress = startProgress({ stream: process.stderr, label: 'redrive', total: 5000 });
+ * for (const message of messages) { await send(message); progress.advance(1); }
+ * progress.finish();
+ * ```
+ */
+export interface ProgressReporter {
+  /** `count` more units done. */
+  advance(count: number): void;
+  /** Ends the display with a final line (`done/total label`). */
+  finish(): void;
+}
+
+/**
+ * Options of {@link startProgress}.
+ *
+ * @example
+ * ```ts
+ * const options: ProgressOptions = { stream: io.stderr, label: 'messages redriven', total: 120 };
+ * ```
+ */
+export interface ProgressOptions {
+  /** Where progress goes (stderr); a live bar only when it is a terminal. */
+  readonly stream: { write(text: string): unknown; readonly isTTY?: boolean | undefined };
+  /** What is counted, e.g. `messages redriven`. */
+  readonly label: string;
+  readonly total: number;
+  readonly now?: (() => number) | undefined;
+}
+
+/**
+ * Starts a progress display.
+ *
+ * @example
+ * ```ts
+ * const progress = startProgress({ stream: io.stderr, label: 'queues reset', total: 8 });
+ * ```
+ */
+export function startProgress(options: ProgressOptions): ProgressReporter {
+  let done = 0;
+  const finalLine = (): string => `${done}/${options.total} ${options.label}\n`;
+  if (options.stream.isTTY === true && options.stream === process.stderr) {
+    const bar = new SingleBar({
+      format: `{bar} {value}/{total} ${options.label} ({percentage}%, eta {eta_formatted})`,
+      stream: process.stderr,
+      hideCursor: true,
+      clearOnComplete: true,
+    });
+    bar.start(options.total, 0);
+    return {
+      advance(count) {
+        done += count;
+        bar.update(done);
+      },
+      finish() {
+        bar.stop();
+        options.stream.write(finalLine());
+      },
+    };
+  }
+  const now = options.now ?? Date.now;
+  let lastLineAt = now();
+  return {
+    advance(count) {
+      done += count;
+      if (now() - lastLineAt >= PLAIN_PROGRESS_INTERVAL_MS && done < options.total) {
+        lastLineAt = now();
+        options.stream.write(`${done}/${options.total} ${options.label}...\n`);
+      }
+    },
+    finish() {
+      options.stream.write(finalLine());
+    },
+  };
+}
