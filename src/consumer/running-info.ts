@@ -9,6 +9,33 @@ import type { ConsumerRuntimeStatus } from './consumer-status.js';
 const MiB = 1024 * 1024;
 
 /**
+ * Names of the `MQVersion.Version` constants we may announce as request version (the enum's ordinal is
+ * the wire value). Java clients put the name, not the number, in `PROP_CLIENT_VERSION`, and
+ * `mqadmin consumerConnection` prints the same name in its `#Version` column.
+ */
+const VERSION_NAMES: Readonly<Record<number, string>> = { 401: 'V4_9_4' };
+
+/**
+ * The `MQVersion.Version` name of a request version, as mqadmin prints it (`401` → `V4_9_4`); the
+ * number itself for versions we never announce.
+ *
+ * @example
+ * ```ts
+ * clientVersionName(401) // => 'V4_9_4'
+ * ```
+ */
+export function clientVersionName(version: number = CLIENT_VERSION): string {
+  return VERSION_NAMES[version] ?? String(version);
+}
+
+/**
+ * What `#User Consume Info` says we are: the language column of `mqadmin consumerConnection` reads
+ * JAVA, because we announce JAVA on the wire (see CLIENT_LANGUAGE), so an operator needs this line to
+ * tell a poller from a Java consumer.
+ */
+const CLIENT_RUNTIME = `rocketmq-lambda on Node.js ${process.version}`;
+
+/**
  * Builds ConsumerRunningInfo (Java property and `ProcessQueueInfo` field names).
  *
  * @example
@@ -28,7 +55,7 @@ export function buildRunningInfo(
       PROP_CONSUME_TYPE: 'CONSUME_PASSIVELY',
       PROP_CONSUMEORDERLY: String(facts.orderly),
       PROP_THREADPOOL_CORE_SIZE: String(facts.maxConcurrency),
-      PROP_CLIENT_VERSION: String(CLIENT_VERSION),
+      PROP_CLIENT_VERSION: clientVersionName(CLIENT_VERSION),
       PROP_CONSUMER_START_TIMESTAMP: String(status.startedAtMs ?? 0),
       ...(facts.nameServer === undefined ? {} : { PROP_NAMESERVER_ADDR: facts.nameServer }),
     },
@@ -63,6 +90,7 @@ export function buildRunningInfo(
       },
     },
     userConsumerInfo: {
+      clientRuntime: CLIENT_RUNTIME,
       mapping: status.name,
       state: status.state,
       inFlightBatches: String(status.inFlightBatches),
