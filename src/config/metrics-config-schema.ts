@@ -1,10 +1,25 @@
 /**
- * The `metrics` config key: where the poller publishes its lag metric (CloudWatch), which the poller
- * service's autoscaling tracks.
+ * The `metrics` config key: the outputs of the poller's metrics. `emf` writes CloudWatch Embedded Metric
+ * Format lines to stdout (the lag the poller service's autoscaling tracks, and the alarms' metrics);
+ * `cloudwatch` publishes the lag with PutMetricData instead (log drivers that are not CloudWatch Logs);
+ * `prometheus` serves `/metrics`, `/healthz` and `/readyz` over HTTP. All are off unless present.
  */
 import { z } from 'zod';
 import { LAG_METRIC } from '../metrics/lag-metric.js';
 import { endpointUrl, info, text } from './schema-meta.js';
+
+/** Defaults of the `metrics.emf` keys. */
+export const EMF_METRICS_DEFAULTS = {
+  namespace: LAG_METRIC.namespace,
+  /** The scaling policy reads one-minute averages: at least one line a minute. */
+  intervalSeconds: 60,
+} as const;
+
+/** Defaults of the `metrics.prometheus` keys. */
+export const PROMETHEUS_METRICS_DEFAULTS = {
+  /** Every interface: a scraper in the same task or VPC reaches it. */
+  host: '0.0.0.0',
+} as const;
 
 /** Defaults of the `metrics.cloudwatch` keys. */
 export const CLOUDWATCH_METRICS_DEFAULTS = {
@@ -23,6 +38,63 @@ export const CLOUDWATCH_METRICS_DEFAULTS = {
  */
 export const metricsSchema = z
   .strictObject({
+    emf: z
+      .strictObject({
+        namespace: text()
+          .optional()
+          .meta(
+            info({
+              description:
+                'The CloudWatch namespace (the generated scaling policy, alarms and dashboard use the default).',
+              default: EMF_METRICS_DEFAULTS.namespace,
+            }),
+          ),
+        intervalSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(3600)
+          .optional()
+          .meta(
+            info({
+              description:
+                'Seconds between two lines per consumer group (the scaling policy needs at least one a minute).',
+              default: EMF_METRICS_DEFAULTS.intervalSeconds,
+            }),
+          ),
+      })
+      .optional()
+      .meta(
+        info({
+          description: `When present (\`{}\` will do), write one CloudWatch Embedded Metric Format line per consumer group to stdout every interval: \`${LAG_METRIC.metricName}\` (what the autoscaling tracks), \`OldestMessageAge\`, \`Invocations\`, \`InvokeErrors\`, \`Throttles\`, \`SentBack\`, \`DeadLettered\`, \`Unhealthy\` (dimension \`${LAG_METRIC.dimension}\`). The awslogs log driver turns them into metrics: no CloudWatch permission needed. See [Metrics](#metrics).`,
+          defaultText: 'off',
+        }),
+      ),
+    prometheus: z
+      .strictObject({
+        port: z
+          .number()
+          .int()
+          .min(0)
+          .max(65_535)
+          .meta(info({ description: 'TCP port of the HTTP server (0 picks a free one, logged).' })),
+        host: text()
+          .optional()
+          .meta(
+            info({
+              description: 'Address the HTTP server listens on.',
+              default: PROMETHEUS_METRICS_DEFAULTS.host,
+            }),
+          ),
+      })
+      .optional()
+      .meta(
+        info({
+          description:
+            'When present, serve `/metrics` (Prometheus text format), `/healthz` (200 while the process serves) and `/readyz` (200 when every mapping runs and is healthy, else 503 with the problems as JSON) over HTTP. See [Metrics](#metrics).',
+          defaultText: 'off',
+        }),
+      ),
     cloudwatch: z
       .strictObject({
         namespace: text()
@@ -67,7 +139,7 @@ export const metricsSchema = z
       .optional()
       .meta(
         info({
-          description: `When present (\`{}\` will do), publish \`${LAG_METRIC.namespace}/${LAG_METRIC.metricName}\` (dimension \`${LAG_METRIC.dimension}\`): per consumer group, the lag of the queues this poller holds (broker max offset minus consumed offset), which the service's autoscaling tracks.`,
+          description: `When present (\`{}\` will do), publish \`${LAG_METRIC.namespace}/${LAG_METRIC.metricName}\` (dimension \`${LAG_METRIC.dimension}\`) with PutMetricData: per consumer group, the lag of the queues this poller holds (broker max offset minus consumed offset), which the service's autoscaling tracks. The alternative to \`emf\` where the log driver is not CloudWatch Logs; needs \`cloudwatch:PutMetricData\`.`,
           defaultText: 'off',
         }),
       ),

@@ -19,7 +19,11 @@ import { destinationEndpointsOf, TLS_KEY_PASSPHRASE_ENV } from './config-env.js'
 import { ConfigError } from './config-error.js';
 import { MAPPING_DEFAULTS, type MappingInput, RUN_DEFAULTS, type RunConfigInput } from './config-schema.js';
 import { classifyFunctionRef } from './function-ref.js';
-import { CLOUDWATCH_METRICS_DEFAULTS } from './metrics-config-schema.js';
+import {
+  CLOUDWATCH_METRICS_DEFAULTS,
+  EMF_METRICS_DEFAULTS,
+  PROMETHEUS_METRICS_DEFAULTS,
+} from './metrics-config-schema.js';
 
 /** The region of a local DynamoDB or Lambda endpoint when none is configured (the SDK insists on one). */
 export const LOCAL_ENDPOINT_REGION = 'us-east-1';
@@ -103,6 +107,47 @@ export interface CloudWatchMetricsConfig {
 }
 
 /**
+ * Writing CloudWatch Embedded Metric Format lines to stdout (absent: off).
+ *
+ * @example
+ * ```ts
+ * const emf: EmfMetricsConfig = { namespace: 'RocketMQLambda', intervalMs: 60_000 };
+ * ```
+ */
+export interface EmfMetricsConfig {
+  readonly namespace: string;
+  readonly intervalMs: number;
+}
+
+/**
+ * Serving Prometheus metrics and health endpoints over HTTP (absent: off).
+ *
+ * @example
+ * ```ts
+ * const prometheus: PrometheusMetricsConfig = { port: 9464, host: '0.0.0.0' };
+ * ```
+ */
+export interface PrometheusMetricsConfig {
+  readonly port: number;
+  readonly host: string;
+}
+
+/**
+ * The metric outputs; each undefined when off.
+ *
+ * @example
+ * ```ts
+ * const metrics: MetricsConfig = { emf: { namespace: 'RocketMQLambda', intervalMs: 60_000 },
+ *   prometheus: undefined, cloudwatch: undefined };
+ * ```
+ */
+export interface MetricsConfig {
+  readonly emf: EmfMetricsConfig | undefined;
+  readonly prometheus: PrometheusMetricsConfig | undefined;
+  readonly cloudwatch: CloudWatchMetricsConfig | undefined;
+}
+
+/**
  * One mapping, resolved.
  *
  * @example
@@ -162,7 +207,7 @@ export interface RunConfig {
   readonly offsets: OffsetsConfig;
   readonly lambda: LambdaConfig;
   readonly destinations: DestinationsConfig;
-  readonly metrics: { readonly cloudwatch: CloudWatchMetricsConfig | undefined };
+  readonly metrics: MetricsConfig;
   readonly mappings: readonly MappingConfig[];
 }
 
@@ -204,8 +249,27 @@ export function resolveConfig(
       sqsEndpoint: destinationEndpoint ?? fromEnv.sqs,
       snsEndpoint: destinationEndpoint ?? fromEnv.sns,
     },
-    metrics: { cloudwatch: resolveCloudWatch(input.metrics?.cloudwatch) },
+    metrics: resolveMetrics(input.metrics),
     mappings: input.mappings.map(resolveMapping),
+  };
+}
+
+function resolveMetrics(metrics: RunConfigInput['metrics']): MetricsConfig {
+  const emf = metrics?.emf;
+  const prometheus = metrics?.prometheus;
+  return {
+    emf:
+      emf === undefined
+        ? undefined
+        : {
+            namespace: emf.namespace ?? EMF_METRICS_DEFAULTS.namespace,
+            intervalMs: (emf.intervalSeconds ?? EMF_METRICS_DEFAULTS.intervalSeconds) * 1000,
+          },
+    prometheus:
+      prometheus === undefined
+        ? undefined
+        : { port: prometheus.port, host: prometheus.host ?? PROMETHEUS_METRICS_DEFAULTS.host },
+    cloudwatch: resolveCloudWatch(metrics?.cloudwatch),
   };
 }
 

@@ -249,6 +249,7 @@ export class ConsumeConcurrentlyService implements ConsumeService {
         const final = sent
           .filter((index) => (batch[index] as Item).message.reconsumeTimes >= options.maxReconsumeTimes)
           .map((index) => consumed[index] as ConsumedMessage);
+        counters.deadLettered += final.length;
         await notifyFinalFailure(this.context.listener, final, reason, this.log);
       }
     }

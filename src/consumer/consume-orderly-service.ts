@@ -418,6 +418,7 @@ export class ConsumeOrderlyService implements ConsumeService {
     try {
       await sendBack.sendBack(message, pq.messageQueue, view.topic, DLQ_DELAY_LEVEL);
       counters.sentBack++;
+      counters.deadLettered++;
       this.log.warn(
         { msgId: message.msgId, queue: pq.messageQueue, reconsumeTimes: view.message.reconsumeTimes, reason },
         'orderly: message skipped to the DLQ',

@@ -35,6 +35,12 @@ export interface ConsumerCounters {
   consumedFailed: number;
   /** Failed messages sent back to the broker (retry topic / DLQ). */
   sentBack: number;
+  /**
+   * Of `sentBack`, the messages bound for `%DLQ%<group>`: handed straight to it (a listener's dead-letter
+   * decision, an orderly skip) or sent back at the retry limit (the broker moves those to the DLQ).
+   * Expired messages (`expiredMessages`) are counted in neither.
+   */
+  deadLettered: number;
   /** CONSUMER_SEND_MSG_BACK calls that failed (messages then retried locally). */
   sendBackFailures: number;
   /** Messages resubmitted locally after a failed send-back. */
@@ -77,6 +83,7 @@ export function newConsumerCounters(): ConsumerCounters {
     consumedOk: 0,
     consumedFailed: 0,
     sentBack: 0,
+    deadLettered: 0,
     sendBackFailures: 0,
     localRetries: 0,
     droppedFailures: 0,

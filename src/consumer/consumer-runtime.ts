@@ -21,6 +21,7 @@ import type { ConsumerClient } from './consumer-client.js';
 import { type ConsumerCounters, newConsumerCounters, snapshotCounters } from './consumer-counters.js';
 import { assessConsumerHealth, type ConsumerHealth } from './consumer-health.js';
 import { ConsumerHeartbeat } from './consumer-heartbeat.js';
+import type { ConsumerObserver } from './consumer-observer.js';
 import {
   type ConsumerOptions,
   type NormalizedConsumerOptions,
@@ -61,6 +62,8 @@ export interface ConsumerRuntimeDeps {
   logger?: Logger | undefined;
   /** Builds the consume service; default: {@link ConsumeOrderlyService} when `orderly`, else concurrent. */
   consumeServiceFactory?: ConsumeServiceFactory | undefined;
+  /** Told of events no counter records (pull durations), for metrics. */
+  observer?: ConsumerObserver | undefined;
 }
 
 /**
@@ -216,6 +219,7 @@ export class ConsumerRuntime {
                 ? (queue, physicalOffset) => sendBack.deadLetterByOffset(queue, physicalOffset)
                 : undefined,
             outcomes: refusals,
+            observer: deps.observer,
           },
           startOffset,
           startOffsetFromBroker,
@@ -257,6 +261,8 @@ export class ConsumerRuntime {
       deps.offsetStore.onOffsetReset((queue, record) => {
         this.rebalancer
           .resetQueue(queue, record.offset, true)
+          // The broker's copy must follow a reset backwards, or a restart would start at it (start-offset.ts).
+          .then(() => offsetSync?.moved(queue))
           .catch((error: unknown) => this.log.error({ err: error, queue }, 'queue reset failed'));
       }),
     );

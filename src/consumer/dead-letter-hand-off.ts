@@ -90,6 +90,7 @@ export class DeadLetterHandOff<T> {
         try {
           await sendBack.sendBack(message, queue, topic, DEAD_LETTER_DELAY_LEVEL);
           counters.sentBack++;
+          counters.deadLettered++;
           handedOff.push(entry.item);
           log.warn(
             { msgId: message.msgId, queue, reason },

@@ -34,6 +34,8 @@ export interface ProcessQueueSnapshot {
   cachedMessageBytes: number;
   cachedMinOffset: number | undefined;
   cachedMaxOffset: number | undefined;
+  /** The broker's store time (ms since epoch) of the message at `cachedMinOffset`; undefined when empty. */
+  oldestStoreTimestampMs: number | undefined;
   maxSpan: number;
   inFlightOrderlyCount: number;
   dropped: boolean;
@@ -293,6 +295,7 @@ export class ProcessQueue {
         : firstReady === undefined
           ? firstInFlight
           : Math.min(firstInFlight, firstReady);
+    const oldest = min === undefined ? undefined : (this.inFlightOrderly.get(min) ?? this.ready.get(min));
     const lastInFlight = this.inFlightOrderly.lastKey();
     const lastReady = this.ready.lastKey();
     const max = Math.max(lastInFlight ?? -1, lastReady ?? -1);
@@ -301,6 +304,7 @@ export class ProcessQueue {
       cachedMessageBytes: this.bytes,
       cachedMinOffset: min,
       cachedMaxOffset: max < 0 ? undefined : max,
+      oldestStoreTimestampMs: oldest?.message.storeTimestamp,
       maxSpan: this.maxSpan,
       inFlightOrderlyCount: this.inFlightOrderly.size,
       dropped: this.dropped,

@@ -24,6 +24,7 @@ import { ThrottledLog } from '../util/throttled-log.js';
 import type { ConsumeService } from './consume-service.js';
 import type { ConsumerBrokerCalls } from './consumer-client.js';
 import type { ConsumerCounters } from './consumer-counters.js';
+import type { ConsumerObserver } from './consumer-observer.js';
 import type { NormalizedConsumerOptions } from './consumer-options.js';
 import type { ProcessQueue } from './process-queue.js';
 import type { RefusalWatch } from './refusal-watch.js';
@@ -86,6 +87,8 @@ export interface PullLoopOptions {
   deadLetterUndecodable?: ((queue: MessageQueue, physicalOffset: number) => Promise<void>) | undefined;
   /** Told of every pull's outcome (permanent refusals stop the consumer: refusal-watch.ts). */
   outcomes?: Pick<RefusalWatch, 'succeeded' | 'failed'> | undefined;
+  /** Told how long every pull took (metrics). */
+  observer?: ConsumerObserver | undefined;
 }
 
 /**
@@ -171,8 +174,10 @@ export class PullLoop {
       }
       if (this.o.options.orderly && !(await this.orderlyReady())) continue;
       const pulledFrom = this.suggestedBrokerId;
+      const pullStartedMs = performance.now();
       const outcome = await this.pullOnce();
       if (outcome.kind === 'aborted' || this.stopped) return;
+      this.observePull(performance.now() - pullStartedMs, outcome.kind === 'result');
       if (outcome.kind === 'error') {
         await this.delay(this.onError(outcome.error));
         continue;
@@ -180,6 +185,14 @@ export class PullLoop {
       const delayMs = await this.onResult(outcome.result, pulledFrom);
       if (delayMs < 0) return;
       if (delayMs > 0) await this.delay(delayMs);
+    }
+  }
+
+  private observePull(durationMs: number, answered: boolean): void {
+    try {
+      this.o.observer?.pullCompleted?.({ queue: this.queue, durationMs, answered });
+    } catch (error) {
+      this.warnings.warn('observer', { err: error }, 'pull observer failed');
     }
   }
 

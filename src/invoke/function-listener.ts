@@ -16,7 +16,8 @@ import { BatchOutcome, type DeadLetterDecision } from './batch-outcome.js';
 import { type RecordLayout, serializeLayouts } from './event-builder.js';
 import type { FailureDestination } from './failure-destination.js';
 import { buildFailureRecord, type FailureCondition } from './failure-record.js';
-import type { InvokeFailureKind, Invoker } from './invoker.js';
+import type { InvokeObserver, InvokeResultKind } from './invoke-observer.js';
+import type { InvokeFailureKind, InvokeOutcome, Invoker } from './invoker.js';
 import { LAMBDA_MAX_PAYLOAD_BYTES, planLayouts } from './payload-splitter.js';
 import { type FunctionResultNotice, mapFunctionResult } from './result-mapper.js';
 
@@ -75,6 +76,8 @@ export interface FunctionMessageListenerOptions {
   functionArn?: string | undefined;
   /** The clock of `maxRecordAgeSeconds`. @default Date.now */
   nowMs?: (() => number) | undefined;
+  /** Told how every invoke ended and of every throttle (metrics). */
+  observer?: InvokeObserver | undefined;
 }
 
 /**
@@ -130,6 +133,7 @@ export class FunctionMessageListener implements MessageListener {
   readonly #destination: FailureDestination | undefined;
   readonly #functionArn: string;
   readonly #nowMs: () => number;
+  readonly #observer: InvokeObserver | undefined;
   #invokes = 0;
   #splitBatches = 0;
   #bisections = 0;
@@ -147,6 +151,7 @@ export class FunctionMessageListener implements MessageListener {
     this.#destination = options.failureDestination;
     this.#functionArn = options.functionArn ?? options.functionRef;
     this.#nowMs = options.nowMs ?? Date.now;
+    this.#observer = options.observer;
     if (!(this.#maxPayloadBytes > 0))
       throw new RocketMQError(`maxPayloadBytes must be positive, got ${this.#maxPayloadBytes}`);
   }
@@ -231,11 +236,7 @@ export class FunctionMessageListener implements MessageListener {
       indexes.map((index) => layouts[index] as RecordLayout),
     );
     this.#invokes++;
-    const invoked = await this.#invoker.invoke({
-      functionRef: this.#functionRef,
-      payload,
-      signal: context.signal,
-    });
+    const invoked = await this.#invokeObserved(payload, indexes.length, context.signal);
     if (!invoked.ok && invoked.kind === 'payload-too-large') {
       const [only] = indexes;
       if (indexes.length === 1 && only !== undefined) {
@@ -276,6 +277,41 @@ export class FunctionMessageListener implements MessageListener {
       return;
     }
     outcome.recordInvoke(indexes, result);
+  }
+
+  /** One invoke, with its outcome, duration and throttles told to the observer. */
+  async #invokeObserved(payload: Buffer, messages: number, signal: AbortSignal): Promise<InvokeOutcome> {
+    const observer = this.#observer;
+    if (observer === undefined)
+      return this.#invoker.invoke({ functionRef: this.#functionRef, payload, signal });
+    const startedMs = performance.now();
+    const tell = (kind: InvokeResultKind): void => {
+      try {
+        observer.invoked?.({ kind, durationMs: performance.now() - startedMs, messages });
+      } catch (error) {
+        this.#log.warn({ err: error }, 'invoke observer failed');
+      }
+    };
+    let outcome: InvokeOutcome;
+    try {
+      outcome = await this.#invoker.invoke({
+        functionRef: this.#functionRef,
+        payload,
+        signal,
+        onThrottle: () => {
+          try {
+            observer.throttled?.();
+          } catch (error) {
+            this.#log.warn({ err: error }, 'invoke observer failed');
+          }
+        },
+      });
+    } catch (error) {
+      tell('invoker-error');
+      throw error;
+    }
+    tell(outcome.ok ? 'success' : outcome.kind);
+    return outcome;
   }
 
   async #deliverHalves(

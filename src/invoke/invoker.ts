@@ -83,6 +83,8 @@ export interface InvokeRequest {
   readonly payload: Buffer;
   /** Aborting it gives up the invoke: the outcome is then an `aborted` failure. */
   readonly signal?: AbortSignal | undefined;
+  /** Called for every attempt the invoke service throttled (the invoker waits and tries again). */
+  readonly onThrottle?: (() => void) | undefined;
 }
 
 /**

@@ -215,17 +215,18 @@ export class LambdaInvoker implements Invoker {
     } catch (error) {
       if (signal?.aborted) return abortedOutcome(signal);
       if (timeout.signal.aborted) return this.#timeoutOutcome();
-      return this.#failureOf(error, ref);
+      return this.#failureOf(error, ref, request);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  #failureOf(error: unknown, ref: LambdaFunctionRef): InvokeOutcome {
+  #failureOf(error: unknown, ref: LambdaFunctionRef, request: InvokeRequest): InvokeOutcome {
     const verdict = classifyLambdaError(error);
     const description = describeError(error);
     if (verdict.action === 'throttle') {
       this.#throttles++;
+      request.onThrottle?.();
       throw new ThrottledAttempt(description, { cause: error });
     }
     if (verdict.action === 'fatal') {

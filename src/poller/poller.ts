@@ -5,7 +5,6 @@
  * them, stops them all gracefully (on `stop()`, an abort signal, or when one mapping fails fatally, e.g.
  * its Lambda function does not exist), and then releases the stores, invokers, destinations and client.
  */
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { RocketMQClient } from '../client/rocketmq-client.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
 import type { ConsumerOptions } from '../consumer/consumer-options.js';
@@ -14,13 +13,13 @@ import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
 import type { ConsumerLag } from '../consumer/queue-lag.js';
 import { type FunctionListenerStats, FunctionMessageListener } from '../invoke/function-listener.js';
 import type { Invoker } from '../invoke/invoker.js';
-import { CloudWatchLagPublisher } from '../metrics/cloudwatch-lag-publisher.js';
 import { buildTlsConnectionOptions } from '../network/tls-options.js';
 import { RocketMQError } from '../protocol/errors.js';
 import { childLogger, componentLogger, type Logger, rootLogger } from '../util/logger.js';
 import { FunctionTargets, type LambdaTargetStats } from './function-targets.js';
 import { HealthBeat } from './health-beat.js';
 import { OffsetStores, offsetStoreKindOf } from './offset-stores.js';
+import { PollerTelemetry } from './poller-telemetry.js';
 
 /** Options of {@link startPoller}. */
 export interface PollerOptions {
@@ -200,25 +199,6 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
     mappings: new Map([...listeners].map(([name, listener]) => [name, listener.stats()])),
   });
   const failures: MappingFailure[] = [];
-  const cloudwatch = config.metrics.cloudwatch;
-  const metricsClient =
-    cloudwatch === undefined
-      ? undefined
-      : new CloudWatchClient({
-          maxAttempts: 3,
-          ...(cloudwatch.region === undefined ? {} : { region: cloudwatch.region }),
-          ...(cloudwatch.endpoint === undefined ? {} : { endpoint: cloudwatch.endpoint }),
-        });
-  const lagPublisher =
-    cloudwatch === undefined || metricsClient === undefined
-      ? undefined
-      : new CloudWatchLagPublisher({
-          sources: () => [...runtimes.values()],
-          cloudwatch: metricsClient,
-          namespace: cloudwatch.namespace,
-          intervalMs: cloudwatch.intervalMs,
-          logger: options.logger,
-        });
   let stopping: Promise<PollerExit> | undefined;
   const health = (nowMs = Date.now()): PollerHealth => {
     if (stopping !== undefined) return { healthy: false, problems: ['the poller is stopping'] };
@@ -227,6 +207,13 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
     );
     return { healthy: problems.length === 0, problems };
   };
+  const telemetry = new PollerTelemetry({
+    config: config.metrics,
+    running: () => stopping === undefined,
+    health: () => health(),
+    log,
+    logger: options.logger,
+  });
   const healthBeat =
     options.healthFile === undefined
       ? undefined
@@ -237,11 +224,12 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
   });
 
   const release = async (): Promise<void> => {
+    // Metrics first: their last EMF lines read the stopped consumers' counters (and their offset stores).
+    await telemetry.close();
     for (const [what, close] of [
       ['invokers', () => targets.close()],
       ['injected invoker', () => options.invoker?.close()],
       ['offset stores', () => stores.close()],
-      ['metrics client', async () => metricsClient?.destroy()],
       ['client', () => client.close()],
     ] as const) {
       try {
@@ -256,7 +244,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
     stopping ??= (async () => {
       log.info({ mappings: runtimes.size }, 'stopping');
       await healthBeat?.stop();
-      await lagPublisher?.stop();
+      await telemetry.stopPublishing();
       await Promise.all(
         [...runtimes].map(async ([name, runtime]) => {
           try {
@@ -289,6 +277,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
     for (const mapping of config.mappings) {
       const mappingLog = childLogger(log, { mapping: mapping.name });
       const target = targets.forMapping(mapping);
+      const meter = telemetry.mapping(mapping);
       const listener = new FunctionMessageListener({
         invoker: target.invoker,
         functionRef: mapping.functionRef,
@@ -298,6 +287,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
         maxRecordAgeSeconds: mapping.maxRecordAgeSeconds,
         failureDestination: target.failureDestination,
         functionArn: target.functionArn,
+        observer: meter.invokeObserver,
       });
       listeners.set(mapping.name, listener);
       const consumerOptions = {
@@ -306,10 +296,12 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
       };
       const runtime = new ConsumerRuntime(consumerOptions, {
         client,
-        offsetStore: stores.forMapping(mapping),
+        offsetStore: meter.observeOffsetStore(stores.forMapping(mapping)),
         listener,
         logger: mappingLog,
+        observer: meter.consumerObserver,
       });
+      meter.watch(runtime);
       runtime.onEvent((event) => {
         if (event.type !== 'fatal') return;
         failures.push({ mapping: mapping.name, error: event.error });
@@ -348,6 +340,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
         'mapping configured',
       );
     }
+    await telemetry.listen();
   } catch (error) {
     await release();
     throw error;
@@ -380,20 +373,9 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
       .catch((error: unknown) => log.error({ err: error }, 'poller stop listener failed'));
   }
   healthBeat?.start();
-  lagPublisher?.start();
+  telemetry.startPublishing();
   log.info(
-    {
-      clientId: client.clientId,
-      mappings: [...runtimes.keys()],
-      lagMetric:
-        cloudwatch === undefined
-          ? 'off'
-          : {
-              namespace: cloudwatch.namespace,
-              intervalMs: cloudwatch.intervalMs,
-              endpoint: cloudwatch.endpoint,
-            },
-    },
+    { clientId: client.clientId, mappings: [...runtimes.keys()], ...telemetry.describe() },
     'poller started',
   );
 

@@ -9,7 +9,9 @@
  * - when at least one event is enabled: an ECS cluster (unless `cluster` names one), a log group, the
  *   execution and task roles, a Fargate task definition running the poller with the generated config, the
  *   service, and (unless `scaling: false`) target tracking on the lag per task, the service then without a
- *   `DesiredCount`; with `image.build`, the ECR repository the deploy pushes the built image to.
+ *   `DesiredCount`; with `image.build`, the ECR repository the deploy pushes the built image to;
+ * - unless turned off: three CloudWatch alarms per consumer group (`alarms`) and a dashboard
+ *   (`dashboard`), on the metrics the pollers write to the log group as Embedded Metric Format.
  *
  * `enabled: false` leaves a mapping out of the poller's config and its function out of the task role; its
  * offsets stay in the table, so enabling it again resumes where it stopped. With no enabled mapping only
@@ -30,11 +32,13 @@ import { RocketMQLogicalIds as Ids, RocketMQOutputIds } from './logical-ids.js';
 import { placeholderFindings } from './placeholder-values.js';
 import { RocketMQPluginError } from './plugin-error.js';
 import { aclSecrets } from './poller-acl.js';
+import { type AlarmPlan, alarmPlan, pollerAlarms } from './poller-alarms.js';
 import { type PollerConfigSub, type PollerMapping, pollerConfigSub } from './poller-config-template.js';
+import { pollerDashboard } from './poller-dashboard.js';
 import { executionRole, taskRole } from './poller-iam.js';
 import { pollerImagePlan } from './poller-image.js';
 import { lagScaling, type ScalingPlan, scalingPlan } from './poller-scaling.js';
-import { pollerService, pollerTaskDefinition } from './poller-service.js';
+import { ecsClusterName, pollerService, pollerTaskDefinition } from './poller-service.js';
 import {
   CUSTOM_DEFAULTS,
   FARGATE_SIZES,
@@ -58,6 +62,8 @@ const SHUTDOWN_MARGIN_SECONDS = 10;
 export const FRAMEWORK_DEFAULT_TIMEOUT_SECONDS = 6;
 /** The stage the Framework deploys to unless told. */
 const FRAMEWORK_DEFAULT_STAGE = 'dev';
+/** The poller's batching window when an event sets none (seconds). */
+const POLLER_DEFAULT_BATCHING_WINDOW_SECONDS = 0.5;
 
 /**
  * One function of the service.
@@ -199,6 +205,7 @@ export function compileRocketMQResources(input: CompileRocketMQInput): CompiledR
   const warnings: string[] = [];
   const enabled = found.filter((f) => f.event.enabled !== false);
   let scaling: ScalingPlan | undefined;
+  let alarms: AlarmPlan | undefined;
   if (custom !== undefined) {
     const placeholders = placeholderFindings(custom, input.stage ?? FRAMEWORK_DEFAULT_STAGE, customPath);
     problems.push(...placeholders.problems);
@@ -208,16 +215,26 @@ export function compileRocketMQResources(input: CompileRocketMQInput): CompiledR
       problems.push(...planned.problems);
       warnings.push(...planned.warnings);
       scaling = planned.plan;
+      const alarmMappings = enabled.map(({ fn, event }) => ({
+        consumerGroup: event.consumerGroup,
+        longestInvokeSeconds:
+          (event.maximumBatchingWindow ?? POLLER_DEFAULT_BATCHING_WINDOW_SECONDS) +
+          (fn.timeoutSeconds ?? FRAMEWORK_DEFAULT_TIMEOUT_SECONDS),
+      }));
+      const alarmed = alarmPlan(custom, alarmMappings, planned.plan, customPath);
+      warnings.push(...alarmed.warnings);
+      alarms = alarmed.plan;
     }
   }
   if (problems.length > 0 || custom === undefined) throw new RocketMQPluginError(problems);
-  return { ...compileValid(custom, enabled, scaling, input.bootstrapImage), warnings };
+  return { ...compileValid(custom, enabled, scaling, alarms, input.bootstrapImage), warnings };
 }
 
 function compileValid(
   custom: RocketMQCustomOptions,
   enabled: readonly FoundEvent[],
   scaling: ScalingPlan | undefined,
+  alarms: AlarmPlan | undefined,
   bootstrapImage: string | undefined,
 ): Omit<CompiledRocketMQ, 'warnings'> {
   const resources: Record<string, CfnResource> = {};
@@ -323,20 +340,32 @@ function compileValid(
     Value: { Ref: Ids.logGroup },
   };
 
+  const clusterName = ecsClusterName(cluster);
+  const consumerGroups = enabled.map(({ event }) => event.consumerGroup);
   if (scaling.kind === 'lag') {
     const { scalableTarget, scalingPolicy } = lagScaling(
       {
-        clusterName: cluster,
+        clusterName,
         serviceLogicalId: Ids.service,
         minCount: scaling.minCount,
         maxCount: scaling.maxCount,
         targetLagPerTask: scaling.targetLagPerTask,
-        consumerGroups: enabled.map(({ event }) => event.consumerGroup),
+        consumerGroups,
       },
       Ids.scalableTarget,
     );
     resources[Ids.scalableTarget] = scalableTarget;
     resources[Ids.scalingPolicy] = scalingPolicy;
+  }
+  if (alarms !== undefined) Object.assign(resources, pollerAlarms(alarms, consumerGroups));
+  if (custom.dashboard ?? CUSTOM_DEFAULTS.dashboard) {
+    resources[Ids.dashboard] = pollerDashboard({
+      consumerGroups,
+      clusterName,
+      serviceLogicalId: Ids.service,
+      targetLagPerTask: scaling.kind === 'lag' ? scaling.targetLagPerTask : undefined,
+      messageAgeSeconds: alarms?.messageAgeSeconds,
+    });
   }
   return { resources, outputs, coreResources, pollerConfig, imageBuild: image.build };
 }

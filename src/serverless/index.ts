@@ -33,6 +33,7 @@ export { RocketMQPluginError } from './plugin-error.js';
 export { rocketmqCustomJsonSchema, rocketmqEventJsonSchema } from './plugin-json-schemas.js';
 export { POLLER_CONFIG_ENV, type PollerConfigSub, renderPollerConfig } from './poller-config-template.js';
 export { BOOTSTRAP_IMAGE_PARAM } from './poller-image-deploy.js';
+export { POLLER_METRICS } from './poller-metrics.js';
 export { POLLER_HEALTH_COMMAND } from './poller-service.js';
 export { PUBLISHED_IMAGE_REPOSITORIES, packageVersion, publishedImage } from './published-image.js';
 export {

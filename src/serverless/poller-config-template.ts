@@ -104,8 +104,9 @@ export function pollerConfigSub(
     ...tlsEntry(shared.tls),
     shutdownTimeoutMs: shared.shutdownTimeoutMs,
     offsets: { store: 'dynamodb', table: text(shared.offsetsTable, 'OffsetsTable') },
-    // The lag metric the service's target tracking policy reads (region from the task's AWS_REGION).
-    metrics: { cloudwatch: {} },
+    // Embedded Metric Format lines on stdout: the awslogs driver ships them to the service's log group,
+    // where CloudWatch extracts the metrics the scaling policy, alarms and dashboard read.
+    metrics: { emf: {} },
     mappings: mappings.map((mapping, index) => mappingEntry(mapping, index, text)),
   };
   return { 'Fn::Sub': [JSON.stringify(document), variables] };

@@ -1,11 +1,11 @@
 /**
  * The two roles of the poller task, least privilege:
  * - the execution role (ECS itself): pull the image, write the log group, read the ACL secrets;
- * - the task role (the poller): invoke exactly the mapped functions, use the offsets table, publish the
- *   lag metric in its namespace only, send to the failure destinations.
+ * - the task role (the poller): invoke exactly the mapped functions, use the offsets table, send to the
+ *   failure destinations. No CloudWatch permission: the poller's metrics are Embedded Metric Format lines
+ *   in its log stream, which the execution role's log rights already ship.
  */
 
-import { LAG_METRIC } from '../metrics/lag-metric.js';
 import {
   type CfnIntrinsic,
   type CfnResource,
@@ -115,13 +115,6 @@ export function taskRole(needs: TaskRoleNeeds): CfnResource {
         'dynamodb:Query',
       ],
       Resource: needs.tableArn,
-    },
-    {
-      Sid: 'PublishLagMetric',
-      Effect: 'Allow',
-      Action: 'cloudwatch:PutMetricData',
-      Resource: '*',
-      Condition: { StringEquals: { 'cloudwatch:namespace': LAG_METRIC.namespace } },
     },
     ...failureStatements(needs.failureDestinations),
   ];

@@ -101,6 +101,24 @@ export function pollerTaskDefinition(options: TaskDefinitionOptions): CfnResourc
 }
 
 /**
+ * The name of an ECS cluster given by name or ARN (`arn:aws:ecs:<region>:<account>:cluster/<name>`), as
+ * the scaling target's resource id and the metrics' `ClusterName` dimension want it. An intrinsic is
+ * taken to yield a name.
+ *
+ * @example
+ * ```ts
+ * ecsClusterName('arn:aws:ecs:eu-west-1:123456789012:cluster/shared'); // => 'shared'
+ * ecsClusterName('shared'); // => 'shared'
+ * ```
+ */
+export function ecsClusterName(cluster: CfnString): CfnString {
+  if (typeof cluster !== 'string' || !cluster.startsWith('arn:')) return cluster;
+  const marker = ':cluster/';
+  const at = cluster.indexOf(marker);
+  return at < 0 ? cluster : cluster.slice(at + marker.length);
+}
+
+/**
  * What the service needs.
  *
  * @example

@@ -19,6 +19,7 @@ import { z } from 'zod';
 import { info, text } from '../config/schema-meta.js';
 import { cfnIntrinsicSchema } from './cfn-intrinsic.js';
 import { PUBLISHED_IMAGE_REPOSITORIES } from './published-image.js';
+import { ALARM_DEFAULTS, alarmsSchema, dashboardSchema } from './rocketmq-alarms-schema.js';
 import { QUEUES_PER_TOPIC } from './rocketmq-event-schema.js';
 
 /** A string, or an intrinsic that yields one. */
@@ -73,6 +74,7 @@ export const CUSTOM_DEFAULTS = {
   stopTimeout: 120,
   retainOffsetsTable: true,
   tls: false,
+  ...ALARM_DEFAULTS,
 } as const;
 
 /**
@@ -408,6 +410,8 @@ export const rocketmqCustomSchema = z.strictObject({
         default: CUSTOM_DEFAULTS.stopTimeout,
       }),
     ),
+  alarms: alarmsSchema,
+  dashboard: dashboardSchema,
 });
 
 /**

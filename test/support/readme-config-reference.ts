@@ -5,17 +5,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { configReference } from '../../src/config/config-reference.js';
+import { README_PATH, withBlock } from './readme-block.js';
 
-export const README_PATH = fileURLToPath(new URL('../../README.md', import.meta.url));
-const START = '<!-- config-reference:start -->';
-const END = '<!-- config-reference:end -->';
+export { README_PATH };
 
 /** The README text with the block between the markers replaced by the current reference. */
 export function withCurrentReference(readme: string): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the ${START} ... ${END} markers`);
-  return `${readme.slice(0, start + START.length)}\n${configReference().trimEnd()}\n${readme.slice(end)}`;
+  return withBlock(readme, 'config-reference', configReference());
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,9 +1,10 @@
 /**
  * The AWS SDK clients the deploy tests read an emulator (moto's server) with. CloudFormation and IAM come
- * from node_modules through osls, which depends on them; DynamoDB, Lambda, SQS and SNS are the poller's
- * own dependencies. The JSON APIs without a client here go through callJsonApi (aws-json-api.ts).
+ * from node_modules through osls, which depends on them; CloudWatch, DynamoDB, Lambda, SQS and SNS are the
+ * poller's own dependencies. The JSON APIs without a client here go through callJsonApi (aws-json-api.ts).
  */
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { LambdaClient } from '@aws-sdk/client-lambda';
@@ -23,6 +24,7 @@ import type { JsonApiTarget } from './aws-json-api.js';
 export interface AwsClients {
   readonly target: JsonApiTarget;
   readonly cloudformation: CloudFormationClient;
+  readonly cloudwatch: CloudWatchClient;
   readonly iam: IAMClient;
   readonly dynamodb: DynamoDBClient;
   readonly lambda: LambdaClient;
@@ -43,6 +45,7 @@ export function awsClients(target: JsonApiTarget): AwsClients {
   const config = { endpoint: target.endpoint, region: target.region, credentials: target.credentials };
   const clients = {
     cloudformation: new CloudFormationClient(config),
+    cloudwatch: new CloudWatchClient(config),
     iam: new IAMClient(config),
     dynamodb: new DynamoDBClient(config),
     lambda: new LambdaClient(config),

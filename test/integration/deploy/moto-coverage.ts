@@ -88,6 +88,10 @@ export const MOTO_CLOUDFORMATION: Readonly<Record<string, MotoTypeSupport>> = {
   'AWS::IAM::Role': { create: 'created', delete: 'deleted' },
   'AWS::ApplicationAutoScaling::ScalableTarget': { create: 'not supported' },
   'AWS::ApplicationAutoScaling::ScalingPolicy': { create: 'not supported' },
+  // moto's CloudWatch has no CloudFormation model for alarms (only for dashboards).
+  'AWS::CloudWatch::Alarm': { create: 'not supported' },
+  // Stored with its body as CloudFormation substituted it (GetDashboard reads it back); not rendered.
+  'AWS::CloudWatch::Dashboard': { create: 'created', delete: 'deleted' },
   // The Framework's own resources and the fixture's.
   'AWS::S3::Bucket': { create: 'created' },
   'AWS::S3::BucketPolicy': { create: 'not supported' },

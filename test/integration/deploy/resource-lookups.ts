@@ -1,7 +1,9 @@
 /**
  * Single resources of a deployed stack looked up in their own services (Lambda, DynamoDB, CloudWatch Logs,
- * SQS, SNS, IAM, ECS): their ARNs, and whether they still exist after the stack's deletion.
+ * CloudWatch dashboards, SQS, SNS, IAM, ECS): their ARNs, and whether they still exist after the stack's
+ * deletion.
  */
+import { GetDashboardCommand, ListDashboardsCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { GetRoleCommand, NoSuchEntityException } from '@aws-sdk/client-iam';
 import {
@@ -80,6 +82,21 @@ export async function queueArn(aws: AwsClients, url: string): Promise<string> {
 }
 
 /**
+ * The body of CloudWatch dashboard `name`, as CloudWatch stores it (the JSON text after CloudFormation's
+ * substitutions).
+ *
+ * @example
+ * ```ts
+ * JSON.parse(await dashboardBody(aws, stack.resource('RocketMQPollerDashboard').physicalId)).widgets;
+ * ```
+ */
+export async function dashboardBody(aws: AwsClients, name: string): Promise<string> {
+  const { DashboardBody } = await aws.cloudwatch.send(new GetDashboardCommand({ DashboardName: name }));
+  if (DashboardBody === undefined) throw new Error(`CloudWatch has no dashboard ${name}`);
+  return DashboardBody;
+}
+
+/**
  * Whether the service API of `resource` still shows it (an ECS cluster, task definition or service
  * counts while ACTIVE); undefined for types the tests do not look up.
  *
@@ -147,6 +164,12 @@ export async function resourceExists(aws: AwsClients, resource: StackResource): 
       }
     case 'AWS::ECS::Service':
       return (await describeService(aws, id))?.status === 'ACTIVE';
+    case 'AWS::CloudWatch::Dashboard': {
+      const { DashboardEntries } = await aws.cloudwatch.send(
+        new ListDashboardsCommand({ DashboardNamePrefix: id }),
+      );
+      return (DashboardEntries ?? []).some((entry) => entry.DashboardName === id);
+    }
     default:
       return undefined;
   }

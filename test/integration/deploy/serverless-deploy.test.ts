@@ -9,16 +9,23 @@
  * - the roles' policies name exactly the mapped functions, the table, the destinations, the log group and
  *   the secret (a partial ARN's `-??????` matching the real secret);
  * - the offsets table has the offsets key schema;
+ * - the dashboard CloudWatch stores is valid JSON naming every mapped group, the region and the deployed
+ *   cluster and service;
  * - `serverless remove` deletes the stack.
  *
  * moto does not implement every resource type, nor every property of those it does: MOTO_CLOUDFORMATION
  * (moto-coverage.ts) states what it makes of each; the tests measure it and compare. moto skips the
- * Application Auto Scaling target and policy (and the Framework's bucket policy): cfn-lint, run here on
- * the templates deployed, is all the checking they get, as are the properties moto drops.
+ * Application Auto Scaling target and policy, the CloudWatch alarms (and the Framework's bucket policy):
+ * cfn-lint, run here on the templates deployed, plus the unit tests of the compiled alarms, is all the
+ * checking they get, as are the properties moto drops.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RocketMQLogicalIds as Ids } from '../../../src/serverless/logical-ids.js';
+import {
+  groupLogicalIds,
+  RocketMQLogicalIds as Ids,
+  RocketMQAlarmIdPrefixes,
+} from '../../../src/serverless/logical-ids.js';
 import { publishedImage } from '../../../src/serverless/published-image.js';
 import { cfnLint, formatFindings } from '../../support/cfn-lint.js';
 import { MOTO_CLIENT_CONFIG, type MotoServerHandle, startMotoServer } from '../../support/moto-server.js';
@@ -37,9 +44,9 @@ import {
   type TemplateResources,
   unsupportedTypes,
 } from './moto-coverage.js';
-import { OFFSETS_ACTIONS, PUBLISH_LAG_METRIC } from './poller-statements.js';
+import { OFFSETS_ACTIONS } from './poller-statements.js';
 import { describeTaskDefinition, pollerConfigOf } from './poller-task.js';
-import { functionArn, logGroupArn, queueArn, tableArn } from './resource-lookups.js';
+import { dashboardBody, functionArn, logGroupArn, queueArn, tableArn } from './resource-lookups.js';
 import { iamResourceMatches, type PolicyStatement, roleWithPolicy, statement } from './role-policy.js';
 import {
   REPO_ROOT,
@@ -64,6 +71,7 @@ const PLUGIN_IDS: PollerIds = {
 const SKIPPED_TYPES = [
   'AWS::ApplicationAutoScaling::ScalableTarget',
   'AWS::ApplicationAutoScaling::ScalingPolicy',
+  'AWS::CloudWatch::Alarm',
   'AWS::S3::BucketPolicy',
 ];
 
@@ -137,8 +145,15 @@ function useDeployment(
   };
 }
 
-/** The checks every deployed service gets: the stack, moto's outcome per resource, the table, lint. */
-function stackChecks(deployment: () => Deployment, settings: PollerSettings): void {
+/**
+ * The checks every deployed service gets: the stack, moto's outcome per resource, the table, the alarms
+ * and the dashboard of the enabled `groups`, lint.
+ */
+function stackChecks(
+  deployment: () => Deployment,
+  settings: PollerSettings,
+  groups: readonly string[],
+): void {
   it('deploys: the stack is created, then updated to the whole template; each resource as moto handles its type', () => {
     const { stack, resources } = deployment();
     // The Framework creates the stack from its core template (the deployment bucket), then updates it.
@@ -157,7 +172,24 @@ function stackChecks(deployment: () => Deployment, settings: PollerSettings): vo
     );
   });
 
-  it('moto skips the scaling target and policy (only cfn-lint checks them); cfn-lint passes the deployed template', async () => {
+  it('the dashboard CloudWatch stores is valid JSON naming every group, the region, the cluster and the service', async () => {
+    const { aws } = started();
+    const { stack } = deployment();
+    const body = await dashboardBody(aws, stack.resource(Ids.dashboard).physicalId);
+    const { widgets } = JSON.parse(body) as { widgets: { properties: { region: string } }[] };
+    expect(widgets).toHaveLength(7);
+    for (const widget of widgets) expect(widget.properties.region).toBe(MOTO_CLIENT_CONFIG.region);
+    for (const group of groups) {
+      for (const metric of ['ConsumerLag', 'OldestMessageAge', 'DeadLettered', 'Unhealthy'])
+        expect(body).toContain(`["RocketMQLambda","${metric}","ConsumerGroup","${group}",`);
+    }
+    const service = stack.resource(Ids.service).physicalId.split('/').at(-1);
+    const cluster = stack.resource(Ids.cluster).physicalId;
+    expect(body).toContain(`"ClusterName","${cluster}","ServiceName","${service}"`);
+    expect(body).not.toContain('${');
+  });
+
+  it('moto skips the scaling target and policy and the alarms (only cfn-lint checks them); cfn-lint passes the deployed template', async () => {
     const { moto, aws } = started();
     const { service, resources } = deployment();
     expect(unsupportedTypes(resources)).toEqual(SKIPPED_TYPES);
@@ -168,6 +200,15 @@ function stackChecks(deployment: () => Deployment, settings: PollerSettings): vo
     }
     expect(resources[Ids.scalableTarget]?.Type).toBe('AWS::ApplicationAutoScaling::ScalableTarget');
     expect(resources[Ids.scalingPolicy]?.Type).toBe('AWS::ApplicationAutoScaling::ScalingPolicy');
+    const alarms = Object.keys(resources).filter((id) => resources[id]?.Type === 'AWS::CloudWatch::Alarm');
+    const ids = groupLogicalIds(groups);
+    expect(alarms.sort()).toEqual(
+      groups
+        .flatMap((group) =>
+          Object.values(RocketMQAlarmIdPrefixes).map((prefix) => `${prefix}${ids.get(group)}`),
+        )
+        .sort(),
+    );
     const targets = await callJsonApi(aws.target, APPLICATION_AUTOSCALING_API, 'DescribeScalableTargets', {
       ServiceNamespace: 'ecs',
     });
@@ -234,13 +275,17 @@ describe('the example service (serverless.yml at the repository root)', () => {
     () => ({ ROCKETMQ_NAME_SERVER: '10.0.0.10:9876', ROCKETMQ_LAMBDA_SUBNET: 'subnet-0f3e2d1c4b5a69788' }),
   );
 
-  stackChecks(deployment, {
-    cpu: '256',
-    memory: '512',
-    cpuArchitecture: 'X86_64',
-    subnets: ['subnet-0f3e2d1c4b5a69788'],
-    logRetentionInDays: 14,
-  });
+  stackChecks(
+    deployment,
+    {
+      cpu: '256',
+      memory: '512',
+      cpuArchitecture: 'X86_64',
+      subnets: ['subnet-0f3e2d1c4b5a69788'],
+      logRetentionInDays: 14,
+    },
+    ['orders-lambda', 'ledger-lambda'],
+  );
 
   it("the task definition's config is accepted by the poller's parser and names the deployed functions and table", async () => {
     const { aws } = started();
@@ -258,7 +303,9 @@ describe('the example service (serverless.yml at the repository root)', () => {
       store: 'dynamodb',
       table: stack.resource(Ids.offsetsTable).physicalId,
     });
-    expect(config.metrics.cloudwatch).toBeDefined();
+    // EMF lines on stdout, shipped by the awslogs driver: no PutMetricData, no CloudWatch right.
+    expect(config.metrics.emf).toMatchObject({ namespace: 'RocketMQLambda' });
+    expect(config.metrics.cloudwatch).toBeUndefined();
     expect(config.mappings).toMatchObject([
       {
         topic: 'Orders',
@@ -300,7 +347,6 @@ describe('the example service (serverless.yml at the repository root)', () => {
         Resource: [orders, `${orders}:*`, ledger, `${ledger}:*`],
       },
       { Sid: 'Offsets', Effect: 'Allow', Action: [...OFFSETS_ACTIONS], Resource: await tableArnOf(stack) },
-      PUBLISH_LAG_METRIC,
     ]);
     const execution = await roleWithPolicy(
       aws,
@@ -326,13 +372,17 @@ describe('a service with an ACL secret, failure destinations, a disabled mapping
     () => ({ ROCKETMQ_ACL_SECRET_ARN: partialSecretArn() }),
   );
 
-  stackChecks(deployment, {
-    cpu: '256',
-    memory: '512',
-    cpuArchitecture: 'X86_64',
-    subnets: ['subnet-0f3e2d1c4b5a69788'],
-    logRetentionInDays: 30,
-  });
+  stackChecks(
+    deployment,
+    {
+      cpu: '256',
+      memory: '512',
+      cpuArchitecture: 'X86_64',
+      subnets: ['subnet-0f3e2d1c4b5a69788'],
+      logRetentionInDays: 30,
+    },
+    ['orders-fn', 'payments-fn'],
+  );
 
   it("the config is accepted by the poller's parser with the ACL keys ECS fills from the secret, the destinations and timeouts", async () => {
     const { aws } = started();
@@ -384,7 +434,6 @@ describe('a service with an ACL secret, failure destinations, a disabled mapping
         Resource: [orders, `${orders}:*`, payments, `${payments}:*`],
       },
       { Sid: 'Offsets', Effect: 'Allow', Action: [...OFFSETS_ACTIONS], Resource: await tableArnOf(stack) },
-      PUBLISH_LAG_METRIC,
       // The queue came as Fn::GetAtt: its service was unknown at package time, so both actions name it.
       { Sid: 'FailureQueues', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [queue] },
       { Sid: 'FailureTopics', Effect: 'Allow', Action: 'sns:Publish', Resource: [queue, topic] },

@@ -3,11 +3,13 @@
  * moto's server, for one mapping with an ACL secret given by partial ARN and an SQS failure destination,
  * then read back from the services' APIs as serverless-deploy.test.ts reads the plugin's stacks: the
  * config its `!Sub`/`!If` build is accepted by the poller's own loadConfigFromEnv, the roles name exactly
- * the function, table, queue, log group and secret, the table has the offsets key schema; DeleteStack
- * deletes it (the table stays: DeletionPolicy Retain).
+ * the function, table, queue, log group and secret, the table has the offsets key schema, the dashboard
+ * CloudWatch stores is valid JSON for the group, cluster and service; DeleteStack deletes it (the table
+ * stays: DeletionPolicy Retain).
  *
- * moto skips the scaling target and policy: cfn-lint, run here on the template, is all the checking they
- * get, as are the properties moto drops (MOTO_CLOUDFORMATION in moto-coverage.ts).
+ * moto skips the scaling target and policy and the alarms: cfn-lint, run here on the template, and the
+ * unit tests' evaluation of the template are all the checking they get, as are the properties moto drops
+ * (MOTO_CLOUDFORMATION in moto-coverage.ts).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,9 +33,9 @@ import {
   type TemplateResources,
   unsupportedTypes,
 } from './moto-coverage.js';
-import { OFFSETS_ACTIONS, PUBLISH_LAG_METRIC } from './poller-statements.js';
+import { OFFSETS_ACTIONS } from './poller-statements.js';
 import { describeTaskDefinition, pollerConfigOf } from './poller-task.js';
-import { logGroupArn, queueArn, tableArn } from './resource-lookups.js';
+import { dashboardBody, logGroupArn, queueArn, tableArn } from './resource-lookups.js';
 import { iamResourceMatches, roleWithPolicy, statement } from './role-policy.js';
 import { REPO_ROOT } from './serverless-service.js';
 
@@ -91,6 +93,7 @@ beforeAll(async () => {
     SubnetIds: SUBNETS.join(','),
     SecurityGroupIds: 'sg-0c1d2e3f4a5b69788',
     LogRetentionInDays: '30',
+    MessageAgeThresholdSeconds: '600',
   };
   const startedAt = Date.now();
   await aws.cloudformation.send(
@@ -149,7 +152,9 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
     expect(config.acl).toEqual(ACL);
     expect(config.nameServerAddresses).toEqual(['10.0.0.1:9876', '10.0.0.2:9876']);
     expect(config.offsets).toMatchObject({ store: 'dynamodb', table: stack.resource(IDS.table).physicalId });
-    expect(config.metrics.cloudwatch).toBeDefined();
+    // EMF lines on stdout, shipped by the awslogs driver: no PutMetricData, no CloudWatch right.
+    expect(config.metrics.emf).toMatchObject({ namespace: 'RocketMQLambda' });
+    expect(config.metrics.cloudwatch).toBeUndefined();
     expect(config.mappings).toMatchObject([
       {
         topic: 'Orders',
@@ -179,7 +184,6 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
         Action: [...OFFSETS_ACTIONS],
         Resource: await tableArn(aws, stack.resource(IDS.table).physicalId),
       },
-      PUBLISH_LAG_METRIC,
       {
         Sid: 'FailureDestination',
         Effect: 'Allow',
@@ -218,11 +222,36 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
     expect(await droppedProperties(aws, stack, IDS, settings)).toEqual(expectedDropped(IDS, RESOURCES));
   });
 
-  it('moto skips the scaling target and policy (only cfn-lint checks them); cfn-lint passes the template', async () => {
+  it('the dashboard CloudWatch stores is valid JSON for the group, the region, the cluster and the service', async () => {
+    const { aws, stack } = started();
+    const name = stack.resource('Dashboard').physicalId;
+    expect(name).toBe(`${STACK_NAME}-rocketmq-poller`);
+    const body = await dashboardBody(aws, name);
+    const { widgets } = JSON.parse(body) as {
+      widgets: { properties: { region: string; annotations?: unknown } }[];
+    };
+    expect(widgets).toHaveLength(7);
+    for (const widget of widgets) expect(widget.properties.region).toBe(MOTO_CLIENT_CONFIG.region);
+    for (const metric of ['ConsumerLag', 'OldestMessageAge', 'Invocations', 'DeadLettered', 'Unhealthy'])
+      expect(body).toContain(`["RocketMQLambda","${metric}","ConsumerGroup","orders-fn",`);
+    const service = stack.resource(IDS.service).physicalId.split('/').at(-1);
+    expect(body).toContain(
+      `"ClusterName","${stack.resource(IDS.cluster).physicalId}","ServiceName","${service}"`,
+    );
+    expect(widgets[0]?.properties.annotations).toEqual({
+      horizontal: [{ label: 'target per task', value: 1000 }],
+    });
+    expect(widgets[1]?.properties.annotations).toEqual({
+      horizontal: [{ label: 'alarm threshold', value: 600 }],
+    });
+  });
+
+  it('moto skips the scaling target and policy and the alarms (only cfn-lint checks them); cfn-lint passes the template', async () => {
     const { moto, aws } = started();
     const skipped = [
       'AWS::ApplicationAutoScaling::ScalableTarget',
       'AWS::ApplicationAutoScaling::ScalingPolicy',
+      'AWS::CloudWatch::Alarm',
     ];
     expect(unsupportedTypes(RESOURCES)).toEqual(skipped);
     for (const type of skipped) {

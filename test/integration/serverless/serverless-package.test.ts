@@ -107,6 +107,10 @@ describe('serverless package with the rocketmq plugin (osls)', () => {
       RocketMQPollerService: 'AWS::ECS::Service',
       RocketMQPollerScalableTarget: 'AWS::ApplicationAutoScaling::ScalableTarget',
       RocketMQPollerLagScalingPolicy: 'AWS::ApplicationAutoScaling::ScalingPolicy',
+      RocketMQDeadLettersAlarmOrdersFn: 'AWS::CloudWatch::Alarm',
+      RocketMQMessageAgeAlarmOrdersFn: 'AWS::CloudWatch::Alarm',
+      RocketMQUnhealthyAlarmOrdersFn: 'AWS::CloudWatch::Alarm',
+      RocketMQPollerDashboard: 'AWS::CloudWatch::Dashboard',
     });
     expect(Resources.RocketMQPollerService?.Properties).not.toHaveProperty('DesiredCount');
     expect(Resources.RocketMQPollerScalableTarget?.Properties).toMatchObject({

@@ -110,7 +110,7 @@ describe('loadConfig: YAML, JSON and paths', () => {
       },
       lambda: { region: undefined, endpoint: undefined },
       destinations: { sqsEndpoint: undefined, snsEndpoint: undefined },
-      metrics: { cloudwatch: undefined },
+      metrics: { emf: undefined, prometheus: undefined, cloudwatch: undefined },
       mappings: [
         {
           name: 'orders-fn',

@@ -619,10 +619,40 @@ describe('SQL92 filters', () => {
 describe('metrics', () => {
   it('metrics.cloudwatch: {} turns the lag metric on with the defaults; absent is off', () => {
     expect(parse(config({ metrics: { cloudwatch: {} } })).metrics).toEqual({
+      emf: undefined,
+      prometheus: undefined,
       cloudwatch: { namespace: 'RocketMQLambda', intervalMs: 60_000, region: undefined, endpoint: undefined },
     });
-    expect(parse(config()).metrics).toEqual({ cloudwatch: undefined });
-    expect(parse(config({ metrics: {} })).metrics).toEqual({ cloudwatch: undefined });
+    const off = { emf: undefined, prometheus: undefined, cloudwatch: undefined };
+    expect(parse(config()).metrics).toEqual(off);
+    expect(parse(config({ metrics: {} })).metrics).toEqual(off);
+  });
+
+  it('metrics.emf: {} writes EMF lines every 60 s in RocketMQLambda; an interval and namespace can be set', () => {
+    expect(parse(config({ metrics: { emf: {} } })).metrics.emf).toEqual({
+      namespace: 'RocketMQLambda',
+      intervalMs: 60_000,
+    });
+    expect(
+      parse(config({ metrics: { emf: { namespace: 'Staging', intervalSeconds: 1 } } })).metrics.emf,
+    ).toEqual({ namespace: 'Staging', intervalMs: 1000 });
+    expect(problems(config({ metrics: { emf: { intervalSeconds: 0 } } }))).toEqual([
+      'metrics.emf.intervalSeconds: must be ≥ 1, got 0',
+    ]);
+  });
+
+  it('metrics.prometheus needs a port (0 picks a free one) and listens on every interface by default', () => {
+    expect(parse(config({ metrics: { prometheus: { port: 0 } } })).metrics.prometheus).toEqual({
+      port: 0,
+      host: '0.0.0.0',
+    });
+    expect(
+      parse(config({ metrics: { prometheus: { port: 9464, host: '127.0.0.1' } } })).metrics.prometheus,
+    ).toEqual({ port: 9464, host: '127.0.0.1' });
+    expect(problems(config({ metrics: { prometheus: {} } }))[0]).toMatch(/^metrics\.prometheus\.port: /);
+    expect(problems(config({ metrics: { prometheus: { port: 65_536 } } }))).toEqual([
+      'metrics.prometheus.port: must be ≤ 65535, got 65536',
+    ]);
   });
 
   it('takes a namespace, an interval in seconds, a region and an endpoint', () => {
@@ -669,7 +699,7 @@ describe('metrics', () => {
     expect(problems(config({ metrics: { cloudwatch: { dimensions: ['x'] } } }))).toEqual([
       'metrics.cloudwatch.dimensions: unknown key',
     ]);
-    expect(problems(config({ metrics: { prometheus: {} } }))).toEqual(['metrics.prometheus: unknown key']);
+    expect(problems(config({ metrics: { statsd: {} } }))).toEqual(['metrics.statsd: unknown key']);
   });
 
   it('checks the endpoint, the namespace and the shape', () => {

@@ -102,7 +102,12 @@ describe('concurrent: deadLetter and final failures', () => {
       [1002, -1],
     ]);
     expect(await offsetStore.readOffset(queueA, 'MEMORY')).toBe(3);
-    expect(context.counters).toMatchObject({ consumedOk: 1, consumedFailed: 2, sentBack: 2 });
+    expect(context.counters).toMatchObject({
+      consumedOk: 1,
+      consumedFailed: 2,
+      sentBack: 2,
+      deadLettered: 1,
+    });
     expect(listener.calls).toHaveLength(1);
     // Its own dead letters were reported by the listener itself; offset 0 is not at its limit yet.
     expect(listener.finalFailures).toEqual([]);
@@ -156,11 +161,13 @@ describe('concurrent: deadLetter and final failures', () => {
   });
 
   it('failed messages sent back at reconsumeTimes >= maxReconsumeTimes are reported as final failures', async () => {
-    const { listener, put, service } = concurrent({ maxReconsumeTimes: 2 });
+    const { listener, put, service, context } = concurrent({ maxReconsumeTimes: 2 });
     put([msg(0, { reconsumeTimes: 2 }), msg(1, { reconsumeTimes: 1 }), msg(2, { reconsumeTimes: 3 })]);
     listener.calls[0]?.resolve({ status: 'FAILED', reason: 'invoke failed (timeout)' });
     await flush();
     expect(listener.finalFailures).toEqual([{ offsets: [0, 2], reason: 'invoke failed (timeout)' }]);
+    // The broker moves the two at the limit to the DLQ: dead-lettered, and among the sent back.
+    expect(context.counters).toMatchObject({ sentBack: 3, deadLettered: 2 });
     await stopService(service);
   });
 
@@ -197,7 +204,7 @@ describe('orderly: final failures', () => {
   });
 
   it("'skip': a record skipped at the limit is reported once the DLQ took it; dead letters are not", async () => {
-    const { add, put, listener, service, client } = orderly({
+    const { add, put, listener, service, client, context } = orderly({
       batchSize: 2,
       maxReconsumeTimes: 0,
       orderlyFailure: 'skip',
@@ -215,6 +222,7 @@ describe('orderly: final failures', () => {
       [1001, -1],
     ]);
     expect(listener.finalFailures).toEqual([{ offsets: [0], reason: 'invoke failed (function-error)' }]);
+    expect(context.counters.deadLettered).toBe(2);
     await stopService(service);
   });
 

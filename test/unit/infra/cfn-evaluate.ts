@@ -2,8 +2,9 @@
  * A small CloudFormation evaluator for tests of hand-written templates: parses YAML with the short-form
  * tags (`!Ref`, `!Sub`, `!If`, ...) and evaluates the parts a test asks for with given parameter values,
  * the way CloudFormation would at deploy time. It knows Parameters (Default, AllowedValues,
- * AllowedPattern, MinValue/MaxValue, MinLength/MaxLength), Rules, Conditions, `Ref`, `Fn::If`, `Fn::Sub`
- * and `AWS::NoValue`; anything else throws {@link CfnEvaluationError} naming it, never passes silently.
+ * AllowedPattern, MinValue/MaxValue, MinLength/MaxLength), Rules, Conditions, `Ref`, `Fn::If`, `Fn::Sub`,
+ * `AWS::NoValue`, and `Fn::GetAtt` of the attributes a test gives values for; anything else throws
+ * {@link CfnEvaluationError} naming it, never passes silently.
  */
 import { parse } from 'yaml';
 
@@ -166,6 +167,11 @@ export interface CfnEvaluatorOptions {
   readonly parameters: Readonly<Record<string, string>>;
   /** @default TEST_PSEUDO_PARAMETERS */
   readonly pseudoParameters?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Values of `Fn::GetAtt` (`'Service.Name'` → a fake service name), as CloudFormation would know them
+   * at deploy time; any other attribute is unsupported.
+   */
+  readonly attributes?: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -182,6 +188,7 @@ export interface CfnEvaluatorOptions {
 export class CfnEvaluator {
   private readonly parameters = new Map<string, string | readonly string[]>();
   private readonly pseudo: Readonly<Record<string, string>>;
+  private readonly attributes: Readonly<Record<string, string>>;
   private readonly conditions = new Map<string, boolean>();
   private readonly evaluating = new Set<string>();
 
@@ -190,6 +197,7 @@ export class CfnEvaluator {
     options: CfnEvaluatorOptions,
   ) {
     this.pseudo = options.pseudoParameters ?? TEST_PSEUDO_PARAMETERS;
+    this.attributes = options.attributes ?? {};
     for (const name of Object.keys(options.parameters)) {
       if (!(name in template.Parameters))
         throw new CfnParameterError(`parameter ${name} is not in the template`);
@@ -356,9 +364,25 @@ export class CfnEvaluator {
       }
       case 'Fn::Sub':
         return this.sub(args, path);
+      case 'Fn::GetAtt':
+        return this.getAtt(args, path);
       default:
         throw new CfnEvaluationError(`${path}: ${fn} is not supported by this evaluator`);
     }
+  }
+
+  private getAtt(args: CfnValue, path: string): string {
+    const [resource, attribute] = Array.isArray(args) ? (args as readonly CfnValue[]) : [];
+    if (typeof resource !== 'string' || typeof attribute !== 'string')
+      throw new CfnEvaluationError(`${path}: Fn::GetAtt takes [resource, attribute]`);
+    const value = this.attributes[`${resource}.${attribute}`];
+    if (value === undefined) {
+      throw new CfnEvaluationError(
+        `${path}: Fn::GetAtt is not supported by this evaluator (no value given for ${resource}.${attribute})`,
+      );
+    }
+    this.ref(resource, path);
+    return value;
   }
 
   private ref(name: string, path: string): Evaluated {

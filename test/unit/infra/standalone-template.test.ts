@@ -12,11 +12,14 @@ import { ConfigError } from '../../../src/config/config-error.js';
 import { loadConfigFromEnv, parseConfig } from '../../../src/config/load-config.js';
 import type { MappingConfig, RunConfig } from '../../../src/config/run-config.js';
 import { LAG_METRIC } from '../../../src/metrics/lag-metric.js';
+import { compileRocketMQResources } from '../../../src/serverless/compile-rocketmq-resources.js';
+import { dashboardBody } from '../../../src/serverless/poller-dashboard.js';
 import {
   CfnEvaluationError,
   CfnEvaluator,
   CfnParameterError,
   type CfnTemplate,
+  type CfnValue,
   parseCfnTemplate,
   TEST_PSEUDO_PARAMETERS,
 } from './cfn-evaluate.js';
@@ -148,14 +151,8 @@ describe('ROCKETMQ_LAMBDA_CONFIG of the standalone template', () => {
       },
       lambda: { region: REGION, endpoint: undefined },
       destinations: { sqsEndpoint: undefined, snsEndpoint: undefined },
-      metrics: {
-        cloudwatch: {
-          namespace: LAG_METRIC.namespace,
-          intervalMs: 60_000,
-          region: REGION,
-          endpoint: undefined,
-        },
-      },
+      // EMF lines on stdout, which the awslogs driver ships to the stack's log group (no PutMetricData).
+      metrics: { emf: { namespace: LAG_METRIC.namespace, intervalMs: 60_000 } },
       mappings: [],
     });
     expect(mappingOf({})).toMatchObject({
@@ -405,10 +402,11 @@ describe('lag-based scaling of the standalone template', () => {
       Statistic: LAG_METRIC.statistic,
       Unit: LAG_METRIC.unit,
     });
-    expect(config.metrics.cloudwatch?.namespace).toBe(LAG_METRIC.namespace);
+    expect(config.metrics.emf?.namespace).toBe(LAG_METRIC.namespace);
+    expect(config.metrics.cloudwatch).toBeUndefined();
     expect(config.mappings[0]?.consumerGroup).toBe('orders-fn');
     // The scaling policy reads one-minute averages.
-    expect(config.metrics.cloudwatch?.intervalMs).toBeLessThanOrEqual(60_000);
+    expect(config.metrics.emf?.intervalMs).toBeLessThanOrEqual(60_000);
 
     const role = evaluator.evaluateAt('Resources', 'TaskRole');
     const statements = z
@@ -423,10 +421,9 @@ describe('lag-based scaling of the standalone template', () => {
       })
       .parse(role)
       .Properties.Policies.flatMap((item) => item.PolicyDocument.Statement);
-    expect(statements.find((statement) => statement.Sid === 'PublishLagMetric')).toMatchObject({
-      Action: 'cloudwatch:PutMetricData',
-      Condition: { StringEquals: { 'cloudwatch:namespace': LAG_METRIC.namespace } },
-    });
+    // EMF needs no CloudWatch permission: the execution role's log rights ship the lines.
+    expect(statements.map((statement) => statement.Sid)).toEqual(['InvokeMappedFunction', 'Offsets']);
+    expect(JSON.stringify(role)).not.toContain('cloudwatch:');
   });
 });
 
@@ -508,5 +505,146 @@ describe('the test evaluator (cfn-evaluate.ts)', () => {
     );
     expect(() => new CfnEvaluator(template, { parameters: {} })).toThrow(/has no Default/);
     expect(() => evaluatorFor({ Unknown: 'x' })).toThrow(/not in the template/);
+  });
+});
+
+describe('alarms and dashboard of the standalone template', () => {
+  const SERVICE_NAME = 'rocketmq-poller-test-Service-1A2B3C';
+  const evaluatorWithService = (parameters: Readonly<Record<string, string>> = {}) =>
+    new CfnEvaluator(template, {
+      parameters: { ...REQUIRED, ...parameters },
+      attributes: { 'Service.Name': SERVICE_NAME },
+    });
+  const ALARMS = ['DeadLettersAlarm', 'MessageAgeAlarm', 'UnhealthyAlarm'] as const;
+  const alarm = (evaluator: CfnEvaluator, id: (typeof ALARMS)[number]) =>
+    z.record(z.string(), z.unknown()).parse(evaluator.evaluateAt('Resources', id, 'Properties'));
+  const conditionOf = (id: string) =>
+    z.object({ Condition: z.string().optional() }).parse(template.Resources[id]).Condition;
+
+  it('ships the EMF lines with the awslogs driver to the log group the stack owns', () => {
+    const definitions = z
+      .array(z.looseObject({ LogConfiguration: z.unknown() }))
+      .parse(
+        deploy().evaluator.evaluateAt('Resources', 'TaskDefinition', 'Properties', 'ContainerDefinitions'),
+      );
+    expect(definitions[0]?.LogConfiguration).toEqual({
+      LogDriver: 'awslogs',
+      Options: { 'awslogs-group': 'LogGroup', 'awslogs-region': REGION, 'awslogs-stream-prefix': 'poller' },
+    });
+    expect(z.object({ Type: z.string() }).parse(template.Resources.LogGroup).Type).toBe(
+      'AWS::Logs::LogGroup',
+    );
+  });
+
+  it("are the plugin's alarms for the mapped group (metric, statistic, periods, threshold, missing data)", () => {
+    const plugin = compileRocketMQResources({
+      stage: 'prod',
+      custom: { nameServers: '10.0.0.1:9876', image: 'poller:1', vpc: { subnetIds: ['subnet-0a'] } },
+      functions: [
+        {
+          key: 'orders',
+          logicalId: 'OrdersLambdaFunction',
+          timeoutSeconds: 30,
+          events: [{ rocketmq: { topic: 'Orders', consumerGroup: 'orders-fn' } }],
+        },
+      ],
+    }).resources;
+    const evaluator = evaluatorWithService();
+    const withoutDescription = (properties: Readonly<Record<string, unknown>> | undefined) => {
+      const { AlarmDescription: _description, Threshold, ...rest } = properties ?? {};
+      return { ...rest, Threshold: Number(Threshold) };
+    };
+    for (const id of ALARMS) {
+      expect(conditionOf(id)).toBe('CreateAlarms');
+      expect(withoutDescription(alarm(evaluator, id)), id).toEqual(
+        withoutDescription(plugin[`RocketMQ${id}OrdersFn`]?.Properties),
+      );
+      expect(String(alarm(evaluator, id).AlarmDescription)).toContain('orders-fn');
+    }
+    expect(alarm(evaluator, 'MessageAgeAlarm')).toMatchObject({
+      MetricName: 'OldestMessageAge',
+      Threshold: '300',
+    });
+    expect(alarm(evaluator, 'UnhealthyAlarm').TreatMissingData).toBe('breaching');
+  });
+
+  it('notify AlarmTopicArn on ALARM and OK, take MessageAgeThresholdSeconds, and refuse bad values', () => {
+    const topic = 'arn:aws:sns:eu-west-1:123456789012:rocketmq-alarms';
+    const evaluator = evaluatorWithService({ AlarmTopicArn: topic, MessageAgeThresholdSeconds: '900' });
+    for (const id of ALARMS) {
+      expect(alarm(evaluator, id)).toMatchObject({ AlarmActions: [topic], OKActions: [topic] });
+      expect(alarm(evaluatorWithService(), id)).not.toHaveProperty('AlarmActions');
+      expect(alarm(evaluatorWithService(), id)).not.toHaveProperty('OKActions');
+    }
+    expect(alarm(evaluator, 'MessageAgeAlarm').Threshold).toBe('900');
+    expect(outcomeOf({ MessageAgeThresholdSeconds: '59' })).toMatch(/below MinValue 60/);
+    expect(outcomeOf({ AlarmTopicArn: SQS_ARN })).toMatch(/AllowedPattern/);
+  });
+
+  it('do not count silence as unhealthy when a fixed DesiredCount of 0 runs no poller', () => {
+    const fixedNone = evaluatorWithService({ EnableAutoScaling: 'false', DesiredCount: '0' });
+    expect(alarm(fixedNone, 'UnhealthyAlarm').TreatMissingData).toBe('notBreaching');
+    const fixedOne = evaluatorWithService({ EnableAutoScaling: 'false', DesiredCount: '1' });
+    expect(alarm(fixedOne, 'UnhealthyAlarm').TreatMissingData).toBe('breaching');
+    // With scaling, MinCount is at least 1 (MinValue 1): a poller always runs.
+    expect(z.object({ MinValue: z.number() }).parse(template.Parameters.MinCount).MinValue).toBe(1);
+  });
+
+  it('turn off with EnableAlarms / EnableDashboard false, each on its own', () => {
+    expect(conditionOf('Dashboard')).toBe('CreateDashboard');
+    const off = evaluatorWithService({ EnableAlarms: 'false', EnableDashboard: 'false' });
+    expect(off.condition('CreateAlarms')).toBe(false);
+    expect(off.condition('CreateDashboard')).toBe(false);
+    const onlyDashboard = evaluatorWithService({ EnableAlarms: 'false' });
+    expect(onlyDashboard.condition('CreateDashboard')).toBe(true);
+    expect(onlyDashboard.condition('HasAlarmTopic')).toBe(false);
+    expect(
+      evaluatorWithService({ EnableAlarms: 'false', AlarmTopicArn: SNS_ARN }).condition('HasAlarmTopic'),
+    ).toBe(false);
+  });
+
+  it.each([
+    ['the defaults', {}, { targetLagPerTask: 1000, messageAgeSeconds: 300 }],
+    [
+      'other target and threshold',
+      { TargetLagPerTask: '250', MessageAgeThresholdSeconds: '600' },
+      { targetLagPerTask: 250, messageAgeSeconds: 600 },
+    ],
+    [
+      'no scaling and no alarms',
+      { EnableAutoScaling: 'false', EnableAlarms: 'false' },
+      { targetLagPerTask: undefined, messageAgeSeconds: undefined },
+    ],
+    [
+      'an existing cluster',
+      { ExistingCluster: 'shared' },
+      { targetLagPerTask: 1000, messageAgeSeconds: 300 },
+    ],
+  ])("has the plugin's dashboard body, valid JSON, with %s", (_case, parameters, drawn) => {
+    const evaluator = evaluatorWithService(parameters);
+    const text = evaluator.evaluateAt('Resources', 'Dashboard', 'Properties', 'DashboardBody');
+    if (typeof text !== 'string') throw new Error('the dashboard body is not a string');
+    const cluster = 'ExistingCluster' in parameters ? 'shared' : 'Cluster';
+    // The plugin's Fn::Sub, as plain JSON data the evaluator reads.
+    const pluginSub = JSON.parse(
+      JSON.stringify(
+        dashboardBody({
+          consumerGroups: ['orders-fn'],
+          clusterName: cluster,
+          serviceLogicalId: 'Service',
+          ...drawn,
+        }),
+      ),
+    ) as CfnValue;
+    const plugin = evaluator.evaluate(pluginSub);
+    if (typeof plugin !== 'string') throw new Error("the plugin's body is not a string");
+    const parsed = JSON.parse(text) as unknown;
+    expect(parsed).toEqual(JSON.parse(plugin));
+    expect(text).toContain(`"ConsumerGroup","orders-fn"`);
+    expect(text).toContain(`"ClusterName","${cluster}","ServiceName","${SERVICE_NAME}"`);
+    expect(text).toContain(`"region":"${REGION}"`);
+    expect(evaluator.evaluateAt('Resources', 'Dashboard', 'Properties', 'DashboardName')).toBe(
+      `${TEST_PSEUDO_PARAMETERS['AWS::StackName']}-rocketmq-poller`,
+    );
   });
 });

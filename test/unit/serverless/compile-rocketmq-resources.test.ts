@@ -81,7 +81,7 @@ describe('compileRocketMQResources', () => {
     expect(compileRocketMQResources(fixtureInput('no-events')).resources).toEqual({});
   });
 
-  it('compiles the minimal fixture: table, cluster, log group, roles, task definition, service, scaling', () => {
+  it('compiles the minimal fixture: table, cluster, log group, roles, task definition, service, scaling, alarms, dashboard', () => {
     const { resources, outputs, warnings } = compileRocketMQResources(fixtureInput('minimal'));
     expect(Object.keys(resources).sort()).toEqual(
       [
@@ -94,6 +94,10 @@ describe('compileRocketMQResources', () => {
         Ids.service,
         Ids.scalableTarget,
         Ids.scalingPolicy,
+        'RocketMQDeadLettersAlarmOrdersFn',
+        'RocketMQMessageAgeAlarmOrdersFn',
+        'RocketMQUnhealthyAlarmOrdersFn',
+        Ids.dashboard,
       ].sort(),
     );
     expect(warnings).toEqual([]);
@@ -116,7 +120,7 @@ describe('compileRocketMQResources', () => {
     expect(table?.Properties.BillingMode).toBe('PAY_PER_REQUEST');
   });
 
-  it('grants the task role exactly the mapped functions (and their qualifiers), the table and the metric namespace', () => {
+  it('grants the task role exactly the mapped functions (and their qualifiers) and the table; no CloudWatch (metrics go out as EMF log lines)', () => {
     const { resources } = compileRocketMQResources(oneEvent(MINIMAL_EVENT));
     const role = resources[Ids.taskRole];
     expect(statement(role, 'InvokeMappedFunctions')).toEqual({
@@ -136,14 +140,8 @@ describe('compileRocketMQResources', () => {
       'dynamodb:UpdateItem',
       'dynamodb:Query',
     ]);
-    expect(statement(role, 'PublishLagMetric')?.Condition).toEqual({
-      StringEquals: { 'cloudwatch:namespace': LAG_METRIC.namespace },
-    });
-    expect(statements(role).map((s) => s.Sid)).toEqual([
-      'InvokeMappedFunctions',
-      'Offsets',
-      'PublishLagMetric',
-    ]);
+    expect(statements(role).map((s) => s.Sid)).toEqual(['InvokeMappedFunctions', 'Offsets']);
+    expect(JSON.stringify(resources)).not.toContain('cloudwatch:');
     const execution = resources[Ids.executionRole];
     expect(statement(execution, 'PullImage')?.Resource).toBe(
       'arn:aws:ecr:eu-west-1:123456789012:repository/rocketmq-lambda',
@@ -161,14 +159,17 @@ describe('compileRocketMQResources', () => {
       OffsetsTable: { Ref: Ids.offsetsTable },
       Function0: { 'Fn::GetAtt': ['OrdersLambdaFunction', 'Arn'] },
     });
-    const { raw, pending, unexpected } = checkPollerConfig(pollerConfig);
+    const { config, raw, pending, unexpected } = checkPollerConfig(pollerConfig);
     expect(unexpected).toEqual([]);
     expect(pending.length).toBeLessThanOrEqual(1);
+    // The lag metric as the scaling policy reads it, written as EMF (one line a minute per group).
+    expect(config?.metrics.emf).toEqual({ namespace: LAG_METRIC.namespace, intervalMs: 60_000 });
+    expect(config?.metrics.cloudwatch).toBeUndefined();
     expect(raw).toEqual({
       nameServer: '10.0.0.10:9876',
       shutdownTimeoutMs: 110_000,
       offsets: { store: 'dynamodb', table: 'rmq-offsets-table' },
-      metrics: { cloudwatch: {} },
+      metrics: { emf: {} },
       mappings: [
         {
           topic: 'Orders',
@@ -270,7 +271,7 @@ describe('compileRocketMQResources', () => {
       tls: { caFile: '/app/certs/rocketmq-ca.pem', serverName: 'rocketmq.internal' },
       shutdownTimeoutMs: 50_000,
       offsets: { store: 'dynamodb', table: 'rmq-offsets-table' },
-      metrics: { cloudwatch: {} },
+      metrics: { emf: {} },
       mappings: [
         {
           topic: 'Orders',

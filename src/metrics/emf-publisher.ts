@@ -1,0 +1,243 @@
+/**
+ * Writes the poller's metrics as CloudWatch Embedded Metric Format lines: every interval, one line per
+ * consumer group, read from the poller's registry (so the lines and `/metrics` cannot disagree). Counts
+ * are deltas since the previous line; lag and age are the values at that moment. Lines go to stdout
+ * directly (not through the logger, whose fields would break the format), where the container's awslogs
+ * driver ships them to CloudWatch Logs, which extracts the metrics.
+ */
+import type { Registry } from 'prom-client';
+import { PeriodicTask } from '../consumer/periodic-task.js';
+import { RocketMQError } from '../protocol/errors.js';
+import { componentLogger, type Logger } from '../util/logger.js';
+import { EMF_METRICS, type EmfValue, emfDocument } from './emf-document.js';
+import { LAG_METRIC } from './lag-metric.js';
+import { type InvokeOutcomeLabel, METRICS, NOT_INVOKE_ERRORS } from './metric-catalog.js';
+
+/** The counts of a group that lines carry as deltas. */
+interface GroupTotals {
+  invocations: number;
+  invokeErrors: number;
+  throttles: number;
+  sentBack: number;
+  deadLettered: number;
+}
+
+/**
+ * What the registry says about one consumer group at one moment.
+ *
+ * @example
+ * ```ts
+ * const summary: GroupSummary = { consumerGroup: 'orders-fn', lag: 120, oldestMessageAgeSeconds: 4.2,
+ *   unhealthy: false, totals: { invocations: 10, invokeErrors: 1, throttles: 0, sentBack: 3, deadLettered: 0 } };
+ * ```
+ */
+export interface GroupSummary {
+  readonly consumerGroup: string;
+  /** Undefined when no held queue could be measured (publishing 0 would invite a scale-in). */
+  readonly lag: number | undefined;
+  readonly oldestMessageAgeSeconds: number;
+  readonly unhealthy: boolean;
+  readonly totals: Readonly<GroupTotals>;
+}
+
+type MetricJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>[number];
+
+/**
+ * Sums the registry's series per consumer group (see `EMF_METRICS` for what each value means).
+ *
+ * @example
+ * ```ts
+ * const groups = summarizeGroups(await metrics.registry.getMetricsAsJSON());
+ * ```
+ */
+export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] {
+  const byName = new Map(metrics.map((metric) => [metric.name, metric.values]));
+  const groups = new Map<
+    string,
+    { lag: number; queues: number; unknown: number; age: number; unhealthy: boolean; totals: GroupTotals }
+  >();
+  const group = (labels: Record<string, string | number | undefined>) => {
+    const name = String(labels.consumer_group ?? '');
+    let found = groups.get(name);
+    if (found === undefined) {
+      found = {
+        lag: 0,
+        queues: 0,
+        unknown: 0,
+        age: 0,
+        unhealthy: false,
+        totals: { invocations: 0, invokeErrors: 0, throttles: 0, sentBack: 0, deadLettered: 0 },
+      };
+      groups.set(name, found);
+    }
+    return found;
+  };
+  const each = (
+    name: string,
+    add: (value: number, labels: Record<string, string | number | undefined>) => void,
+  ) => {
+    for (const { value, labels } of byName.get(name) ?? []) add(value, labels);
+  };
+  each(METRICS.mappingHealthy.name, (value, labels) => {
+    const found = group(labels);
+    found.unhealthy ||= value !== 1;
+  });
+  each(METRICS.consumerLag.name, (value, labels) => {
+    group(labels).lag += value;
+  });
+  each(METRICS.queuesHeld.name, (value, labels) => {
+    group(labels).queues += value;
+  });
+  each(METRICS.lagUnknownQueues.name, (value, labels) => {
+    group(labels).unknown += value;
+  });
+  each(METRICS.oldestMessageAge.name, (value, labels) => {
+    const found = group(labels);
+    found.age = Math.max(found.age, value);
+  });
+  each(METRICS.invocations.name, (value, labels) => {
+    group(labels).totals.invocations += value;
+  });
+  each(METRICS.invokeOutcomes.name, (value, labels) => {
+    const kind = String(labels.kind) as InvokeOutcomeLabel;
+    const totals = group(labels).totals;
+    if (kind === 'throttle') totals.throttles += value;
+    else if (!NOT_INVOKE_ERRORS.has(kind)) totals.invokeErrors += value;
+  });
+  each(METRICS.sentBack.name, (value, labels) => {
+    group(labels).totals.sentBack += value;
+  });
+  each(METRICS.deadLettered.name, (value, labels) => {
+    group(labels).totals.deadLettered += value;
+  });
+  return [...groups].map(([consumerGroup, found]) => ({
+    consumerGroup,
+    lag: found.queues > 0 && found.unknown >= found.queues ? undefined : found.lag,
+    oldestMessageAgeSeconds: found.age,
+    unhealthy: found.unhealthy,
+    totals: found.totals,
+  }));
+}
+
+/**
+ * Options of {@link EmfPublisher}.
+ *
+ * @example
+ * ```ts
+ * const options: EmfPublisherOptions = { registry: metrics.registry, intervalMs: 60_000 };
+ * ```
+ */
+export interface EmfPublisherOptions {
+  readonly registry: Registry;
+  /** @default LAG_METRIC.namespace (`RocketMQLambda`) */
+  readonly namespace?: string | undefined;
+  /** @default 60000 */
+  readonly intervalMs?: number | undefined;
+  /** Receives each line (without its newline). @default a write of the line and `\n` to stdout */
+  readonly write?: ((line: string) => void) | undefined;
+  readonly logger?: Logger | undefined;
+  readonly nowMs?: (() => number) | undefined;
+}
+
+/**
+ * The publisher.
+ *
+ * @example
+ * ```ts
+ * const emf = new EmfPublisher({ registry: metrics.registry, intervalMs: 60_000 });
+ * emf.start();
+ * // ... on shutdown:
+ * await emf.stop();
+ * // ... stop the consumers, then write the counts of their last batches:
+ * await emf.flushCounts();
+ * ```
+ */
+export class EmfPublisher {
+  readonly #options: EmfPublisherOptions;
+  readonly #log: Logger;
+  readonly #task: PeriodicTask;
+  readonly #previous = new Map<string, GroupTotals>();
+  #publishing: Promise<string[]> = Promise.resolve([]);
+  #started = false;
+
+  constructor(options: EmfPublisherOptions) {
+    const intervalMs = options.intervalMs ?? 60_000;
+    if (!(Number.isSafeInteger(intervalMs) && intervalMs > 0)) {
+      throw new RocketMQError(`EMF publisher: intervalMs must be a positive integer, got ${intervalMs}`);
+    }
+    this.#options = { ...options, intervalMs };
+    this.#log = componentLogger('metrics.emf', options.logger);
+    this.#task = new PeriodicTask(
+      'write EMF metrics',
+      intervalMs,
+      () => this.publishOnce().then(() => undefined),
+      this.#log,
+    );
+  }
+
+  /** Writes a line per group every interval, the first after one interval. */
+  start(): void {
+    this.#started = true;
+    this.#task.start(this.#options.intervalMs);
+  }
+
+  /** Stops the interval; resolves after a running publish ended. */
+  stop(): Promise<void> {
+    return this.#task.stop();
+  }
+
+  /**
+   * After {@link stop}, once the consumers have stopped: writes a last line per group with the counts
+   * since the previous line only (their lag, none held, and health, stopped, would read as a scale-in
+   * signal and an alarm). Does nothing when the publisher never started.
+   */
+  async flushCounts(): Promise<void> {
+    if (!this.#started) return;
+    this.#started = false;
+    await this.publishOnce({ countsOnly: true });
+  }
+
+  /**
+   * Reads the registry and writes one line per consumer group; resolves with the lines written.
+   * `countsOnly` leaves out `ConsumerLag`, `OldestMessageAge` and `Unhealthy`.
+   */
+  publishOnce(options: { readonly countsOnly?: boolean } = {}): Promise<string[]> {
+    // One at a time: the deltas of two overlapping publishes would count the same events twice.
+    this.#publishing = this.#publishing
+      .catch(() => [])
+      .then(() => this.#publish(options.countsOnly === true));
+    return this.#publishing;
+  }
+
+  async #publish(countsOnly: boolean): Promise<string[]> {
+    const summaries = summarizeGroups(await this.#options.registry.getMetricsAsJSON());
+    const timestampMs = (this.#options.nowMs ?? Date.now)();
+    const namespace = this.#options.namespace ?? LAG_METRIC.namespace;
+    const write = this.#options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+    const lines = summaries.map((summary) => {
+      const previous = this.#previous.get(summary.consumerGroup);
+      this.#previous.set(summary.consumerGroup, { ...summary.totals });
+      const delta = (key: keyof GroupTotals) => Math.max(0, summary.totals[key] - (previous?.[key] ?? 0));
+      const counts: EmfValue[] = [
+        { ...EMF_METRICS.invocations, value: delta('invocations') },
+        { ...EMF_METRICS.invokeErrors, value: delta('invokeErrors') },
+        { ...EMF_METRICS.throttles, value: delta('throttles') },
+        { ...EMF_METRICS.sentBack, value: delta('sentBack') },
+        { ...EMF_METRICS.deadLettered, value: delta('deadLettered') },
+      ];
+      const values: EmfValue[] = countsOnly
+        ? counts
+        : [
+            ...(summary.lag === undefined ? [] : [{ ...EMF_METRICS.consumerLag, value: summary.lag }]),
+            { ...EMF_METRICS.oldestMessageAge, value: summary.oldestMessageAgeSeconds },
+            ...counts,
+            { ...EMF_METRICS.unhealthy, value: summary.unhealthy ? 1 : 0 },
+          ];
+      return JSON.stringify(
+        emfDocument({ namespace, consumerGroup: summary.consumerGroup, timestampMs, values }),
+      );
+    });
+    for (const line of lines) write(line);
+    return lines;
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * Every metric of a poller, described once: its Prometheus name, type, labels and meaning. The registry
+ * (poller-metrics.ts) is built from it, the EMF lines (emf-publisher.ts) read the registry by these
+ * names, and the README's metrics reference (metrics-reference.ts) is rendered from it, so none of the
+ * three can drift from the others.
+ */
+
+/** Labels of a mapping's series. */
+export const MAPPING_LABELS = ['mapping', 'consumer_group'] as const;
+/** Labels of a held queue's series (`topic` may be the group's `%RETRY%` topic; `queue` is `<broker>@<id>`). */
+export const QUEUE_LABELS = ['mapping', 'consumer_group', 'topic', 'queue'] as const;
+
+/** Buckets of invoke durations (seconds): from a warm no-op function to Lambda's 15-minute limit. */
+export const INVOKE_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900] as const;
+/** Buckets of pull durations (seconds): a pull that finds messages, up to a long poll's full wait. */
+export const PULL_DURATION_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30,
+] as const;
+
+/**
+ * How an invoke ended, as the `kind` label of {@link METRICS.invokeOutcomes}: the invoke layer's
+ * outcome kinds in snake_case, and `throttle` for every throttled attempt.
+ *
+ * @example
+ * ```ts
+ * const kind: InvokeOutcomeLabel = 'function_error';
+ * ```
+ */
+export type InvokeOutcomeLabel =
+  | 'success'
+  | 'function_error'
+  | 'timeout'
+  | 'throttle'
+  | 'network'
+  | 'server_error'
+  | 'rejected'
+  | 'payload_too_large'
+  | 'malformed_response'
+  | 'aborted'
+  | 'invoker_error';
+
+/**
+ * Every `kind` label value, in the order the reference lists them.
+ *
+ * @example
+ * ```ts
+ * for (const kind of INVOKE_OUTCOME_LABELS) outcomes.inc({ ...labels, kind }, 0);
+ * ```
+ */
+export const INVOKE_OUTCOME_LABELS: readonly InvokeOutcomeLabel[] = [
+  'success',
+  'function_error',
+  'timeout',
+  'throttle',
+  'network',
+  'server_error',
+  'rejected',
+  'payload_too_large',
+  'malformed_response',
+  'aborted',
+  'invoker_error',
+];
+
+/**
+ * Outcome kinds that are not invoke errors: successes, throttles (waited out and tried again) and
+ * invokes aborted by a shutdown. Every other kind counts in the EMF `InvokeErrors`.
+ *
+ * @example
+ * ```ts
+ * const isError = !NOT_INVOKE_ERRORS.has(kind);
+ * ```
+ */
+export const NOT_INVOKE_ERRORS: ReadonlySet<InvokeOutcomeLabel> = new Set(['success', 'throttle', 'aborted']);
+
+/**
+ * One metric.
+ *
+ * @example
+ * ```ts
+ * const definition: MetricDefinition = { name: 'rocketmq_lambda_up', type: 'gauge', labels: [],
+ *   help: '1 while the poller runs.' };
+ * ```
+ */
+export interface MetricDefinition {
+  readonly name: string;
+  readonly type: 'counter' | 'gauge' | 'histogram';
+  readonly labels: readonly string[];
+  /** One sentence for `# HELP`; the README adds {@link MetricDefinition.notes}. */
+  readonly help: string;
+  /** What the help line has no room for (where the value comes from, edge cases). */
+  readonly notes?: string;
+  readonly buckets?: readonly number[];
+}
+
+/**
+ * The poller's metrics, by key.
+ *
+ * @example
+ * ```ts
+ * registry.getSingleMetric(METRICS.invocations.name);
+ * ```
+ */
+export const METRICS = {
+  up: {
+    name: 'rocketmq_lambda_up',
+    type: 'gauge',
+    labels: [],
+    help: '1 while the poller runs, 0 once it is stopping.',
+  },
+  healthy: {
+    name: 'rocketmq_lambda_healthy',
+    type: 'gauge',
+    labels: [],
+    help: "1 when every mapping's consumer runs and is healthy, else 0 (what /readyz answers).",
+    notes:
+      'The verdict of the health check (no rebalance, pull or offset write stalled; see docs/operating.md).',
+  },
+  mappingHealthy: {
+    name: 'rocketmq_lambda_mapping_healthy',
+    type: 'gauge',
+    labels: MAPPING_LABELS,
+    help: "1 when the mapping's consumer runs and is healthy, else 0.",
+    notes: 'EMF `Unhealthy` is 1 minus it.',
+  },
+  consumerLag: {
+    name: 'rocketmq_lambda_consumer_lag',
+    type: 'gauge',
+    labels: QUEUE_LABELS,
+    help: "Messages of a held queue not handled yet: the broker's max offset minus the consumed offset.",
+    notes:
+      'Buffered and in-flight messages count. Measured at each scrape (one GET_MAX_OFFSET per held queue); a queue that cannot be measured has no sample (see `lag_unknown_queues`). EMF `ConsumerLag` is its sum per consumer group.',
+  },
+  lagUnknownQueues: {
+    name: 'rocketmq_lambda_lag_unknown_queues',
+    type: 'gauge',
+    labels: MAPPING_LABELS,
+    help: 'Held queues whose lag could not be measured (broker not answering, start offset not resolved).',
+  },
+  oldestMessageAge: {
+    name: 'rocketmq_lambda_oldest_message_age_seconds',
+    type: 'gauge',
+    labels: QUEUE_LABELS,
+    help: 'Age of the oldest unconsumed message of a held queue (now minus its broker store time).',
+    notes:
+      'Taken from the oldest message buffered or in flight; 0 when the lag is 0. When the buffer is empty but the lag is not (the next messages are not pulled yet: just assigned, pulls failing), the age is unknown and the queue has no sample; its lag still shows the backlog. EMF `OldestMessageAge` is the largest per consumer group.',
+  },
+  bufferedMessages: {
+    name: 'rocketmq_lambda_buffered_messages',
+    type: 'gauge',
+    labels: QUEUE_LABELS,
+    help: 'Messages pulled and not finished yet (waiting or in flight) in the ProcessQueue of a held queue.',
+  },
+  bufferedBytes: {
+    name: 'rocketmq_lambda_buffered_bytes',
+    type: 'gauge',
+    labels: QUEUE_LABELS,
+    help: 'Body bytes of those messages.',
+  },
+  queuesHeld: {
+    name: 'rocketmq_lambda_queues_held',
+    type: 'gauge',
+    labels: MAPPING_LABELS,
+    help: 'Queues the mapping holds now (retry queues included).',
+  },
+  rebalances: {
+    name: 'rocketmq_lambda_rebalances_total',
+    type: 'counter',
+    labels: MAPPING_LABELS,
+    help: "Rebalances that changed the mapping's queues.",
+  },
+  pulls: {
+    name: 'rocketmq_lambda_pulls_total',
+    type: 'counter',
+    labels: [...MAPPING_LABELS, 'result'],
+    help: 'PULL_MESSAGE requests, by result (`answered` with any status, or `failed`).',
+  },
+  pullDuration: {
+    name: 'rocketmq_lambda_pull_duration_seconds',
+    type: 'histogram',
+    labels: MAPPING_LABELS,
+    help: 'Time from a pull request to its answer or failure.',
+    notes: 'A long poll with nothing new waits up to the broker suspend time (15 s by default).',
+    buckets: PULL_DURATION_BUCKETS,
+  },
+  pulledMessages: {
+    name: 'rocketmq_lambda_pulled_messages_total',
+    type: 'counter',
+    labels: MAPPING_LABELS,
+    help: 'Messages pulled and accepted (after the client-side tag check).',
+  },
+  invocations: {
+    name: 'rocketmq_lambda_invocations_total',
+    type: 'counter',
+    labels: MAPPING_LABELS,
+    help: 'Invokes of the function (a batch split by payload size or bisected takes several).',
+    notes:
+      'Throttled attempts are not invokes: they are counted as `invoke_outcomes_total{kind="throttle"}`. EMF `Invocations`.',
+  },
+  invokeDuration: {
+    name: 'rocketmq_lambda_invoke_duration_seconds',
+    type: 'histogram',
+    labels: MAPPING_LABELS,
+    help: 'Time from an invoke request to its outcome, throttle waits included.',
+    buckets: INVOKE_DURATION_BUCKETS,
+  },
+  invokeOutcomes: {
+    name: 'rocketmq_lambda_invoke_outcomes_total',
+    type: 'counter',
+    labels: [...MAPPING_LABELS, 'kind'],
+    help: 'How invokes ended, by kind; `throttle` counts each throttled attempt.',
+    notes: `Kinds: ${INVOKE_OUTCOME_LABELS.map((kind) => `\`${kind}\``).join(', ')}. \`success\`: the function answered (messages it reported failed are not an invoke failure); \`invoker_error\`: the function could not be invoked at all (the mapping stops). EMF \`Throttles\` is the \`throttle\` count, \`InvokeErrors\` every kind but \`success\`, \`throttle\` and \`aborted\` (a shutdown).`,
+  },
+  consumedMessages: {
+    name: 'rocketmq_lambda_consumed_messages_total',
+    type: 'counter',
+    labels: [...MAPPING_LABELS, 'result'],
+    help: 'Messages whose consume finished, by result (`success` or `failure`).',
+  },
+  sentBack: {
+    name: 'rocketmq_lambda_messages_sent_back_total',
+    type: 'counter',
+    labels: MAPPING_LABELS,
+    help: 'Failed messages sent back to the broker for a later retry (through `%RETRY%<group>`).',
+    notes:
+      'Messages bound for the DLQ are counted in `messages_dead_lettered_total` instead. EMF `SentBack`.',
+  },
+  deadLettered: {
+    name: 'rocketmq_lambda_messages_dead_lettered_total',
+    type: 'counter',
+    labels: MAPPING_LABELS,
+    help: 'Messages that went to `%DLQ%<group>`.',
+    notes:
+      'Handed to it (too old, too large, an orderly skip, undecodable) or sent back at `maxReconsumeTimes` (the broker moves those). EMF `DeadLettered`.',
+  },
+  offsetWrites: {
+    name: 'rocketmq_lambda_offset_writes_total',
+    type: 'counter',
+    labels: [...MAPPING_LABELS, 'operation'],
+    help: 'Offset store writes that succeeded, by operation (`persist_all`, `persist`, `claim`, `release`).',
+    notes: 'One per call: a periodic `persist_all` writes only the queues whose offset moved.',
+  },
+  offsetWriteFailures: {
+    name: 'rocketmq_lambda_offset_write_failures_total',
+    type: 'counter',
+    labels: [...MAPPING_LABELS, 'operation'],
+    help: 'Offset store writes that failed after their retries, by operation.',
+  },
+} as const satisfies Record<string, MetricDefinition>;

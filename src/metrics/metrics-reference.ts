@@ -1,0 +1,63 @@
+/**
+ * The metrics reference for the README, rendered from a live registry (names, types, labels, help) and
+ * the catalog's notes, and from the EMF metric list, so the documentation cannot drift from what the
+ * poller exposes.
+ */
+import { EMF_METRICS } from './emf-document.js';
+import { LAG_METRIC } from './lag-metric.js';
+import { METRICS, type MetricDefinition } from './metric-catalog.js';
+import { PollerMetrics } from './poller-metrics.js';
+
+/**
+ * The Markdown of the README's metrics section (below its heading): the outputs, the EMF metrics, the
+ * HTTP endpoints and every Prometheus metric.
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(metricsReference());
+ * ```
+ */
+export function metricsReference(): string {
+  const registry = new PollerMetrics({ running: () => true, health: () => ({ healthy: true, problems: [] }) })
+    .registry;
+  const notes = new Map<string, MetricDefinition>(
+    Object.values(METRICS).map((definition) => [definition.name, definition]),
+  );
+  const order = [...notes.keys()];
+  const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+  const metrics = registry.getMetricsAsArray().sort((a, b) => rank(a.name) - rank(b.name));
+  const rows = metrics.map((metric) => {
+    const definition = notes.get(metric.name);
+    const labels = (definition?.labels ?? []).map((label) => `\`${label}\``).join(', ') || '—';
+    const text = [metric.help, definition?.notes].filter((part) => part !== undefined).join(' ');
+    return `| \`${metric.name}\` | ${String(metric.type)} | ${labels} | ${cell(text)} |`;
+  });
+  const emfRows = Object.values(EMF_METRICS).map(
+    (metric) => `| \`${metric.name}\` | ${metric.unit} | ${cell(metric.description)} |`,
+  );
+  return [
+    'Every poller keeps one registry of metrics and has three outputs, all off unless configured (`metrics` in',
+    'the [configuration reference](#configuration-reference)):',
+    '',
+    `- \`metrics: { emf: {} }\`: every 60 s (\`intervalSeconds\`), one CloudWatch Embedded Metric Format line per consumer group on stdout, namespace \`${LAG_METRIC.namespace}\`, dimension \`${LAG_METRIC.dimension}\`. The awslogs log driver ships it to CloudWatch Logs, which extracts the metrics: no CloudWatch permission needed. The deploy templates turn it on; the scaling policy, alarms and dashboard read these names. Counts are deltas since the previous line; a graceful stop writes a last line with the counts only.`,
+    '- `metrics: { prometheus: { port: 9464 } }`: an HTTP server (`host` defaults to `0.0.0.0`) with `GET /metrics` (Prometheus text format), `GET /healthz` (200 while the process serves: liveness) and `GET /readyz` (200 when every mapping runs and is healthy, else 503 with `{"ready": false, "problems": [...]}`, the same verdict as `rocketmq-lambda health`).',
+    `- \`metrics: { cloudwatch: {} }\`: only \`${LAG_METRIC.metricName}\`, published with PutMetricData (needs \`cloudwatch:PutMetricData\`), for log drivers that are not CloudWatch Logs.`,
+    '',
+    '**EMF metrics** (per consumer group):',
+    '',
+    '| Metric | Unit | Value |',
+    '|---|---|---|',
+    ...emfRows,
+    '',
+    "**Prometheus metrics** (`queue` is `<broker>@<queueId>`; `topic` may be the group's `%RETRY%` topic):",
+    '',
+    '| Metric | Type | Labels | Meaning |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+function cell(text: string): string {
+  return text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+}

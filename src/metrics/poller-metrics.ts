@@ -1,0 +1,286 @@
+/**
+ * The metrics registry of one poller (a prom-client `Registry` of its own, never the global one), built
+ * from the catalog (metric-catalog.ts). Most values are read when someone asks (a scrape, an EMF line):
+ * gauges and counters the consumer already keeps come from one status-and-lag snapshot of every
+ * mapping, taken at most once per {@link DEFAULT_SNAPSHOT_MAX_AGE_MS} so that every metric of a scrape
+ * and the publishers see the same moment. Events nothing counts yet (invoke outcomes and durations, pull
+ * durations, offset writes, rebalances) arrive through the observers each mapping hands to its listener,
+ * runtime and offset store.
+ */
+import { Counter, Histogram, Registry } from 'prom-client';
+import type { ConsumerHealth } from '../consumer/consumer-health.js';
+import type { ConsumerObserver } from '../consumer/consumer-observer.js';
+import type { ConsumerRuntimeEvent, ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
+import type { ConsumerLag } from '../consumer/queue-lag.js';
+import type { InvokeObserver, InvokeResultKind } from '../invoke/invoke-observer.js';
+import type { OffsetStore } from '../offsets/offset-store.js';
+import { componentLogger, type Logger } from '../util/logger.js';
+import type { LagSource } from './cloudwatch-lag-publisher.js';
+import { type MappingSnapshot, registerCollectedMetrics } from './collected-metrics.js';
+import {
+  INVOKE_OUTCOME_LABELS,
+  type InvokeOutcomeLabel,
+  METRICS,
+  type MetricDefinition,
+} from './metric-catalog.js';
+import { ObservedOffsetStore, type OffsetWriteOperation } from './observed-offset-store.js';
+
+/** How long one snapshot of the mappings serves the metrics asking for it. */
+export const DEFAULT_SNAPSHOT_MAX_AGE_MS = 1000;
+const OFFSET_WRITE_OPERATIONS: readonly OffsetWriteOperation[] = [
+  'persist_all',
+  'persist',
+  'claim',
+  'release',
+];
+
+/**
+ * What a metered mapping is called.
+ *
+ * @example
+ * ```ts
+ * const mapping: MeteredMapping = { name: 'orders', consumerGroup: 'orders-fn', topic: 'Orders' };
+ * ```
+ */
+export interface MeteredMapping {
+  readonly name: string;
+  readonly consumerGroup: string;
+  readonly topic: string;
+}
+
+/**
+ * The consumer of a mapping, as the metrics read it (a `ConsumerRuntime` is one).
+ *
+ * @example
+ * ```ts
+ * const consumer: MeteredConsumer = runtime;
+ * ```
+ */
+export interface MeteredConsumer {
+  status(): Promise<ConsumerRuntimeStatus>;
+  lag(): Promise<ConsumerLag>;
+  health(nowMs?: number): ConsumerHealth;
+  onEvent(listener: (event: ConsumerRuntimeEvent) => void): () => void;
+}
+
+/**
+ * Options of {@link PollerMetrics}.
+ *
+ * @example
+ * ```ts
+ * const options: PollerMetricsOptions = { running: () => !stopping, health: () => poller.health() };
+ * ```
+ */
+export interface PollerMetricsOptions {
+  /** False once the poller is stopping (`rocketmq_lambda_up`). */
+  readonly running: () => boolean;
+  /** The poller's verdict (`rocketmq_lambda_healthy`). */
+  readonly health: () => { readonly healthy: boolean; readonly problems: readonly string[] };
+  readonly logger?: Logger | undefined;
+  /** @default Date.now */
+  readonly nowMs?: (() => number) | undefined;
+  /** @default DEFAULT_SNAPSHOT_MAX_AGE_MS */
+  readonly snapshotMaxAgeMs?: number | undefined;
+}
+
+type MappingLabels = { mapping: string; consumer_group: string };
+
+interface Entry {
+  readonly mapping: MeteredMapping;
+  readonly labels: MappingLabels;
+  consumer: MeteredConsumer | undefined;
+  unsubscribe: (() => void) | undefined;
+}
+
+/**
+ * What one mapping hands to its collaborators so that their events reach the registry.
+ *
+ * @example
+ * ```ts
+ * const meter = metrics.mapping({ name: 'orders', consumerGroup: 'orders-fn', topic: 'Orders' });
+ * const listener = new FunctionMessageListener({ ...options, observer: meter.invokeObserver });
+ * const runtime = new ConsumerRuntime(consumerOptions, { client, listener, observer: meter.consumerObserver,
+ *   offsetStore: meter.observeOffsetStore(store) });
+ * meter.watch(runtime);
+ * ```
+ */
+export interface MappingMeter {
+  readonly invokeObserver: InvokeObserver;
+  readonly consumerObserver: ConsumerObserver;
+  /** The store, wrapped so that its writes are counted. */
+  observeOffsetStore(store: OffsetStore): OffsetStore;
+  /** Reads the consumer's status, lag and health from now on, and counts its rebalances. */
+  watch(consumer: MeteredConsumer): void;
+}
+
+/**
+ * The `kind` label of an invoke's outcome.
+ *
+ * @example
+ * ```ts
+ * outcomeLabel('function-error'); // => 'function_error'
+ * ```
+ */
+export function outcomeLabel(kind: InvokeResultKind): InvokeOutcomeLabel {
+  return kind.replaceAll('-', '_') as InvokeOutcomeLabel;
+}
+
+/**
+ * The registry of one poller and its mappings' observers.
+ *
+ * @example
+ * ```ts
+ * const metrics = new PollerMetrics({ running: () => true, health: () => poller.health() });
+ * const meter = metrics.mapping({ name: 'orders', consumerGroup: 'orders-fn', topic: 'Orders' });
+ * // ... hand meter's observers to the listener, runtime and store, then meter.watch(runtime)
+ * const text = await metrics.registry.metrics();
+ * ```
+ */
+export class PollerMetrics {
+  readonly registry = new Registry();
+  readonly #options: PollerMetricsOptions;
+  readonly #log: Logger;
+  readonly #nowMs: () => number;
+  readonly #entries: Entry[] = [];
+  #snapshot: { readonly atMs: number; readonly value: Promise<MappingSnapshot[]> } | undefined;
+  readonly #rebalances: Counter<string>;
+  readonly #pullDuration: Histogram<string>;
+  readonly #invocations: Counter<string>;
+  readonly #invokeDuration: Histogram<string>;
+  readonly #invokeOutcomes: Counter<string>;
+  readonly #offsetWrites: Counter<string>;
+  readonly #offsetWriteFailures: Counter<string>;
+
+  constructor(options: PollerMetricsOptions) {
+    this.#options = options;
+    this.#log = componentLogger('metrics', options.logger);
+    this.#nowMs = options.nowMs ?? Date.now;
+    this.#rebalances = this.#counter(METRICS.rebalances);
+    this.#pullDuration = this.#histogram(METRICS.pullDuration);
+    this.#invocations = this.#counter(METRICS.invocations);
+    this.#invokeDuration = this.#histogram(METRICS.invokeDuration);
+    this.#invokeOutcomes = this.#counter(METRICS.invokeOutcomes);
+    this.#offsetWrites = this.#counter(METRICS.offsetWrites);
+    this.#offsetWriteFailures = this.#counter(METRICS.offsetWriteFailures);
+    registerCollectedMetrics(this.registry, {
+      snapshots: () => this.snapshots(),
+      mappingHealth: (nowMs) =>
+        this.#entries.map((entry) => ({
+          labels: entry.labels,
+          healthy: entry.consumer?.health(nowMs).healthy === true,
+        })),
+      running: options.running,
+      healthy: () => options.health().healthy,
+      nowMs: this.#nowMs,
+    });
+  }
+
+  /** Adds a mapping; its series exist (at 0) from now on. */
+  mapping(mapping: MeteredMapping): MappingMeter {
+    const labels: MappingLabels = { mapping: mapping.name, consumer_group: mapping.consumerGroup };
+    const entry: Entry = { mapping, labels, consumer: undefined, unsubscribe: undefined };
+    this.#entries.push(entry);
+    this.#rebalances.inc(labels, 0);
+    this.#invocations.inc(labels, 0);
+    for (const kind of INVOKE_OUTCOME_LABELS) this.#invokeOutcomes.inc({ ...labels, kind }, 0);
+    for (const operation of OFFSET_WRITE_OPERATIONS) {
+      this.#offsetWrites.inc({ ...labels, operation }, 0);
+      this.#offsetWriteFailures.inc({ ...labels, operation }, 0);
+    }
+    return {
+      invokeObserver: {
+        invoked: ({ kind, durationMs }) => {
+          this.#invocations.inc(labels);
+          this.#invokeOutcomes.inc({ ...labels, kind: outcomeLabel(kind) });
+          this.#invokeDuration.observe(labels, durationMs / 1000);
+        },
+        throttled: () => this.#invokeOutcomes.inc({ ...labels, kind: 'throttle' }),
+      },
+      consumerObserver: {
+        pullCompleted: ({ durationMs }) => this.#pullDuration.observe(labels, durationMs / 1000),
+      },
+      observeOffsetStore: (store) =>
+        new ObservedOffsetStore(store, (operation, ok) =>
+          (ok ? this.#offsetWrites : this.#offsetWriteFailures).inc({ ...labels, operation }),
+        ),
+      watch: (consumer) => {
+        entry.unsubscribe?.();
+        entry.consumer = consumer;
+        entry.unsubscribe = consumer.onEvent((event) => {
+          if (event.type === 'queues-changed') this.#rebalances.inc(labels);
+        });
+      },
+    };
+  }
+
+  /**
+   * Status and lag of every watched mapping, shared by every caller for `snapshotMaxAgeMs`. A mapping
+   * whose status cannot be read is left out (and logged).
+   */
+  snapshots(): Promise<MappingSnapshot[]> {
+    const nowMs = this.#nowMs();
+    const maxAgeMs = this.#options.snapshotMaxAgeMs ?? DEFAULT_SNAPSHOT_MAX_AGE_MS;
+    if (this.#snapshot !== undefined && nowMs - this.#snapshot.atMs < maxAgeMs) return this.#snapshot.value;
+    const value = this.#takeSnapshots();
+    this.#snapshot = { atMs: nowMs, value };
+    return value;
+  }
+
+  /** The mappings' lag from the shared snapshot, for the PutMetricData publisher. */
+  lagSources(): LagSource[] {
+    return this.#entries
+      .filter((entry) => entry.consumer !== undefined)
+      .map((entry) => ({
+        lag: async () => {
+          const found = (await this.snapshots()).find((snapshot) => snapshot.mapping === entry.mapping);
+          if (found === undefined)
+            throw new Error(`the status of mapping ${entry.mapping.name} could not be read`);
+          return found.lag;
+        },
+      }));
+  }
+
+  /** Stops listening to the consumers' events. */
+  close(): void {
+    for (const entry of this.#entries) entry.unsubscribe?.();
+  }
+
+  async #takeSnapshots(): Promise<MappingSnapshot[]> {
+    const watched = this.#entries.filter(
+      (entry): entry is Entry & { consumer: MeteredConsumer } => entry.consumer !== undefined,
+    );
+    const results = await Promise.allSettled(
+      watched.map(async (entry) => {
+        const [status, lag] = await Promise.all([entry.consumer.status(), entry.consumer.lag()]);
+        return { mapping: entry.mapping, status, lag };
+      }),
+    );
+    return results.flatMap((result, index) => {
+      if (result.status === 'fulfilled') return [result.value];
+      this.#log.warn(
+        { err: result.reason, mapping: watched[index]?.mapping.name },
+        'mapping status unavailable',
+      );
+      return [];
+    });
+  }
+
+  #counter(definition: MetricDefinition): Counter<string> {
+    return new Counter({
+      name: definition.name,
+      help: definition.help,
+      labelNames: definition.labels,
+      registers: [this.registry],
+    });
+  }
+
+  #histogram(definition: MetricDefinition): Histogram<string> {
+    return new Histogram({
+      name: definition.name,
+      help: definition.help,
+      labelNames: definition.labels,
+      buckets: [...(definition.buckets ?? [])],
+      registers: [this.registry],
+    });
+  }
+}

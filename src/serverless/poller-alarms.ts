@@ -1,0 +1,191 @@
+/**
+ * CloudWatch alarms per consumer group, on the metrics the pollers publish ({@link POLLER_METRICS}):
+ * - dead letters: any message dead-lettered in a minute (each one is a message the function failed for
+ *   good, so one is enough);
+ * - message age: the oldest unconsumed message older than the threshold for 5 minutes running (a
+ *   backlog that does not drain, not one slow batch);
+ * - unhealthy: a poller reports the group's consumer unhealthy 3 minutes running, or no poller publishes
+ *   at all (missing data is breaching: the service runs at least one task, so silence means the tasks
+ *   are failing to start or to ship their logs).
+ *
+ * Off with `alarms: false`; `alarms.topicArn` receives the ALARM and OK transitions.
+ */
+import { type KeyPath, problemLine } from '../config/config-problem.js';
+import type { CfnResource, CfnString } from './cfn-intrinsic.js';
+import { groupLogicalIds, RocketMQAlarmIdPrefixes } from './logical-ids.js';
+import { POLLER_METRICS } from './poller-metrics.js';
+import type { ScalingPlan } from './poller-scaling.js';
+import { ALARM_DEFAULTS } from './rocketmq-alarms-schema.js';
+import type { RocketMQCustomOptions } from './rocketmq-custom-schema.js';
+
+/** Seconds of one alarm period: the pollers publish once a minute. */
+const PERIOD_SECONDS = 60;
+/** Minutes the message age must stay above the threshold. */
+const MESSAGE_AGE_MINUTES = 5;
+/** Minutes a poller must stay unhealthy (or silent): longer than one restart of a task's consumer. */
+const UNHEALTHY_MINUTES = 3;
+/** Seconds the poller waits beyond the function's timeout before it counts an invoke as failed. */
+const INVOKE_GRACE_SECONDS = 10;
+
+/**
+ * One enabled mapping, as the alarms see it.
+ *
+ * @example
+ * ```ts
+ * const mapping: AlarmMapping = { consumerGroup: 'orders-fn', longestInvokeSeconds: 40.5 };
+ * ```
+ */
+export interface AlarmMapping {
+  readonly consumerGroup: string;
+  /** The batching window plus the function's timeout: how long a message may wait in a healthy flow. */
+  readonly longestInvokeSeconds: number;
+}
+
+/**
+ * What the alarms are built from.
+ *
+ * @example
+ * ```ts
+ * const plan: AlarmPlan = { topicArns: [], messageAgeSeconds: 300, pollersExpected: true };
+ * ```
+ */
+export interface AlarmPlan {
+  readonly topicArns: readonly CfnString[];
+  readonly messageAgeSeconds: number;
+  /** False when the service runs no task (`scaling: false`, `desiredCount: 0`): silence is no failure then. */
+  readonly pollersExpected: boolean;
+}
+
+/**
+ * The alarm plan of `custom` (undefined with `alarms: false`), and warnings under `basePath`.
+ *
+ * @example
+ * ```ts
+ * alarmPlan({ ...custom, alarms: { messageAgeSeconds: 120 } }, [{ consumerGroup: 'g', longestInvokeSeconds: 900.5 }],
+ *   { kind: 'fixed', desiredCount: 1 }, ['custom', 'rocketmq']).warnings;
+ * // => ['custom.rocketmq.alarms.messageAgeSeconds: 120 is below ... (g)...']
+ * ```
+ */
+export function alarmPlan(
+  custom: RocketMQCustomOptions,
+  mappings: readonly AlarmMapping[],
+  scaling: ScalingPlan,
+  basePath: KeyPath,
+): { plan: AlarmPlan | undefined; warnings: string[] } {
+  const alarms = custom.alarms ?? ALARM_DEFAULTS.alarms;
+  if (alarms === false) return { plan: undefined, warnings: [] };
+  const settings = alarms === true ? {} : alarms;
+  const slowest = mappings.reduce<AlarmMapping | undefined>(
+    (worst, mapping) =>
+      worst === undefined || mapping.longestInvokeSeconds > worst.longestInvokeSeconds ? mapping : worst,
+    undefined,
+  );
+  const healthyAgeSeconds = (slowest?.longestInvokeSeconds ?? 0) + INVOKE_GRACE_SECONDS;
+  const warnings: string[] = [];
+  let messageAgeSeconds: number = ALARM_DEFAULTS.messageAgeSeconds;
+  if (settings.messageAgeSeconds !== undefined) {
+    messageAgeSeconds = settings.messageAgeSeconds;
+    if (slowest !== undefined && messageAgeSeconds <= healthyAgeSeconds) {
+      warnings.push(
+        problemLine({
+          path: [...basePath, 'alarms', 'messageAgeSeconds'],
+          message: `${messageAgeSeconds} is not above the ${Math.ceil(healthyAgeSeconds)} s a message of ${slowest.consumerGroup} may wait in a healthy flow (batching window + function timeout + 10 s): one slow batch can fire the alarm`,
+        }),
+      );
+    }
+  } else {
+    const minute = PERIOD_SECONDS;
+    const raised = Math.ceil((healthyAgeSeconds + minute) / minute) * minute;
+    messageAgeSeconds = Math.max(ALARM_DEFAULTS.messageAgeSeconds, raised);
+  }
+  const topics = settings.topicArn;
+  return {
+    plan: {
+      topicArns: topics === undefined ? [] : Array.isArray(topics) ? [...topics] : [topics as CfnString],
+      messageAgeSeconds,
+      pollersExpected: !(scaling.kind === 'fixed' && scaling.desiredCount === 0),
+    },
+    warnings,
+  };
+}
+
+/**
+ * The three alarms of each group, by logical id.
+ *
+ * @example
+ * ```ts
+ * Object.assign(resources, pollerAlarms(plan, ['orders-fn']));
+ * // RocketMQDeadLettersAlarmOrdersFn, RocketMQMessageAgeAlarmOrdersFn, RocketMQUnhealthyAlarmOrdersFn
+ * ```
+ */
+export function pollerAlarms(plan: AlarmPlan, groups: readonly string[]): Record<string, CfnResource> {
+  const ids = groupLogicalIds(groups);
+  const resources: Record<string, CfnResource> = {};
+  for (const group of groups) {
+    const id = ids.get(group) ?? '';
+    const alarm = (properties: AlarmProperties): CfnResource => groupAlarm(plan, group, properties);
+    resources[`${RocketMQAlarmIdPrefixes.deadLetters}${id}`] = alarm({
+      description: `RocketMQ consumer group ${group}: messages were dead-lettered in the last minute (they failed every retry, were older than maxRecordAge, or could not be delivered). They wait in %DLQ%${group}, and in the onFailure destination if the mapping has one; the function's logs say why they failed.`,
+      metricName: POLLER_METRICS.deadLettered,
+      statistic: 'Sum',
+      minutes: 1,
+      threshold: 0,
+      comparison: 'GreaterThanThreshold',
+      missingData: 'notBreaching',
+    });
+    resources[`${RocketMQAlarmIdPrefixes.messageAge}${id}`] = alarm({
+      description: `RocketMQ consumer group ${group}: its oldest unconsumed message has been older than ${plan.messageAgeSeconds} s for ${MESSAGE_AGE_MINUTES} minutes (a backlog that does not drain: slow or failing invokes, throttling, too few tasks, or an orderly queue blocked on a message).`,
+      metricName: POLLER_METRICS.oldestMessageAge,
+      statistic: 'Maximum',
+      minutes: MESSAGE_AGE_MINUTES,
+      threshold: plan.messageAgeSeconds,
+      comparison: 'GreaterThanThreshold',
+      missingData: 'notBreaching',
+    });
+    resources[`${RocketMQAlarmIdPrefixes.unhealthy}${id}`] = alarm({
+      description: plan.pollersExpected
+        ? `RocketMQ consumer group ${group}: a poller task reported its consumer unhealthy, or no task published metrics, for ${UNHEALTHY_MINUTES} minutes. Read the poller log group and the ECS service's events.`
+        : `RocketMQ consumer group ${group}: a poller task reported its consumer unhealthy for ${UNHEALTHY_MINUTES} minutes (the service runs no task by default, so silence does not alarm).`,
+      metricName: POLLER_METRICS.unhealthy,
+      statistic: 'Maximum',
+      minutes: UNHEALTHY_MINUTES,
+      threshold: 1,
+      comparison: 'GreaterThanOrEqualToThreshold',
+      missingData: plan.pollersExpected ? 'breaching' : 'notBreaching',
+    });
+  }
+  return resources;
+}
+
+interface AlarmProperties {
+  readonly description: string;
+  readonly metricName: string;
+  readonly statistic: 'Sum' | 'Maximum';
+  /** Periods evaluated, all of which must breach. */
+  readonly minutes: number;
+  readonly threshold: number;
+  readonly comparison: 'GreaterThanThreshold' | 'GreaterThanOrEqualToThreshold';
+  readonly missingData: 'breaching' | 'notBreaching';
+}
+
+function groupAlarm(plan: AlarmPlan, group: string, alarm: AlarmProperties): CfnResource {
+  const actions =
+    plan.topicArns.length === 0 ? {} : { AlarmActions: plan.topicArns, OKActions: plan.topicArns };
+  return {
+    Type: 'AWS::CloudWatch::Alarm',
+    Properties: {
+      AlarmDescription: alarm.description,
+      Namespace: POLLER_METRICS.namespace,
+      MetricName: alarm.metricName,
+      Dimensions: [{ Name: POLLER_METRICS.dimension, Value: group }],
+      Statistic: alarm.statistic,
+      Period: PERIOD_SECONDS,
+      EvaluationPeriods: alarm.minutes,
+      DatapointsToAlarm: alarm.minutes,
+      Threshold: alarm.threshold,
+      ComparisonOperator: alarm.comparison,
+      TreatMissingData: alarm.missingData,
+      ...actions,
+    },
+  };
+}

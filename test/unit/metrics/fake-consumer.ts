@@ -1,0 +1,105 @@
+/**
+ * A consumer for metrics tests: status, lag and health set by the test, events emitted by it.
+ */
+import { type ConsumerCounters, newConsumerCounters } from '../../../src/consumer/consumer-counters.js';
+import type { ConsumerHealth } from '../../../src/consumer/consumer-health.js';
+import type {
+  ConsumerRuntimeEvent,
+  ConsumerRuntimeStatus,
+  QueueStatus,
+} from '../../../src/consumer/consumer-status.js';
+import { type QueueLag, summarizeLag } from '../../../src/consumer/queue-lag.js';
+import type { MeteredConsumer, MeteredMapping } from '../../../src/metrics/poller-metrics.js';
+
+/** One held queue: its lag (undefined: not measurable) and its buffer. */
+export interface FakeQueue {
+  readonly topic?: string;
+  readonly queueId: number;
+  readonly lag: number | undefined;
+  readonly buffered?: number;
+  readonly bytes?: number;
+  readonly oldestStoreTimestampMs?: number;
+}
+
+export class FakeConsumer implements MeteredConsumer {
+  readonly counters: ConsumerCounters = newConsumerCounters();
+  queues: FakeQueue[] = [];
+  verdict: ConsumerHealth = { healthy: true, problems: [] };
+  statusCalls = 0;
+  lagCalls = 0;
+  readonly #listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
+
+  constructor(readonly mapping: MeteredMapping) {}
+
+  async status(): Promise<ConsumerRuntimeStatus> {
+    this.statusCalls++;
+    return {
+      name: this.mapping.name,
+      consumerGroup: this.mapping.consumerGroup,
+      topic: this.mapping.topic,
+      clientId: 'client@1',
+      state: 'running',
+      error: undefined,
+      startedAtMs: 0,
+      queues: this.queues.map((queue) => this.#queueStatus(queue)),
+      inFlightBatches: 0,
+      pendingMessages: 0,
+      counters: { ...this.counters },
+    };
+  }
+
+  async lag() {
+    this.lagCalls++;
+    const lags: QueueLag[] = this.queues.map((queue) => ({
+      queue: this.#messageQueue(queue),
+      retry: false,
+      maxOffset: queue.lag === undefined ? undefined : 100 + queue.lag,
+      consumedOffset: 100,
+      lag: queue.lag,
+      error: queue.lag === undefined ? 'broker unreachable' : undefined,
+    }));
+    return summarizeLag(this.mapping, lags);
+  }
+
+  health(): ConsumerHealth {
+    return this.verdict;
+  }
+
+  onEvent(listener: (event: ConsumerRuntimeEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  emit(event: ConsumerRuntimeEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+
+  get listenerCount(): number {
+    return this.#listeners.size;
+  }
+
+  #messageQueue(queue: FakeQueue) {
+    return { topic: queue.topic ?? this.mapping.topic, brokerName: 'broker-a', queueId: queue.queueId };
+  }
+
+  #queueStatus(queue: FakeQueue): QueueStatus {
+    const count = queue.buffered ?? 0;
+    return {
+      queue: this.#messageQueue(queue),
+      nextPullOffset: 100 + (queue.lag ?? 0),
+      committedOffset: 100,
+      cachedMessageCount: count,
+      cachedMessageBytes: queue.bytes ?? 0,
+      cachedMinOffset: count > 0 ? 100 : undefined,
+      cachedMaxOffset: count > 0 ? 100 + count - 1 : undefined,
+      oldestStoreTimestampMs: queue.oldestStoreTimestampMs,
+      maxSpan: 0,
+      inFlightOrderlyCount: 0,
+      dropped: false,
+      locked: false,
+      lastLockTimestampMs: 0,
+      lastPullTimestampMs: 0,
+      lastConsumeTimestampMs: 0,
+    };
+  }
+}
