@@ -4,15 +4,16 @@
  * DynamoDB persisted under `.rocketmq-lambda/`, against a given name server or a local broker. Ctrl-C
  * stops everything it started (exit 0); a second Ctrl-C exits at once.
  */
-import { pino } from 'pino';
 import { ConfigError } from '../config/config-error.js';
-import { startDevSession } from '../dev/dev-session.js';
+import { type DevSession, startDevSession } from '../dev/dev-session.js';
 import { DEV_PLACEHOLDER_CREDENTIAL } from '../dev/serverless-print.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
 import { abortOnStopSignals, type CliIo } from './cli-io.js';
+import { cliLogger } from './cli-logger.js';
 import { collect } from './collect-option.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
+import { terminalStyle } from './terminal-style.js';
 
 /** What `dev --help` says beyond its options. */
 export const DEV_HELP: CommandHelp = {
@@ -32,7 +33,7 @@ installed in the service (serverless v3 or osls), which dev runs there with --st
   exitCodes: { [EXIT_USAGE]: 'bad arguments, or serverless.yml has no valid rocketmq events' },
   environment: {
     'ROCKETMQ_NAME_SERVER, NAMESRV_ADDR': 'name servers when neither the options nor serverless.yml give one',
-    LOG_LEVEL: 'pino level of the logs (default info)',
+    LOG_LEVEL: 'pino level of the logs (default warn; info with --verbose)',
   },
 };
 
@@ -46,6 +47,7 @@ interface DevOptions {
   readonly param: string[];
   readonly stateDir?: string;
   readonly invokeEndpoint?: string;
+  readonly verbose?: boolean;
 }
 
 /**
@@ -77,6 +79,10 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
     .option(
       '--invoke-endpoint <url>',
       "invoke the functions through this Lambda Invoke API (serverless-offline's --lambdaPort) as <service>-<stage>-<function> instead of in-process",
+    )
+    .option(
+      '--verbose',
+      "also show the poller's, the SDK's and the local broker's info logs (default: warnings and errors only)",
     );
   const parsed = parseCommand<DevOptions>(command, args);
   if (typeof parsed === 'number') return parsed;
@@ -98,13 +104,21 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
   }
   useLocalCredentials(io.env);
   const tty = process.stdout.isTTY === true && io.stdout === process.stdout;
+  // The handlers' own output and the live status are what a developer watches; the poller's info logs
+  // only with --verbose. Logs share stdout with the status block (which erases itself before each write).
   const logger: Logger =
-    io.logger ?? pino({ level: io.env.LOG_LEVEL ?? 'info', base: { pid: process.pid } }, process.stdout);
+    io.logger ??
+    cliLogger({
+      stream: process.stdout,
+      level: io.env.LOG_LEVEL ?? (values.verbose === true ? 'info' : 'warn'),
+      readable: tty,
+      style: terminalStyle(process.stdout, io.env),
+    });
   const log = componentLogger('cli', logger);
 
   const stop = abortOnStopSignals(io, log, 'stopping everything dev started');
   try {
-    let session: Awaited<ReturnType<typeof startDevSession>>;
+    let session: DevSession;
     try {
       session = await startDevSession({
         configFile: values.config,
@@ -129,6 +143,7 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
       io.stderr.write(`rocketmq-lambda dev: ${error instanceof Error ? error.message : String(error)}\n`);
       return EXIT_FAILURE;
     }
+    io.stdout.write(`${startedLine(session)}\n`);
     const onAbort = (): void => {
       session.stop().catch((error: unknown) => log.error({ err: error }, 'stopping dev failed'));
     };
@@ -157,4 +172,18 @@ function useLocalCredentials(env: Readonly<Record<string, string | undefined>>):
   // The Framework that resolves serverless.yml's variables is not given these (see DEV_PLACEHOLDER_CREDENTIAL).
   process.env.AWS_ACCESS_KEY_ID = DEV_PLACEHOLDER_CREDENTIAL;
   process.env.AWS_SECRET_ACCESS_KEY = DEV_PLACEHOLDER_CREDENTIAL;
+}
+
+/**
+ * The line dev prints once it runs: the name server (for other tools), and how to send a test message.
+ *
+ * @example
+ * ```ts
+ * startedLine(session);
+ * // => 'name server 127.0.0.1:34567 (rocketmq-lambda send --topic Orders --body hi sends a test message)'
+ * ```
+ */
+export function startedLine(session: Pick<DevSession, 'nameServer' | 'state'>): string {
+  const topic = session.state.topics[0] ?? '<topic>';
+  return `name server ${session.nameServer} (rocketmq-lambda send --topic ${topic} --body hi sends a test message)`;
 }

@@ -7,6 +7,7 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { suppressAwsSdkNodeVersionWarning } from '../util/aws-sdk-node-warning.js';
 import { type CliIo, processIo } from './cli-io.js';
 import { EXIT_USAGE } from './exit-codes.js';
 
@@ -30,7 +31,39 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'exit 0 when the poller on this host is healthy (container health check)',
     load: async () => (await import('./health-command.js')).healthCommand,
   },
+  send: {
+    summary: 'send test messages to a topic (name server of --name-server, a config, or dev)',
+    load: async () => (await import('./send-command.js')).sendCommand,
+  },
+  validate: {
+    summary: 'check a poller config or serverless.yml without starting anything',
+    load: async () => (await import('./validate-command.js')).validateCommand,
+  },
+  dlq: {
+    summary: "show a mapping's dead letters (dlq show) or send them back (dlq redrive)",
+    load: async () => (await import('./dlq-command.js')).dlqCommand,
+  },
+  status: {
+    summary: 'per mapping and queue: offsets, lag, oldest unconsumed message, holder (--watch)',
+    load: async () => (await import('./status-command.js')).statusCommand,
+  },
+  offsets: {
+    summary: "show a mapping's committed offsets (offsets show) or move them (offsets reset --to ...)",
+    load: async () => (await import('./offsets-command.js')).offsetsCommand,
+  },
 };
+
+/**
+ * The names of every command, in the order the help lists them.
+ *
+ * @example
+ * ```ts
+ * commandNames(); // => ['run', 'dev', 'health', ...]
+ * ```
+ */
+export function commandNames(): string[] {
+  return Object.keys(COMMANDS);
+}
 
 /** The top-level help text. */
 export const USAGE = `Usage: rocketmq-lambda <command> [options]
@@ -68,6 +101,7 @@ export function packageVersion(): string {
  * ```
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  suppressAwsSdkNodeVersionWarning();
   const [command, ...rest] = argv;
   const entry = command === undefined ? undefined : COMMANDS[command];
   if (entry !== undefined && Object.hasOwn(COMMANDS, command as string))

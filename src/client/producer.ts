@@ -6,6 +6,7 @@
 import { CompressionType, compressZlib } from '../protocol/compression.js';
 import { RocketMQError } from '../protocol/errors.js';
 import type { SendMessageRequestHeader } from '../protocol/headers.js';
+import { javaStringHashCode } from '../protocol/java-hash.js';
 import { type Message, MessageConst } from '../protocol/message.js';
 import { encodeBatchBody } from '../protocol/message-encoder.js';
 import { createUniqueId } from '../protocol/message-id.js';
@@ -197,10 +198,15 @@ export class Producer {
   }
 
   /**
-   * Sends one message to a writable queue chosen round-robin (or to `queueId` on the first broker that
-   * offers it). Bodies of at least `compressOverBytes` go zlib-compressed.
+   * Sends one message to a writable queue chosen round-robin, or to `queueId` on the first broker that
+   * offers it, or by `shardingKey`: the same key always picks the same queue while the topic's queues stay
+   * the same (Java's `SelectMessageQueueByHash`, so Java producers with that selector agree). Bodies of at
+   * least `compressOverBytes` go zlib-compressed.
    */
-  async send(message: ProducerMessage, options: { queueId?: number } = {}): Promise<SendResult> {
+  async send(
+    message: ProducerMessage,
+    options: { queueId?: number | undefined; shardingKey?: string | undefined } = {},
+  ): Promise<SendResult> {
     this.assertRunning();
     const body = toBuffer(message.body);
     this.checkBodySize(body, message.topic);
@@ -220,7 +226,9 @@ export class Producer {
       if (moved.maxReconsumeTimes !== undefined) h.maxReconsumeTimes = moved.maxReconsumeTimes;
       return h;
     };
-    return this.withRetries(message.topic, options.queueId, async (queue, address) => {
+    const pick: QueuePick =
+      options.shardingKey === undefined ? options.queueId : { shardingKey: options.shardingKey };
+    return this.withRetries(message.topic, pick, async (queue, address) => {
       const result = await this.client.broker.sendMessage(address, header(queue), payload);
       return { ...result, msgId, brokerName: queue.brokerName };
     });
@@ -263,14 +271,14 @@ export class Producer {
 
   private async withRetries<T>(
     topic: string,
-    queueId: number | undefined,
+    pick: QueuePick,
     attempt: (queue: MessageQueue, address: string) => Promise<T>,
   ): Promise<T> {
     let lastError: unknown;
     let refresh = false;
     for (let i = 0; i <= this.retries; i++) {
       const route = await this.route(topic, refresh);
-      const { queue, address } = this.selectQueue(topic, route, queueId);
+      const { queue, address } = this.selectQueue(topic, route, pick);
       try {
         return await attempt(queue, address);
       } catch (error) {
@@ -305,13 +313,15 @@ export class Producer {
   private selectQueue(
     topic: string,
     route: TopicRouteData,
-    queueId: number | undefined,
+    pick: QueuePick,
   ): { queue: MessageQueue; address: string } {
     const queues = writableQueues(topic, route);
     let queue: MessageQueue | undefined;
-    if (queueId !== undefined) {
-      queue = queues.find((q) => q.queueId === queueId);
-      if (queue === undefined) throw new RocketMQError(`topic ${topic} has no writable queue ${queueId}`);
+    if (typeof pick === 'object') {
+      queue = queues[Math.abs(javaStringHashCode(pick.shardingKey)) % Math.max(1, queues.length)];
+    } else if (pick !== undefined) {
+      queue = queues.find((q) => q.queueId === pick);
+      if (queue === undefined) throw new RocketMQError(`topic ${topic} has no writable queue ${pick}`);
     } else {
       const index = this.nextQueueIndex.get(topic) ?? 0;
       this.nextQueueIndex.set(topic, index + 1);
@@ -397,6 +407,9 @@ function moveRetryCounters(
   }
   return out;
 }
+
+/** A fixed queue id, a sharding key hashed onto the queues, or round-robin (undefined). */
+type QueuePick = number | { readonly shardingKey: string } | undefined;
 
 function toBuffer(body: Buffer | string): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;

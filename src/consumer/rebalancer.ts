@@ -149,6 +149,11 @@ export class Rebalancer {
    * count).
    */
   resetQueue(queue: MessageQueue, offset: number, fromStore = false): Promise<void> {
+    // A store reset is adopted before this runs: drop the old ProcessQueue now, not once the exclusive
+    // section is reached, so that a batch finishing meanwhile cannot raise the offset in the new generation
+    // past messages the reset asked to replay.
+    const current = fromStore ? this.held.get(messageQueueKey(queue)) : undefined;
+    if (current !== undefined && !this.paused) current.processQueue.dropped = true;
     return this.exclusive(async () => {
       const key = messageQueueKey(queue);
       const held = this.held.get(key);

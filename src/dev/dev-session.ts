@@ -5,18 +5,19 @@
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { RunConfig } from '../config/run-config.js';
+import { LOCAL_ENDPOINT_REGION, type RunConfig } from '../config/run-config.js';
 import type { LocalBroker } from '../local-broker/local-broker.js';
 import { startLocalBroker } from '../local-broker/local-broker.js';
 import { type PollerExit, startPoller } from '../poller/poller.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { type DevState, removeDevState, writeDevState } from './dev-state-file.js';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb.js';
 import { type HandlerWatcher, watchHandlerSources } from './handler-watcher.js';
 import { loadServerlessService } from './load-serverless-service.js';
 import { createLocalTopics } from './local-topics.js';
 import { ReloadingInvoker } from './reloading-invoker.js';
-import { type DevConfig, devConfigFromServerless } from './serverless-dev-config.js';
-import { mappingLineOf, StatusDisplay, type TextStream } from './status-display.js';
+import { DEV_OFFSETS_TABLE, type DevConfig, devConfigFromServerless } from './serverless-dev-config.js';
+import { LastInvokeTracker, mappingLineOf, StatusDisplay, type TextStream } from './status-display.js';
 import { ensureTypeScriptLoader } from './typescript-loader.js';
 
 /** A name server that is never dialled: used to validate serverless.yml before a local broker exists. */
@@ -72,6 +73,8 @@ export interface DevSessionOptions {
  */
 export interface DevSession {
   readonly config: RunConfig;
+  /** What `<state dir>/dev.json` says of this session (written once it is up, removed on stop). */
+  readonly state: DevState;
   /** The name server the poller uses. */
   readonly nameServer: string;
   readonly dynamoDbEndpoint: string;
@@ -168,7 +171,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
         log,
       );
     }
-    const { config, handlers } = build(nameServer, db.endpoint);
+    const { config, handlers, functionKeys } = build(nameServer, db.endpoint);
     const files = [...new Set([...handlers.values()].map((h) => h.file))];
     if (files.some((file) => /\.[cm]?tsx?$/.test(file))) await ensureTypeScriptLoader();
 
@@ -198,17 +201,20 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     }
 
     const display = new StatusDisplay({ stream: options.stdout, tty: options.tty, log });
+    const lastInvokes = new LastInvokeTracker();
     let firstInvocationLogged = false;
     const refresh = async (): Promise<void> => {
       const [statuses, lags] = await Promise.all([poller.status(), poller.lag()]);
       const stats = poller.invokeStats().mappings;
-      const lines = statuses.map((s) =>
-        mappingLineOf(
+      const lines = statuses.map((s) => {
+        const invokes = stats.get(s.name)?.invokes ?? 0;
+        return mappingLineOf(
           s,
           lags.find((lag) => lag.name === s.name),
-          stats.get(s.name)?.invokes ?? 0,
-        ),
-      );
+          invokes,
+          lastInvokes.observe(s.name, invokes),
+        );
+      });
       if (!firstInvocationLogged && lines.some((line) => line.invocations > 0)) {
         firstInvocationLogged = true;
         const msSinceStart = Date.now() - startedAtMs;
@@ -227,6 +233,15 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
         display.close();
       },
     });
+    const state = devStateOf(config, {
+      serviceDir,
+      configFile,
+      startedAt: new Date(startedAtMs),
+      dynamoDbEndpoint: db.endpoint,
+      functionKeys,
+    });
+    await writeDevState(stateDir, state);
+    cleanups.push({ what: 'dev state file', run: () => removeDevState(stateDir) });
     log.info(
       {
         nameServer: config.nameServerAddresses,
@@ -251,6 +266,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       .catch((error: unknown) => log.error({ err: error }, 'stopping dev failed'));
     return {
       config,
+      state,
       nameServer: config.nameServerAddresses.join(';'),
       dynamoDbEndpoint: db.endpoint,
       stateDir,
@@ -261,4 +277,46 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     await cleanUp();
     throw error;
   }
+}
+
+/**
+ * The dev.json of a session: its name server, embedded DynamoDB and mappings.
+ *
+ * @example
+ * ```ts
+ * const state = devStateOf(config, { serviceDir: '/app', configFile: '/app/serverless.yml',
+ *   startedAt: new Date(), dynamoDbEndpoint: db.endpoint, functionKeys });
+ * ```
+ */
+export function devStateOf(
+  config: RunConfig,
+  session: {
+    readonly serviceDir: string;
+    readonly configFile: string;
+    readonly startedAt: Date;
+    readonly dynamoDbEndpoint: string;
+    /** The serverless.yml function of each mapping; the mapping's function ref otherwise. */
+    readonly functionKeys: ReadonlyMap<string, string>;
+  },
+): DevState {
+  const offsets = config.offsets;
+  const offsetsTable = offsets.store === 'dynamodb' ? offsets.table : DEV_OFFSETS_TABLE;
+  return {
+    version: 1,
+    pid: process.pid,
+    startedAt: session.startedAt.toISOString(),
+    serviceDir: session.serviceDir,
+    configFile: session.configFile,
+    nameServer: config.nameServerAddresses.join(';'),
+    dynamoDbEndpoint: session.dynamoDbEndpoint,
+    region: (offsets.store === 'dynamodb' ? offsets.region : undefined) ?? LOCAL_ENDPOINT_REGION,
+    topics: [...new Set(config.mappings.map((m) => m.topic))],
+    mappings: config.mappings.map((m) => ({
+      name: m.name,
+      functionName: session.functionKeys.get(m.name) ?? m.functionRef,
+      topic: m.topic,
+      consumerGroup: m.consumerGroup,
+      offsetsTable,
+    })),
+  };
 }

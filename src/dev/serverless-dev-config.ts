@@ -67,6 +67,8 @@ export interface DevConfig {
   readonly config: RunConfig;
   /** The module of each mapping, by mapping name. */
   readonly handlers: ReadonlyMap<string, HandlerModule>;
+  /** The serverless.yml function (its key under `functions`) of each mapping, by mapping name. */
+  readonly functionKeys: ReadonlyMap<string, string>;
   /** Things dev leaves out locally (e.g. `onFailure` destinations), one line each. */
   readonly notices: readonly string[];
 }
@@ -209,7 +211,8 @@ export function devConfigFromServerless(document: unknown, options: DevConfigOpt
   });
   const handlers = new Map<string, HandlerModule>();
   for (const f of found) if (f.module !== undefined) handlers.set(f.name, f.module);
-  return { config, handlers, notices };
+  const functionKeys = new Map(found.map((f) => [f.name, f.functionKey]));
+  return { config, handlers, functionKeys, notices };
 }
 
 /**

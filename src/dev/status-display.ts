@@ -1,6 +1,7 @@
 /**
- * The live view of `rocketmq-lambda dev`: one line per mapping (state, queues held, lag, invocations,
- * failed messages), redrawn every second at the bottom of a terminal; as
+ * The live view of `rocketmq-lambda dev`: one line per mapping (state, queues held, messages consumed and
+ * failed, lag, invocations and how long ago the last one was), redrawn every second at the bottom of a
+ * terminal; as
  * structured log lines (when something changed) when stdout is not a terminal.
  */
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
@@ -13,7 +14,7 @@ import type { Logger } from '../util/logger.js';
  * @example
  * ```ts
  * const line: MappingLine = { name: 'orders', topic: 'Orders', consumerGroup: 'orders-lambda', state: 'running',
- *   queues: 4, retryQueues: 1, lag: 12, invocations: 3, failures: 0 };
+ *   queues: 4, retryQueues: 1, lag: 12, invocations: 3, consumed: 30, failures: 0, lastInvokeAtMs: Date.now() };
  * ```
  */
 export interface MappingLine {
@@ -31,22 +32,28 @@ export interface MappingLine {
    */
   readonly lag: number | undefined;
   readonly invocations: number;
+  /** Messages the handler succeeded on. */
+  readonly consumed: number;
   /** Messages the handler failed. */
   readonly failures: number;
+  /** When the invocation count last grew (epoch ms), as far as the display saw; undefined before the first. */
+  readonly lastInvokeAtMs: number | undefined;
 }
 
 /**
- * The line of one mapping from its status, lag and invoke count.
+ * The line of one mapping from its status, lag, invoke count and when that count last grew.
  *
  * @example
  * ```ts
- * mappingLineOf(status, await runtime.lag(), poller.invokeStats().mappings.get(status.name)?.invokes ?? 0);
+ * mappingLineOf(status, await runtime.lag(), poller.invokeStats().mappings.get(status.name)?.invokes ?? 0,
+ *   lastInvokes.observe(status.name, invokes));
  * ```
  */
 export function mappingLineOf(
   status: ConsumerRuntimeStatus,
   lag: ConsumerLag | undefined,
   invocations: number,
+  lastInvokeAtMs?: number | undefined,
 ): MappingLine {
   const retryQueues = status.queues.filter((q) => q.queue.topic !== status.topic).length;
   return {
@@ -61,23 +68,59 @@ export function mappingLineOf(
         ? undefined
         : lag.total,
     invocations,
+    consumed: status.counters.consumedOk,
     failures: status.counters.consumedFailed,
+    lastInvokeAtMs,
   };
 }
 
 /**
- * A line as text.
+ * Remembers, per mapping, when its invocation count was last seen to grow (the listener counts invokes but
+ * keeps no time).
  *
  * @example
  * ```ts
- * formatMappingLine(line);
- * // => 'orders  Orders → orders-lambda  running  queues 4 (+1 retry)  lag 12  invocations 3  failures 0'
+ * const lastInvokes = new LastInvokeTracker();
+ * lastInvokes.observe('orders', 3, Date.now()); // => the time 3 was first seen
  * ```
  */
-export function formatMappingLine(line: MappingLine): string {
+export class LastInvokeTracker {
+  readonly #seen = new Map<string, { invocations: number; atMs: number | undefined }>();
+
+  /** The time the count of `name` last grew, given its count now; undefined while it is 0. */
+  observe(name: string, invocations: number, nowMs: number = Date.now()): number | undefined {
+    const previous = this.#seen.get(name);
+    if (previous !== undefined && previous.invocations === invocations) return previous.atMs;
+    const atMs = invocations === 0 ? undefined : nowMs;
+    this.#seen.set(name, { invocations, atMs });
+    return atMs;
+  }
+}
+
+/**
+ * A line as text, the last invocation's age taken at `nowMs`.
+ *
+ * @example
+ * ```ts
+ * formatMappingLine(line, line.lastInvokeAtMs + 4000);
+ * // => 'orders  Orders → orders-lambda  running  queues 4 (+1 retry)  consumed 30  failed 0  lag 12  invocations 3 (last 4s ago)'
+ * ```
+ */
+export function formatMappingLine(line: MappingLine, nowMs: number = Date.now()): string {
   const retry = line.retryQueues > 0 ? ` (+${line.retryQueues} retry)` : '';
   const lag = line.lag === undefined ? '?' : String(line.lag);
-  return `${line.name}  ${line.topic} → ${line.consumerGroup}  ${line.state}  queues ${line.queues}${retry}  lag ${lag}  invocations ${line.invocations}  failures ${line.failures}`;
+  const last =
+    line.lastInvokeAtMs === undefined ? '' : ` (last ${formatAge(nowMs - line.lastInvokeAtMs)} ago)`;
+  return `${line.name}  ${line.topic} → ${line.consumerGroup}  ${line.state}  queues ${line.queues}${retry}  consumed ${line.consumed}  failed ${line.failures}  lag ${lag}  invocations ${line.invocations}${last}`;
+}
+
+/** `4s`, `3m12s`, `2h5m`: an age to the second, compact. */
+function formatAge(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${seconds % 60}s`;
+  return `${Math.floor(minutes / 60)}h${minutes % 60}m`;
 }
 
 /** A writable text stream (process.stdout). */
@@ -122,7 +165,8 @@ export class StatusDisplay {
   render(lines: readonly MappingLine[]): void {
     if (!this.#tty) {
       for (const line of lines) {
-        const text = formatMappingLine(line);
+        // The numbers, not the text: the last invocation's age changes every second.
+        const text = JSON.stringify(line);
         if (this.#last.get(line.name) === text) continue;
         this.#last.set(line.name, text);
         this.#log.info({ ...line }, 'mapping status');

@@ -25,6 +25,7 @@ import type { DynamoDbCallContext, DynamoDbRetryOptions } from './dynamodb-call.
 import { callDynamoDb } from './dynamodb-call.js';
 import { OffsetAttribute, offsetItemKey, parseOffsetItem, recordOfItem } from './dynamodb-offset-schema.js';
 import { assertOffsetTableExists, ensureOffsetTable } from './ensure-offset-table.js';
+import { OffsetResetWatch } from './offset-reset-watch.js';
 import type {
   OffsetResetListener,
   OffsetStore,
@@ -70,6 +71,12 @@ interface DynamoDbOffsetStoreCommonOptions {
   tableActiveTimeoutMs?: number;
   /** Backoff of every call. @default DEFAULT_DYNAMODB_RETRY */
   retry?: DynamoDbRetryOptions;
+  /**
+   * Look for resets of the queues this store holds every this many ms, from `load()` until `close()`
+   * (offset-reset-watch.ts; a poller uses DEFAULT_RESET_WATCH_INTERVAL_MS). `false`: only writes find
+   * resets (an operator's store). @default false
+   */
+  resetWatchIntervalMs?: number | false;
 }
 
 /** Construction options of {@link DynamoDbOffsetStore}: a client of the caller's, or where to connect. */
@@ -119,6 +126,7 @@ export class DynamoDbOffsetStore implements OffsetStore {
   readonly #observers = new StoreObservers((err) => log.error({ err }, 'offset reset listener failed'));
   /** The write in progress per queue key, so one offset is never written twice at once. */
   readonly #writes = new Map<string, Promise<void>>();
+  readonly #resetWatch: OffsetResetWatch | undefined;
   #tableReady: Promise<void> | undefined;
 
   constructor(options: DynamoDbOffsetStoreOptions) {
@@ -143,6 +151,15 @@ export class DynamoDbOffsetStore implements OffsetStore {
     this.#tableActiveTimeoutMs = options.tableActiveTimeoutMs;
     this.#retry = options.retry;
     this.#context = { table: options.table, group: options.group, retry: options.retry };
+    const watchMs = options.resetWatchIntervalMs ?? false;
+    this.#resetWatch =
+      watchMs === false
+        ? undefined
+        : new OffsetResetWatch({
+            intervalMs: watchMs,
+            scan: () => this.scanResets(),
+            log: log.child({ group: options.group }),
+          });
   }
 
   /**
@@ -151,11 +168,9 @@ export class DynamoDbOffsetStore implements OffsetStore {
    * every read and write.
    */
   async load(): Promise<void> {
-    if (this.#createTableIfMissing) {
-      await this.#ready();
-      return;
-    }
-    await assertOffsetTableExists(this.#client, this.#tableName, { retry: this.#retry });
+    if (this.#createTableIfMissing) await this.#ready();
+    else await assertOffsetTableExists(this.#client, this.#tableName, { retry: this.#retry });
+    this.#resetWatch?.start();
   }
 
   readOffset(queue: MessageQueue, type: ReadOffsetType): Promise<number> {
@@ -216,20 +231,23 @@ export class DynamoDbOffsetStore implements OffsetStore {
 
   /** Waits for writes in progress, then destroys the client if the store created it. Does not persist. */
   async close(): Promise<void> {
+    await this.#resetWatch?.stop();
     await Promise.allSettled(this.#writes.values());
     if (this.#ownsClient) this.#client.destroy();
   }
 
   /**
    * Admin operation: stores `offset` for `queue` as a new offset generation, below the stored offset if
-   * need be. Pollers holding the queue find the new generation at their next write and resume from it.
+   * need be, written as released (the operator holds nothing: a poller starting the queue need not wait).
+   * Pollers holding the queue find the new generation at their next write, or with their reset watch, and
+   * resume from it. Resolves with the record it replaced (undefined when there was none).
    *
    * @example
    * ```ts
    * await store.resetOffset({ topic: 'T', brokerName: 'broker-a', queueId: 0 }, 0); // replay the queue
    * ```
    */
-  async resetOffset(queue: MessageQueue, offset: number): Promise<void> {
+  async resetOffset(queue: MessageQueue, offset: number): Promise<StoredOffsetRecord | undefined> {
     const key = messageQueueKey(queue);
     assertValidOffset(offset, key);
     await this.#ready();
@@ -237,13 +255,13 @@ export class DynamoDbOffsetStore implements OffsetStore {
       const current = await this.#readStored(key);
       const generation = current?.generation ?? 0;
       try {
-        await this.#update(`reset offset of ${key}`, key, offset, generation + 1, false, {
+        await this.#update(`reset offset of ${key}`, key, offset, generation + 1, true, {
           condition:
             current === undefined ? 'attribute_not_exists(#offset)' : generationCondition(generation),
           generation,
         });
         if (this.#table.has(key)) this.#table.setFromStore(key, offset, generation + 1);
-        return;
+        return current;
       } catch (err) {
         if (!isConditionFailure(err) || attempt >= RESET_ATTEMPTS) throw err;
       }
@@ -259,8 +277,22 @@ export class DynamoDbOffsetStore implements OffsetStore {
    * ```
    */
   async listOffsets(): Promise<Map<string, number>> {
+    const records = await this.listRecords();
+    return new Map([...records].map(([key, record]) => [key, record.offset]));
+  }
+
+  /**
+   * Every stored record of the group (offset, generation, holder, released, updatedAt), by queue key:
+   * one Query, all pages. `consistent: false` halves its cost and may miss writes of the last second.
+   *
+   * @example
+   * ```ts
+   * for (const [queueKey, { offset, holder }] of await store.listRecords()) console.log(queueKey, offset, holder);
+   * ```
+   */
+  async listRecords(options: { consistent?: boolean } = {}): Promise<Map<string, StoredOffsetRecord>> {
     await this.#ready();
-    const offsets = new Map<string, number>();
+    const records = new Map<string, StoredOffsetRecord>();
     let startKey: Record<string, AttributeValue> | undefined;
     do {
       const page = await callDynamoDb('list offsets', this.#context, () =>
@@ -270,18 +302,41 @@ export class DynamoDbOffsetStore implements OffsetStore {
             KeyConditionExpression: '#group = :group',
             ExpressionAttributeNames: { '#group': OffsetAttribute.group },
             ExpressionAttributeValues: { ':group': { S: this.#group } },
-            ConsistentRead: true,
+            ConsistentRead: options.consistent ?? true,
             ExclusiveStartKey: startKey,
           }),
         ),
       );
       for (const item of page.Items ?? []) {
         const entry = parseOffsetItem(item);
-        if (entry !== undefined) offsets.set(entry[0], entry[1]);
+        if (entry === undefined) continue;
+        const stored = recordOfItem(item, entry[0]);
+        if (stored !== undefined) records.set(entry[0], stored);
       }
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
-    return offsets;
+    return records;
+  }
+
+  /**
+   * One scan of the reset watch (offset-reset-watch.ts), also callable on its own: reads the group's
+   * records (one eventually consistent Query; none while this store holds no queue) and adopts every
+   * newer generation of a held queue, telling {@link onOffsetReset} listeners. A queue with a write in
+   * flight is left to that write, which finds the reset itself.
+   *
+   * @example
+   * ```ts
+   * await store.scanResets(); // listeners heard of every queue reset since its last write
+   * ```
+   */
+  async scanResets(): Promise<void> {
+    if (this.#table.size === 0) return;
+    const records = await this.listRecords({ consistent: false });
+    for (const [key, record] of records) {
+      if (!this.#table.has(key) || this.#writes.has(key)) continue;
+      if (record.generation <= this.#table.generation(key)) continue;
+      this.#adoptReset(key, record, this.#table.get(key));
+    }
   }
 
   /**
@@ -455,21 +510,27 @@ export class DynamoDbOffsetStore implements OffsetStore {
       this.#table.markStored(write);
       return 'ahead';
     }
-    this.#table.setFromStore(write.key, record.offset, record.generation);
+    // The reset watch may have adopted this generation while the write was in flight: told once is enough.
+    if (record.generation > this.#table.generation(write.key))
+      this.#adoptReset(write.key, record, write.offset);
+    return 'reset';
+  }
+
+  /** Takes a newer generation found in the store as ours, and tells the listeners to restart the queue. */
+  #adoptReset(key: string, record: StoredOffsetRecord, ownOffset: number): void {
+    this.#table.setFromStore(key, record.offset, record.generation);
     log.warn(
       {
         group: this.#group,
-        queue: write.key,
-        offset: write.offset,
-        generation: write.generation,
+        queue: key,
+        offset: ownOffset,
         storedOffset: record.offset,
         storedGeneration: record.generation,
         holder: record.holder,
       },
       'the stored offset was reset (a newer offset generation): resuming from it',
     );
-    this.#observers.resetFound(parseMessageQueueKey(write.key), record);
-    return 'reset';
+    this.#observers.resetFound(parseMessageQueueKey(key), record);
   }
 
   async #update(

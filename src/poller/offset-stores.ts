@@ -7,6 +7,7 @@ import type { MappingConfig, OffsetStoreConfig } from '../config/run-config.js';
 import { DynamoDbOffsetStore } from '../offsets/dynamodb-offset-store.js';
 import { FileOffsetStore } from '../offsets/file-offset-store.js';
 import { MemoryOffsetStore } from '../offsets/memory-offset-store.js';
+import { DEFAULT_RESET_WATCH_INTERVAL_MS } from '../offsets/offset-reset-watch.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 
 /**
@@ -50,11 +51,22 @@ export function offsetStoreKindOf(
 export class OffsetStores {
   readonly #offsets: OffsetStoreConfig;
   readonly #clientId: string;
+  readonly #resetWatchIntervalMs: number | false;
   readonly #stores: OffsetStore[] = [];
 
-  constructor(offsets: OffsetStoreConfig, clientId: string) {
+  /**
+   * `options.resetWatchIntervalMs`: how often DynamoDB stores look for operators' resets of the queues
+   * they hold (offset-reset-watch.ts); `false` for stores that hold no queue (operator commands).
+   * @default DEFAULT_RESET_WATCH_INTERVAL_MS
+   */
+  constructor(
+    offsets: OffsetStoreConfig,
+    clientId: string,
+    options: { resetWatchIntervalMs?: number | false } = {},
+  ) {
     this.#offsets = offsets;
     this.#clientId = clientId;
+    this.#resetWatchIntervalMs = options.resetWatchIntervalMs ?? DEFAULT_RESET_WATCH_INTERVAL_MS;
   }
 
   /** A new store for `mapping` (one per consumer group). */
@@ -92,6 +104,7 @@ export class OffsetStores {
           group: mapping.consumerGroup,
           clientId: this.#clientId,
           createTableIfMissing: offsets.createTable,
+          resetWatchIntervalMs: this.#resetWatchIntervalMs,
         });
       }
     }

@@ -2,15 +2,19 @@
  * End to end: `rocketmq-lambda dev --local-broker` on the repository's serverless.yml, as a child process.
  * A message produced to the example topic `Orders` reaches the orders handler (its JSON log line on the
  * child's stdout), and after Ctrl-C (exit 0) its offset is in the embedded DynamoDB persisted under the
- * state directory.
+ * state directory. While it runs, its dev.json names its real name server and an embedded DynamoDB that
+ * this (other) process can query, `rocketmq-lambda send` finds the name server there, and the name server
+ * line is printed; the file is gone after the stop, and the AWS SDK's Node.js version warning never shows.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { Readable } from 'node:stream';
+import { DescribeTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Producer } from '../../../src/client/producer.js';
-import { RocketMQClient } from '../../../src/client/rocketmq-client.js';
+import type { CliIo } from '../../../src/cli/cli-io.js';
+import { sendCommand } from '../../../src/cli/send-command.js';
+import { devStatePath, readDevState } from '../../../src/dev/dev-state-file.js';
 import { startEmbeddedDynamoDb } from '../../../src/dev/embedded-dynamodb.js';
 import { DEV_OFFSETS_TABLE } from '../../../src/dev/serverless-dev-config.js';
 import { spawnDev } from './dev-process.js';
@@ -37,16 +41,58 @@ describe('rocketmq-lambda dev --local-broker', () => {
       (l) => l.msg === 'mapping status' && l.name === 'orders' && Number(l.queues) >= 4,
     );
 
-    const client = new RocketMQClient({ nameServerAddresses: nameServer });
-    const producer = new Producer({ client });
-    await producer.start();
-    const sent = await producer.send({
-      topic: 'Orders',
-      tags: 'order',
-      body: JSON.stringify({ orderId: 'dev-e2e-1', total: 12.5 }),
+    const state = await readDevState(stateDir);
+    expect(state).toMatchObject({
+      version: 1,
+      pid: child.pid,
+      nameServer,
+      region: 'us-east-1',
     });
-    await producer.shutdown();
-    await client.close();
+    expect(state?.topics).toContain('Orders');
+    expect(state?.mappings).toContainEqual({
+      name: 'orders',
+      functionName: 'orders',
+      topic: 'Orders',
+      consumerGroup: 'orders-lambda',
+      offsetsTable: DEV_OFFSETS_TABLE,
+    });
+    expect(state?.dynamoDbEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // The embedded DynamoDB answers another process while dev runs (status/offsets read it).
+    const live = new DynamoDBClient({
+      endpoint: state?.dynamoDbEndpoint,
+      region: state?.region,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    cleanups.push(async () => live.destroy());
+    const table = await live.send(new DescribeTableCommand({ TableName: DEV_OFFSETS_TABLE }));
+    expect(table.Table?.TableStatus).toBe('ACTIVE');
+    expect(watch.raw).toContain(
+      `name server ${nameServer} (rocketmq-lambda send --topic Orders --body hi sends a test message)`,
+    );
+
+    // `send` with neither --name-server nor --config: the dev session's name server.
+    let out = '';
+    let err = '';
+    const io: CliIo = {
+      stdout: { write: (text: string) => (out += text) },
+      stderr: { write: (text: string) => (err += text) },
+      env: {},
+      onStopSignal: () => () => undefined,
+      exitNow: () => undefined,
+    };
+    const body = JSON.stringify({ orderId: 'dev-e2e-1', total: 12.5 });
+    const code = await sendCommand(
+      ['--topic', 'Orders', '--tags', 'order', '--body', body, '--json', '--state-dir', stateDir],
+      io,
+      Object.assign(Readable.from([]), { isTTY: true }),
+    );
+    expect(code, err).toBe(0);
+    const sent = JSON.parse(out) as {
+      msgId: string;
+      brokerName: string;
+      queueId: number;
+      queueOffset: number;
+    };
 
     const handled = await watch.waitFor(
       'the orders handler',
@@ -60,6 +106,8 @@ describe('rocketmq-lambda dev --local-broker', () => {
 
     child.kill('SIGINT');
     expect(await exited, dev.stderr()).toBe(0);
+    await expect(access(devStatePath(stateDir))).rejects.toThrow(/ENOENT/);
+    expect(dev.stderr()).not.toMatch(/NodeVersion\w*Warning|AWS SDK for JavaScript \(v3\)/);
 
     const db = await startEmbeddedDynamoDb(path.join(stateDir, 'dynamodb'));
     cleanups.push(() => db.close());

@@ -156,6 +156,22 @@ describe('Rebalancer', () => {
     expect(replaced?.processQueue).not.toBe(old.processQueue);
     expect(replaced?.loop.nextOffset).toBe(7);
   });
+
+  it('a store reset drops the old ProcessQueue at once, before the restart waits its turn', async () => {
+    const t = setup();
+    await t.rebalancer.rebalance();
+    const old = t.rebalancer.heldQueues()[0];
+    if (old === undefined) throw new Error('nothing held');
+    expect(old.processQueue.dropped).toBe(false);
+    const restart = t.rebalancer.resetQueue(old.queue, 3, true);
+    // A batch finishing now sees the queue dropped and does not raise the offset in the new generation.
+    expect(old.processQueue.dropped).toBe(true);
+    await restart;
+    const replaced = t.rebalancer.heldQueues().find((h) => h.queue.queueId === old.queue.queueId);
+    expect(replaced?.processQueue).not.toBe(old.processQueue);
+    expect(replaced?.processQueue.dropped).toBe(false);
+    expect(replaced?.loop.nextOffset).toBe(3);
+  });
 });
 
 describe('StartOffsetResolver', () => {

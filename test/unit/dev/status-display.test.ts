@@ -4,6 +4,7 @@ import type { ConsumerRuntimeStatus, QueueStatus } from '../../../src/consumer/c
 import { type QueueLag, summarizeLag } from '../../../src/consumer/queue-lag.js';
 import {
   formatMappingLine,
+  LastInvokeTracker,
   type MappingLine,
   mappingLineOf,
   StatusDisplay,
@@ -19,7 +20,9 @@ const line: MappingLine = {
   retryQueues: 1,
   lag: 12,
   invocations: 3,
+  consumed: 30,
   failures: 1,
+  lastInvokeAtMs: 1_000_000,
 };
 
 function recordingStream(): { stream: TextStream; written: string[] } {
@@ -34,13 +37,23 @@ function recordingStream(): { stream: TextStream; written: string[] } {
 }
 
 describe('StatusDisplay', () => {
-  it('formats a mapping line', () => {
-    expect(formatMappingLine(line)).toBe(
-      'orders  Orders → orders-lambda  running  queues 4 (+1 retry)  lag 12  invocations 3  failures 1',
+  it('formats a mapping line: consumed, failed, lag, invocations and the age of the last one', () => {
+    expect(formatMappingLine(line, 1_004_500)).toBe(
+      'orders  Orders → orders-lambda  running  queues 4 (+1 retry)  consumed 30  failed 1  lag 12  invocations 3 (last 4s ago)',
     );
-    expect(formatMappingLine({ ...line, retryQueues: 0, lag: undefined })).toBe(
-      'orders  Orders → orders-lambda  running  queues 4  lag ?  invocations 3  failures 1',
-    );
+    expect(
+      formatMappingLine({ ...line, retryQueues: 0, lag: undefined, lastInvokeAtMs: undefined }, 1_004_500),
+    ).toBe('orders  Orders → orders-lambda  running  queues 4  consumed 30  failed 1  lag ?  invocations 3');
+    expect(formatMappingLine(line, 1_000_000 + 192_000)).toContain('(last 3m12s ago)');
+  });
+
+  it('keeps the time an invocation count last grew', () => {
+    const tracker = new LastInvokeTracker();
+    expect(tracker.observe('orders', 0, 1000)).toBeUndefined();
+    expect(tracker.observe('orders', 2, 2000)).toBe(2000);
+    expect(tracker.observe('orders', 2, 3000)).toBe(2000);
+    expect(tracker.observe('orders', 3, 4000)).toBe(4000);
+    expect(tracker.observe('payments', 0, 4000)).toBeUndefined();
   });
 
   it('counts the topic queues and the retry queues apart, and shows the lag when any queue was measured', () => {
@@ -52,7 +65,7 @@ describe('StatusDisplay', () => {
       consumerGroup: 'orders-lambda',
       state: 'running',
       queues: [queue('Orders', 0), queue('Orders', 1), queue('%RETRY%orders-lambda', 0)],
-      counters: { consumedFailed: 5 },
+      counters: { consumedOk: 40, consumedFailed: 5 },
     } as unknown as ConsumerRuntimeStatus;
     const queueLag = (topic: string, lag: number | undefined): QueueLag => ({
       queue: { topic, brokerName: 'broker-a', queueId: 0 },
@@ -77,7 +90,9 @@ describe('StatusDisplay', () => {
       retryQueues: 1,
       lag: 9,
       invocations: 9,
+      consumed: 40,
       failures: 5,
+      lastInvokeAtMs: undefined,
     });
     const partly = summarizeLag(mapping, [queueLag('Orders', 7), queueLag('Orders', undefined)]);
     expect(mappingLineOf(status, partly, 0).lag).toBe(7);
@@ -93,10 +108,10 @@ describe('StatusDisplay', () => {
     display.render([{ ...line, invocations: 4 }]);
     stream.write('handler output\n');
     display.close();
-    expect(written).toEqual([
-      `\x1b[2K${formatMappingLine(line)}\n`,
+    expect(written.map((text) => text.replace(/ \(last \d+\w+ ago\)/, ''))).toEqual([
+      `\x1b[2K${formatMappingLine({ ...line, lastInvokeAtMs: undefined })}\n`,
       '\x1b[1F\x1b[J',
-      `\x1b[2K${formatMappingLine({ ...line, invocations: 4 })}\n`,
+      `\x1b[2K${formatMappingLine({ ...line, invocations: 4, lastInvokeAtMs: undefined })}\n`,
       '\x1b[1F\x1b[J',
       'handler output\n',
     ]);

@@ -1,0 +1,343 @@
+/**
+ * What the operator commands (`status`, `offsets`, `dlq`) act on: the mappings of a poller, a RocketMQ
+ * client for its name servers (with its ACL and TLS), and each mapping's offset store, resolved from
+ * one of three sources:
+ *
+ * 1. `--config <file>`: a poller config (what `rocketmq-lambda run` reads).
+ * 2. A serverless.yml (`--config serverless.yml`, or `./serverless.yml` when no `--config` is given)
+ *    while `rocketmq-lambda dev` runs for it: the session's `.rocketmq-lambda/dev.json` names its name
+ *    server and its embedded DynamoDB.
+ * 3. The same serverless.yml without a dev session: the deployed settings, resolved as dev and the
+ *    plugin resolve them (`custom.rocketmq.nameServers`, the offsets table of `custom.rocketmq.offsetsTable`
+ *    or `--offsets-table`, the region of `--region`/`provider.region`/AWS_REGION; ACL keys from the
+ *    environment as `run` reads them).
+ *
+ * Use: `const target = await openCommandTarget(options, io)`, then `target.mapping(name)` (the only one
+ * when `name` is undefined and there is one; a {@link CommandTargetError} listing the known names, with a
+ * did-you-mean, otherwise), `target.client`, `target.offsetStore(mapping)` (one store per mapping, built
+ * like the poller's; a DynamoDB store is a {@link DynamoDbOffsetStore}), `target.brokerOf(mapping)` for
+ * queues and master addresses, and `await target.close()` in a finally. Nothing connects before it is
+ * used: opening a target reads files only.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { RocketMQClient } from '../client/rocketmq-client.js';
+import { loadConfig, parseConfig } from '../config/load-config.js';
+import type { MappingConfig, RunConfig } from '../config/run-config.js';
+import { type DevState, readDevState } from '../dev/dev-state-file.js';
+import { loadServerlessService } from '../dev/load-serverless-service.js';
+import { devConfigFromServerless } from '../dev/serverless-dev-config.js';
+import { DynamoDbOffsetStore } from '../offsets/dynamodb-offset-store.js';
+import type { OffsetStore } from '../offsets/offset-store.js';
+import { type OffsetStoreKind, OffsetStores, offsetStoreKindOf } from '../poller/offset-stores.js';
+import { rocketMQClientOf } from '../poller/rocketmq-client-of-config.js';
+import { RocketMQError } from '../protocol/errors.js';
+import { closestKey } from '../util/closest-key.js';
+import type { Logger } from '../util/logger.js';
+import type { CliIo } from './cli-io.js';
+
+/** The serverless.yml a command uses when no `--config` is given, looked for in the working directory. */
+export const DEFAULT_SERVICE_FILES = ['serverless.yml', 'serverless.yaml'] as const;
+/** dev's state directory inside a service (dev.json lives there). */
+export const DEV_STATE_DIR = '.rocketmq-lambda';
+
+/**
+ * Where a command's target comes from (the commands' `--config`, `--stage`, ... options).
+ *
+ * @example
+ * ```ts
+ * const options: CommandTargetOptions = { config: 'poller.yaml' };
+ * ```
+ */
+export interface CommandTargetOptions {
+  /** A poller config, or a serverless.yml (`serverless.*`). @default ./serverless.yml when it exists */
+  readonly config?: string | undefined;
+  /** serverless.yml only: `--stage`. */
+  readonly stage?: string | undefined;
+  /** serverless.yml only: `--region` (the offsets table's region without a dev session). */
+  readonly region?: string | undefined;
+  /** serverless.yml without a dev session: the offsets table when CloudFormation named it. */
+  readonly offsetsTable?: string | undefined;
+  /** Relative paths are relative to this directory. @default process.cwd() */
+  readonly cwd?: string | undefined;
+}
+
+/**
+ * One mapping as the operator commands see it.
+ *
+ * @example
+ * ```ts
+ * const mapping = target.mapping('orders');
+ * console.log(mapping.topic, mapping.consumerGroup, mapping.offsetStoreKind);
+ * ```
+ */
+export interface TargetMapping {
+  readonly name: string;
+  readonly topic: string;
+  readonly consumerGroup: string;
+  readonly messageModel: MappingConfig['messageModel'];
+  /** Where the mapping starts a queue without a committed offset. */
+  readonly startingPosition: MappingConfig['startingPosition'];
+  readonly startingPositionTimestampMs: number | undefined;
+  /** Which store holds its offsets (`file`/`memory` for broadcasting mappings or such configs). */
+  readonly offsetStoreKind: OffsetStoreKind;
+}
+
+/**
+ * The resolved target of an operator command. Close it when done.
+ *
+ * @example
+ * ```ts
+ * const target = await openCommandTarget({ config: 'poller.yaml' }, io);
+ * try {
+ *   const mapping = target.mapping(options.mapping);
+ *   const store = target.offsetStore(mapping);
+ *   const route = await target.client.nameServer.getRoute(mapping.topic);
+ * } finally {
+ *   await target.close();
+ * }
+ * ```
+ */
+export interface CommandTarget {
+  /** Where the settings came from, for messages: `poller.yaml`, `dev session (pid 4242) of serverless.yml`, ... */
+  readonly source: string;
+  /** Every mapping, in config order. */
+  readonly mappings: readonly TargetMapping[];
+  /** The run config behind the mappings (name servers, offsets settings). */
+  readonly config: RunConfig;
+  /** A client for the name servers, with the config's ACL and TLS. Connects on first use. */
+  readonly client: RocketMQClient;
+  /**
+   * The mapping named `name`; without a name, the only mapping. Throws {@link CommandTargetError} when
+   * there is no such mapping (listing the known names, with a did-you-mean) or when several exist.
+   */
+  mapping(name?: string | undefined): TargetMapping;
+  /** The offset store of `mapping` (built once per mapping, like the poller's; not loaded). */
+  offsetStore(mapping: TargetMapping): OffsetStore;
+  /** Closes the stores and the client. */
+  close(): Promise<void>;
+}
+
+/**
+ * A target that cannot be resolved: no config and no serverless.yml, an unknown mapping, a missing
+ * table name. Permanent: the command line or the files must change. Commands exit 2 on it.
+ *
+ * @example
+ * ```ts
+ * try { target.mapping('odrers') } catch (err) {
+ *   if (err instanceof CommandTargetError) io.stderr.write(`${err.message}\n`);
+ * }
+ * ```
+ */
+export class CommandTargetError extends RocketMQError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, permanent: true });
+  }
+}
+
+/**
+ * Resolves the target of an operator command (see the file header for the sources, in order). Throws
+ * {@link ConfigError} for an invalid config or serverless.yml and {@link CommandTargetError} when
+ * nothing says what to act on.
+ *
+ * @example
+ * ```ts
+ * const target = await openCommandTarget({ config: parsed.options.config }, io);
+ * ```
+ */
+export async function openCommandTarget(options: CommandTargetOptions, io: CliIo): Promise<CommandTarget> {
+  const cwd = options.cwd ?? process.cwd();
+  const given = options.config === undefined ? undefined : path.resolve(cwd, options.config);
+  const serviceFile =
+    given === undefined
+      ? DEFAULT_SERVICE_FILES.map((file) => path.join(cwd, file)).find((file) => existsSync(file))
+      : isServiceFile(given)
+        ? given
+        : undefined;
+  if (given !== undefined && serviceFile === undefined) {
+    const config = await loadConfig(given, { env: io.env });
+    return createTarget(options.config ?? given, config, io.logger);
+  }
+  if (serviceFile === undefined) {
+    throw new CommandTargetError(
+      `no --config given and no ${DEFAULT_SERVICE_FILES.join(' or ')} in ${cwd}: pass --config <poller config or serverless.yml>`,
+    );
+  }
+  const serviceDir = path.dirname(serviceFile);
+  const session = await readDevState(path.join(serviceDir, DEV_STATE_DIR));
+  if (session !== undefined && path.resolve(session.configFile) === serviceFile) {
+    return createTarget(
+      `dev session (pid ${session.pid}) of ${path.relative(cwd, serviceFile) || serviceFile}`,
+      configOfDevSession(session, io.env),
+      io.logger,
+    );
+  }
+  const config = await deployedConfig(serviceFile, options, io.env);
+  return createTarget(`${path.relative(cwd, serviceFile) || serviceFile} (deployed)`, config, io.logger);
+}
+
+/** Whether `file` is a Serverless Framework service file rather than a poller config. */
+function isServiceFile(file: string): boolean {
+  return /^serverless\.(ya?ml|json|js|cjs|mjs|ts)$/i.test(path.basename(file));
+}
+
+/**
+ * The run config of a running dev session: its name server, its embedded DynamoDB, its mappings (all
+ * clustering: dev keeps every offset in its DynamoDB).
+ *
+ * @example
+ * ```ts
+ * const config = configOfDevSession(await readDevState('.rocketmq-lambda'), process.env);
+ * ```
+ */
+export function configOfDevSession(
+  session: DevState,
+  env: Readonly<Record<string, string | undefined>>,
+): RunConfig {
+  const table = session.mappings[0]?.offsetsTable;
+  return parseConfig(
+    {
+      nameServer: session.nameServer,
+      offsets: {
+        store: 'dynamodb',
+        table: table ?? 'rocketmq-lambda-dev-offsets',
+        endpoint: session.dynamoDbEndpoint,
+        region: session.region,
+      },
+      mappings: session.mappings.map((mapping) => ({
+        name: mapping.name,
+        topic: mapping.topic,
+        consumerGroup: mapping.consumerGroup,
+        function: mapping.functionName,
+      })),
+    },
+    { baseDir: session.serviceDir, env, source: session.configFile },
+  );
+}
+
+/**
+ * The deployed poller's settings of a service: its mappings and name servers as dev reads them, the
+ * offsets table and region the plugin deploys.
+ */
+async function deployedConfig(
+  serviceFile: string,
+  options: CommandTargetOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<RunConfig> {
+  const serviceDir = path.dirname(serviceFile);
+  const { document } = await loadServerlessService(serviceFile, {
+    env,
+    stage: options.stage,
+    region: options.region,
+    stateDir: path.join(serviceDir, DEV_STATE_DIR),
+  });
+  const root = record(document);
+  const custom = record(record(root?.custom)?.rocketmq);
+  const tableSettings = record(custom?.offsetsTable);
+  const table = options.offsetsTable ?? text(tableSettings?.existing) ?? text(tableSettings?.name);
+  if (table === undefined) {
+    throw new CommandTargetError(
+      `${path.basename(serviceFile)}: the offsets table's name was generated by CloudFormation: pass --offsets-table <name> (the stack output RocketMQOffsetsTableName)`,
+    );
+  }
+  // Functions are named by their deployed name: no handler module is needed to read offsets.
+  const { config } = devConfigFromServerless(document, {
+    serviceDir,
+    env,
+    stage: options.stage,
+    dynamoDbEndpoint: 'http://127.0.0.1:1',
+    invokeEndpoint: 'http://127.0.0.1:1',
+    source: serviceFile,
+  });
+  const region = options.region ?? text(record(root?.provider)?.region) ?? env.AWS_REGION;
+  const endpoint = env.ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT ?? env.AWS_ENDPOINT_URL_DYNAMODB;
+  return {
+    ...config,
+    offsets: {
+      store: 'dynamodb',
+      table,
+      region,
+      endpoint,
+      createTable: false,
+      path: config.offsets.path,
+      persistIntervalMs: config.offsets.persistIntervalMs,
+    },
+  };
+}
+
+function createTarget(source: string, config: RunConfig, logger: Logger | undefined): CommandTarget {
+  const client = rocketMQClientOf(config, { logger });
+  // An operator's stores read and reset; they never watch for resets as a poller's do.
+  const stores = new OffsetStores(config.offsets, client.clientId, { resetWatchIntervalMs: false });
+  const built = new Map<string, OffsetStore>();
+  const mappings: TargetMapping[] = config.mappings.map((mapping) => ({
+    name: mapping.name,
+    topic: mapping.topic,
+    consumerGroup: mapping.consumerGroup,
+    messageModel: mapping.messageModel,
+    startingPosition: mapping.startingPosition,
+    startingPositionTimestampMs: mapping.startingPositionTimestampMs,
+    offsetStoreKind: offsetStoreKindOf(config.offsets, mapping),
+  }));
+  const names = mappings.map((mapping) => mapping.name);
+  return {
+    source,
+    mappings,
+    config,
+    client,
+    mapping(name) {
+      if (name === undefined) {
+        const [only] = mappings;
+        if (only !== undefined && mappings.length === 1) return only;
+        throw new CommandTargetError(
+          mappings.length === 0
+            ? `${source} has no mappings`
+            : `${source} has ${mappings.length} mappings: pass --mapping <${names.join('|')}>`,
+        );
+      }
+      const found = mappings.find((mapping) => mapping.name === name);
+      if (found !== undefined) return found;
+      const guess = closestKey(name, names);
+      throw new CommandTargetError(
+        `no mapping ${JSON.stringify(name)} in ${source}${guess === undefined ? '' : ` (did you mean ${guess}?)`}; its mappings: ${names.join(', ') || '(none)'}`,
+      );
+    },
+    offsetStore(mapping) {
+      let store = built.get(mapping.name);
+      if (store === undefined) {
+        store = stores.forMapping(mapping);
+        built.set(mapping.name, store);
+      }
+      return store;
+    },
+    async close() {
+      try {
+        await stores.close();
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}
+
+/**
+ * Whether `store` can take an operator's reset ({@link DynamoDbOffsetStore.resetOffset}).
+ *
+ * @example
+ * ```ts
+ * if (isResettableStore(store)) await store.resetOffset(queue, 0);
+ * ```
+ */
+export function isResettableStore(store: OffsetStore): store is DynamoDbOffsetStore {
+  return store instanceof DynamoDbOffsetStore;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

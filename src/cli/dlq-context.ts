@@ -1,0 +1,234 @@
+/**
+ * What `dlq show` and `dlq redrive` share: the target options (`--config`, `--mapping`, ...), opening the
+ * target and finding the mapping's DLQ and its queues, and turning the known failures (an invalid config,
+ * an unknown mapping, no DLQ yet, a DLQ clients may not read) into their messages and exit codes.
+ */
+import type { Command } from 'commander';
+import { BrokerError } from '../client/broker-error.js';
+import type { RoutedQueue } from '../client/queue-reader.js';
+import { ConfigError } from '../config/config-error.js';
+import type { MessageQueue } from '../protocol/message-queue.js';
+import { ResponseCode } from '../protocol/response-code.js';
+import { describeError } from '../util/describe-error.js';
+import { usageError } from './cli-command.js';
+import type { CliIo } from './cli-io.js';
+import {
+  type CommandTarget,
+  CommandTargetError,
+  openCommandTarget,
+  type TargetMapping,
+} from './command-target.js';
+import { DeadLetterQueue } from './dlq-reader.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+
+/**
+ * The environment the dlq subcommands read (for their help).
+ *
+ * @example
+ * ```ts
+ * const help: CommandHelp = { ...rest, environment: DLQ_ENVIRONMENT };
+ * ```
+ */
+export const DLQ_ENVIRONMENT: Readonly<Record<string, string>> = {
+  'ROCKETMQ_NAME_SERVER, NAMESRV_ADDR': 'name servers when the config has no nameServer',
+  'ROCKETMQ_ACCESS_KEY, ROCKETMQ_SECRET_KEY': 'ACL credentials when the config has no acl',
+  NO_COLOR: 'no colour even on a terminal',
+};
+
+/**
+ * The target options every dlq subcommand takes.
+ *
+ * @example
+ * ```ts
+ * const options: DlqTargetOptions = { config: 'poller.yaml', mapping: 'orders' };
+ * ```
+ */
+export interface DlqTargetOptions {
+  config?: string;
+  stage?: string;
+  region?: string;
+  mapping?: string;
+}
+
+/**
+ * What the dlq commands take from outside the command line (tests replace it).
+ *
+ * @example
+ * ```ts
+ * await dlqCommand(['redrive', '--mapping', 'orders'], io, { confirm: async () => true });
+ * ```
+ */
+export interface DlqCommandDeps {
+  /**
+   * Asks the operator a yes/no question; given as undefined: nobody can answer (then only --yes sends).
+   * @default a prompt on stdin when it is a terminal, else nobody
+   */
+  readonly confirm?: ((question: string) => Promise<boolean>) | undefined;
+  /** Relative paths (the config) are relative to it. @default process.cwd() */
+  readonly cwd?: string | undefined;
+}
+
+/**
+ * Adds the target options to a dlq subcommand.
+ *
+ * @example
+ * ```ts
+ * const command = withDlqTargetOptions(declareCommand(DLQ_SHOW_HELP, io)).option('--json', 'JSON lines');
+ * ```
+ */
+export function withDlqTargetOptions(command: Command): Command {
+  return command
+    .option(
+      '-c, --config <file>',
+      'a poller config, or a serverless.yml (default: ./serverless.yml; a running dev session is used)',
+    )
+    .option('-m, --mapping <name>', 'the mapping (optional when there is only one)')
+    .option('--stage <stage>', 'serverless.yml: the stage')
+    .option('--region <region>', 'serverless.yml: the region');
+}
+
+/**
+ * What a dlq subcommand works on.
+ *
+ * @example
+ * ```ts
+ * const body = async ({ dlq, queues }: DlqContext) => { for (const { queue } of queues) await dlq.bounds(queue); return 0; };
+ * ```
+ */
+export interface DlqContext {
+  readonly target: CommandTarget;
+  readonly mapping: TargetMapping;
+  readonly dlq: DeadLetterQueue;
+  readonly queues: readonly RoutedQueue[];
+}
+
+/**
+ * Opens the target, finds the mapping's DLQ and its queues, and runs `body` with them; turns the known
+ * failures into their messages and exit codes, and closes the target. `precheck` may refuse the mapping
+ * (an exit code) before anything connects; `notes` receives the "no dead letters" line.
+ *
+ * @example
+ * ```ts
+ * return withDeadLetterQueue(command, io, deps, options, async ({ dlq, queues }) => EXIT_OK);
+ * ```
+ */
+export async function withDeadLetterQueue(
+  command: Command,
+  io: CliIo,
+  deps: DlqCommandDeps,
+  options: DlqTargetOptions,
+  body: (context: DlqContext) => Promise<number>,
+  precheck?: (target: CommandTarget, mapping: TargetMapping) => number | undefined,
+  notes: CliIo['stdout'] = io.stdout,
+): Promise<number> {
+  let target: CommandTarget;
+  try {
+    target = await openCommandTarget(
+      {
+        config: options.config,
+        stage: options.stage,
+        region: options.region,
+        // dlq never touches the offsets table, so a deployed service whose table name CloudFormation
+        // generated needs no --offsets-table: any name does.
+        offsetsTable: 'unused-by-dlq',
+        cwd: deps.cwd,
+      },
+      io,
+    );
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      for (const problem of error.problems) io.stderr.write(`${options.config ?? 'config'}: ${problem}\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof CommandTargetError) return usageError(command, io, error.message);
+    throw error;
+  }
+  try {
+    let mapping: TargetMapping;
+    try {
+      mapping = target.mapping(options.mapping);
+    } catch (error) {
+      if (error instanceof CommandTargetError) return usageError(command, io, error.message);
+      throw error;
+    }
+    const refused = precheck?.(target, mapping);
+    if (refused !== undefined) return refused;
+    const dlq = new DeadLetterQueue({ client: target.client, consumerGroup: mapping.consumerGroup });
+    const queues = await dlq.queues();
+    if (queues === undefined || queues.length === 0) {
+      notes.write(
+        `no dead letters for group ${mapping.consumerGroup} (${dlq.topic} does not exist yet: RocketMQ creates it with the group's first dead letter)\n`,
+      );
+      return EXIT_OK;
+    }
+    const unreadable = queues.find((q) => !q.readable);
+    if (unreadable !== undefined) {
+      io.stderr.write(await permissionHint(dlq, unreadable.queue, target));
+      return EXIT_FAILURE;
+    }
+    try {
+      return await body({ target, mapping, dlq, queues });
+    } catch (error) {
+      if (error instanceof BrokerError && error.code === ResponseCode.NO_PERMISSION) {
+        io.stderr.write(`${command.name()}: ${error.message}\n`);
+        io.stderr.write(await permissionHint(dlq, queues[0]?.queue, target));
+        return EXIT_FAILURE;
+      }
+      throw error;
+    }
+  } catch (error) {
+    io.stderr.write(`${command.name()}: ${describeError(error)}\n`);
+    return EXIT_FAILURE;
+  } finally {
+    await target.close();
+  }
+}
+
+/** Why a DLQ cannot be read, and the mqadmin line that fixes it. */
+async function permissionHint(
+  dlq: DeadLetterQueue,
+  queue: MessageQueue | undefined,
+  target: CommandTarget,
+): Promise<string> {
+  let broker = '<broker address>';
+  if (queue !== undefined) {
+    try {
+      broker = await dlq.masterAddress(queue);
+    } catch (error) {
+      broker = `<broker address of ${queue.brokerName}: ${describeError(error)}>`;
+    }
+  }
+  return unreadableDlqHint(dlq.topic, target.config.nameServerAddresses, broker);
+}
+
+/**
+ * What to do about a DLQ topic clients may not read (a pull refused with NO_PERMISSION, or a route without
+ * the READ bit): 5.3.3 creates DLQs readable (perm 6); older (4.x) brokers created them write-only (perm 2).
+ *
+ * @example
+ * ```ts
+ * io.stderr.write(unreadableDlqHint('%DLQ%G', ['ns:9876'], '10.0.0.5:10911'));
+ * ```
+ */
+export function unreadableDlqHint(
+  topic: string,
+  nameServers: readonly string[],
+  brokerAddress: string,
+): string {
+  return (
+    `${topic} is not readable: older brokers (4.x) create DLQ topics write-only (perm 2). Make it readable (perm 6, read+write):\n` +
+    `  mqadmin updateTopicPerm -n '${nameServers.join(';')}' -b ${brokerAddress} -t '${topic}' -p 6\n`
+  );
+}
+
+/**
+ * `%DLQ%G on broker-a#0`.
+ *
+ * @example
+ * ```ts
+ * queueLabel({ topic: '%DLQ%G', brokerName: 'broker-a', queueId: 0 }); // => '%DLQ%G on broker-a#0'
+ * ```
+ */
+export function queueLabel(queue: MessageQueue): string {
+  return `${queue.topic} on ${queue.brokerName}#${queue.queueId}`;
+}

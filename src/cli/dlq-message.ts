@@ -1,0 +1,124 @@
+/**
+ * What a dead letter says about itself, and the message a redrive sends for it.
+ *
+ * A 5.3.3 broker writes a dead letter (CONSUMER_SEND_MSG_BACK, or a send to `%RETRY%` past the retries)
+ * as a copy of the failed message in `%DLQ%<group>`: the same body, TAGS, KEYS, user properties and
+ * UNIQ_KEY (so the same msgId the function saw), plus `RETRY_TOPIC` (the original topic),
+ * `ORIGIN_MESSAGE_ID` (the broker's offset id of the original), the reconsume times so far and broker
+ * bookkeeping (`DELAY`, `WAIT`, `REAL_TOPIC`, `CLUSTER`, ...). Messages a proxy dead-lettered carry
+ * `DLQ_ORIGIN_TOPIC` / `DLQ_ORIGIN_MESSAGE_ID` instead; those win when present.
+ *
+ * A redriven message keeps the body, tags, keys, flag and user properties and drops every system
+ * property, so its reconsume times start at 0 again. `retry` sends it to `%RETRY%<group>` with
+ * `RETRY_TOPIC` = the original topic: only that group receives it, and its consumer (ours:
+ * `realTopicOf`; Java's: `resetRetryAndNamespace`) shows it under the original topic. `topic` sends it to
+ * the original topic, where every group subscribed to the topic receives it again.
+ */
+import type { ProducerMessage } from '../client/producer.js';
+import { retryTopicOf } from '../consumer/consumer-options.js';
+import { MessageConst, type MessageExt, userProperties } from '../protocol/message.js';
+
+/**
+ * Where `dlq redrive` sends messages.
+ *
+ * @example
+ * ```ts
+ * const to: RedriveTarget = 'retry';
+ * ```
+ */
+export type RedriveTarget = 'retry' | 'topic';
+
+/**
+ * A dead letter, decoded for people and JSON.
+ *
+ * @example
+ * ```ts
+ * const view: DeadLetterView = describeDeadLetter(message);
+ * console.log(view.originalTopic, view.reconsumeTimes);
+ * ```
+ */
+export interface DeadLetterView {
+  /** The message's offset in its DLQ queue. */
+  readonly dlqOffset: number;
+  /** UNIQ_KEY: the id the function saw. */
+  readonly msgId: string;
+  /** The broker's id of the dead letter itself. */
+  readonly offsetMsgId: string;
+  /** The topic the message was consumed from; undefined when the broker recorded none. */
+  readonly originalTopic: string | undefined;
+  /** The broker's (offset) id of the original message. */
+  readonly originalMsgId: string | undefined;
+  readonly reconsumeTimes: number;
+  /** When the broker wrote the dead letter (ms since the epoch). */
+  readonly storeTimestamp: number;
+  /** When the original was produced (ms since the epoch). */
+  readonly bornTimestamp: number;
+  readonly tags: string | undefined;
+  readonly keys: readonly string[];
+  readonly userProperties: Readonly<Record<string, string>>;
+  /** The user flag (an int the broker keeps). */
+  readonly flag: number;
+  readonly body: Buffer;
+}
+
+/**
+ * Reads what the broker recorded of a dead letter's origin.
+ *
+ * @example
+ * ```ts
+ * describeDeadLetter(message).originalTopic; // => 'Orders'
+ * ```
+ */
+export function describeDeadLetter(message: MessageExt): DeadLetterView {
+  const p = message.properties;
+  return {
+    dlqOffset: message.queueOffset,
+    msgId: message.msgId,
+    offsetMsgId: message.offsetMsgId,
+    originalTopic: nonEmpty(p[MessageConst.DLQ_ORIGIN_TOPIC]) ?? nonEmpty(p[MessageConst.RETRY_TOPIC]),
+    originalMsgId:
+      nonEmpty(p[MessageConst.DLQ_ORIGIN_MESSAGE_ID]) ?? nonEmpty(p[MessageConst.ORIGIN_MESSAGE_ID]),
+    reconsumeTimes: message.reconsumeTimes,
+    storeTimestamp: message.storeTimestamp,
+    bornTimestamp: message.bornTimestamp,
+    tags: message.tags,
+    keys: message.keys,
+    userProperties: { ...userProperties(p) },
+    flag: message.flag,
+    body: message.body,
+  };
+}
+
+/**
+ * The message that redrives `deadLetter` to `to` for `consumerGroup`. `fallbackTopic` (the mapping's topic)
+ * stands in for an original topic the broker did not record.
+ *
+ * @example
+ * ```ts
+ * const message = redriveMessageOf(view, 'retry', 'orders-consumer', 'Orders');
+ * // => { topic: '%RETRY%orders-consumer', properties: { ..., RETRY_TOPIC: 'Orders' }, ... }
+ * await producer.send(message);
+ * ```
+ */
+export function redriveMessageOf(
+  deadLetter: DeadLetterView,
+  to: RedriveTarget,
+  consumerGroup: string,
+  fallbackTopic: string,
+): ProducerMessage & { topic: string } {
+  const originalTopic = deadLetter.originalTopic ?? fallbackTopic;
+  const properties: Record<string, string> = { ...deadLetter.userProperties };
+  if (to === 'retry') properties[MessageConst.RETRY_TOPIC] = originalTopic;
+  return {
+    topic: to === 'retry' ? retryTopicOf(consumerGroup) : originalTopic,
+    body: deadLetter.body,
+    tags: deadLetter.tags,
+    keys: deadLetter.keys.length === 0 ? undefined : [...deadLetter.keys],
+    properties,
+    ...(deadLetter.flag === 0 ? {} : { flag: deadLetter.flag }),
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

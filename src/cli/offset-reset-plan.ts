@@ -1,0 +1,149 @@
+/**
+ * Where `offsets reset --to ...` moves each queue: pure computation over what the broker says of the
+ * queue (min/max offsets, and for a time the offset SEARCH_OFFSET_BY_TIMESTAMP found), so that the
+ * command only gathers facts and applies the plan.
+ *
+ * - `earliest`: the broker's min offset (the oldest message still stored);
+ * - `latest`: the max offset (the next message's: nothing old is delivered);
+ * - an ISO time: the first message stored at or after it (the broker's search, kept within [min, max]);
+ * - a number: that offset, refused outside [min, max] with the reason (below min the messages are gone;
+ *   above max there is nothing: the queue would wait for offsets the broker has not written).
+ */
+import { InvalidArgumentError } from 'commander';
+import type { MessageQueue } from '../protocol/message-queue.js';
+
+/**
+ * A parsed `--to`.
+ *
+ * @example
+ * ```ts
+ * const to: ResetTo = { kind: 'time', timestampMs: Date.parse('2026-12-01T12:00:00Z') };
+ * ```
+ */
+export type ResetTo =
+  | { readonly kind: 'earliest' }
+  | { readonly kind: 'latest' }
+  | { readonly kind: 'time'; readonly timestampMs: number }
+  | { readonly kind: 'offset'; readonly offset: number };
+
+/** An ISO 8601 date or date-time (`2026-12-01`, `2026-12-01T12:00:00Z`, `...+02:00`). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * Parses `--to` (commander's argument parser): `earliest`, `latest`, an ISO time or an offset.
+ *
+ * @example
+ * ```ts
+ * parseResetTo('earliest'); // => { kind: 'earliest' }
+ * parseResetTo('2026-12-01T12:00:00Z'); // => { kind: 'time', timestampMs: 1796126400000 }
+ * parseResetTo('1042'); // => { kind: 'offset', offset: 1042 }
+ * ```
+ */
+export function parseResetTo(text: string): ResetTo {
+  const value = text.trim();
+  if (value === 'earliest' || value === 'latest') return { kind: value };
+  if (/^\d+$/.test(value)) {
+    const offset = Number(value);
+    if (Number.isSafeInteger(offset)) return { kind: 'offset', offset };
+  }
+  if (ISO_TIME.test(value)) {
+    const timestampMs = Date.parse(value);
+    if (Number.isFinite(timestampMs)) return { kind: 'time', timestampMs };
+  }
+  throw new InvalidArgumentError(
+    '--to must be earliest, latest, an ISO time (2026-12-01T12:00:00Z) or an offset.',
+  );
+}
+
+/**
+ * What is known of a queue when its reset is planned.
+ *
+ * @example
+ * ```ts
+ * const facts: QueueResetFacts = { queue, minOffset: 0, maxOffset: 120, committed: 118, searchedOffset: undefined };
+ * ```
+ */
+export interface QueueResetFacts {
+  readonly queue: MessageQueue;
+  readonly minOffset: number;
+  readonly maxOffset: number;
+  /** The committed offset now (undefined: none). */
+  readonly committed: number | undefined;
+  /** For `--to <time>`: the broker's SEARCH_OFFSET_BY_TIMESTAMP answer. */
+  readonly searchedOffset?: number | undefined;
+}
+
+/**
+ * The reset of one queue: before → after, or why it is refused.
+ *
+ * @example
+ * ```ts
+ * if (step.refused !== undefined) console.error(step.refused);
+ * else console.log(`${step.before ?? '-'} -> ${step.after}`);
+ * ```
+ */
+export type QueueResetStep = QueueResetFacts &
+  (
+    | { readonly after: number; readonly refused?: undefined }
+    | { readonly after?: undefined; readonly refused: string }
+  );
+
+/**
+ * Plans the reset of one queue to `to`.
+ *
+ * @example
+ * ```ts
+ * planQueueReset({ kind: 'earliest' }, { queue, minOffset: 3, maxOffset: 120, committed: 118 }).after; // => 3
+ * planQueueReset({ kind: 'offset', offset: 500 }, { queue, minOffset: 3, maxOffset: 120, committed: 118 }).refused;
+ * // => 'offset 500 is above the max offset 120 (the next message's): nothing is stored there'
+ * ```
+ */
+export function planQueueReset(to: ResetTo, facts: QueueResetFacts): QueueResetStep {
+  const { minOffset, maxOffset } = facts;
+  switch (to.kind) {
+    case 'earliest':
+      return { ...facts, after: minOffset };
+    case 'latest':
+      return { ...facts, after: maxOffset };
+    case 'time': {
+      const searched = facts.searchedOffset;
+      if (searched === undefined) return { ...facts, refused: 'the broker did not answer the time search' };
+      return { ...facts, after: Math.min(maxOffset, Math.max(minOffset, searched)) };
+    }
+    case 'offset': {
+      if (to.offset < minOffset) {
+        return {
+          ...facts,
+          refused: `offset ${to.offset} is below the min offset ${minOffset}: older messages are no longer stored`,
+        };
+      }
+      if (to.offset > maxOffset) {
+        return {
+          ...facts,
+          refused: `offset ${to.offset} is above the max offset ${maxOffset} (the next message's): nothing is stored there`,
+        };
+      }
+      return { ...facts, after: to.offset };
+    }
+  }
+}
+
+/**
+ * How `--to` reads in messages: `earliest`, `latest`, the time in ISO form, or `offset 42`.
+ *
+ * @example
+ * ```ts
+ * describeResetTo({ kind: 'offset', offset: 42 }); // => 'offset 42'
+ * ```
+ */
+export function describeResetTo(to: ResetTo): string {
+  switch (to.kind) {
+    case 'earliest':
+    case 'latest':
+      return to.kind;
+    case 'time':
+      return new Date(to.timestampMs).toISOString();
+    case 'offset':
+      return `offset ${to.offset}`;
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * `rocketmq-lambda status`: where each mapping's consumption stands, queue by queue (broker min/max
+ * offsets, committed offset, lag, age of the oldest unconsumed message, the poller holding the queue and
+ * its last commit). A table on a terminal, `--json` for tools (shape in status-render.ts), `--watch`
+ * redraws until Ctrl-C. Exit 1 when a broker or the offset store could not be read (stderr says which).
+ */
+import { type CommandHelp, declareCommand, parseCommand } from './cli-command.js';
+import type { CliIo } from './cli-io.js';
+import type { CommandTarget } from './command-target.js';
+import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
+import { positiveInteger } from './option-parsers.js';
+import { type MappingOffsets, readMappingOffsets } from './queue-offsets.js';
+import { statusJson, statusTable } from './status-render.js';
+import {
+  declareTargetOptions,
+  openTargetOrReport,
+  selectMappings,
+  type TargetOptionValues,
+} from './target-options.js';
+import { terminalStyle } from './terminal-style.js';
+
+/** `--watch` without a value: redraw every this many seconds. */
+export const DEFAULT_WATCH_SECONDS = 2;
+
+/** What `status --help` says beyond its options. */
+export const STATUS_HELP: CommandHelp = {
+  name: 'status',
+  description: `Shows where each mapping's consumption stands, per queue: the broker's min and max offsets, the committed offset (and its generation), the lag, the age of the oldest unconsumed message, the poller holding the queue (released: it handed the queue over) and its last commit. Reads the poller config given with --config, or ./serverless.yml: its running dev session, else its deployed settings.`,
+  examples: [
+    'rocketmq-lambda status --config poller.yaml',
+    'rocketmq-lambda status --mapping orders --watch',
+    'rocketmq-lambda status --config poller.yaml --json | jq ".mappings[].lag"',
+  ],
+  exitCodes: {
+    [EXIT_OK]: 'the status was read (lag is not an error)',
+    [EXIT_FAILURE]: 'a broker or the offset store could not be read (stderr says which)',
+  },
+};
+
+interface StatusOptions extends TargetOptionValues {
+  json?: boolean;
+  watch?: number | true;
+}
+
+/**
+ * Runs `status`; resolves with the exit code.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await statusCommand(['--config', 'poller.yaml', '--json'], processIo());
+ * ```
+ */
+export async function statusCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const command = declareTargetOptions(declareCommand(STATUS_HELP, io))
+    .option('--json', 'one JSON document per snapshot (shape in the docs)')
+    .option(
+      '-w, --watch [seconds]',
+      `redraw every N seconds (default ${DEFAULT_WATCH_SECONDS}) until Ctrl-C`,
+      positiveInteger('--watch'),
+    );
+  const parsed = parseCommand<StatusOptions>(command, args);
+  if (typeof parsed === 'number') return parsed;
+  const options = parsed.options;
+  const target = await openTargetOrReport('status', options, io);
+  if (typeof target === 'number') return target;
+  try {
+    const mappings = selectMappings('status', target, options, io);
+    if (typeof mappings === 'number') return mappings;
+    if (options.watch === undefined) return await printOnce(target, mappings, options, io, false);
+    const intervalMs = (options.watch === true ? DEFAULT_WATCH_SECONDS : options.watch) * 1000;
+    return await watch(target, mappings, options, io, intervalMs);
+  } finally {
+    await target.close();
+  }
+}
+
+async function printOnce(
+  target: CommandTarget,
+  mappings: CommandTarget['mappings'],
+  options: StatusOptions,
+  io: CliIo,
+  redraw: boolean,
+): Promise<number> {
+  const snapshots = await Promise.all(
+    mappings.map((mapping) => readMappingOffsets(target.client, mapping, target.offsetStore(mapping))),
+  );
+  const nowMs = Date.now();
+  if (options.json === true) {
+    io.stdout.write(`${JSON.stringify(statusJson(target.source, snapshots, nowMs))}\n`);
+  } else {
+    const style = terminalStyle(io.stdout as { isTTY?: boolean }, io.env);
+    const title = style.dim(`${target.source}, ${new Date(nowMs).toISOString()}`);
+    // On a terminal a redraw replaces the previous screen; elsewhere snapshots follow each other.
+    const clear = redraw && (io.stdout as { isTTY?: boolean }).isTTY === true ? '\u001b[H\u001b[2J' : '';
+    io.stdout.write(`${clear}${title}\n\n${statusTable(snapshots, nowMs, style)}`);
+  }
+  return reportUnreachable(snapshots, io);
+}
+
+/** Writes one line per mapping whose broker or store could not be read; returns the exit code. */
+function reportUnreachable(snapshots: readonly MappingOffsets[], io: CliIo): number {
+  let code = EXIT_OK;
+  for (const snapshot of snapshots) {
+    const name = snapshot.mapping.name;
+    if (snapshot.brokerError !== undefined) {
+      io.stderr.write(`rocketmq-lambda status: ${name}: broker unreachable: ${snapshot.brokerError}\n`);
+      code = EXIT_FAILURE;
+    }
+    if (snapshot.storeError !== undefined) {
+      io.stderr.write(`rocketmq-lambda status: ${name}: offset store unreachable: ${snapshot.storeError}\n`);
+      code = EXIT_FAILURE;
+    }
+  }
+  return code;
+}
+
+/** Prints a snapshot every `intervalMs` until a stop signal; exits with the last snapshot's code. */
+async function watch(
+  target: CommandTarget,
+  mappings: CommandTarget['mappings'],
+  options: StatusOptions,
+  io: CliIo,
+  intervalMs: number,
+): Promise<number> {
+  const stop = new AbortController();
+  const remove = io.onStopSignal(() => stop.abort());
+  let code = EXIT_OK;
+  try {
+    while (!stop.signal.aborted) {
+      code = await printOnce(target, mappings, options, io, true);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, intervalMs);
+        stop.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
+      });
+    }
+  } finally {
+    remove();
+  }
+  return code;
+}

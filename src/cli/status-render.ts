@@ -1,0 +1,267 @@
+/**
+ * How `status` (and `offsets show`) print {@link MappingOffsets}: a table for people, JSON for tools.
+ *
+ * The JSON shape (`--json`), one document per snapshot:
+ *
+ * ```
+ * { "at": "2026-12-01T13:00:00.000Z",            // when the snapshot was taken
+ *   "source": "poller.yaml",                      // where the settings came from
+ *   "mappings": [{
+ *     "name": "orders", "topic": "Orders", "consumerGroup": "orders-lambda",
+ *     "offsetStore": "dynamodb",                  // dynamodb | file | memory
+ *     "lag": 12,                                  // sum over the queues whose lag is known (null: none is)
+ *     "brokerError": null, "storeError": null,    // why the brokers / the store could not be read
+ *     "queues": [{
+ *       "broker": "broker-a", "queueId": 0,
+ *       "minOffset": 0, "maxOffset": 30,          // null when the broker could not be asked
+ *       "committedOffset": 28,                    // null: nothing committed yet
+ *       "resumeOffset": 28,                       // committed, else where the mapping starts (null: unknown)
+ *       "generation": 0,                          // offset generation (one more per reset)
+ *       "lag": 2,                                 // maxOffset - resumeOffset (null: unknown)
+ *       "oldestUnconsumedAgeMs": 4100,            // age of the message at resumeOffset when lag > 0, else null
+ *       "holder": "10.0.0.5@1#8f2c...",           // the poller that committed last (null: none / local store)
+ *       "released": false,                        // that poller handed the queue over
+ *       "lastCommitAt": "2026-12-01T12:59:57.000Z" // null when the store keeps no time
+ *     }]
+ *   }]
+ * }
+ * ```
+ */
+import type { StoredOffsetRecord } from '../offsets/offset-store.js';
+import type { MappingOffsets, QueueOffsets } from './queue-offsets.js';
+import type { TerminalStyle } from './terminal-style.js';
+
+/** A holder that has not committed for this long while its queue lags is shown as stale. */
+export const STALE_HOLDER_MS = 60_000;
+
+/**
+ * One queue in the JSON output (see the file header).
+ *
+ * @example
+ * ```ts
+ * const queue: QueueStatusJson = statusJson('poller.yaml', snapshots, Date.now()).mappings[0].queues[0];
+ * ```
+ */
+export interface QueueStatusJson {
+  readonly broker: string;
+  readonly queueId: number;
+  readonly minOffset: number | null;
+  readonly maxOffset: number | null;
+  readonly committedOffset: number | null;
+  readonly resumeOffset: number | null;
+  readonly generation: number | null;
+  readonly lag: number | null;
+  readonly oldestUnconsumedAgeMs: number | null;
+  readonly holder: string | null;
+  readonly released: boolean | null;
+  readonly lastCommitAt: string | null;
+}
+
+/**
+ * One mapping in the JSON output.
+ *
+ * @example
+ * ```ts
+ * const total = statusJson('poller.yaml', snapshots, Date.now()).mappings[0].lag;
+ * ```
+ */
+export interface MappingStatusJson {
+  readonly name: string;
+  readonly topic: string;
+  readonly consumerGroup: string;
+  readonly offsetStore: string;
+  readonly lag: number | null;
+  readonly brokerError: string | null;
+  readonly storeError: string | null;
+  readonly queues: readonly QueueStatusJson[];
+}
+
+/**
+ * The JSON output of one snapshot.
+ *
+ * @example
+ * ```ts
+ * io.stdout.write(`${JSON.stringify(statusJson(target.source, snapshots, Date.now()))}\n`);
+ * ```
+ */
+export interface StatusJson {
+  readonly at: string;
+  readonly source: string;
+  readonly mappings: readonly MappingStatusJson[];
+}
+
+/**
+ * The JSON document of `snapshots` taken at `nowMs`.
+ *
+ * @example
+ * ```ts
+ * statusJson('poller.yaml', [snapshot], Date.now()).mappings[0].queues[0].lag; // => 2
+ * ```
+ */
+export function statusJson(source: string, snapshots: readonly MappingOffsets[], nowMs: number): StatusJson {
+  return {
+    at: new Date(nowMs).toISOString(),
+    source,
+    mappings: snapshots.map((snapshot) => ({
+      name: snapshot.mapping.name,
+      topic: snapshot.mapping.topic,
+      consumerGroup: snapshot.mapping.consumerGroup,
+      offsetStore: snapshot.mapping.offsetStoreKind,
+      lag: totalLag(snapshot.queues) ?? null,
+      brokerError: snapshot.brokerError ?? null,
+      storeError: snapshot.storeError ?? null,
+      queues: snapshot.queues.map((row) => queueJson(row, nowMs)),
+    })),
+  };
+}
+
+function queueJson(row: QueueOffsets, nowMs: number): QueueStatusJson {
+  const record: StoredOffsetRecord | undefined = row.committed;
+  return {
+    broker: row.queue.brokerName,
+    queueId: row.queue.queueId,
+    minOffset: row.minOffset ?? null,
+    maxOffset: row.maxOffset ?? null,
+    committedOffset: record?.offset ?? null,
+    resumeOffset: row.resumeOffset ?? null,
+    generation: record?.generation ?? null,
+    lag: row.lag ?? null,
+    oldestUnconsumedAgeMs:
+      row.oldestUnconsumedAtMs === undefined ? null : Math.max(0, nowMs - row.oldestUnconsumedAtMs),
+    holder: record?.holder ?? null,
+    released: record?.released ?? null,
+    lastCommitAt: record?.updatedAtMs === undefined ? null : new Date(record.updatedAtMs).toISOString(),
+  };
+}
+
+/**
+ * The table of `snapshots` for a terminal (or a plain log): per mapping a title line and one row per
+ * queue; lagging queues in yellow, stale holders and errors in red when `style` colours.
+ *
+ * @example
+ * ```ts
+ * io.stdout.write(statusTable(snapshots, Date.now(), terminalStyle(io.stdout, io.env)));
+ * ```
+ */
+export function statusTable(
+  snapshots: readonly MappingOffsets[],
+  nowMs: number,
+  style: TerminalStyle,
+): string {
+  const out: string[] = [];
+  for (const snapshot of snapshots) {
+    const { mapping } = snapshot;
+    const lag = totalLag(snapshot.queues);
+    const lagText = lag === undefined ? 'lag ?' : `lag ${lag}`;
+    out.push(
+      `${style.bold(mapping.name)}  topic ${mapping.topic}  group ${mapping.consumerGroup}  (${mapping.offsetStoreKind})  ${lag !== undefined && lag > 0 ? style.yellow(lagText) : lagText}`,
+    );
+    if (snapshot.brokerError !== undefined)
+      out.push(style.red(`  broker unreachable: ${snapshot.brokerError}`));
+    if (snapshot.storeError !== undefined)
+      out.push(style.red(`  offset store unreachable: ${snapshot.storeError}`));
+    const header = ['QUEUE', 'MIN', 'MAX', 'COMMITTED', 'LAG', 'OLDEST', 'HOLDER', 'LAST COMMIT'];
+    const rows = snapshot.queues.map((row) => queueCells(row, nowMs));
+    const widths = header.map((title, column) =>
+      Math.max(title.length, ...rows.map((cells) => cells[column]?.text.length ?? 0)),
+    );
+    out.push(
+      `  ${header
+        .map((title, column) => title.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd()}`,
+    );
+    for (const cells of rows) {
+      const line = cells.map((cell, column) => {
+        const padded = cell.text.padEnd(widths[column] ?? 0);
+        if (cell.tone === 'warn') return style.yellow(padded);
+        if (cell.tone === 'bad') return style.red(padded);
+        return padded;
+      });
+      out.push(`  ${line.join('  ').trimEnd()}`);
+    }
+    if (snapshot.queues.length === 0 && snapshot.brokerError === undefined)
+      out.push('  (the topic has no readable queue)');
+    out.push('');
+  }
+  return `${out.join('\n')}`;
+}
+
+interface Cell {
+  readonly text: string;
+  readonly tone?: 'warn' | 'bad' | undefined;
+}
+
+function queueCells(row: QueueOffsets, nowMs: number): Cell[] {
+  const record = row.committed;
+  const lagging = row.lag !== undefined && row.lag > 0;
+  const sinceCommitMs =
+    record?.updatedAtMs === undefined ? undefined : Math.max(0, nowMs - record.updatedAtMs);
+  const stale =
+    lagging &&
+    record !== undefined &&
+    !record.released &&
+    sinceCommitMs !== undefined &&
+    sinceCommitMs > STALE_HOLDER_MS;
+  const holder =
+    record?.holder === undefined
+      ? '-'
+      : `${record.holder}${record.released ? ' (released)' : stale ? ' (stale)' : ''}`;
+  const committed =
+    record === undefined
+      ? `- (starts at ${row.resumeOffset ?? '?'})`
+      : `${record.offset}${record.generation > 0 ? ` g${record.generation}` : ''}`;
+  return [
+    { text: `${row.queue.brokerName}:${row.queue.queueId}` },
+    { text: numberText(row.minOffset) },
+    { text: numberText(row.maxOffset) },
+    { text: committed },
+    { text: numberText(row.lag), tone: lagging ? 'warn' : undefined },
+    {
+      text: row.oldestUnconsumedAtMs === undefined ? '-' : formatDuration(nowMs - row.oldestUnconsumedAtMs),
+      tone: lagging ? 'warn' : undefined,
+    },
+    { text: holder, tone: stale ? 'bad' : undefined },
+    {
+      text: sinceCommitMs === undefined ? '-' : `${formatDuration(sinceCommitMs)} ago`,
+      tone: stale ? 'bad' : undefined,
+    },
+  ];
+}
+
+function numberText(value: number | undefined): string {
+  return value === undefined ? '?' : String(value);
+}
+
+/**
+ * The lag of a mapping: the sum over its queues whose lag is known, or undefined when none is.
+ *
+ * @example
+ * ```ts
+ * totalLag(snapshot.queues); // => 12
+ * ```
+ */
+export function totalLag(queues: readonly QueueOffsets[]): number | undefined {
+  const known = queues.flatMap((row) => (row.lag === undefined ? [] : [row.lag]));
+  return known.length === 0 ? undefined : known.reduce((sum, lag) => sum + lag, 0);
+}
+
+/**
+ * A duration for people: `850ms`, `4s`, `3m12s`, `2h05m`, `3d04h`.
+ *
+ * @example
+ * ```ts
+ * formatDuration(192_000); // => '3m12s'
+ * ```
+ */
+export function formatDuration(ms: number): string {
+  const value = Math.max(0, Math.round(ms));
+  if (value < 1000) return `${value}ms`;
+  const seconds = Math.floor(value / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours}h${String(minutes % 60).padStart(2, '0')}m`;
+  return `${Math.floor(hours / 24)}d${String(hours % 24).padStart(2, '0')}h`;
+}

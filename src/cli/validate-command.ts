@@ -1,0 +1,231 @@
+/**
+ * `rocketmq-lambda validate`: the checks `run`, `dev` and the Serverless plugin make before they start,
+ * without starting anything. A poller config gets `run`'s (loadConfig); a serverless.yml, resolved as
+ * `serverless print` resolves it, gets the plugin's and dev's. `--connect` adds the broker-side checks a
+ * poller makes at start (topic routes, SQL92 filters).
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError } from '../config/config-error.js';
+import { CONFIG_ENV_VARIABLE, loadConfig, loadConfigFromEnv } from '../config/load-config.js';
+import type { RunConfig } from '../config/run-config.js';
+import { loadServerlessService } from '../dev/load-serverless-service.js';
+import { checkServerlessService } from '../dev/serverless-service-checks.js';
+import { mappingBrokerProblems } from '../poller/mapping-broker-checks.js';
+import { rocketMQClientOf } from '../poller/rocketmq-client-of-config.js';
+import type { Logger } from '../util/logger.js';
+import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
+import type { CliIo } from './cli-io.js';
+import { cliLogger } from './cli-logger.js';
+import { collect } from './collect-option.js';
+import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+
+/** The serverless.yml `validate` reads when given no file, looked for in the working directory. */
+const DEFAULT_SERVICE_FILES = ['serverless.yml', 'serverless.yaml'] as const;
+
+/** What `validate --help` says beyond its options. */
+export const VALIDATE_HELP: CommandHelp = {
+  name: 'validate',
+  description: `Checks a poller config (what rocketmq-lambda run reads) or a serverless.yml (what dev
+and the Serverless plugin read) without starting anything, and prints "ok: N mappings" or one line
+per problem.
+
+A file named serverless.* is a service: resolved as \`serverless print\` resolves it (with --stage,
+--region and --param), then checked as the plugin checks it at deploy and as dev does (handler
+modules exist). Anything else is a poller config. Without --config: ./serverless.yml, else
+${CONFIG_ENV_VARIABLE}.
+
+--connect also asks the name server for each mapping's topic route, and a broker to compile each
+SQL92 filter, as a poller does when it starts.`,
+  examples: [
+    'rocketmq-lambda validate',
+    'rocketmq-lambda validate --config poller.yaml --connect',
+    'rocketmq-lambda validate --config serverless.yml --stage prod --json',
+  ],
+  exitCodes: {
+    [EXIT_OK]: 'valid (warnings, if any, on stderr)',
+    1: 'valid, but --connect found a problem on the name server or a broker',
+    [EXIT_USAGE]: 'bad arguments, or the config has problems (one line each)',
+  },
+  environment: {
+    [CONFIG_ENV_VARIABLE]:
+      'a poller config as JSON, checked when no file is given and there is no serverless.yml',
+    'ROCKETMQ_NAME_SERVER, NAMESRV_ADDR, ...': 'fill keys the file leaves out, as for run and dev',
+  },
+};
+
+/** The options of `validate`, as commander parses them. */
+interface ValidateOptions {
+  readonly config?: string;
+  readonly stage?: string;
+  readonly region?: string;
+  readonly param: string[];
+  readonly connect?: boolean;
+  readonly json?: boolean;
+}
+
+/**
+ * What was checked and found.
+ *
+ * @example
+ * ```ts
+ * const report: ValidationReport = { ok: true, source: 'poller.yaml', kind: 'poller-config', mappings: 2,
+ *   problems: [], warnings: [], connectProblems: [] };
+ * ```
+ */
+export interface ValidationReport {
+  readonly ok: boolean;
+  readonly source: string;
+  readonly kind: 'poller-config' | 'serverless';
+  readonly mappings: number;
+  readonly problems: readonly string[];
+  readonly warnings: readonly string[];
+  /** `--connect` only: problems found on the name server or brokers. */
+  readonly connectProblems: readonly string[];
+}
+
+/**
+ * Runs `validate`; resolves with the exit code.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await validateCommand(['--config', 'poller.yaml'], processIo());
+ * ```
+ */
+export async function validateCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const command = declareCommand(VALIDATE_HELP, io)
+    .option('-c, --config <file>', 'a poller config or a serverless.yml (default ./serverless.yml)')
+    .option('--stage <stage>', 'serverless.yml: the stage, as serverless --stage')
+    .option('--region <region>', 'serverless.yml: the region, as serverless --region')
+    .option('--param <key=value>', `serverless.yml: a \${param:key} value (repeatable)`, collect, [])
+    .option('--connect', "also check the topics' routes and SQL92 filters on the name server and brokers")
+    .option('--json', 'print the report as JSON on stdout');
+  const parsed = parseCommand<ValidateOptions>(command, args);
+  if (typeof parsed === 'number') return parsed;
+  const options = parsed.options;
+  const badParam = options.param.find((param) => !/^[^=\s]+=/.test(param));
+  if (badParam !== undefined) {
+    return usageError(command, io, `--param must be key=value, got ${JSON.stringify(badParam)}`);
+  }
+  const file = options.config ?? DEFAULT_SERVICE_FILES.find((name) => existsSync(name));
+  const fromEnv = file === undefined && (io.env[CONFIG_ENV_VARIABLE]?.trim() ?? '') !== '';
+  if (file === undefined && !fromEnv) {
+    return usageError(
+      command,
+      io,
+      `nothing to validate: give a poller config or serverless.yml (no ./serverless.yml here, no ${CONFIG_ENV_VARIABLE})`,
+    );
+  }
+  const source = file ?? CONFIG_ENV_VARIABLE;
+  const kind = file !== undefined && isServiceFile(file) ? 'serverless' : 'poller-config';
+
+  const checked =
+    kind === 'serverless'
+      ? await checkService(file as string, options, io)
+      : await checkPollerConfig(file, io);
+  let connectProblems: string[] = [];
+  if (options.connect === true && checked.problems.length === 0) {
+    if (checked.config === undefined) {
+      connectProblems = ['--connect: the service names no name server (custom.rocketmq.nameServers)'];
+    } else {
+      connectProblems = await connectChecks(checked.config, io);
+    }
+  }
+  const report: ValidationReport = {
+    ok: checked.problems.length === 0 && connectProblems.length === 0,
+    source,
+    kind,
+    mappings: checked.mappings,
+    problems: checked.problems,
+    warnings: checked.warnings,
+    connectProblems,
+  };
+  printReport(report, io, options.json === true);
+  if (checked.problems.length > 0) return EXIT_USAGE;
+  return connectProblems.length > 0 ? 1 : EXIT_OK;
+}
+
+/**
+ * Whether `file` is a Serverless service file (`serverless.yml`, `serverless.ts`, ...) by its name.
+ *
+ * @example
+ * ```ts
+ * isServiceFile('app/serverless.yml'); // => true
+ * isServiceFile('poller.yaml'); // => false
+ * ```
+ */
+export function isServiceFile(file: string): boolean {
+  return /^serverless(\.[\w-]+)?\.(ya?ml|json|js|cjs|mjs|ts)$/i.test(path.basename(file));
+}
+
+interface Checked {
+  readonly mappings: number;
+  readonly problems: readonly string[];
+  readonly warnings: readonly string[];
+  readonly config: RunConfig | undefined;
+}
+
+async function checkPollerConfig(file: string | undefined, io: CliIo): Promise<Checked> {
+  try {
+    const config =
+      file === undefined ? loadConfigFromEnv({ env: io.env }) : await loadConfig(file, { env: io.env });
+    return { mappings: config.mappings.length, problems: [], warnings: [], config };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { mappings: 0, problems: error.problems, warnings: [], config: undefined };
+  }
+}
+
+async function checkService(file: string, options: ValidateOptions, io: CliIo): Promise<Checked> {
+  const configFile = path.resolve(file);
+  const serviceDir = path.dirname(configFile);
+  let document: unknown;
+  try {
+    ({ document } = await loadServerlessService(configFile, {
+      env: io.env,
+      stage: options.stage,
+      region: options.region,
+      params: options.param,
+      stateDir: path.join(serviceDir, '.rocketmq-lambda'),
+      source: file,
+    }));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { mappings: 0, problems: error.problems, warnings: [], config: undefined };
+  }
+  return checkServerlessService(document, { serviceDir, env: io.env, stage: options.stage, source: file });
+}
+
+async function connectChecks(config: RunConfig, io: CliIo): Promise<string[]> {
+  const logger: Logger =
+    io.logger ??
+    cliLogger({
+      stream: io.stderr,
+      level: io.env.LOG_LEVEL ?? 'error',
+      readable: (io.stderr as { isTTY?: boolean }).isTTY === true,
+    });
+  const client = rocketMQClientOf(config, { logger });
+  try {
+    return await mappingBrokerProblems(config.mappings, client);
+  } finally {
+    await client.close();
+  }
+}
+
+function printReport(report: ValidationReport, io: CliIo, json: boolean): void {
+  if (json) {
+    io.stdout.write(`${JSON.stringify(report)}\n`);
+    return;
+  }
+  for (const warning of report.warnings) io.stderr.write(`${report.source}: warning: ${warning}\n`);
+  for (const problem of [...report.problems, ...report.connectProblems]) {
+    io.stderr.write(`${report.source}: ${problem}\n`);
+  }
+  if (report.problems.length > 0) return;
+  const mappings = `${report.mappings} mapping${report.mappings === 1 ? '' : 's'}`;
+  if (report.connectProblems.length > 0) {
+    io.stdout.write(`valid: ${mappings}, but --connect found ${report.connectProblems.length} problem(s)\n`);
+  } else {
+    io.stdout.write(`ok: ${mappings}\n`);
+  }
+}

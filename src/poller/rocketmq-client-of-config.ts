@@ -1,0 +1,39 @@
+/**
+ * The {@link RocketMQClient} a config asks for: its name servers, ACL credentials and TLS settings. The
+ * poller's and the CLI's tools (`send`, `validate --connect`) connect the same way.
+ */
+import { RocketMQClient } from '../client/rocketmq-client.js';
+import type { RunConfig } from '../config/run-config.js';
+import { buildTlsConnectionOptions } from '../network/tls-options.js';
+import type { Logger } from '../util/logger.js';
+
+/**
+ * The connection keys of a run config.
+ *
+ * @example
+ * ```ts
+ * const connection: ClientConnectionConfig = { nameServerAddresses: ['127.0.0.1:9876'], acl: undefined, tls: undefined };
+ * ```
+ */
+export type ClientConnectionConfig = Pick<RunConfig, 'nameServerAddresses' | 'acl' | 'tls'>;
+
+/**
+ * A client for the config's name servers, signing with its `acl` and speaking TLS when it has `tls`.
+ *
+ * @example
+ * ```ts
+ * const client = rocketMQClientOf(await loadConfig('poller.yaml'), { logger });
+ * try { await client.nameServer.getRoute('Orders'); } finally { await client.close(); }
+ * ```
+ */
+export function rocketMQClientOf(
+  config: ClientConnectionConfig,
+  options: { logger?: Logger | undefined } = {},
+): RocketMQClient {
+  return new RocketMQClient({
+    nameServerAddresses: config.nameServerAddresses,
+    credentials: config.acl,
+    tls: config.tls === undefined ? false : buildTlsConnectionOptions(config.tls),
+    logger: options.logger,
+  });
+}

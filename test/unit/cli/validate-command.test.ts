@@ -1,0 +1,137 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '../../../src/cli/cli-io.js';
+import { isServiceFile, type ValidationReport, validateCommand } from '../../../src/cli/validate-command.js';
+
+const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
+
+function fakeIo(
+  env: Record<string, string | undefined> = {},
+): CliIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    stdout: { write: (text: string) => (out += text) },
+    stderr: { write: (text: string) => (err += text) },
+    env,
+    onStopSignal: () => () => undefined,
+    exitNow: () => undefined,
+    out: () => out,
+    err: () => err,
+  };
+}
+
+async function validate(args: string[], env: Record<string, string | undefined> = {}) {
+  const io = fakeIo(env);
+  const code = await validateCommand(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+describe('validate: poller configs', () => {
+  it('prints ok with the number of mappings for a valid config (exit 0)', async () => {
+    const result = await validate(['--config', `${FIXTURES}config/minimal.yaml`]);
+    expect(result).toEqual({ code: 0, out: 'ok: 1 mapping\n', err: '' });
+  });
+
+  it("prints run's problems, one line each naming the file, and exits 2", async () => {
+    const file = `${FIXTURES}config/bad-typos.yaml`;
+    const result = await validate(['--config', file]);
+    expect(result.code).toBe(2);
+    expect(result.out).toBe('');
+    const lines = result.err.trim().split('\n');
+    expect(lines).toContain(`${file}: offsets.tabel: unknown key (did you mean table?)`);
+    expect(lines).toContain(`${file}: mappings[0].consumerGroup: required`);
+    expect(lines).toHaveLength(8);
+  });
+
+  it('checks the config of ROCKETMQ_LAMBDA_CONFIG when no file is given and there is no serverless.yml', async () => {
+    const config = {
+      nameServer: '127.0.0.1:9876',
+      offsets: { store: 'memory' },
+      mappings: [
+        { topic: 'T', consumerGroup: 'g', function: 'arn:aws:lambda:us-east-1:123456789012:function:f' },
+      ],
+    };
+    const cwd = process.cwd();
+    process.chdir(FIXTURES);
+    try {
+      expect(await validate([], { ROCKETMQ_LAMBDA_CONFIG: JSON.stringify(config) })).toEqual({
+        code: 0,
+        out: 'ok: 1 mapping\n',
+        err: '',
+      });
+      const nothing = await validate([], {});
+      expect(nothing.code).toBe(2);
+      expect(nothing.err).toContain('nothing to validate');
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it('prints the report as JSON with --json', async () => {
+    const result = await validate(['--config', `${FIXTURES}config/bad-typos.yaml`, '--json']);
+    expect(result.code).toBe(2);
+    const report = JSON.parse(result.out) as ValidationReport;
+    expect(report).toMatchObject({ ok: false, kind: 'poller-config', mappings: 0, connectProblems: [] });
+    expect(report.problems).toContain('nameSever: unknown key (did you mean nameServer?)');
+  });
+});
+
+describe('validate: serverless.yml', () => {
+  it('passes a valid service with the number of mappings', async () => {
+    expect(await validate(['--config', `${FIXTURES}serverless/minimal/serverless.yml`])).toEqual({
+      code: 0,
+      out: 'ok: 1 mapping\n',
+      err: '',
+    });
+  });
+
+  it("reports the plugin's unknown keys with a did-you-mean and its cross-key rules", async () => {
+    const typo = await validate(['--config', `${FIXTURES}serverless/event-typo/serverless.yml`]);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain(
+      'functions.orders.events[0].rocketmq.batchsize: unknown key (did you mean batchSize?)',
+    );
+    const rules = await validate(['--config', `${FIXTURES}serverless/bad-options/serverless.yml`, '--json']);
+    expect(rules.code).toBe(2);
+    const report = JSON.parse(rules.out) as ValidationReport;
+    expect(report.kind).toBe('serverless');
+    expect(report.problems).toContain(
+      'functions.orders.events[0].rocketmq.startingPositionTimestamp: required when startingPosition is AT_TIMESTAMP',
+    );
+    expect(report.problems.some((p) => p.startsWith('custom.rocketmq.memory:'))).toBe(true);
+  });
+
+  it('warns about placeholders in a dev stage and refuses them in another', async () => {
+    const file = `${FIXTURES}serverless/placeholders/serverless.yml`;
+    const dev = await validate(['--config', file]);
+    expect(dev.code).toBe(0);
+    expect(dev.out).toBe('ok: 1 mapping\n');
+    expect(dev.err).toContain('warning: custom.rocketmq.vpc.securityGroupIds[0]');
+    const prod = await validate(['--config', file, '--stage', 'prod']);
+    expect(prod.code).toBe(2);
+    expect(prod.err).toContain('custom.rocketmq.vpc.securityGroupIds[0]');
+    expect(prod.err).not.toContain('warning: custom.rocketmq.vpc.securityGroupIds[0]');
+  });
+
+  it("reports dev's problems: a service without rocketmq events", async () => {
+    const result = await validate(['--config', `${FIXTURES}serverless/no-events/serverless.yml`]);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('functions: no function has a rocketmq event');
+  });
+
+  it('refuses an operand and a bad --param', async () => {
+    expect((await validate(['a.yaml'])).code).toBe(2);
+    expect((await validate(['--config', 'a.yaml', '--param', 'x'])).err).toContain(
+      '--param must be key=value',
+    );
+  });
+
+  it('tells a service file from a poller config by its name', () => {
+    expect(isServiceFile('/app/serverless.yml')).toBe(true);
+    expect(isServiceFile('serverless.prod.yaml')).toBe(true);
+    expect(isServiceFile('serverless.ts')).toBe(true);
+    expect(isServiceFile('poller.yaml')).toBe(false);
+    expect(isServiceFile('my-serverless.yml')).toBe(false);
+  });
+});
