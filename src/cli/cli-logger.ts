@@ -5,6 +5,7 @@
  */
 import { pino } from 'pino';
 import type { Logger } from '../util/logger.js';
+import type { CliIo } from './cli-io.js';
 import type { TerminalStyle } from './terminal-style.js';
 
 /** pino's numeric levels, by name. */
@@ -56,6 +57,27 @@ export function cliLogger(options: CliLoggerOptions): Logger {
     },
   };
   return pino({ level: options.level, base: { pid: process.pid } }, destination);
+}
+
+/**
+ * The logger of a command whose output is on stdout (`send`, `validate`): the one `io` brings, else
+ * {@link cliLogger} on stderr at `LOG_LEVEL` (or `defaultLevel`), readable when stderr is a terminal.
+ *
+ * @example
+ * ```ts
+ * const logger = stderrLogger(io, 'warn');
+ * const client = rocketMQClientOf(connection, { logger });
+ * ```
+ */
+export function stderrLogger(io: CliIo, defaultLevel: string): Logger {
+  return (
+    io.logger ??
+    cliLogger({
+      stream: io.stderr,
+      level: io.env.LOG_LEVEL ?? defaultLevel,
+      readable: (io.stderr as { isTTY?: boolean }).isTTY === true,
+    })
+  );
 }
 
 /**

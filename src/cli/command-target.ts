@@ -19,14 +19,16 @@
  * queues and master addresses, and `await target.close()` in a finally. Nothing connects before it is
  * used: opening a target reads files only.
  */
+
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { RocketMQClient } from '../client/rocketmq-client.js';
 import { loadConfig, parseConfig } from '../config/load-config.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
-import { type DevState, readDevState } from '../dev/dev-state-file.js';
+import { DEV_STATE_DIR, type DevState, readDevState } from '../dev/dev-state-file.js';
 import { loadServerlessService } from '../dev/load-serverless-service.js';
 import { devConfigFromServerless } from '../dev/serverless-dev-config.js';
+import { isServiceFile } from '../dev/service-file.js';
 import { DynamoDbOffsetStore } from '../offsets/dynamodb-offset-store.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import { type OffsetStoreKind, OffsetStores, offsetStoreKindOf } from '../poller/offset-stores.js';
@@ -38,8 +40,6 @@ import type { CliIo } from './cli-io.js';
 
 /** The serverless.yml a command uses when no `--config` is given, looked for in the working directory. */
 export const DEFAULT_SERVICE_FILES = ['serverless.yml', 'serverless.yaml'] as const;
-/** dev's state directory inside a service (dev.json lives there). */
-export const DEV_STATE_DIR = '.rocketmq-lambda';
 
 /**
  * Where a command's target comes from (the commands' `--config`, `--stage`, ... options).
@@ -174,11 +174,6 @@ export async function openCommandTarget(options: CommandTargetOptions, io: CliIo
   }
   const config = await deployedConfig(serviceFile, options, io.env);
   return createTarget(`${path.relative(cwd, serviceFile) || serviceFile} (deployed)`, config, io.logger);
-}
-
-/** Whether `file` is a Serverless Framework service file rather than a poller config. */
-function isServiceFile(file: string): boolean {
-  return /^serverless\.(ya?ml|json|js|cjs|mjs|ts)$/i.test(path.basename(file));
 }
 
 /**

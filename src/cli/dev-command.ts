@@ -11,20 +11,16 @@ import { componentLogger, type Logger } from '../util/logger.js';
 import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
 import { abortOnStopSignals, type CliIo } from './cli-io.js';
 import { cliLogger } from './cli-logger.js';
-import { collect } from './collect-option.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
+import { keyValues } from './option-parsers.js';
 import { terminalStyle } from './terminal-style.js';
 
 /** What `dev --help` says beyond its options. */
 export const DEV_HELP: CommandHelp = {
   name: 'dev',
-  description: `Runs the poller locally for every rocketmq event in serverless.yml: handlers run in-process (TypeScript
-sources preferred over dist/ builds, reloaded when their file changes), offsets are kept in an embedded
-DynamoDB under <state dir>/dynamodb. Shows a live line per mapping on a terminal. Ctrl-C stops it.
-
-serverless.yml is read as \`serverless print\` resolves it: a file with variables (\${self:...}, \${sls:stage},
-\${opt:...}, \${env:...}, \${file(...)}, \${param:...}, \${ssm:...}, ...) needs the Serverless Framework
-installed in the service (serverless v3 or osls), which dev runs there with --stage, --region and --param.`,
+  description:
+    `Runs the poller locally for every rocketmq event in serverless.yml: handlers run in-process (TypeScript sources preferred over dist/ builds, reloaded when their file changes), offsets are kept in an embedded DynamoDB under <state dir>/dynamodb. Shows a live line per mapping on a terminal. Ctrl-C stops it.\n\n` +
+    `serverless.yml is read as \`serverless print\` resolves it: a file with variables (\${self:...}, \${sls:stage}, \${opt:...}, \${env:...}, \${file(...)}, \${param:...}, \${ssm:...}, ...) needs the Serverless Framework installed in the service (serverless v3 or osls), which dev runs there with --stage, --region and --param.`,
   examples: [
     'rocketmq-lambda dev --local-broker',
     'rocketmq-lambda dev --name-server 127.0.0.1:9876 --stage test --param tableName=orders',
@@ -71,7 +67,12 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
     )
     .option('--stage <stage>', 'the stage, as serverless --stage (default provider.stage, else dev)')
     .option('--region <region>', 'the region, as serverless --region')
-    .option('--param <key=value>', `a \${param:key} value, as serverless --param (repeatable)`, collect, [])
+    .option(
+      '--param <key=value>',
+      `a \${param:key} value, as serverless --param (repeatable)`,
+      keyValues('--param'),
+      [],
+    )
     .option(
       '--state-dir <dir>',
       'offsets, handler shims and broker logs (default <service dir>/.rocketmq-lambda)',
@@ -97,10 +98,6 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
       io,
       `--invoke-endpoint must be an http(s) URL such as http://127.0.0.1:3002, got ${JSON.stringify(invokeEndpoint)}`,
     );
-  }
-  const badParam = values.param.find((param) => !/^[^=\s]+=/.test(param));
-  if (badParam !== undefined) {
-    return usageError(command, io, `--param must be key=value, got ${JSON.stringify(badParam)}`);
   }
   useLocalCredentials(io.env);
   const tty = process.stdout.isTTY === true && io.stdout === process.stdout;

@@ -8,7 +8,7 @@ import type { CliIo } from './cli-io.js';
 import type { DlqCommandDeps } from './dlq-context.js';
 import { dlqRedriveCommand } from './dlq-redrive-command.js';
 import { dlqShowCommand } from './dlq-show-command.js';
-import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+import { runSubcommand } from './subcommands.js';
 
 export type { DlqCommandDeps } from './dlq-context.js';
 export { unreadableDlqHint } from './dlq-context.js';
@@ -50,21 +50,14 @@ export async function dlqCommand(
   io: CliIo,
   deps: DlqCommandDeps = {},
 ): Promise<number> {
-  const [sub, ...rest] = args;
-  switch (sub) {
-    case 'show':
-      return dlqShowCommand(rest, io, deps);
-    case 'redrive':
-      return dlqRedriveCommand(rest, io, deps);
-    case '-h':
-    case '--help':
-    case 'help':
-      io.stdout.write(DLQ_USAGE);
-      return EXIT_OK;
-    default:
-      io.stderr.write(
-        `rocketmq-lambda dlq: ${sub === undefined ? 'missing subcommand' : `unknown subcommand ${sub}`}\n\n${DLQ_USAGE}`,
-      );
-      return EXIT_USAGE;
-  }
+  return runSubcommand(
+    'dlq',
+    DLQ_USAGE,
+    {
+      show: (rest, subIo) => dlqShowCommand(rest, subIo, deps),
+      redrive: (rest, subIo) => dlqRedriveCommand(rest, subIo, deps),
+    },
+    args,
+    io,
+  );
 }

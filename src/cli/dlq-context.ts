@@ -1,25 +1,19 @@
 /**
- * What `dlq show` and `dlq redrive` share: the target options (`--config`, `--mapping`, ...), opening the
- * target and finding the mapping's DLQ and its queues, and turning the known failures (an invalid config,
- * an unknown mapping, no DLQ yet, a DLQ clients may not read) into their messages and exit codes.
+ * What `dlq show` and `dlq redrive` share: opening the target (target-options.ts), finding the mapping's
+ * DLQ and its queues, and turning the known failures (no DLQ yet, a DLQ clients may not read) into their
+ * messages and exit codes.
  */
 import type { Command } from 'commander';
 import { BrokerError } from '../client/broker-error.js';
 import type { RoutedQueue } from '../client/queue-reader.js';
-import { ConfigError } from '../config/config-error.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { ResponseCode } from '../protocol/response-code.js';
 import { describeError } from '../util/describe-error.js';
-import { usageError } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
-import {
-  type CommandTarget,
-  CommandTargetError,
-  openCommandTarget,
-  type TargetMapping,
-} from './command-target.js';
+import type { CommandTarget, TargetMapping } from './command-target.js';
 import { DeadLetterQueue } from './dlq-reader.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
+import { openTargetOrReport, selectMapping, type TargetOptionValues } from './target-options.js';
 
 /**
  * The environment the dlq subcommands read (for their help).
@@ -34,21 +28,6 @@ export const DLQ_ENVIRONMENT: Readonly<Record<string, string>> = {
   'ROCKETMQ_ACCESS_KEY, ROCKETMQ_SECRET_KEY': 'ACL credentials when the config has no acl',
   NO_COLOR: 'no colour even on a terminal',
 };
-
-/**
- * The target options every dlq subcommand takes.
- *
- * @example
- * ```ts
- * const options: DlqTargetOptions = { config: 'poller.yaml', mapping: 'orders' };
- * ```
- */
-export interface DlqTargetOptions {
-  config?: string;
-  stage?: string;
-  region?: string;
-  mapping?: string;
-}
 
 /**
  * What the dlq commands take from outside the command line (tests replace it).
@@ -66,25 +45,6 @@ export interface DlqCommandDeps {
   readonly confirm?: ((question: string) => Promise<boolean>) | undefined;
   /** Relative paths (the config) are relative to it. @default process.cwd() */
   readonly cwd?: string | undefined;
-}
-
-/**
- * Adds the target options to a dlq subcommand.
- *
- * @example
- * ```ts
- * const command = withDlqTargetOptions(declareCommand(DLQ_SHOW_HELP, io)).option('--json', 'JSON lines');
- * ```
- */
-export function withDlqTargetOptions(command: Command): Command {
-  return command
-    .option(
-      '-c, --config <file>',
-      'a poller config, or a serverless.yml (default: ./serverless.yml; a running dev session is used)',
-    )
-    .option('-m, --mapping <name>', 'the mapping (optional when there is only one)')
-    .option('--stage <stage>', 'serverless.yml: the stage')
-    .option('--region <region>', 'serverless.yml: the region');
 }
 
 /**
@@ -116,41 +76,22 @@ export async function withDeadLetterQueue(
   command: Command,
   io: CliIo,
   deps: DlqCommandDeps,
-  options: DlqTargetOptions,
+  options: TargetOptionValues,
   body: (context: DlqContext) => Promise<number>,
   precheck?: (target: CommandTarget, mapping: TargetMapping) => number | undefined,
   notes: CliIo['stdout'] = io.stdout,
 ): Promise<number> {
-  let target: CommandTarget;
+  const target = await openTargetOrReport(
+    command,
+    // dlq never touches the offsets table, so a deployed service whose table name CloudFormation
+    // generated needs no --offsets-table: any name does.
+    { ...options, offsetsTable: 'unused-by-dlq', cwd: deps.cwd },
+    io,
+  );
+  if (typeof target === 'number') return target;
   try {
-    target = await openCommandTarget(
-      {
-        config: options.config,
-        stage: options.stage,
-        region: options.region,
-        // dlq never touches the offsets table, so a deployed service whose table name CloudFormation
-        // generated needs no --offsets-table: any name does.
-        offsetsTable: 'unused-by-dlq',
-        cwd: deps.cwd,
-      },
-      io,
-    );
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      for (const problem of error.problems) io.stderr.write(`${options.config ?? 'config'}: ${problem}\n`);
-      return EXIT_USAGE;
-    }
-    if (error instanceof CommandTargetError) return usageError(command, io, error.message);
-    throw error;
-  }
-  try {
-    let mapping: TargetMapping;
-    try {
-      mapping = target.mapping(options.mapping);
-    } catch (error) {
-      if (error instanceof CommandTargetError) return usageError(command, io, error.message);
-      throw error;
-    }
+    const mapping = selectMapping(command, target, options, io);
+    if (typeof mapping === 'number') return mapping;
     const refused = precheck?.(target, mapping);
     if (refused !== undefined) return refused;
     const dlq = new DeadLetterQueue({ client: target.client, consumerGroup: mapping.consumerGroup });

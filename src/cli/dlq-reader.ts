@@ -51,6 +51,24 @@ export interface DeadLetterPage {
 }
 
 /**
+ * Where a look at a DLQ queue starts ({@link DeadLetterQueue.start}).
+ *
+ * @example
+ * ```ts
+ * const { from, maxOffset } = await dlq.start(queue, { oldest: false });
+ * console.log(`${maxOffset - from} not redriven`);
+ * ```
+ */
+export interface DlqStart {
+  /** Where the last redrive ended; undefined when none ran. */
+  readonly position: number | undefined;
+  readonly minOffset: number;
+  readonly maxOffset: number;
+  /** The offset to start at. */
+  readonly from: number;
+}
+
+/**
  * A consumer group's dead-letter queue.
  *
  * @example
@@ -108,6 +126,21 @@ export class DeadLetterQueue {
       setZeroIfNotFound: false,
       bname: queue.brokerName,
     });
+  }
+
+  /**
+   * Where a look at the queue (or a redrive of it) starts, with its bounds and redrive position: `from`
+   * when given, else the oldest stored dead letter with `oldest`, else the redrive position (the oldest
+   * when no redrive ran).
+   */
+  async start(
+    queue: MessageQueue,
+    options: { from?: number | undefined; oldest: boolean },
+  ): Promise<DlqStart> {
+    const position = await this.redrivePosition(queue);
+    const { minOffset, maxOffset } = await this.bounds(queue);
+    const from = options.from ?? (options.oldest ? minOffset : (position ?? minOffset));
+    return { position, minOffset, maxOffset, from };
   }
 
   /** Stores `offset` as the queue's redrive position (the caller never moves it backwards). */

@@ -12,20 +12,14 @@ import { describeError } from '../util/describe-error.js';
 import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import { collect } from './collect-option.js';
-import {
-  DLQ_ENVIRONMENT,
-  type DlqCommandDeps,
-  type DlqTargetOptions,
-  queueLabel,
-  withDeadLetterQueue,
-  withDlqTargetOptions,
-} from './dlq-context.js';
+import { DLQ_ENVIRONMENT, type DlqCommandDeps, queueLabel, withDeadLetterQueue } from './dlq-context.js';
 import type { RedriveTarget } from './dlq-message.js';
 import { type RedriveEvent, redriveQueue } from './dlq-redrive.js';
 import { bodyPreview } from './dlq-render.js';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { nonNegativeInteger, positiveInteger } from './option-parsers.js';
 import { startProgress } from './progress-reporter.js';
+import { declareTargetOptions, type TargetOptionValues } from './target-options.js';
 import { terminalStyle } from './terminal-style.js';
 
 /** What `dlq redrive --help` says beyond its options. */
@@ -55,7 +49,7 @@ The DLQ itself is never changed.`,
   environment: DLQ_ENVIRONMENT,
 };
 
-interface RedriveOptions extends DlqTargetOptions {
+interface RedriveOptions extends TargetOptionValues {
   limit?: number;
   from?: number;
   msgId: string[];
@@ -77,7 +71,7 @@ export async function dlqRedriveCommand(
   io: CliIo,
   deps: DlqCommandDeps = {},
 ): Promise<number> {
-  const command = withDlqTargetOptions(declareCommand(DLQ_REDRIVE_HELP, io))
+  const command = declareTargetOptions(declareCommand(DLQ_REDRIVE_HELP, io), { offsetsTable: false })
     .option('-n, --limit <n>', 'send at most n messages (default: all)', positiveInteger('--limit'))
     .option(
       '--from <offset>',
@@ -122,9 +116,11 @@ export async function dlqRedriveCommand(
           : `their original topic (every group subscribed to it receives them)`;
       const plans: { queue: MessageQueue; from: number; position: number | undefined; count: number }[] = [];
       for (const { queue } of queues) {
-        const position = await dlq.redrivePosition(queue);
-        const { minOffset, maxOffset } = await dlq.bounds(queue);
-        const from = options.from ?? (msgIds !== undefined ? minOffset : (position ?? minOffset));
+        // Named messages are looked for in every stored dead letter.
+        const { position, minOffset, maxOffset, from } = await dlq.start(queue, {
+          from: options.from,
+          oldest: msgIds !== undefined,
+        });
         const count = Math.max(0, maxOffset - Math.max(from, minOffset));
         plans.push({ queue, from, position, count });
       }

@@ -4,18 +4,12 @@
  */
 import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
-import {
-  DLQ_ENVIRONMENT,
-  type DlqCommandDeps,
-  type DlqTargetOptions,
-  queueLabel,
-  withDeadLetterQueue,
-  withDlqTargetOptions,
-} from './dlq-context.js';
+import { DLQ_ENVIRONMENT, type DlqCommandDeps, queueLabel, withDeadLetterQueue } from './dlq-context.js';
 import { describeDeadLetter } from './dlq-message.js';
 import { deadLetterJsonLine, renderDeadLetter } from './dlq-render.js';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { nonNegativeInteger, positiveInteger } from './option-parsers.js';
+import { declareTargetOptions, type TargetOptionValues } from './target-options.js';
 import { terminalStyle } from './terminal-style.js';
 
 /** Dead letters `dlq show` prints unless `--limit` says otherwise. */
@@ -41,7 +35,7 @@ Reads only: no offset moves.`,
   environment: DLQ_ENVIRONMENT,
 };
 
-interface ShowOptions extends DlqTargetOptions {
+interface ShowOptions extends TargetOptionValues {
   limit: number;
   from?: number;
   all?: boolean;
@@ -61,7 +55,7 @@ export async function dlqShowCommand(
   io: CliIo,
   deps: DlqCommandDeps = {},
 ): Promise<number> {
-  const command = withDlqTargetOptions(declareCommand(DLQ_SHOW_HELP, io))
+  const command = declareTargetOptions(declareCommand(DLQ_SHOW_HELP, io), { offsetsTable: false })
     .option('-n, --limit <n>', 'print at most n dead letters', positiveInteger('--limit'), DEFAULT_SHOW_LIMIT)
     .option('--from <offset>', 'start at this DLQ offset (each DLQ queue)', nonNegativeInteger('--from'))
     .option('--all', 'start at the oldest stored dead letter, also those already redriven')
@@ -83,9 +77,10 @@ export async function dlqShowCommand(
       const note = options.json === true ? io.stderr : io.stdout;
       let left = options.limit;
       for (const { queue } of queues) {
-        const position = await dlq.redrivePosition(queue);
-        const { minOffset, maxOffset } = await dlq.bounds(queue);
-        const from = options.from ?? (options.all === true ? minOffset : (position ?? minOffset));
+        const { position, minOffset, maxOffset, from } = await dlq.start(queue, {
+          from: options.from,
+          oldest: options.all === true,
+        });
         note.write(
           `${style.bold(queueLabel(queue))}  ${maxOffset - minOffset} stored (offsets ${minOffset}..${maxOffset - 1})  ${positionText(position, minOffset, maxOffset)}\n`,
         );

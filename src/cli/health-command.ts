@@ -19,9 +19,7 @@ import { positiveInteger } from './option-parsers.js';
 /** What `health --help` says beyond its options. */
 export const HEALTH_HELP: CommandHelp = {
   name: 'health',
-  description: `Exits 0 when the poller running on this host is healthy: its heartbeat file was rewritten within the
-last ${HEALTH_MAX_AGE_MS / 1000} s and says every mapping does its job (running, pulling every queue it holds
-within ${PULL_STALL_MS / 1000} s, writing offsets). Else exits 1 and prints why. Used by the container HEALTHCHECK.`,
+  description: `Exits 0 when the poller running on this host is healthy: its heartbeat file was rewritten within the last ${HEALTH_MAX_AGE_MS / 1000} s and says every mapping does its job (running, pulling every queue it holds within ${PULL_STALL_MS / 1000} s, writing offsets). Else exits 1 and prints why. Used by the container HEALTHCHECK.`,
   examples: ['rocketmq-lambda health', 'rocketmq-lambda health --max-age-ms 120000'],
   exitCodes: {
     [EXIT_OK]: 'healthy',

@@ -19,7 +19,7 @@ import { type MessageQueue, messageQueueKey } from '../protocol/message-queue.js
 import { describeError } from '../util/describe-error.js';
 import { type CommandHelp, declareCommand, parseCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
-import { CommandTargetError, isResettableStore, type TargetMapping } from './command-target.js';
+import { isResettableStore } from './command-target.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { applyReset, runningPollers, unsafeStoreReason } from './offset-reset-apply.js';
 import {
@@ -30,10 +30,13 @@ import {
   type ResetTo,
 } from './offset-reset-plan.js';
 import { readCommittedRecords, readMappingOffsets } from './queue-offsets.js';
+import { reportUnreachable } from './status-command.js';
 import { statusJson, statusTable } from './status-render.js';
+import { runSubcommand } from './subcommands.js';
 import {
   declareTargetOptions,
   openTargetOrReport,
+  selectMapping,
   selectMappings,
   type TargetOptionValues,
 } from './target-options.js';
@@ -104,7 +107,7 @@ interface ResetOptions extends TargetOptionValues {
 }
 
 /**
- * Runs `offsets <action>`; resolves with the exit code.
+ * Runs `offsets <show|reset>`; resolves with the exit code.
  *
  * @example
  * ```ts
@@ -112,23 +115,7 @@ interface ResetOptions extends TargetOptionValues {
  * ```
  */
 export async function offsetsCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const [action, ...rest] = args;
-  switch (action) {
-    case 'show':
-      return offsetsShow(rest, io);
-    case 'reset':
-      return offsetsReset(rest, io);
-    case '-h':
-    case '--help':
-    case 'help':
-      io.stdout.write(OFFSETS_USAGE);
-      return EXIT_OK;
-    default:
-      io.stderr.write(
-        `rocketmq-lambda offsets: ${action === undefined ? 'an action is required' : `unknown action ${action}`}\n\n${OFFSETS_USAGE}`,
-      );
-      return EXIT_USAGE;
-  }
+  return runSubcommand('offsets', OFFSETS_USAGE, { show: offsetsShow, reset: offsetsReset }, args, io);
 }
 
 async function offsetsShow(args: readonly string[], io: CliIo): Promise<number> {
@@ -136,10 +123,10 @@ async function offsetsShow(args: readonly string[], io: CliIo): Promise<number> 
   const parsed = parseCommand<TargetOptionValues & { json?: boolean }>(command, args);
   if (typeof parsed === 'number') return parsed;
   const options = parsed.options;
-  const target = await openTargetOrReport('offsets show', options, io);
+  const target = await openTargetOrReport(command, options, io);
   if (typeof target === 'number') return target;
   try {
-    const mappings = selectMappings('offsets show', target, options, io);
+    const mappings = selectMappings(command, target, options, io);
     if (typeof mappings === 'number') return mappings;
     const snapshots = await Promise.all(
       mappings.map((m) =>
@@ -151,18 +138,7 @@ async function offsetsShow(args: readonly string[], io: CliIo): Promise<number> 
       io.stdout.write(`${JSON.stringify(statusJson(target.source, snapshots, nowMs))}\n`);
     else
       io.stdout.write(statusTable(snapshots, nowMs, terminalStyle(io.stdout as { isTTY?: boolean }, io.env)));
-    let code = EXIT_OK;
-    for (const { mapping, brokerError, storeError } of snapshots) {
-      for (const [what, error] of [
-        ['broker', brokerError],
-        ['offset store', storeError],
-      ] as const) {
-        if (error === undefined) continue;
-        io.stderr.write(`rocketmq-lambda offsets show: ${mapping.name}: ${what} unreachable: ${error}\n`);
-        code = EXIT_FAILURE;
-      }
-    }
-    return code;
+    return reportUnreachable(command, snapshots, io);
   } finally {
     await target.close();
   }
@@ -189,16 +165,11 @@ async function offsetsReset(args: readonly string[], io: CliIo): Promise<number>
     io.stderr.write(`rocketmq-lambda offsets reset: ${message}\n`);
     return code;
   };
-  const target = await openTargetOrReport('offsets reset', options, io);
+  const target = await openTargetOrReport(command, options, io);
   if (typeof target === 'number') return target;
   try {
-    let mapping: TargetMapping;
-    try {
-      mapping = target.mapping(options.mapping);
-    } catch (error) {
-      if (error instanceof CommandTargetError) return fail(error.message, EXIT_USAGE);
-      throw error;
-    }
+    const mapping = selectMapping(command, target, options, io);
+    if (typeof mapping === 'number') return mapping;
     const unsafe = unsafeStoreReason(mapping);
     if (unsafe !== undefined) return fail(`refused: ${unsafe}`);
     const reader = new QueueReader({ client: target.client, consumerGroup: mapping.consumerGroup });

@@ -40,3 +40,19 @@ export function nonNegativeInteger(option: string): (value: string) => number {
     return parsed;
   };
 }
+
+/**
+ * A parser of a repeatable `key=value` option (`--param stage=prod --param table=t`): each value joins
+ * the list; a value without a key or `=` is refused.
+ *
+ * @example
+ * ```ts
+ * command.option('--param <key=value>', 'a ${param:key} value (repeatable)', keyValues('--param'), []);
+ * ```
+ */
+export function keyValues(option: string): (value: string, previous: readonly string[]) => string[] {
+  return (value, previous) => {
+    if (!/^[^=\s]+=/.test(value)) throw new InvalidArgumentError(`${option} must be key=value.`);
+    return [...previous, value];
+  };
+}

@@ -9,13 +9,10 @@ import { parseNameServerAddresses } from '../client/name-server-client.js';
 import { applyEnvironment, CONFIG_ENV, environmentProblems } from '../config/config-env.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig } from '../config/load-config.js';
-import { readDevState } from '../dev/dev-state-file.js';
+import { DEV_STATE_DIR, readDevState } from '../dev/dev-state-file.js';
 import type { ClientConnectionConfig } from '../poller/rocketmq-client-of-config.js';
 import type { AclCredentials } from '../protocol/acl-signer.js';
 import { RocketMQError } from '../protocol/errors.js';
-
-/** dev's state directory, relative to the working directory, when `--state-dir` is not given. */
-export const DEFAULT_DEV_STATE_DIR = '.rocketmq-lambda';
 
 /**
  * What the command line says about the connection.
@@ -88,7 +85,7 @@ export async function resolveProducerConnection(
     return { connection: { nameServerAddresses: addresses, acl: aclOf(env), tls: undefined }, source };
   };
   if (options.nameServer !== undefined) return fromEnv(options.nameServer, '--name-server');
-  const stateDir = path.resolve(cwd, options.stateDir ?? DEFAULT_DEV_STATE_DIR);
+  const stateDir = path.resolve(cwd, options.stateDir ?? DEV_STATE_DIR);
   const dev = await readDevState(stateDir);
   if (dev !== undefined) return fromEnv(dev.nameServer, `dev session (pid ${dev.pid}, ${dev.configFile})`);
   for (const name of CONFIG_ENV.nameServer) {

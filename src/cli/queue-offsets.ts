@@ -7,10 +7,13 @@
  * Failures are reported, not thrown: a mapping whose broker or store cannot be reached comes back with
  * `brokerError` / `storeError` set (the commands exit 1 and say which), and whatever could be read.
  */
+import { BrokerError } from '../client/broker-error.js';
 import { QueueReader } from '../client/queue-reader.js';
 import type { RocketMQClient } from '../client/rocketmq-client.js';
+import { retryTopicOf } from '../consumer/consumer-options.js';
 import type { OffsetStore, StoredOffsetRecord } from '../offsets/offset-store.js';
 import { type MessageQueue, messageQueueKey } from '../protocol/message-queue.js';
+import { ResponseCode } from '../protocol/response-code.js';
 import { describeError } from '../util/describe-error.js';
 import { isResettableStore, type TargetMapping } from './command-target.js';
 
@@ -64,6 +67,12 @@ export interface MappingOffsets {
 export interface ReadOffsetsOptions {
   /** Read the message at the resume offset of lagging queues (its age). @default true */
   readonly messageAges?: boolean | undefined;
+  /**
+   * Also read the group's `%RETRY%<group>` queues (clustering mappings): the messages sent back for a
+   * later retry wait there, and a stuck retry queue is as much a backlog as a stuck topic queue. Not for
+   * resets, which move the topic's offsets only (as mqadmin's resetOffsetByTime). @default false
+   */
+  readonly retryQueues?: boolean | undefined;
 }
 
 /**
@@ -92,6 +101,16 @@ export async function readMappingOffsets(
   } catch (error) {
     brokerError = `the route of topic ${mapping.topic}: ${describeError(error)}`;
   }
+  if (options.retryQueues === true && mapping.messageModel !== 'BROADCASTING') {
+    const retryTopic = retryTopicOf(mapping.consumerGroup);
+    try {
+      queues.push(...(await reader.queues(retryTopic)).filter((q) => q.readable).map((q) => q.queue));
+    } catch (error) {
+      // The broker creates the retry topic with the group's first send-back: none yet is no backlog.
+      const missing = error instanceof BrokerError && error.code === ResponseCode.TOPIC_NOT_EXIST;
+      if (!missing) brokerError ??= `the route of topic ${retryTopic}: ${describeError(error)}`;
+    }
+  }
   let records = new Map<string, StoredOffsetRecord>();
   try {
     records = await readCommittedRecords(store, queues);
@@ -113,7 +132,8 @@ export async function readMappingOffsets(
       } catch (error) {
         brokerError ??= `${queueLabel(queue)}: ${describeError(error)}`;
       }
-      const resumeOffset = committed?.offset ?? startOffsetOf(mapping, minOffset, maxOffset);
+      const resumeOffset =
+        committed?.offset ?? startOffsetOf(mapping, queue.topic !== mapping.topic, minOffset, maxOffset);
       const lag =
         resumeOffset === undefined || maxOffset === undefined
           ? undefined
@@ -146,9 +166,13 @@ export function queueLabel(queue: MessageQueue): string {
   return `${queue.topic}#${queue.brokerName}:${queue.queueId}`;
 }
 
-/** Where the mapping starts a queue that has no committed offset (see start-offset.ts). */
+/**
+ * Where the mapping starts a queue that has no committed offset (see start-offset.ts: a retry queue
+ * starts at its beginning, except AT_TIMESTAMP, which starts it at its end).
+ */
 function startOffsetOf(
   mapping: TargetMapping,
+  retryQueue: boolean,
   minOffset: number | undefined,
   maxOffset: number | undefined,
 ): number | undefined {
@@ -156,9 +180,9 @@ function startOffsetOf(
     case 'TRIM_HORIZON':
       return minOffset;
     case 'LATEST':
-      return maxOffset;
+      return retryQueue ? minOffset : maxOffset;
     case 'AT_TIMESTAMP':
-      return undefined;
+      return retryQueue ? maxOffset : undefined;
   }
 }
 

@@ -18,8 +18,7 @@ import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 /** What `run --help` says beyond its options. */
 export const RUN_HELP: CommandHelp = {
   name: 'run',
-  description: `Starts a poller: reads RocketMQ topics and invokes a function per batch, as the mappings of the
-config say. Stops gracefully on SIGTERM or SIGINT (a second signal exits at once).`,
+  description: `Starts a poller: reads RocketMQ topics and invokes a function per batch, as the mappings of the config say. Stops gracefully on SIGTERM or SIGINT (a second signal exits at once).`,
   examples: [
     'rocketmq-lambda run --config poller.yaml',
     `${CONFIG_ENV_VARIABLE}="$(cat poller.json)" rocketmq-lambda run`,

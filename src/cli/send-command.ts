@@ -12,10 +12,10 @@ import { ProtocolError } from '../protocol/errors.js';
 import { isSystemProperty } from '../protocol/message.js';
 import { encodeProperties } from '../protocol/message-properties.js';
 import { describeError } from '../util/describe-error.js';
-import { componentLogger, type Logger } from '../util/logger.js';
+import { componentLogger } from '../util/logger.js';
 import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
-import { cliLogger } from './cli-logger.js';
+import { stderrLogger } from './cli-logger.js';
 import { collect } from './collect-option.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { BodySourceError, readMessageBodies } from './message-bodies.js';
@@ -163,13 +163,7 @@ export async function sendCommand(
     throw error;
   }
 
-  const logger: Logger =
-    io.logger ??
-    cliLogger({
-      stream: io.stderr,
-      level: io.env.LOG_LEVEL ?? 'warn',
-      readable: (io.stderr as { isTTY?: boolean }).isTTY === true,
-    });
+  const logger = stderrLogger(io, 'warn');
   const log = componentLogger('cli.send', logger);
   const client = rocketMQClientOf(resolved.connection, { logger });
   const producer = new Producer({ client, logger });

@@ -4,6 +4,7 @@
  * its last commit). A table on a terminal, `--json` for tools (shape in status-render.ts), `--watch`
  * redraws until Ctrl-C. Exit 1 when a broker or the offset store could not be read (stderr says which).
  */
+import type { Command } from 'commander';
 import { type CommandHelp, declareCommand, parseCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import type { CommandTarget } from './command-target.js';
@@ -61,20 +62,21 @@ export async function statusCommand(args: readonly string[], io: CliIo): Promise
   const parsed = parseCommand<StatusOptions>(command, args);
   if (typeof parsed === 'number') return parsed;
   const options = parsed.options;
-  const target = await openTargetOrReport('status', options, io);
+  const target = await openTargetOrReport(command, options, io);
   if (typeof target === 'number') return target;
   try {
-    const mappings = selectMappings('status', target, options, io);
+    const mappings = selectMappings(command, target, options, io);
     if (typeof mappings === 'number') return mappings;
-    if (options.watch === undefined) return await printOnce(target, mappings, options, io, false);
+    if (options.watch === undefined) return await printOnce(command, target, mappings, options, io, false);
     const intervalMs = (options.watch === true ? DEFAULT_WATCH_SECONDS : options.watch) * 1000;
-    return await watch(target, mappings, options, io, intervalMs);
+    return await watch(command, target, mappings, options, io, intervalMs);
   } finally {
     await target.close();
   }
 }
 
 async function printOnce(
+  command: Command,
   target: CommandTarget,
   mappings: CommandTarget['mappings'],
   options: StatusOptions,
@@ -82,7 +84,9 @@ async function printOnce(
   redraw: boolean,
 ): Promise<number> {
   const snapshots = await Promise.all(
-    mappings.map((mapping) => readMappingOffsets(target.client, mapping, target.offsetStore(mapping))),
+    mappings.map((mapping) =>
+      readMappingOffsets(target.client, mapping, target.offsetStore(mapping), { retryQueues: true }),
+    ),
   );
   const nowMs = Date.now();
   if (options.json === true) {
@@ -94,20 +98,27 @@ async function printOnce(
     const clear = redraw && (io.stdout as { isTTY?: boolean }).isTTY === true ? '\u001b[H\u001b[2J' : '';
     io.stdout.write(`${clear}${title}\n\n${statusTable(snapshots, nowMs, style)}`);
   }
-  return reportUnreachable(snapshots, io);
+  return reportUnreachable(command, snapshots, io);
 }
 
-/** Writes one line per mapping whose broker or store could not be read; returns the exit code. */
-function reportUnreachable(snapshots: readonly MappingOffsets[], io: CliIo): number {
+/**
+ * Writes one line per mapping whose broker or offset store could not be read, prefixed with the
+ * command's name; returns the exit code (1 when there was one).
+ *
+ * @example
+ * ```ts
+ * return reportUnreachable(command, snapshots, io);
+ * ```
+ */
+export function reportUnreachable(command: Command, snapshots: readonly MappingOffsets[], io: CliIo): number {
   let code = EXIT_OK;
-  for (const snapshot of snapshots) {
-    const name = snapshot.mapping.name;
-    if (snapshot.brokerError !== undefined) {
-      io.stderr.write(`rocketmq-lambda status: ${name}: broker unreachable: ${snapshot.brokerError}\n`);
-      code = EXIT_FAILURE;
-    }
-    if (snapshot.storeError !== undefined) {
-      io.stderr.write(`rocketmq-lambda status: ${name}: offset store unreachable: ${snapshot.storeError}\n`);
+  for (const { mapping, brokerError, storeError } of snapshots) {
+    for (const [what, error] of [
+      ['broker', brokerError],
+      ['offset store', storeError],
+    ] as const) {
+      if (error === undefined) continue;
+      io.stderr.write(`${command.name()}: ${mapping.name}: ${what} unreachable: ${error}\n`);
       code = EXIT_FAILURE;
     }
   }
@@ -116,6 +127,7 @@ function reportUnreachable(snapshots: readonly MappingOffsets[], io: CliIo): num
 
 /** Prints a snapshot every `intervalMs` until a stop signal; exits with the last snapshot's code. */
 async function watch(
+  command: Command,
   target: CommandTarget,
   mappings: CommandTarget['mappings'],
   options: StatusOptions,
@@ -127,7 +139,7 @@ async function watch(
   let code = EXIT_OK;
   try {
     while (!stop.signal.aborted) {
-      code = await printOnce(target, mappings, options, io, true);
+      code = await printOnce(command, target, mappings, options, io, true);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, intervalMs);
         stop.signal.addEventListener(

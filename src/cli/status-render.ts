@@ -12,6 +12,7 @@
  *     "lag": 12,                                  // sum over the queues whose lag is known (null: none is)
  *     "brokerError": null, "storeError": null,    // why the brokers / the store could not be read
  *     "queues": [{
+ *       "topic": "Orders",                        // or the group's %RETRY% topic (messages sent back)
  *       "broker": "broker-a", "queueId": 0,
  *       "minOffset": 0, "maxOffset": 30,          // null when the broker could not be asked
  *       "committedOffset": 28,                    // null: nothing committed yet
@@ -43,6 +44,7 @@ export const STALE_HOLDER_MS = 60_000;
  * ```
  */
 export interface QueueStatusJson {
+  readonly topic: string;
   readonly broker: string;
   readonly queueId: number;
   readonly minOffset: number | null;
@@ -118,6 +120,7 @@ export function statusJson(source: string, snapshots: readonly MappingOffsets[],
 function queueJson(row: QueueOffsets, nowMs: number): QueueStatusJson {
   const record: StoredOffsetRecord | undefined = row.committed;
   return {
+    topic: row.queue.topic,
     broker: row.queue.brokerName,
     queueId: row.queue.queueId,
     minOffset: row.minOffset ?? null,
@@ -161,7 +164,7 @@ export function statusTable(
     if (snapshot.storeError !== undefined)
       out.push(style.red(`  offset store unreachable: ${snapshot.storeError}`));
     const header = ['QUEUE', 'MIN', 'MAX', 'COMMITTED', 'LAG', 'OLDEST', 'HOLDER', 'LAST COMMIT'];
-    const rows = snapshot.queues.map((row) => queueCells(row, nowMs));
+    const rows = snapshot.queues.map((row) => queueCells(row, snapshot.mapping.topic, nowMs));
     const widths = header.map((title, column) =>
       Math.max(title.length, ...rows.map((cells) => cells[column]?.text.length ?? 0)),
     );
@@ -192,7 +195,7 @@ interface Cell {
   readonly tone?: 'warn' | 'bad' | undefined;
 }
 
-function queueCells(row: QueueOffsets, nowMs: number): Cell[] {
+function queueCells(row: QueueOffsets, topic: string, nowMs: number): Cell[] {
   const record = row.committed;
   const lagging = row.lag !== undefined && row.lag > 0;
   const sinceCommitMs =
@@ -212,7 +215,7 @@ function queueCells(row: QueueOffsets, nowMs: number): Cell[] {
       ? `- (starts at ${row.resumeOffset ?? '?'})`
       : `${record.offset}${record.generation > 0 ? ` g${record.generation}` : ''}`;
   return [
-    { text: `${row.queue.brokerName}:${row.queue.queueId}` },
+    { text: `${row.queue.topic === topic ? '' : 'retry '}${row.queue.brokerName}:${row.queue.queueId}` },
     { text: numberText(row.minOffset) },
     { text: numberText(row.maxOffset) },
     { text: committed },

@@ -4,21 +4,23 @@
  * `serverless print` resolves it, gets the plugin's and dev's. `--connect` adds the broker-side checks a
  * poller makes at start (topic routes, SQL92 filters).
  */
+
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../config/config-error.js';
 import { CONFIG_ENV_VARIABLE, loadConfig, loadConfigFromEnv } from '../config/load-config.js';
 import type { RunConfig } from '../config/run-config.js';
+import { DEV_STATE_DIR } from '../dev/dev-state-file.js';
 import { loadServerlessService } from '../dev/load-serverless-service.js';
 import { checkServerlessService } from '../dev/serverless-service-checks.js';
+import { isServiceFile } from '../dev/service-file.js';
 import { mappingBrokerProblems } from '../poller/mapping-broker-checks.js';
 import { rocketMQClientOf } from '../poller/rocketmq-client-of-config.js';
-import type { Logger } from '../util/logger.js';
 import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
-import { cliLogger } from './cli-logger.js';
-import { collect } from './collect-option.js';
+import { stderrLogger } from './cli-logger.js';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+import { keyValues } from './option-parsers.js';
 
 /** The serverless.yml `validate` reads when given no file, looked for in the working directory. */
 const DEFAULT_SERVICE_FILES = ['serverless.yml', 'serverless.yaml'] as const;
@@ -97,16 +99,17 @@ export async function validateCommand(args: readonly string[], io: CliIo): Promi
     .option('-c, --config <file>', 'a poller config or a serverless.yml (default ./serverless.yml)')
     .option('--stage <stage>', 'serverless.yml: the stage, as serverless --stage')
     .option('--region <region>', 'serverless.yml: the region, as serverless --region')
-    .option('--param <key=value>', `serverless.yml: a \${param:key} value (repeatable)`, collect, [])
+    .option(
+      '--param <key=value>',
+      `serverless.yml: a \${param:key} value (repeatable)`,
+      keyValues('--param'),
+      [],
+    )
     .option('--connect', "also check the topics' routes and SQL92 filters on the name server and brokers")
     .option('--json', 'print the report as JSON on stdout');
   const parsed = parseCommand<ValidateOptions>(command, args);
   if (typeof parsed === 'number') return parsed;
   const options = parsed.options;
-  const badParam = options.param.find((param) => !/^[^=\s]+=/.test(param));
-  if (badParam !== undefined) {
-    return usageError(command, io, `--param must be key=value, got ${JSON.stringify(badParam)}`);
-  }
   const file = options.config ?? DEFAULT_SERVICE_FILES.find((name) => existsSync(name));
   const fromEnv = file === undefined && (io.env[CONFIG_ENV_VARIABLE]?.trim() ?? '') !== '';
   if (file === undefined && !fromEnv) {
@@ -145,19 +148,6 @@ export async function validateCommand(args: readonly string[], io: CliIo): Promi
   return connectProblems.length > 0 ? 1 : EXIT_OK;
 }
 
-/**
- * Whether `file` is a Serverless service file (`serverless.yml`, `serverless.ts`, ...) by its name.
- *
- * @example
- * ```ts
- * isServiceFile('app/serverless.yml'); // => true
- * isServiceFile('poller.yaml'); // => false
- * ```
- */
-export function isServiceFile(file: string): boolean {
-  return /^serverless(\.[\w-]+)?\.(ya?ml|json|js|cjs|mjs|ts)$/i.test(path.basename(file));
-}
-
 interface Checked {
   readonly mappings: number;
   readonly problems: readonly string[];
@@ -186,7 +176,7 @@ async function checkService(file: string, options: ValidateOptions, io: CliIo): 
       stage: options.stage,
       region: options.region,
       params: options.param,
-      stateDir: path.join(serviceDir, '.rocketmq-lambda'),
+      stateDir: path.join(serviceDir, DEV_STATE_DIR),
       source: file,
     }));
   } catch (error) {
@@ -197,13 +187,7 @@ async function checkService(file: string, options: ValidateOptions, io: CliIo): 
 }
 
 async function connectChecks(config: RunConfig, io: CliIo): Promise<string[]> {
-  const logger: Logger =
-    io.logger ??
-    cliLogger({
-      stream: io.stderr,
-      level: io.env.LOG_LEVEL ?? 'error',
-      readable: (io.stderr as { isTTY?: boolean }).isTTY === true,
-    });
+  const logger = stderrLogger(io, 'error');
   const client = rocketMQClientOf(config, { logger });
   try {
     return await mappingBrokerProblems(config.mappings, client);

@@ -8,10 +8,10 @@ import { z } from 'zod';
 import { LAG_METRIC } from '../metrics/lag-metric.js';
 import { endpointUrl, info, text } from './schema-meta.js';
 
-/** Defaults of the `metrics.emf` keys. */
-export const EMF_METRICS_DEFAULTS = {
+/** Defaults of the keys `metrics.emf` and `metrics.cloudwatch` share. */
+export const CLOUDWATCH_OUTPUT_DEFAULTS = {
   namespace: LAG_METRIC.namespace,
-  /** The scaling policy reads one-minute averages: at least one line a minute. */
+  /** The scaling policy reads one-minute averages: at least one value a minute. */
   intervalSeconds: 60,
 } as const;
 
@@ -21,12 +21,23 @@ export const PROMETHEUS_METRICS_DEFAULTS = {
   host: '0.0.0.0',
 } as const;
 
-/** Defaults of the `metrics.cloudwatch` keys. */
-export const CLOUDWATCH_METRICS_DEFAULTS = {
-  namespace: LAG_METRIC.namespace,
-  /** The scaling policy reads one-minute averages: publish at least once a minute. */
-  intervalSeconds: 60,
-} as const;
+/** `namespace` of an output to CloudWatch (`emf`, `cloudwatch`): what uses the default differs. */
+function namespaceKey(description: string) {
+  return text()
+    .optional()
+    .meta(info({ description, default: CLOUDWATCH_OUTPUT_DEFAULTS.namespace }));
+}
+
+/** `intervalSeconds` of an output to CloudWatch (`emf`, `cloudwatch`). */
+function intervalSecondsKey(description: string) {
+  return z
+    .number()
+    .int()
+    .min(1)
+    .max(3600)
+    .optional()
+    .meta(info({ description, default: CLOUDWATCH_OUTPUT_DEFAULTS.intervalSeconds }));
+}
 
 /**
  * The top-level `metrics` key.
@@ -40,28 +51,12 @@ export const metricsSchema = z
   .strictObject({
     emf: z
       .strictObject({
-        namespace: text()
-          .optional()
-          .meta(
-            info({
-              description:
-                'The CloudWatch namespace (the generated scaling policy, alarms and dashboard use the default).',
-              default: EMF_METRICS_DEFAULTS.namespace,
-            }),
-          ),
-        intervalSeconds: z
-          .number()
-          .int()
-          .min(1)
-          .max(3600)
-          .optional()
-          .meta(
-            info({
-              description:
-                'Seconds between two lines per consumer group (the scaling policy needs at least one a minute).',
-              default: EMF_METRICS_DEFAULTS.intervalSeconds,
-            }),
-          ),
+        namespace: namespaceKey(
+          'The CloudWatch namespace (the generated scaling policy, alarms and dashboard use the default).',
+        ),
+        intervalSeconds: intervalSecondsKey(
+          'Seconds between two lines per consumer group (the scaling policy needs at least one a minute).',
+        ),
       })
       .optional()
       .meta(
@@ -97,27 +92,12 @@ export const metricsSchema = z
       ),
     cloudwatch: z
       .strictObject({
-        namespace: text()
-          .optional()
-          .meta(
-            info({
-              description:
-                'The CloudWatch namespace (the generated scaling policy and task role use the default).',
-              default: CLOUDWATCH_METRICS_DEFAULTS.namespace,
-            }),
-          ),
-        intervalSeconds: z
-          .number()
-          .int()
-          .min(1)
-          .max(3600)
-          .optional()
-          .meta(
-            info({
-              description: 'Seconds between two publishes (the scaling policy needs at least one a minute).',
-              default: CLOUDWATCH_METRICS_DEFAULTS.intervalSeconds,
-            }),
-          ),
+        namespace: namespaceKey(
+          'The CloudWatch namespace (the generated scaling policy and task role use the default).',
+        ),
+        intervalSeconds: intervalSecondsKey(
+          'Seconds between two publishes (the scaling policy needs at least one a minute).',
+        ),
         region: text()
           .optional()
           .meta(

@@ -19,11 +19,7 @@ import { destinationEndpointsOf, TLS_KEY_PASSPHRASE_ENV } from './config-env.js'
 import { ConfigError } from './config-error.js';
 import { MAPPING_DEFAULTS, type MappingInput, RUN_DEFAULTS, type RunConfigInput } from './config-schema.js';
 import { classifyFunctionRef } from './function-ref.js';
-import {
-  CLOUDWATCH_METRICS_DEFAULTS,
-  EMF_METRICS_DEFAULTS,
-  PROMETHEUS_METRICS_DEFAULTS,
-} from './metrics-config-schema.js';
+import { CLOUDWATCH_OUTPUT_DEFAULTS, PROMETHEUS_METRICS_DEFAULTS } from './metrics-config-schema.js';
 
 /** The region of a local DynamoDB or Lambda endpoint when none is configured (the SDK insists on one). */
 export const LOCAL_ENDPOINT_REGION = 'us-east-1';
@@ -262,8 +258,8 @@ function resolveMetrics(metrics: RunConfigInput['metrics']): MetricsConfig {
       emf === undefined
         ? undefined
         : {
-            namespace: emf.namespace ?? EMF_METRICS_DEFAULTS.namespace,
-            intervalMs: (emf.intervalSeconds ?? EMF_METRICS_DEFAULTS.intervalSeconds) * 1000,
+            namespace: emf.namespace ?? CLOUDWATCH_OUTPUT_DEFAULTS.namespace,
+            intervalMs: (emf.intervalSeconds ?? CLOUDWATCH_OUTPUT_DEFAULTS.intervalSeconds) * 1000,
           },
     prometheus:
       prometheus === undefined
@@ -278,8 +274,8 @@ function resolveCloudWatch(
 ): CloudWatchMetricsConfig | undefined {
   if (cloudwatch === undefined) return undefined;
   return {
-    namespace: cloudwatch.namespace ?? CLOUDWATCH_METRICS_DEFAULTS.namespace,
-    intervalMs: (cloudwatch.intervalSeconds ?? CLOUDWATCH_METRICS_DEFAULTS.intervalSeconds) * 1000,
+    namespace: cloudwatch.namespace ?? CLOUDWATCH_OUTPUT_DEFAULTS.namespace,
+    intervalMs: (cloudwatch.intervalSeconds ?? CLOUDWATCH_OUTPUT_DEFAULTS.intervalSeconds) * 1000,
     region: cloudwatch.region ?? (cloudwatch.endpoint === undefined ? undefined : LOCAL_ENDPOINT_REGION),
     endpoint: cloudwatch.endpoint,
   };

@@ -9,6 +9,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { RocketMQError } from '../protocol/errors.js';
 
+/** dev's state directory inside a service, unless `--state-dir` says otherwise (dev.json lives there). */
+export const DEV_STATE_DIR = '.rocketmq-lambda';
 /** The file's name inside the state directory. */
 export const DEV_STATE_FILE = 'dev.json';
 

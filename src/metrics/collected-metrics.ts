@@ -157,32 +157,38 @@ async function gather(fill: Fill): Promise<[Labels, number][]> {
 }
 
 function collectedGauge(registry: Registry, definition: MetricDefinition, fill: Fill): void {
-  const gauge: Gauge<string> = new Gauge({
-    name: definition.name,
-    help: definition.help,
-    labelNames: definition.labels,
-    registers: [registry],
-    collect: async () => {
-      const values = await gather(fill);
+  const gauge: Gauge<string> = new Gauge(
+    collecting(registry, definition, fill, (values) => {
       gauge.reset();
       for (const [labels, value] of values) gauge.set(labels, value);
-    },
-  });
+    }),
+  );
 }
 
 /** A counter whose value is a counter the consumer keeps, copied at each collection. */
 function collectedCounter(registry: Registry, definition: MetricDefinition, fill: Fill): void {
-  const counter: Counter<string> = new Counter({
+  const counter: Counter<string> = new Counter(
+    collecting(registry, definition, fill, (values) => {
+      counter.reset();
+      for (const [labels, value] of values) counter.inc(labels, value);
+    }),
+  );
+}
+
+/** The settings of a metric in `registry` whose values `fill` gathers at each collection for `replace`. */
+function collecting(
+  registry: Registry,
+  definition: MetricDefinition,
+  fill: Fill,
+  replace: (values: [Labels, number][]) => void,
+) {
+  return {
     name: definition.name,
     help: definition.help,
     labelNames: definition.labels,
     registers: [registry],
-    collect: async () => {
-      const values = await gather(fill);
-      counter.reset();
-      for (const [labels, value] of values) counter.inc(labels, value);
-    },
-  });
+    collect: async () => replace(await gather(fill)),
+  };
 }
 
 function queueKey(queue: MessageQueue): string {

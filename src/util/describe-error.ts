@@ -27,7 +27,8 @@ export function describeError(error: unknown): string {
     if (part !== '' && (previous === undefined || !previous.includes(part))) parts.push(part);
     current = current instanceof Error ? current.cause : undefined;
   }
-  return parts.length === 0 ? 'unknown error' : parts.join(': ');
+  // One line: brokers end some messages with a line break and a FAQ link.
+  return parts.length === 0 ? 'unknown error' : parts.join(': ').replace(/\s*\n\s*/g, ' ');
 }
 
 /**

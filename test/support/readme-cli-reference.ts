@@ -4,23 +4,13 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { CliIo } from '../../src/cli/cli-io.js';
 import { commandNames, main, USAGE } from '../../src/cli/main.js';
+import { runCaptured } from './fake-cli-io.js';
 import { README_PATH, withBlock } from './readme-block.js';
 
 /** What `main` prints on stdout for `argv`. */
 async function helpOf(argv: readonly string[]): Promise<string> {
-  let out = '';
-  const io: CliIo = {
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: () => undefined },
-    env: {},
-    onStopSignal: () => () => undefined,
-    exitNow: (code) => {
-      throw new Error(`exitNow(${code}) while printing help`);
-    },
-  };
-  const code = await main(argv, io);
+  const { code, out } = await runCaptured((io) => main(argv, io));
   if (code !== 0) throw new Error(`rocketmq-lambda ${argv.join(' ')} exited ${code}`);
   return out;
 }

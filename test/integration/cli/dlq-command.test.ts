@@ -9,7 +9,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { CliIo } from '../../../src/cli/cli-io.js';
 import { dlqCommand } from '../../../src/cli/dlq-command.js';
 import type { RocketMQClient } from '../../../src/client/rocketmq-client.js';
 import { loadConfig } from '../../../src/config/load-config.js';
@@ -17,6 +16,7 @@ import { dlqTopicOf } from '../../../src/consumer/consumer-options.js';
 import type { InvokeOutcome, InvokeRequest, Invoker } from '../../../src/invoke/invoker.js';
 import { startPoller } from '../../../src/poller/poller.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
+import { type CapturedRun, runCaptured } from '../../support/fake-cli-io.js';
 import { createTopic, newClient, newProducer, waitFor } from '../consumer/helpers.js';
 
 /** One record a function received. */
@@ -81,27 +81,8 @@ async function setTopicPerm(client: RocketMQClient, topic: string, perm: number)
   });
 }
 
-/** An in-process CliIo collecting what the command writes. */
-function captureIo(): CliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
-    env: {},
-    onStopSignal: () => () => undefined,
-    exitNow: (code) => {
-      throw new Error(`exitNow(${code})`);
-    },
-    out: () => out,
-    err: () => err,
-  };
-}
-
-async function dlq(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = captureIo();
-  const code = await dlqCommand(args, io, { confirm: undefined });
-  return { code, out: io.out(), err: io.err() };
+function dlq(args: string[]): Promise<CapturedRun> {
+  return runCaptured((io) => dlqCommand(args, io, { confirm: undefined }));
 }
 
 /**

@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../../src/cli/cli-io.js';
 import { type SendStdin, sendCommand } from '../../../src/cli/send-command.js';
 import type { RocketMQClient } from '../../../src/client/rocketmq-client.js';
 import { writeDevState } from '../../../src/dev/dev-state-file.js';
 import { javaStringHashCode } from '../../../src/protocol/java-hash.js';
 import type { MessageExt } from '../../../src/protocol/message.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
+import { runCaptured } from '../../support/fake-cli-io.js';
 import { createTopic, newClient, pullHeader, pullMessages, waitFor } from '../client/helpers.js';
 
 const QUEUES = 4;
@@ -41,27 +41,10 @@ interface Printed {
   status: string;
 }
 
-function fakeIo(
-  env: Record<string, string | undefined> = {},
-): CliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
-    env,
-    onStopSignal: () => () => undefined,
-    exitNow: () => undefined,
-    out: () => out,
-    err: () => err,
-  };
-}
 const noStdin: SendStdin = Object.assign(Readable.from([]), { isTTY: true });
 
-async function send(args: string[], options: { stdin?: SendStdin; env?: Record<string, string> } = {}) {
-  const io = fakeIo(options.env ?? {});
-  const code = await sendCommand(args, io, options.stdin ?? noStdin);
-  return { code, out: io.out(), err: io.err() };
+function send(args: string[], options: { stdin?: SendStdin; env?: Record<string, string> } = {}) {
+  return runCaptured((io) => sendCommand(args, io, options.stdin ?? noStdin), options.env);
 }
 
 async function newTopic(): Promise<string> {

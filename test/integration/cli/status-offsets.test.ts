@@ -15,10 +15,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { CliIo } from '../../../src/cli/cli-io.js';
 import { offsetsCommand } from '../../../src/cli/offsets-command.js';
+import { sendCommand } from '../../../src/cli/send-command.js';
 import { statusCommand } from '../../../src/cli/status-command.js';
 import type { StatusJson } from '../../../src/cli/status-render.js';
 import { loadConfig } from '../../../src/config/load-config.js';
@@ -26,6 +28,7 @@ import type { InvokeOutcome, InvokeRequest, Invoker } from '../../../src/invoke/
 import { type Poller, startPoller } from '../../../src/poller/poller.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { type DynaliteHandle, startDynalite } from '../../support/dynalite.js';
+import { type CapturedRun, fakeCliIo, runCaptured } from '../../support/fake-cli-io.js';
 import { createTopic, newClient, newProducer, produce, waitFor } from '../consumer/helpers.js';
 
 let db: DynaliteHandle;
@@ -61,29 +64,34 @@ class LedgerInvoker implements Invoker {
   }
 }
 
-function captureIo(): CliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
-    env: {},
-    onStopSignal: () => () => undefined,
-    exitNow: (code) => {
-      throw new Error(`exitNow(${code})`);
-    },
-    out: () => out,
-    err: () => err,
-  };
-}
-
-async function run(
+function run(
   command: (args: readonly string[], io: CliIo) => Promise<number>,
   args: string[],
-): Promise<{ code: number; out: string; err: string }> {
-  const io = captureIo();
-  const code = await command(args, io);
-  return { code, out: io.out(), err: io.err() };
+): Promise<CapturedRun> {
+  return runCaptured((io) => command(args, io));
+}
+
+/** The items for which `test` holds, and the others. */
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((item) => !test(item))];
+}
+
+/** A temporary directory, removed when the test finishes. */
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'rl-ops-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Writes `config` to `dir`/poller.json; returns the file's path. */
+async function writePollerConfig(dir: string, config: object): Promise<string> {
+  const file = path.join(dir, 'poller.json');
+  await writeFile(file, JSON.stringify(config));
+  return file;
+}
+
+function resetToEarliest(configFile: string): Promise<CapturedRun> {
+  return run(offsetsCommand, ['reset', '--config', configFile, '--to', 'earliest', '--yes']);
 }
 
 interface Scenario {
@@ -93,6 +101,9 @@ interface Scenario {
   readonly dir: string;
   readonly client: ReturnType<typeof newClient>;
   startPoller(invoker: Invoker): Promise<Poller>;
+  /** `status --json`, every queue (the topic's and the group's retry topic's). */
+  statusWithRetry(): Promise<StatusJson>;
+  /** `status --json`, the topic's queues only (what resets move). */
   status(): Promise<StatusJson>;
 }
 
@@ -106,8 +117,7 @@ async function scenario(options: {
   const client = newClient();
   onTestFinished(() => client.close());
   await createTopic(client, topic, options.queues);
-  const dir = await mkdtemp(path.join(tmpdir(), 'rl-ops-'));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  const dir = await tempDir();
   await writeFile(path.join(dir, 'orders.js'), 'export const handler = async () => ({});\n');
   const store = options.store ?? 'dynamodb';
   const offsets =
@@ -122,25 +132,27 @@ async function scenario(options: {
       : store === 'file'
         ? { store, path: path.join(dir, 'offsets') }
         : { store };
-  const configFile = path.join(dir, 'poller.json');
-  await writeFile(
-    configFile,
-    JSON.stringify({
-      nameServer: testBroker().namesrvAddr,
-      shutdownTimeoutMs: 5000,
-      offsets: { ...offsets, persistIntervalMs: 500 },
-      mappings: [
-        {
-          name: 'orders',
-          topic,
-          consumerGroup: group,
-          function: 'local:./orders.js',
-          startingPosition: 'TRIM_HORIZON',
-          maximumBatchingWindowMs: 20,
-        },
-      ],
-    }),
-  );
+  const configFile = await writePollerConfig(dir, {
+    nameServer: testBroker().namesrvAddr,
+    shutdownTimeoutMs: 5000,
+    offsets: { ...offsets, persistIntervalMs: 500 },
+    mappings: [
+      {
+        name: 'orders',
+        topic,
+        consumerGroup: group,
+        function: 'local:./orders.js',
+        startingPosition: 'TRIM_HORIZON',
+        maximumBatchingWindowMs: 20,
+      },
+    ],
+  });
+  const statusWithRetry = async (): Promise<StatusJson> => {
+    const result = await run(statusCommand, ['--config', configFile, '--json']);
+    expect(result.err).toBe('');
+    expect(result.code).toBe(0);
+    return JSON.parse(result.out) as StatusJson;
+  };
   return {
     topic,
     group,
@@ -157,11 +169,13 @@ async function scenario(options: {
       });
       return poller;
     },
+    statusWithRetry,
     async status() {
-      const result = await run(statusCommand, ['--config', configFile, '--json']);
-      expect(result.err).toBe('');
-      expect(result.code).toBe(0);
-      return JSON.parse(result.out) as StatusJson;
+      const json = await statusWithRetry();
+      return {
+        ...json,
+        mappings: json.mappings.map((m) => ({ ...m, queues: m.queues.filter((q) => q.topic === topic) })),
+      };
     },
   };
 }
@@ -169,11 +183,18 @@ async function scenario(options: {
 const bodies = (count: number) => Array.from({ length: count }, (_, i) => `m${i}`);
 
 describe('status', () => {
-  it('shows the lag of produced messages, then lag 0, the holder and a recent commit once a poller drained them', async () => {
+  it('send, then status: the lag of the sent messages, then lag 0, the holder and a recent commit once a poller drained them', async () => {
     const s = await scenario({ queues: 2 });
-    const producer = await newProducer(s.client);
     const sentAtMs = Date.now();
-    await produce(producer, s.topic, 10, { queues: 2 });
+    const sent = await runCaptured((io) =>
+      sendCommand(
+        ['--config', s.configFile, '--topic', s.topic, '--lines'],
+        io,
+        Readable.from([Buffer.from(`${bodies(10).join('\n')}\n`)]),
+      ),
+    );
+    expect(sent.code, sent.err).toBe(0);
+    expect(sent.out.trimEnd().split('\n')).toHaveLength(10);
 
     const before = await s.status();
     const mapping = before.mappings[0];
@@ -209,11 +230,18 @@ describe('status', () => {
     );
     expect([...invoker.bodies].sort()).toEqual(bodies(10).sort());
     const drained = await waitFor('status lag 0', 20_000, async () => {
-      const status = await s.status();
+      const status = await s.statusWithRetry();
       return status.mappings[0]?.lag === 0 ? status : undefined;
     });
     const commitBoundMs = Date.now();
-    for (const q of drained.mappings[0]?.queues ?? []) {
+    const [topicQueues, retryQueues] = partition(
+      drained.mappings[0]?.queues ?? [],
+      (q) => q.topic === s.topic,
+    );
+    // The poller's heartbeat made the broker create the group's retry topic: held, and empty.
+    expect(retryQueues.length).toBeGreaterThan(0);
+    for (const q of retryQueues) expect(q).toMatchObject({ topic: `%RETRY%${s.group}`, lag: 0 });
+    for (const q of topicQueues) {
       expect(q).toMatchObject({ committedOffset: 5, maxOffset: 5, lag: 0, oldestUnconsumedAgeMs: null });
       expect(q.holder).toBe(poller.clientId);
       expect(q.released).toBe(false);
@@ -227,36 +255,25 @@ describe('status', () => {
 
     await poller.stop();
     const stopped = await s.status();
-    expect(stopped.mappings[0]?.queues.map((q) => q.released)).toEqual([true, true]);
+    expect(stopped.mappings[0]?.queues.filter((q) => q.topic === s.topic).map((q) => q.released)).toEqual([
+      true,
+      true,
+    ]);
   });
 
   it('--watch prints a snapshot every N seconds until a stop signal', async () => {
     const s = await scenario({ queues: 1 });
-    let out = '';
-    let stop: (() => void) | undefined;
-    const io: CliIo = {
-      stdout: { write: (text: string) => (out += text) },
-      stderr: { write: (text: string) => text },
-      env: {},
-      onStopSignal: (handler) => {
-        stop = () => handler('SIGINT');
-        return () => {
-          stop = undefined;
-        };
-      },
-      exitNow: (code) => {
-        throw new Error(`exitNow(${code})`);
-      },
-    };
+    const io = fakeCliIo();
     const watching = statusCommand(['--config', s.configFile, '--json', '--watch', '1'], io);
-    const snapshots = () => out.split('\n').filter(Boolean).length;
+    const snapshots = () => io.out().split('\n').filter(Boolean).length;
     await waitFor('three snapshots', 15_000, async () => (snapshots() >= 3 ? true : undefined));
-    stop?.();
+    io.sendStopSignal('SIGINT');
     expect(await watching).toBe(0);
     const count = snapshots();
     await sleep(1500);
     expect(snapshots()).toBe(count); // stopped: no more snapshots
-    const times = out
+    const times = io
+      .out()
       .split('\n')
       .filter(Boolean)
       .map((line) => Date.parse((JSON.parse(line) as StatusJson).at));
@@ -264,23 +281,18 @@ describe('status', () => {
   });
 
   it('exits 1 and says the broker cannot be reached', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'rl-ops-'));
-    onTestFinished(() => rm(dir, { recursive: true, force: true }));
-    const configFile = path.join(dir, 'poller.json');
-    await writeFile(
-      configFile,
-      JSON.stringify({
-        nameServer: '127.0.0.1:1',
-        offsets: {
-          store: 'dynamodb',
-          table: `offsets_${randomUUID()}`,
-          endpoint: db.endpoint,
-          region: 'us-east-1',
-          createTable: true,
-        },
-        mappings: [{ name: 'orders', topic: 'Nowhere', consumerGroup: 'g', function: 'f' }],
-      }),
-    );
+    const dir = await tempDir();
+    const configFile = await writePollerConfig(dir, {
+      nameServer: '127.0.0.1:1',
+      offsets: {
+        store: 'dynamodb',
+        table: `offsets_${randomUUID()}`,
+        endpoint: db.endpoint,
+        region: 'us-east-1',
+        createTable: true,
+      },
+      mappings: [{ name: 'orders', topic: 'Nowhere', consumerGroup: 'g', function: 'f' }],
+    });
     const result = await run(statusCommand, ['--config', configFile, '--json']);
     expect(result.code).toBe(1);
     expect(result.err).toMatch(
@@ -438,14 +450,7 @@ describe('offsets reset', () => {
     const invoker = new LedgerInvoker();
     const poller = await s.startPoller(invoker);
     await waitFor('delivered', 30_000, async () => (invoker.bodies.length >= 4 ? true : undefined));
-    const refused = await run(offsetsCommand, [
-      'reset',
-      '--config',
-      s.configFile,
-      '--to',
-      'earliest',
-      '--yes',
-    ]);
+    const refused = await resetToEarliest(s.configFile);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain(
       `refused: the file store of orders belongs to a running poller (${poller.clientId})`,
@@ -456,14 +461,7 @@ describe('offsets reset', () => {
 
     // Once the broker has forgotten the stopped poller, the reset goes through.
     const done = await waitFor('the reset once the poller is gone', 30_000, async () => {
-      const result = await run(offsetsCommand, [
-        'reset',
-        '--config',
-        s.configFile,
-        '--to',
-        'earliest',
-        '--yes',
-      ]);
+      const result = await resetToEarliest(s.configFile);
       return result.code === 0 ? result : undefined;
     });
     expect(done.out).toContain('reset 1 queue(s) of orders');
@@ -473,46 +471,27 @@ describe('offsets reset', () => {
 
   it('refuses the memory store and broadcasting mappings with the reason', async () => {
     const memory = await scenario({ queues: 1, store: 'memory' });
-    const refused = await run(offsetsCommand, [
-      'reset',
-      '--config',
-      memory.configFile,
-      '--to',
-      'earliest',
-      '--yes',
-    ]);
+    const refused = await resetToEarliest(memory.configFile);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain(
       "refused: orders keeps its offsets in the poller's memory (offsets.store: memory)",
     );
 
-    const dir = await mkdtemp(path.join(tmpdir(), 'rl-ops-'));
-    onTestFinished(() => rm(dir, { recursive: true, force: true }));
-    const configFile = path.join(dir, 'poller.json');
-    await writeFile(
-      configFile,
-      JSON.stringify({
-        nameServer: testBroker().namesrvAddr,
-        offsets: { store: 'file', path: path.join(dir, 'offsets') },
-        mappings: [
-          {
-            name: 'audit',
-            topic: memory.topic,
-            consumerGroup: 'g',
-            function: 'f',
-            messageModel: 'BROADCASTING',
-          },
-        ],
-      }),
-    );
-    const broadcasting = await run(offsetsCommand, [
-      'reset',
-      '--config',
-      configFile,
-      '--to',
-      'earliest',
-      '--yes',
-    ]);
+    const dir = await tempDir();
+    const configFile = await writePollerConfig(dir, {
+      nameServer: testBroker().namesrvAddr,
+      offsets: { store: 'file', path: path.join(dir, 'offsets') },
+      mappings: [
+        {
+          name: 'audit',
+          topic: memory.topic,
+          consumerGroup: 'g',
+          function: 'f',
+          messageModel: 'BROADCASTING',
+        },
+      ],
+    });
+    const broadcasting = await resetToEarliest(configFile);
     expect(broadcasting.code).toBe(1);
     expect(broadcasting.err).toContain('refused: audit is a BROADCASTING mapping');
   });

@@ -58,6 +58,15 @@ import {
 const STAGE = 'e2e';
 const DEPLOY_TIMEOUT_MS = 300_000;
 const ACL = { accessKey: 'rocketmq-access-key', secretKey: 'rocketmq-secret-key' };
+/** The poller's subnet in both services (the example's from ROCKETMQ_LAMBDA_SUBNET, the fixture's in its file). */
+const SUBNET = 'subnet-0f3e2d1c4b5a69788';
+/** The poller task both services get (the plugin's defaults): only the log retention differs. */
+const DEFAULT_TASK: Omit<PollerSettings, 'logRetentionInDays'> = {
+  cpu: '256',
+  memory: '512',
+  cpuArchitecture: 'X86_64',
+  subnets: [SUBNET],
+};
 const PLUGIN_IDS: PollerIds = {
   table: Ids.offsetsTable,
   logGroup: Ids.logGroup,
@@ -272,20 +281,10 @@ describe('the example service (serverless.yml at the repository root)', () => {
         'package.json': JSON.stringify({ name: 'rocketmq-lambda-example', private: true, type: 'module' }),
       },
     },
-    () => ({ ROCKETMQ_NAME_SERVER: '10.0.0.10:9876', ROCKETMQ_LAMBDA_SUBNET: 'subnet-0f3e2d1c4b5a69788' }),
+    () => ({ ROCKETMQ_NAME_SERVER: '10.0.0.10:9876', ROCKETMQ_LAMBDA_SUBNET: SUBNET }),
   );
 
-  stackChecks(
-    deployment,
-    {
-      cpu: '256',
-      memory: '512',
-      cpuArchitecture: 'X86_64',
-      subnets: ['subnet-0f3e2d1c4b5a69788'],
-      logRetentionInDays: 14,
-    },
-    ['orders-lambda', 'ledger-lambda'],
-  );
+  stackChecks(deployment, { ...DEFAULT_TASK, logRetentionInDays: 14 }, ['orders-lambda', 'ledger-lambda']);
 
   it("the task definition's config is accepted by the poller's parser and names the deployed functions and table", async () => {
     const { aws } = started();
@@ -372,17 +371,7 @@ describe('a service with an ACL secret, failure destinations, a disabled mapping
     () => ({ ROCKETMQ_ACL_SECRET_ARN: partialSecretArn() }),
   );
 
-  stackChecks(
-    deployment,
-    {
-      cpu: '256',
-      memory: '512',
-      cpuArchitecture: 'X86_64',
-      subnets: ['subnet-0f3e2d1c4b5a69788'],
-      logRetentionInDays: 30,
-    },
-    ['orders-fn', 'payments-fn'],
-  );
+  stackChecks(deployment, { ...DEFAULT_TASK, logRetentionInDays: 30 }, ['orders-fn', 'payments-fn']);
 
   it("the config is accepted by the poller's parser with the ACL keys ECS fills from the secret, the destinations and timeouts", async () => {
     const { aws } = started();

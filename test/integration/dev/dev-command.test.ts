@@ -12,11 +12,12 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { DescribeTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../../src/cli/cli-io.js';
+
 import { sendCommand } from '../../../src/cli/send-command.js';
 import { devStatePath, readDevState } from '../../../src/dev/dev-state-file.js';
 import { startEmbeddedDynamoDb } from '../../../src/dev/embedded-dynamodb.js';
 import { DEV_OFFSETS_TABLE } from '../../../src/dev/serverless-dev-config.js';
+import { runCaptured } from '../../support/fake-cli-io.js';
 import { spawnDev } from './dev-process.js';
 
 describe('rocketmq-lambda dev --local-broker', () => {
@@ -71,20 +72,13 @@ describe('rocketmq-lambda dev --local-broker', () => {
     );
 
     // `send` with neither --name-server nor --config: the dev session's name server.
-    let out = '';
-    let err = '';
-    const io: CliIo = {
-      stdout: { write: (text: string) => (out += text) },
-      stderr: { write: (text: string) => (err += text) },
-      env: {},
-      onStopSignal: () => () => undefined,
-      exitNow: () => undefined,
-    };
     const body = JSON.stringify({ orderId: 'dev-e2e-1', total: 12.5 });
-    const code = await sendCommand(
-      ['--topic', 'Orders', '--tags', 'order', '--body', body, '--json', '--state-dir', stateDir],
-      io,
-      Object.assign(Readable.from([]), { isTTY: true }),
+    const { code, out, err } = await runCaptured((io) =>
+      sendCommand(
+        ['--topic', 'Orders', '--tags', 'order', '--body', body, '--json', '--state-dir', stateDir],
+        io,
+        Object.assign(Readable.from([]), { isTTY: true }),
+      ),
     );
     expect(code, err).toBe(0);
     const sent = JSON.parse(out) as {

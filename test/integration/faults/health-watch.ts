@@ -6,6 +6,7 @@
 import { onTestFinished } from 'vitest';
 import { healthCommand } from '../../../src/cli/health-command.js';
 import { HEALTH_FILE_ENV } from '../../../src/poller/health-beat.js';
+import { fakeCliIo } from '../../support/fake-cli-io.js';
 
 /** How often the check is run. */
 const DEFAULT_INTERVAL_MS = 500;
@@ -60,23 +61,9 @@ export class HealthWatch {
 
   /** Runs the check once and keeps its verdict. */
   async check(): Promise<HealthVerdict> {
-    let output = '';
-    const sink = {
-      write: (text: string) => {
-        output += text;
-        return true;
-      },
-    };
-    const exitCode = await healthCommand([], {
-      stdout: sink,
-      stderr: sink,
-      env: { [HEALTH_FILE_ENV]: this.#file },
-      onStopSignal: () => () => undefined,
-      exitNow: (code) => {
-        throw new Error(`health asked to exit with ${code}`);
-      },
-    });
-    const verdict = { atMs: Date.now(), exitCode, output: output.trim() };
+    const io = fakeCliIo({ [HEALTH_FILE_ENV]: this.#file });
+    const exitCode = await healthCommand([], io);
+    const verdict = { atMs: Date.now(), exitCode, output: io.output().trim() };
     this.verdicts.push(verdict);
     return verdict;
   }

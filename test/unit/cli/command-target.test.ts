@@ -2,18 +2,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../../src/cli/cli-io.js';
 import { CommandTargetError, isResettableStore, openCommandTarget } from '../../../src/cli/command-target.js';
 import { ConfigError } from '../../../src/config/config-error.js';
 import { writeDevState } from '../../../src/dev/dev-state-file.js';
+import { devStateFixture } from '../../support/dev-state.js';
+import { fakeCliIo } from '../../support/fake-cli-io.js';
 
-const io: CliIo = {
-  stdout: { write: () => true },
-  stderr: { write: () => true },
-  env: {},
-  onStopSignal: () => () => undefined,
-  exitNow: () => undefined,
-};
+const io = fakeCliIo();
 
 let dir: string;
 beforeEach(async () => {
@@ -85,26 +80,23 @@ describe('openCommandTarget', () => {
   it('uses the dev session of ./serverless.yml: its name server, its embedded DynamoDB', async () => {
     const serviceFile = path.join(dir, 'serverless.yml');
     await writeFile(serviceFile, 'service: shop\n');
-    await writeDevState(path.join(dir, '.rocketmq-lambda'), {
-      version: 1,
-      pid: process.pid,
-      startedAt: new Date().toISOString(),
-      serviceDir: dir,
-      configFile: serviceFile,
-      nameServer: '127.0.0.1:19876',
-      dynamoDbEndpoint: 'http://127.0.0.1:41234',
-      region: 'us-east-1',
-      topics: ['Orders'],
-      mappings: [
-        {
-          name: 'orders',
-          functionName: 'orders',
-          topic: 'Orders',
-          consumerGroup: 'orders-lambda',
-          offsetsTable: 'dev-offsets',
-        },
-      ],
-    });
+    await writeDevState(
+      path.join(dir, '.rocketmq-lambda'),
+      devStateFixture({
+        serviceDir: dir,
+        configFile: serviceFile,
+        nameServer: '127.0.0.1:19876',
+        mappings: [
+          {
+            name: 'orders',
+            functionName: 'orders',
+            topic: 'Orders',
+            consumerGroup: 'orders-lambda',
+            offsetsTable: 'dev-offsets',
+          },
+        ],
+      }),
+    );
     const target = await openCommandTarget({ cwd: dir }, io);
     try {
       expect(target.source).toBe(`dev session (pid ${process.pid}) of serverless.yml`);

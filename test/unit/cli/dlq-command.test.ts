@@ -2,24 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../../src/cli/cli-io.js';
 import { DLQ_USAGE, dlqCommand, unreadableDlqHint } from '../../../src/cli/dlq-command.js';
-
-function captureIo(): CliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
-    env: {},
-    onStopSignal: () => () => undefined,
-    exitNow: (code) => {
-      throw new Error(`exitNow(${code})`);
-    },
-    out: () => out,
-    err: () => err,
-  };
-}
+import { runCaptured } from '../../support/fake-cli-io.js';
 
 let dir: string;
 let configFile: string;
@@ -43,10 +27,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function dlq(args: string[], deps: Parameters<typeof dlqCommand>[2] = { confirm: undefined }) {
-  const io = captureIo();
-  const code = await dlqCommand(args, io, deps);
-  return { code, out: io.out(), err: io.err() };
+function dlq(args: string[], deps: Parameters<typeof dlqCommand>[2] = { confirm: undefined }) {
+  return runCaptured((io) => dlqCommand(args, io, deps));
 }
 
 describe('dlq command line', () => {

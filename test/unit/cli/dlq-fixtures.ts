@@ -46,3 +46,18 @@ export function deadLetter(offset: number, overrides: Partial<MessageExt> = {}):
     ...overrides,
   };
 }
+
+/**
+ * What describeDeadLetter reads of the origin and identity of a {@link deadLetter}: the fields its view
+ * and the view's JSON line both carry.
+ */
+export function deadLetterIdentity(message: MessageExt) {
+  return {
+    msgId: message.msgId,
+    offsetMsgId: message.offsetMsgId,
+    originalTopic: 'Orders',
+    originalMsgId: message.properties.ORIGIN_MESSAGE_ID,
+    reconsumeTimes: 1,
+    storeTimestamp: message.storeTimestamp,
+  };
+}

@@ -1,18 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { describeDeadLetter, redriveMessageOf } from '../../../src/cli/dlq-message.js';
-import { deadLetter } from './dlq-fixtures.js';
+import { deadLetter, deadLetterIdentity } from './dlq-fixtures.js';
 
 describe('describeDeadLetter', () => {
   it('reads the origin the broker recorded: RETRY_TOPIC and ORIGIN_MESSAGE_ID', () => {
     const message = deadLetter(4);
     expect(describeDeadLetter(message)).toMatchObject({
       dlqOffset: 4,
-      msgId: message.msgId,
-      offsetMsgId: message.offsetMsgId,
-      originalTopic: 'Orders',
-      originalMsgId: message.properties.ORIGIN_MESSAGE_ID,
-      reconsumeTimes: 1,
-      storeTimestamp: message.storeTimestamp,
+      ...deadLetterIdentity(message),
       tags: 'created',
       keys: ['order-4', 'x'],
       userProperties: { tenant: 't1' },

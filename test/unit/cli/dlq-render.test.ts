@@ -2,7 +2,7 @@ import picocolors from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { describeDeadLetter } from '../../../src/cli/dlq-message.js';
 import { bodyPreview, deadLetterJsonLine, renderDeadLetter } from '../../../src/cli/dlq-render.js';
-import { deadLetter } from './dlq-fixtures.js';
+import { deadLetter, deadLetterIdentity } from './dlq-fixtures.js';
 
 const plain = picocolors.createColors(false);
 
@@ -58,12 +58,7 @@ describe('deadLetterJsonLine', () => {
       brokerName: 'broker-a',
       queueId: 0,
       dlqOffset: 5,
-      msgId: message.msgId,
-      offsetMsgId: message.offsetMsgId,
-      originalTopic: 'Orders',
-      originalMsgId: message.properties.ORIGIN_MESSAGE_ID,
-      reconsumeTimes: 1,
-      storeTimestamp: message.storeTimestamp,
+      ...deadLetterIdentity(message),
       storeTime: new Date(message.storeTimestamp).toISOString(),
       bornTimestamp: message.bornTimestamp,
       tags: 'created',

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../../src/cli/cli-io.js';
 import { BodySourceError, readMessageBodies, splitLines } from '../../../src/cli/message-bodies.js';
 import { NoNameServerError, resolveProducerConnection } from '../../../src/cli/producer-connection.js';
 import { formatSendResult, type SendStdin, sendCommand } from '../../../src/cli/send-command.js';
 import { ConfigError } from '../../../src/config/config-error.js';
 import { type DevState, writeDevState } from '../../../src/dev/dev-state-file.js';
+import { devStateFixture } from '../../support/dev-state.js';
+import { fakeCliIo } from '../../support/fake-cli-io.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -20,36 +21,10 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-function fakeIo(
-  env: Record<string, string | undefined> = {},
-): CliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
-    env,
-    onStopSignal: () => () => undefined,
-    exitNow: () => undefined,
-    out: () => out,
-    err: () => err,
-  };
-}
 const terminal: SendStdin = Object.assign(Readable.from([]), { isTTY: true });
 
 function devState(nameServer: string): DevState {
-  return {
-    version: 1,
-    pid: process.pid,
-    startedAt: new Date().toISOString(),
-    serviceDir: '/app',
-    configFile: '/app/serverless.yml',
-    nameServer,
-    dynamoDbEndpoint: 'http://127.0.0.1:41234',
-    region: 'us-east-1',
-    topics: ['Orders'],
-    mappings: [],
-  };
+  return devStateFixture({ nameServer, mappings: [] });
 }
 
 describe('send: arguments', () => {
@@ -68,7 +43,7 @@ describe('send: arguments', () => {
     [['--body', '\n\r\n', '--lines'], 'has no non-empty line'],
     [['--file', '/nonexistent/body.bin'], '--file /nonexistent/body.bin: no such file'],
   ])('%j is a usage error (exit 2): %s', async (args, message) => {
-    const io = fakeIo();
+    const io = fakeCliIo();
     const code = await sendCommand(['--topic', 'T', '--name-server', '127.0.0.1:1', ...args], io, terminal);
     expect(code).toBe(2);
     expect(io.err()).toContain(message);
@@ -76,7 +51,7 @@ describe('send: arguments', () => {
   });
 
   it('requires --topic', async () => {
-    const io = fakeIo();
+    const io = fakeCliIo();
     expect(await sendCommand(['--body', 'a'], io, terminal)).toBe(2);
     expect(io.err()).toContain("required option '-t, --topic <topic>' not specified");
   });
@@ -85,7 +60,7 @@ describe('send: arguments', () => {
     const dir = await tempDir();
     const file = path.join(dir, 'big.bin');
     await writeFile(file, Buffer.alloc(4 * 1024 * 1024 + 1, 7));
-    const io = fakeIo();
+    const io = fakeCliIo();
     // The name server would refuse the connection (exit 1): exit 2 means nothing was tried.
     expect(
       await sendCommand(['--topic', 'T', '--file', file, '--name-server', '127.0.0.1:1'], io, terminal),
@@ -97,14 +72,14 @@ describe('send: arguments', () => {
 
   it('says how to give a name server when there is none', async () => {
     const dir = await tempDir();
-    const io = fakeIo({});
+    const io = fakeCliIo({});
     expect(await sendCommand(['--topic', 'T', '--body', 'a', '--state-dir', dir], io, terminal)).toBe(2);
     expect(io.err()).toContain('no name server: give --name-server host:port or --config <poller config>');
     expect(io.err()).toContain('ROCKETMQ_NAME_SERVER or NAMESRV_ADDR');
   });
 
   it('exits 1 naming the message and the reason when the send fails', async () => {
-    const io = fakeIo();
+    const io = fakeCliIo();
     const code = await sendCommand(
       ['--topic', 'T', '--body', 'a', '--count', '2', '--name-server', '127.0.0.1:1'],
       io,

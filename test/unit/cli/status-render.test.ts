@@ -69,6 +69,16 @@ const snapshot: MappingOffsets = {
       lag: 10,
       oldestUnconsumedAtMs: NOW - 7_200_000,
     },
+    {
+      // Messages sent back for a later retry wait in the group's retry topic.
+      queue: { topic: '%RETRY%orders-lambda', brokerName: 'broker-a', queueId: 0 },
+      minOffset: 0,
+      maxOffset: 3,
+      committed: undefined,
+      resumeOffset: 0,
+      lag: 3,
+      oldestUnconsumedAtMs: NOW - 60_000,
+    },
   ],
 };
 
@@ -82,11 +92,12 @@ describe('statusJson', () => {
       topic: 'Orders',
       consumerGroup: 'orders-lambda',
       offsetStore: 'dynamodb',
-      lag: 21,
+      lag: 24,
       brokerError: null,
       storeError: null,
     });
     expect(json.mappings[0]?.queues[0]).toEqual({
+      topic: 'Orders',
       broker: 'broker-a',
       queueId: 0,
       minOffset: 0,
@@ -109,6 +120,7 @@ describe('statusJson', () => {
       resumeOffset: 0,
       lag: 9,
     });
+    expect(json.mappings[0]?.queues[4]).toMatchObject({ topic: '%RETRY%orders-lambda', lag: 3 });
     // Round-trips through JSON unchanged (no undefined, no Dates).
     expect(JSON.parse(JSON.stringify(json))).toEqual(json);
   });
@@ -132,19 +144,20 @@ describe('statusTable', () => {
   it('prints one row per queue, holders with released/stale marks', () => {
     const text = statusTable([snapshot], NOW, terminalStyle({ isTTY: false }, {}));
     const lines = text.split('\n');
-    expect(lines[0]).toBe('orders  topic Orders  group orders-lambda  (dynamodb)  lag 21');
+    expect(lines[0]).toBe('orders  topic Orders  group orders-lambda  (dynamodb)  lag 24');
     expect(lines[1]).toMatch(/^ {2}QUEUE\s+MIN\s+MAX\s+COMMITTED\s+LAG\s+OLDEST\s+HOLDER\s+LAST COMMIT$/);
     expect(lines[2]).toMatch(/^ {2}broker-a:0\s+0\s+30\s+28\s+2\s+4s\s+p1\s+3s ago$/);
     expect(lines[3]).toMatch(/^ {2}broker-a:1\s+0\s+12\s+12 g2\s+0\s+-\s+p1 \(released\)\s+1m01s ago$/);
     expect(lines[4]).toMatch(/^ {2}broker-a:2\s+0\s+9\s+- \(starts at 0\)\s+9\s+3m12s\s+-\s+-$/);
     expect(lines[5]).toMatch(/^ {2}broker-a:3\s+0\s+50\s+40\s+10\s+2h00m\s+p2 \(stale\)\s+1m00s ago$/);
+    expect(lines[6]).toMatch(/^ {2}retry broker-a:0\s+0\s+3\s+- \(starts at 0\)\s+3\s+1m00s\s+-\s+-$/);
     expect(text).not.toContain('\u001b[');
   });
 
   it('colours lag yellow and stale holders and errors red on a terminal', () => {
     const style = terminalStyle({ isTTY: true }, { FORCE_COLOR: '1' });
     const text = statusTable([{ ...snapshot, brokerError: 'timeout' }], NOW, style);
-    expect(text).toContain(style.yellow('lag 21'));
+    expect(text).toContain(style.yellow('lag 24'));
     expect(text).toContain(style.red('  broker unreachable: timeout'));
     const red = style.red('|').split('|')[0] ?? '';
     const yellow = style.yellow('|').split('|')[0] ?? '';
@@ -166,7 +179,7 @@ describe('helpers', () => {
   });
 
   it('totalLag sums the known lags', () => {
-    expect(totalLag(snapshot.queues)).toBe(21);
+    expect(totalLag(snapshot.queues)).toBe(24);
     expect(totalLag([])).toBeUndefined();
   });
 });

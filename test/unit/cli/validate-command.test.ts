@@ -1,30 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../../../src/cli/cli-io.js';
-import { isServiceFile, type ValidationReport, validateCommand } from '../../../src/cli/validate-command.js';
+import { type ValidationReport, validateCommand } from '../../../src/cli/validate-command.js';
+import { isServiceFile } from '../../../src/dev/service-file.js';
+import { runCaptured } from '../../support/fake-cli-io.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
-function fakeIo(
-  env: Record<string, string | undefined> = {},
-): CliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
-    env,
-    onStopSignal: () => () => undefined,
-    exitNow: () => undefined,
-    out: () => out,
-    err: () => err,
-  };
-}
-
-async function validate(args: string[], env: Record<string, string | undefined> = {}) {
-  const io = fakeIo(env);
-  const code = await validateCommand(args, io);
-  return { code, out: io.out(), err: io.err() };
+function validate(args: string[], env: Record<string, string | undefined> = {}) {
+  return runCaptured((io) => validateCommand(args, io), env);
 }
 
 describe('validate: poller configs', () => {

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   DEV_STATE_FILE,
-  type DevState,
   DevStateFileError,
   devStatePath,
   isProcessAlive,
@@ -13,6 +12,7 @@ import {
   removeDevState,
   writeDevState,
 } from '../../../src/dev/dev-state-file.js';
+import { devStateFixture } from '../../support/dev-state.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -24,29 +24,7 @@ async function stateDir(): Promise<string> {
   return path.join(dir, '.rocketmq-lambda');
 }
 
-function state(overrides: Partial<DevState> = {}): DevState {
-  return {
-    version: 1,
-    pid: process.pid,
-    startedAt: '2025-01-02T03:04:05.678Z',
-    serviceDir: '/app',
-    configFile: '/app/serverless.yml',
-    nameServer: '127.0.0.1:34567',
-    dynamoDbEndpoint: 'http://127.0.0.1:41234',
-    region: 'us-east-1',
-    topics: ['Orders'],
-    mappings: [
-      {
-        name: 'orders',
-        functionName: 'orders',
-        topic: 'Orders',
-        consumerGroup: 'orders-lambda',
-        offsetsTable: 'rocketmq-lambda-dev-offsets',
-      },
-    ],
-    ...overrides,
-  };
-}
+const state = devStateFixture;
 
 /** The pid of a process that has exited (so no process has it, barring reuse within the test). */
 function deadPid(): number {

@@ -95,14 +95,15 @@ function storeOver(table: FakeTable, resetWatchIntervalMs: number | false = 5000
   });
 }
 
-describe('the reset watch of the DynamoDB store', () => {
-  beforeEach(() => {
-    vi.useFakeTimers();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+// Every test here runs on fake timers: the watch's intervals pass at once.
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
+describe('the reset watch of the DynamoDB store', () => {
   it('adopts a newer generation of a held idle queue within one interval and tells the listeners once', async () => {
     const table = new FakeTable();
     table.put(Q0, 500, 0, 'me@1#y');
@@ -218,13 +219,6 @@ describe('the reset watch of the DynamoDB store', () => {
 });
 
 describe('OffsetResetWatch', () => {
-  beforeEach(() => {
-    vi.useFakeTimers();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it('runs one scan at a time, an interval after the previous one ended, and keeps going after failures', async () => {
     const starts: number[] = [];
     let fail = true;

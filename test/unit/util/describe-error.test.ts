@@ -27,4 +27,13 @@ describe('describeError', () => {
     expect(describeError('plain text')).toBe('plain text');
     expect(describeError(undefined)).toBe('unknown error');
   });
+
+  it('is one line even when a message spans several (a broker remark with a FAQ link)', () => {
+    const remark = new Error(
+      'No topic route info in name server for the topic: T\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.',
+    );
+    expect(describeError(new Error('route lookup failed', { cause: remark }))).toBe(
+      'route lookup failed: No topic route info in name server for the topic: T See https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details.',
+    );
+  });
 });
