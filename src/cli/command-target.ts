@@ -243,6 +243,7 @@ async function deployedConfig(
     dynamoDbEndpoint: 'http://127.0.0.1:1',
     invokeEndpoint: 'http://127.0.0.1:1',
     source: serviceFile,
+    deployedTls: true,
   });
   const region = options.region ?? text(record(root?.provider)?.region) ?? env.AWS_REGION;
   const endpoint = env.ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT ?? env.AWS_ENDPOINT_URL_DYNAMODB;

@@ -13,6 +13,7 @@ import type { RunConfig } from '../config/run-config.js';
 import { RocketMQError } from '../protocol/errors.js';
 import {
   type PollerMapping,
+  type PollerTlsSettings,
   pollerConfigSub,
   renderPollerConfig,
 } from '../serverless/poller-config-template.js';
@@ -53,6 +54,12 @@ export interface DevConfigOptions {
    * deployed name (`functions.<fn>.name`, else `<service>-<stage>-<fn>`) instead of `local:` handler refs.
    */
   readonly invokeEndpoint?: string | undefined;
+  /**
+   * Take `custom.rocketmq.tls` as the deployed poller does (operator commands against a deployed
+   * service; file paths relative to the service directory). `dev` itself talks to a local or test broker
+   * and leaves TLS off unless the environment's settings say otherwise. @default false
+   */
+  readonly deployedTls?: boolean | undefined;
 }
 
 /**
@@ -179,7 +186,7 @@ export function devConfigFromServerless(document: unknown, options: DevConfigOpt
   const sub = pollerConfigSub(
     {
       nameServers: nameServers ?? '',
-      tls: false,
+      tls: options.deployedTls === true ? tlsOf(root, resolvedValue, problems) : false,
       offsetsTable: DEV_OFFSETS_TABLE,
       shutdownTimeoutMs: DEV_SHUTDOWN_TIMEOUT_MS,
     },
@@ -269,6 +276,23 @@ function nameServersOf(
     `${keyText(where)}: an intrinsic function cannot be resolved locally; pass --name-server host:port`,
   );
   return undefined;
+}
+
+/** `custom.rocketmq.tls` (resolved and checked as the plugin does), else off. */
+function tlsOf(
+  root: Record<string, unknown> | undefined,
+  resolvedValue: (value: unknown, where: readonly (string | number)[]) => unknown,
+  problems: string[],
+): boolean | PollerTlsSettings {
+  const custom = asRecord(asRecord(root?.custom)?.rocketmq);
+  if (custom?.tls === undefined) return false;
+  const where = ['custom', 'rocketmq', 'tls'] as const;
+  const checked = validateWith(rocketmqCustomSchema.shape.tls, resolvedValue(custom.tls, where), [...where]);
+  if (!checked.ok) {
+    problems.push(...checked.problems);
+    return false;
+  }
+  return checked.value ?? false;
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {

@@ -155,6 +155,32 @@ functions:
         region: 'eu-west-1',
       });
       expect(target.mapping()).toMatchObject({ name: 'orders', topic: 'Orders', consumerGroup: 'orders-fn' });
+      expect(target.config.tls).toBeUndefined();
+    } finally {
+      await target.close();
+    }
+  });
+
+  it("talks TLS to a deployed service's brokers as its poller does (custom.rocketmq.tls)", async () => {
+    await writeFile(
+      path.join(dir, 'serverless.yml'),
+      `service: shop
+provider: { name: aws, region: eu-west-1 }
+custom:
+  rocketmq:
+    nameServers: 'ns.internal:9876'
+    offsetsTable: { existing: shop-offsets }
+    tls: { serverName: rocketmq.internal, verifyServer: false }
+functions:
+  orders:
+    handler: orders.handler
+    events:
+      - rocketmq: { topic: Orders, consumerGroup: orders-fn }
+`,
+    );
+    const target = await openCommandTarget({ cwd: dir }, io);
+    try {
+      expect(target.config.tls).toMatchObject({ serverName: 'rocketmq.internal', verifyServer: false });
     } finally {
       await target.close();
     }
