@@ -9,6 +9,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          // Type tests (`*.test-d.ts`, expectTypeOf only) run through tsc and are reported as tests,
+          // so the JSON report counts them with the runtime tests.
+          typecheck: {
+            enabled: true,
+            include: ['test/unit/**/*.test-d.ts'],
+            // Only the type tests and what they import: the whole project is checked by `npm run typecheck`.
+            tsconfig: './tsconfig.test-d.json',
+          },
         },
       },
       {

@@ -31,6 +31,7 @@ export type {
   ConsumeResult,
   MessageListener,
 } from './consumer/message-listener.js';
+export { RocketMQError, type RocketMQErrorOptions } from './errors.js';
 export { FunctionMessageListener } from './invoke/function-listener.js';
 export type { InvokeOutcome, InvokeRequest, Invoker } from './invoke/invoker.js';
 export { LocalInvoker } from './invoke/local-invoker.js';
@@ -46,6 +47,6 @@ export {
   type PollerOptions,
   startPoller,
 } from './poller/poller.js';
-export { ProtocolError, RocketMQError } from './protocol/errors.js';
+export { ProtocolError } from './protocol/errors.js';
 export type { Message, MessageExt } from './protocol/message.js';
 export type { MessageQueue } from './protocol/message-queue.js';

@@ -29,11 +29,11 @@ import { DEV_STATE_DIR, type DevState, readDevState } from '../dev/dev-state-fil
 import { loadServerlessService } from '../dev/load-serverless-service.js';
 import { devConfigFromServerless } from '../dev/serverless-dev-config.js';
 import { isServiceFile } from '../dev/service-file.js';
+import { RocketMQError } from '../errors.js';
 import { DynamoDbOffsetStore } from '../offsets/dynamodb-offset-store.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import { type OffsetStoreKind, OffsetStores, offsetStoreKindOf } from '../poller/offset-stores.js';
 import { rocketMQClientOf } from '../poller/rocketmq-client-of-config.js';
-import { RocketMQError } from '../protocol/errors.js';
 import { closestKey } from '../util/closest-key.js';
 import type { Logger } from '../util/logger.js';
 import type { CliIo } from './cli-io.js';

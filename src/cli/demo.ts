@@ -6,12 +6,15 @@
  * Ledger (the orderly `ledger` function, one account per queue). The handlers' JSON lines appear on stdout.
  * Keeps running as a dev loop afterwards; Ctrl-C stops everything it started and exits 0.
  */
+
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { Producer, type ProducerMessage } from '../client/producer.js';
 import { RocketMQClient } from '../client/rocketmq-client.js';
 import { type DevSession, startDevSession } from '../dev/dev-session.js';
+import { abortableSleep } from '../util/abortable-sleep.js';
+import { describeError } from '../util/describe-error.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -93,7 +96,7 @@ async function main(): Promise<number> {
         ),
     });
   } catch (error) {
-    console.error(`demo: could not start: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`demo: could not start: ${describeError(error)}`);
     return 1;
   }
   const stopSession = (): void => {
@@ -112,9 +115,7 @@ async function main(): Promise<number> {
   stopping.abort();
   await sending;
   for (const { mapping, error } of exit.failures) {
-    console.error(
-      `demo: mapping ${mapping} failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    console.error(`demo: mapping ${mapping} failed: ${describeError(error)}`);
   }
   return exit.failures.length === 0 ? 0 : 1;
 }
@@ -139,7 +140,7 @@ async function sendSamples(
       } catch (error) {
         log.warn({ err: error, topic: message.topic }, 'a sample message was not sent');
       }
-      await sleep(SAMPLE_INTERVAL_MS, signal);
+      await abortableSleep(SAMPLE_INTERVAL_MS, signal);
     }
     if (!signal.aborted) {
       console.log(`Sent ${sent} sample messages. Still running as a dev loop: Ctrl-C to stop.`);
@@ -148,18 +149,6 @@ async function sendSamples(
     await producer.shutdown();
     await client.close();
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 main().then(

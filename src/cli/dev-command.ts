@@ -7,6 +7,7 @@
 import { ConfigError } from '../config/config-error.js';
 import { type DevSession, startDevSession } from '../dev/dev-session.js';
 import { DEV_PLACEHOLDER_CREDENTIAL } from '../dev/serverless-print.js';
+import { describeError } from '../util/describe-error.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
 import { abortOnStopSignals, type CliIo } from './cli-io.js';
@@ -137,7 +138,7 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
         return EXIT_USAGE;
       }
       log.error({ err: error }, 'dev could not start');
-      io.stderr.write(`rocketmq-lambda dev: ${error instanceof Error ? error.message : String(error)}\n`);
+      io.stderr.write(`rocketmq-lambda dev: ${describeError(error)}\n`);
       return EXIT_FAILURE;
     }
     io.stdout.write(`${startedLine(session)}\n`);
@@ -149,9 +150,7 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
     const exit = await session.stopped;
     stop.signal.removeEventListener('abort', onAbort);
     for (const { mapping, error } of exit.failures) {
-      io.stderr.write(
-        `rocketmq-lambda dev: mapping ${mapping} failed: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      io.stderr.write(`rocketmq-lambda dev: mapping ${mapping} failed: ${describeError(error)}\n`);
     }
     return exit.failures.length === 0 ? 0 : EXIT_FAILURE;
   } finally {

@@ -3,7 +3,7 @@
  * is) or standard input; with `--lines`, one body per line; with `--count N`, all of them N times.
  */
 import { readFile } from 'node:fs/promises';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;

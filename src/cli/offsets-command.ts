@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { QueueReader } from '../client/queue-reader.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import { type MessageQueue, messageQueueKey } from '../protocol/message-queue.js';
 import { describeError } from '../util/describe-error.js';
 import { type CommandHelp, declareCommand, parseCommand } from './cli-command.js';

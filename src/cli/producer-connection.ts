@@ -5,14 +5,14 @@
  * `ROCKETMQ_ACCESS_KEY` / `ROCKETMQ_SECRET_KEY` as `run` reads them.
  */
 import path from 'node:path';
-import { parseNameServerAddresses } from '../client/name-server-client.js';
 import { applyEnvironment, CONFIG_ENV, environmentProblems } from '../config/config-env.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig } from '../config/load-config.js';
 import { DEV_STATE_DIR, readDevState } from '../dev/dev-state-file.js';
+import { RocketMQError } from '../errors.js';
+import { parseNameServerAddresses } from '../network/name-server-addresses.js';
 import type { ClientConnectionConfig } from '../poller/rocketmq-client-of-config.js';
 import type { AclCredentials } from '../protocol/acl-signer.js';
-import { RocketMQError } from '../protocol/errors.js';
 
 /**
  * What the command line says about the connection.

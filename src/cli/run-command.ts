@@ -10,6 +10,7 @@ import { CONFIG_ENV_VARIABLE, loadConfig, loadConfigFromEnv } from '../config/lo
 import type { RunConfig } from '../config/run-config.js';
 import { healthFilePath } from '../poller/health-beat.js';
 import { startPoller } from '../poller/poller.js';
+import { describeError } from '../util/describe-error.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
 import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
 import { abortOnStopSignals, type CliIo } from './cli-io.js';
@@ -91,15 +92,13 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
       });
     } catch (error) {
       log.error({ err: error }, 'the poller could not start');
-      io.stderr.write(`rocketmq-lambda run: ${error instanceof Error ? error.message : String(error)}\n`);
+      io.stderr.write(`rocketmq-lambda run: ${describeError(error)}\n`);
       return EXIT_FAILURE;
     }
     const exit = await poller.stopped;
     if (exit.failures.length > 0) {
       for (const { mapping, error } of exit.failures) {
-        io.stderr.write(
-          `rocketmq-lambda run: mapping ${mapping} failed: ${error instanceof Error ? error.message : String(error)}\n`,
-        );
+        io.stderr.write(`rocketmq-lambda run: mapping ${mapping} failed: ${describeError(error)}\n`);
       }
       return EXIT_FAILURE;
     }

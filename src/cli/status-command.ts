@@ -4,7 +4,9 @@
  * its last commit). A table on a terminal, `--json` for tools (shape in status-render.ts), `--watch`
  * redraws until Ctrl-C. Exit 1 when a broker or the offset store could not be read (stderr says which).
  */
+
 import type { Command } from 'commander';
+import { abortableSleep } from '../util/abortable-sleep.js';
 import { type CommandHelp, declareCommand, parseCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import type { CommandTarget } from './command-target.js';
@@ -140,17 +142,7 @@ async function watch(
   try {
     while (!stop.signal.aborted) {
       code = await printOnce(command, target, mappings, options, io, true);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, intervalMs);
-        stop.signal.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          { once: true },
-        );
-      });
+      await abortableSleep(intervalMs, stop.signal);
     }
   } finally {
     remove();

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import type { CliIo } from './cli-io.js';
 import {
   type CommandTarget,

@@ -3,6 +3,7 @@
  * broker's address first, checks the response code with {@link expectSuccess} and returns typed data.
  */
 
+import { RocketMQError } from '../errors.js';
 import {
   type CheckClientRequestBody,
   encodeCheckClientRequestBody,
@@ -13,7 +14,6 @@ import {
   parseConsumerListBody,
   parseLockBatchResponseBody,
 } from '../protocol/bodies.js';
-import { RocketMQError } from '../protocol/errors.js';
 import { parseOffsetResponseHeader } from '../protocol/header-parsers.js';
 import {
   type ConsumerSendMsgBackRequestHeader,
@@ -76,16 +76,6 @@ export const DEFAULT_BROKER_TIMEOUTS: Readonly<BrokerTimeouts> = {
   offsetMs: 5000,
   sendMs: 3000,
 };
-
-/**
- * How long the broker holds a pull with the SUSPEND bit (Java `BROKER_SUSPEND_MAX_TIME_MILLIS`).
- *
- * @example
- * ```ts
- * const header = { ...rest, suspendTimeoutMillis: DEFAULT_PULL_SUSPEND_MS };
- * ```
- */
-export const DEFAULT_PULL_SUSPEND_MS = 15_000;
 
 /**
  * Options of {@link BrokerClient}.

@@ -2,7 +2,7 @@
  * The error of a request the server answered with a non-success code. Its flags come from the one
  * response-code table ({@link responseCodeInfo}); callers branch on them, never on codes' names or remarks.
  */
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import type { RemotingCommand } from '../protocol/remoting-command.js';
 import { requestCodeName } from '../protocol/request-code.js';
 import { ResponseCode, responseCodeInfo } from '../protocol/response-code.js';

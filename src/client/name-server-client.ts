@@ -2,7 +2,10 @@
  * Route lookups (GET_ROUTEINFO_BY_TOPIC) against one or more name servers, with failover and a route
  * cache. Name servers hold the same data, so any of them answers; we stick to the last one that did.
  */
-import { ProtocolError, RocketMQError } from '../protocol/errors.js';
+
+import { RocketMQError } from '../errors.js';
+import { parseNameServerAddresses } from '../network/name-server-addresses.js';
+import { ProtocolError } from '../protocol/errors.js';
 import type { GetRouteInfoRequestHeader } from '../protocol/headers.js';
 import { toExtFields } from '../protocol/remoting-command.js';
 import { RequestCode } from '../protocol/request-code.js';
@@ -37,19 +40,6 @@ export interface NameServerClientOptions {
   /** @default 3000 */
   timeoutMs?: number | undefined;
   logger?: Logger | undefined;
-}
-
-/**
- * Parses a name server address list: an array, or `;`/`,`-separated text; blanks are dropped.
- *
- * @example
- * ```ts
- * parseNameServerAddresses('127.0.0.1:9876; 10.0.0.2:9876'); // => ['127.0.0.1:9876', '10.0.0.2:9876']
- * ```
- */
-export function parseNameServerAddresses(addresses: readonly string[] | string): string[] {
-  const list = typeof addresses === 'string' ? addresses.split(/[;,]/) : [...addresses];
-  return list.map((address) => address.trim()).filter((address) => address.length > 0);
 }
 
 /**

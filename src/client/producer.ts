@@ -3,8 +3,9 @@
  * zlib for large bodies, retries on other queues for retriable errors. Used by tests, the demo and
  * the DLQ / retry fallback paths; not a full-featured Java `DefaultMQProducer`.
  */
+
+import { RocketMQError } from '../errors.js';
 import { CompressionType, compressZlib } from '../protocol/compression.js';
-import { RocketMQError } from '../protocol/errors.js';
 import type { SendMessageRequestHeader } from '../protocol/headers.js';
 import { javaStringHashCode } from '../protocol/java-hash.js';
 import { type Message, MessageConst } from '../protocol/message.js';

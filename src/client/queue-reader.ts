@@ -22,7 +22,7 @@
  * - `reader.masterAddress(queue)`: the master of the queue's broker group (for offset queries/updates).
  */
 
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import type { MessageExt } from '../protocol/message.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { compareMessageQueues } from '../protocol/message-queue.js';
@@ -30,6 +30,7 @@ import { buildPullSysFlag } from '../protocol/pull-sys-flag.js';
 import { masterAddress, PermName, type TopicRouteData } from '../protocol/route-data.js';
 import type { BrokerClient } from './broker-client.js';
 import type { NameServerClient } from './name-server-client.js';
+import { NoMasterError } from './no-master-error.js';
 import type { PullResult } from './pull-result.js';
 
 /** Messages per PULL_MESSAGE unless the caller asks otherwise (Java's `pullBatchSize`). */
@@ -200,9 +201,7 @@ export class QueueReader {
     const fresh = await this.#client.nameServer.getRoute(queue.topic, { refresh: true });
     const address = findMaster(fresh, queue.brokerName);
     if (address === undefined) {
-      throw new RocketMQError(`no master address known for broker ${queue.brokerName} of ${queue.topic}`, {
-        retriable: true,
-      });
+      throw new NoMasterError(queue.brokerName, queue.topic);
     }
     return address;
   }

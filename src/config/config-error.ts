@@ -2,7 +2,7 @@
  * The error of a run config that cannot be used: unreadable, not YAML/JSON, or invalid. It carries every
  * problem found (not only the first), one line each, each naming the key path.
  */
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /**
  * A run config was rejected. `problems` holds one line per problem, e.g.

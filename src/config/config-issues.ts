@@ -23,6 +23,24 @@ const REQUIRED_HINTS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * What the wording knows of the schema the issues came from: the poller config's by default, the
+ * Serverless plugin's for its own schemas, so a typo is never answered with a key of the other.
+ *
+ * @example
+ * ```ts
+ * const vocabulary: IssueVocabulary = { knownKeysAt: (path) => knownKeysAt(path, pluginRoot), requiredHints: {} };
+ * ```
+ */
+export interface IssueVocabulary {
+  /** The keys allowed at `path`, for "did you mean". */
+  readonly knownKeysAt: (path: KeyPath) => readonly string[];
+  /** Words for a missing key, by dotted path with `[]` for array items (`mappings.[].topic`). */
+  readonly requiredHints: Readonly<Record<string, string>>;
+}
+
+const RUN_CONFIG_VOCABULARY: IssueVocabulary = { knownKeysAt, requiredHints: REQUIRED_HINTS };
+
+/**
  * One problem per zod issue (one per key for unknown keys; the matching alternative's issues for unions).
  * Issues must come from a parse with `reportInput: true` so that messages can show the bad value.
  *
@@ -33,29 +51,39 @@ const REQUIRED_HINTS: Readonly<Record<string, string>> = {
  * // => [{ path: ['mappings', 1, 'batchSize'], message: 'must be ≤ 10000' }]
  * ```
  */
-export function problemsOfIssues(issues: readonly Issue[], base: KeyPath = []): ConfigProblem[] {
-  return issues.flatMap((issue) => problemsOfIssue(issue, [...base, ...issue.path.map(pathPart)]));
+export function problemsOfIssues(
+  issues: readonly Issue[],
+  base: KeyPath = [],
+  vocabulary: IssueVocabulary = RUN_CONFIG_VOCABULARY,
+): ConfigProblem[] {
+  return issues.flatMap((issue) =>
+    problemsOfIssue(issue, [...base, ...issue.path.map(pathPart)], vocabulary),
+  );
 }
 
 function pathPart(part: PropertyKey): string | number {
   return typeof part === 'number' ? part : String(part);
 }
 
-function problemsOfIssue(issue: Issue, path: KeyPath): ConfigProblem[] {
+function problemsOfIssue(issue: Issue, path: KeyPath, vocabulary: IssueVocabulary): ConfigProblem[] {
   const last = path[path.length - 1];
   const got = (input: unknown) => gotSuffix(input, typeof last === 'string' && SECRET_KEYS.has(last));
   switch (issue.code) {
     case 'unrecognized_keys':
-      return issue.keys.map((key) => ({ path: [...path, key], message: unknownKeyMessage(path, key) }));
+      return issue.keys.map((key) => ({
+        path: [...path, key],
+        message: unknownKeyMessage(vocabulary.knownKeysAt(path), key),
+      }));
     case 'invalid_union': {
-      if (issue.input === undefined) return [{ path, message: REQUIRED_HINTS[pathKey(path)] ?? 'required' }];
+      if (issue.input === undefined)
+        return [{ path, message: vocabulary.requiredHints[pathKey(path)] ?? 'required' }];
       const matching = matchingAlternative(issue.errors);
-      if (matching !== undefined) return problemsOfIssues(matching, path);
+      if (matching !== undefined) return problemsOfIssues(matching, path, vocabulary);
       return [{ path, message: `${issue.message}${got(issue.input)}` }];
     }
     case 'invalid_type':
       if (issue.input === undefined) {
-        return [{ path, message: REQUIRED_HINTS[pathKey(path)] ?? 'required' }];
+        return [{ path, message: vocabulary.requiredHints[pathKey(path)] ?? 'required' }];
       }
       return [
         {
@@ -89,8 +117,8 @@ function pathKey(path: KeyPath): string {
   return path.map((part) => (typeof part === 'number' ? '[]' : part)).join('.');
 }
 
-function unknownKeyMessage(path: KeyPath, key: string): string {
-  const suggestion = closestKey(key, knownKeysAt(path));
+function unknownKeyMessage(known: readonly string[], key: string): string {
+  const suggestion = closestKey(key, known);
   return suggestion === undefined ? 'unknown key' : `unknown key (did you mean ${suggestion}?)`;
 }
 

@@ -103,15 +103,16 @@ function objectNodesOf(node: SchemaNode): { node: SchemaNode; suffix: string }[]
 
 /**
  * The keys allowed in the object at `path` (array indexes and union alternatives followed), for "did you
- * mean" hints; empty when `path` names no object.
+ * mean" hints; empty when `path` names no object. `root` is the poller config's JSON Schema unless
+ * another schema's (the Serverless plugin's) is given.
  *
  * @example
  * ```ts
  * knownKeysAt(['mappings', 0]).includes('batchSize'); // => true
  * ```
  */
-export function knownKeysAt(path: KeyPath): string[] {
-  let nodes: SchemaNode[] = [configJsonSchema()];
+export function knownKeysAt(path: KeyPath, root: SchemaNode = configJsonSchema()): string[] {
+  let nodes: SchemaNode[] = [root];
   for (const part of path) {
     nodes = nodes.flatMap(objectOrArrayNodes).flatMap((node) => {
       if (typeof part === 'number') return node.items === undefined ? [] : [node.items];

@@ -6,12 +6,14 @@
  * They run on the raw input next to the schema (not after it), so one pass reports every problem; each
  * rule looks only at values of the right type and leaves wrong types to the schema's own lines.
  */
-import { parseNameServerAddresses } from '../client/name-server-client.js';
-import { FailureDestinationError, parseDestinationArn } from '../invoke/failure-destination.js';
-import { DEFAULT_TIMEOUT_MARGIN_MS } from '../invoke/lambda-invoker.js';
+
+import { RocketMQError } from '../errors.js';
+import { parseDestinationArn } from '../invoke/failure-destination-arn.js';
+import { FailureDestinationError } from '../invoke/failure-destination-error.js';
+import { DEFAULT_TIMEOUT_MARGIN_MS } from '../invoke/lambda-timeouts.js';
 import { parseAddress } from '../network/address.js';
 import { NetworkError } from '../network/errors.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { parseNameServerAddresses } from '../network/name-server-addresses.js';
 import { checkSql92Filter } from '../protocol/sql92-filter.js';
 import { buildSubscriptionData } from '../protocol/subscription.js';
 import type { ConfigProblem, KeyPath } from './config-problem.js';

@@ -5,7 +5,7 @@
  */
 import { InvokeError } from '../invoke/invoke-error.js';
 import { type LambdaFunctionRef, parseLambdaFunctionRef } from '../invoke/lambda-function-ref.js';
-import { LOCAL_FUNCTION_REF_PREFIX, parseLocalFunctionRef } from '../invoke/local-invoker.js';
+import { LOCAL_FUNCTION_REF_PREFIX, parseLocalFunctionRef } from '../invoke/local-function-ref.js';
 
 /**
  * A classified function reference.

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
+import { errorMessage } from '../util/error-message.js';
 import { applyEnvironment, CONFIG_ENV, environmentProblems } from './config-env.js';
 import { ConfigError } from './config-error.js';
 import { problemsOfIssues } from './config-issues.js';
@@ -144,7 +145,7 @@ export function parseConfigText(text: string, format: ConfigFormat, source?: str
     try {
       return JSON.parse(text) as unknown;
     } catch (cause) {
-      const message = withoutQuotedSource(cause instanceof Error ? cause.message : String(cause));
+      const message = withoutQuotedSource(errorMessage(cause));
       throw new ConfigError([`${jsonErrorPlace(text, message)}invalid JSON: ${message}`], { source });
     }
   }

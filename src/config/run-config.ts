@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseNameServerAddresses } from '../client/name-server-client.js';
 import type { MessageModel, OrderlyFailure, StartingPosition } from '../consumer/consumer-options.js';
-import { DEFAULT_TIMEOUT_MARGIN_MS } from '../invoke/lambda-invoker.js';
+import { DEFAULT_TIMEOUT_MARGIN_MS } from '../invoke/lambda-timeouts.js';
+import { parseNameServerAddresses } from '../network/name-server-addresses.js';
 import {
   buildTlsConnectionOptions,
   type TlsClientSettings,

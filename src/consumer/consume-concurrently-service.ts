@@ -1,5 +1,5 @@
 /**
- * Concurrent consumption (Java `ConsumeMessageConcurrentlyService`, doc 11.3, issue 3): batches across
+ * Concurrent consumption (Java `ConsumeMessageConcurrentlyService`; docs/architecture.md): batches across
  * the mapping's queues by count, bytes and time, at most `maxConcurrency` batches in flight, the result
  * applied per message. Succeeded messages leave their ProcessQueue and the offset moves (increase-only);
  * failed ones go back to the broker (CONSUMER_SEND_MSG_BACK) or, if that fails, are consumed again
@@ -10,15 +10,20 @@
  * `reconsumeTimes >= maxReconsumeTimes` (the broker moves them to the DLQ) are reported to the
  * listener's `notifyFinalFailure`. Broadcasting logs and drops failures, as RocketMQ does.
  */
+
 import type { MessageExt } from '../protocol/message.js';
+import { errorMessage } from '../util/error-message.js';
+import { forEachConcurrently } from '../util/for-each-concurrently.js';
 import type { Logger } from '../util/logger.js';
+import { settlesWithin } from '../util/settles-within.js';
 import { type ConsumeService, type ConsumeServiceContext, realTopicOf } from './consume-service.js';
 import { isFatalListenerError } from './consumer-errors.js';
 import { type DeadLetterEntryOf, DeadLetterHandOff } from './dead-letter-hand-off.js';
+import { deadLetterIndexes } from './dead-letter-indexes.js';
+import { failedIndexes } from './failed-indexes.js';
 import { notifyFinalFailure } from './final-failure.js';
 import { MessageBatcher } from './message-batcher.js';
 import type { ConsumedMessage, ConsumeResult } from './message-listener.js';
-import { deadLetterIndexes } from './orderly-result.js';
 import type { ProcessQueue } from './process-queue.js';
 
 /** Delay level Java uses when it sends back an expired message. */
@@ -123,16 +128,8 @@ export class ConsumeConcurrentlyService implements ConsumeService {
     if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer);
     await this.expiryScan;
     await this.deadLetters.stop();
-    const all = Promise.all([...this.inFlight].map((batch) => batch.done));
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([
-      all.then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (timedOut) {
+    const ended = await settlesWithin(Promise.all([...this.inFlight].map((batch) => batch.done)), timeoutMs);
+    if (!ended) {
       this.log.warn({ batches: this.inFlight.size, timeoutMs }, 'in-flight batches aborted at shutdown');
       for (const batch of this.inFlight) {
         batch.aborted = true;
@@ -191,7 +188,7 @@ export class ConsumeConcurrentlyService implements ConsumeService {
         this.context.onFatal(error);
         return;
       }
-      result = { status: 'FAILED', reason: error instanceof Error ? error.message : String(error) };
+      result = { status: 'FAILED', reason: errorMessage(error) };
     }
     if (record.aborted) {
       counters.discardedResults++;
@@ -273,31 +270,21 @@ export class ConsumeConcurrentlyService implements ConsumeService {
   ): Promise<Set<number>> {
     const { options, counters, sendBack } = this.context;
     const notSent = new Set<number>();
-    let next = 0;
-    const worker = async () => {
-      while (next < indexes.length) {
-        const index = indexes[next++] as number;
-        const item = batch[index] as Item;
-        const topic = (consumed[index] as ConsumedMessage).topic;
-        try {
-          await sendBack.sendBack(
-            item.message,
-            item.processQueue.messageQueue,
-            topic,
-            options.retryDelayLevel,
-          );
-          counters.sentBack++;
-        } catch (error) {
-          counters.sendBackFailures++;
-          notSent.add(index);
-          this.log.warn(
-            { err: error, msgId: item.message.msgId, queue: item.processQueue.messageQueue },
-            'send-back failed, will consume again locally',
-          );
-        }
+    await forEachConcurrently(indexes, SEND_BACK_PARALLELISM, async (index) => {
+      const item = batch[index] as Item;
+      const topic = (consumed[index] as ConsumedMessage).topic;
+      try {
+        await sendBack.sendBack(item.message, item.processQueue.messageQueue, topic, options.retryDelayLevel);
+        counters.sentBack++;
+      } catch (error) {
+        counters.sendBackFailures++;
+        notSent.add(index);
+        this.log.warn(
+          { err: error, msgId: item.message.msgId, queue: item.processQueue.messageQueue },
+          'send-back failed, will consume again locally',
+        );
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(SEND_BACK_PARALLELISM, indexes.length) }, worker));
+    });
     return notSent;
   }
 
@@ -373,33 +360,5 @@ export class ConsumeConcurrentlyService implements ConsumeService {
         if (offset >= 0 && !processQueue.dropped) offsetStore.updateOffset(queue, offset, true);
       }
     }
-  }
-}
-
-/**
- * The failed indexes of a result: none for SUCCESS, all for FAILED, the given ones for PARTIAL;
- * undefined when a PARTIAL result names an index outside the batch (the caller fails the whole batch).
- *
- * @example
- * ```ts
- * failedIndexes({ status: 'PARTIAL', failedIndexes: [1], reason: 'x' }, 3); // => Set {1}
- * ```
- */
-export function failedIndexes(result: ConsumeResult, batchLength: number): Set<number> | undefined {
-  switch (result.status) {
-    case 'SUCCESS':
-      return new Set();
-    case 'FAILED':
-      return new Set(Array.from({ length: batchLength }, (_, i) => i));
-    case 'PARTIAL': {
-      const set = new Set<number>();
-      for (const index of result.failedIndexes) {
-        if (!Number.isInteger(index) || index < 0 || index >= batchLength) return undefined;
-        set.add(index);
-      }
-      return set;
-    }
-    default:
-      return undefined;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Orderly consumption (Java `ConsumeMessageOrderlyService`, doc 11.4, issue 3): one batch in flight per
+ * Orderly consumption (Java `ConsumeMessageOrderlyService`; docs/architecture.md): one batch in flight per
  * queue, in queue-offset order, at most `maxConcurrency` queues consuming at once. In clustering mode a
  * queue is consumed only while this client holds its broker lock (taken on assignment, renewed every
  * 20 s by {@link QueueLockManager}, seen as expired after 30 s); a queue given up is unlocked once its
@@ -27,17 +27,23 @@
  * Broadcasting: RocketMQ takes no broker locks for broadcasting consumers (each has its own offsets), so
  * neither do we: a queue is marked locked locally when assigned and consumed without lock checks.
  */
+
+import { DEAD_LETTER_DELAY_LEVEL } from '../protocol/dead-letter-delay-level.js';
 import type { MessageExt } from '../protocol/message.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { messageQueueKey } from '../protocol/message-queue.js';
+import { errorMessage } from '../util/error-message.js';
 import type { Logger } from '../util/logger.js';
+import { settlesWithin } from '../util/settles-within.js';
 import type { ConsumeService, ConsumeServiceContext, QueueOwnershipHooks } from './consume-service.js';
 import { realTopicOf } from './consume-service.js';
 import { isFatalListenerError } from './consumer-errors.js';
+import { deadLetterIndexes } from './dead-letter-indexes.js';
+import { failedIndexes } from './failed-indexes.js';
 import { notifyFinalFailure } from './final-failure.js';
 import type { ConsumedMessage, ConsumeResult } from './message-listener.js';
 import { OrderlyQueueScheduler, type QueueRunOutcome, RESUBMIT_DELAY_MS } from './orderly-queue-scheduler.js';
-import { blamedIndexes, clampSuspendTimeMs, deadLetterIndexes } from './orderly-result.js';
+import { clampSuspendTimeMs } from './orderly-result.js';
 import type { ProcessQueue } from './process-queue.js';
 import { QueueLockManager } from './queue-lock-manager.js';
 
@@ -49,8 +55,6 @@ export const TRY_LOCK_DELAY_MS = 100;
 export const TRY_LOCK_DELAY_IN_LOOP_MS = 10;
 /** A dropped queue's in-flight batch is awaited this long before unlocking (Java `unlockDelayTimeMills`). */
 export const UNLOCK_WAIT_MS = 20_000;
-/** Delay level that makes the broker write a sent-back message straight to `%DLQ%<group>`. */
-export const DLQ_DELAY_LEVEL = -1;
 
 interface InFlight {
   readonly controller: AbortController;
@@ -147,15 +151,7 @@ export class ConsumeOrderlyService implements ConsumeService {
     this.scheduler.cancelAll();
     await this.locks.stop();
     const runs = this.scheduler.runningTasks();
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([
-      Promise.all(runs).then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!timedOut) return;
+    if (await settlesWithin(Promise.all(runs), timeoutMs)) return;
     this.log.warn({ batches: this.inFlightBatches(), timeoutMs }, 'in-flight batches aborted at shutdown');
     for (const batch of this.batches.values()) {
       batch.aborted = true;
@@ -185,14 +181,7 @@ export class ConsumeOrderlyService implements ConsumeService {
       return;
     }
     if (running !== undefined) {
-      let timer: NodeJS.Timeout | undefined;
-      const ended = await Promise.race([
-        running.then(() => true),
-        new Promise<boolean>((resolve) => {
-          timer = setTimeout(() => resolve(false), UNLOCK_WAIT_MS);
-        }),
-      ]);
-      clearTimeout(timer);
+      const ended = await settlesWithin(running, UNLOCK_WAIT_MS);
       if (!ended) {
         this.log.warn(
           { queue, waitedMs: UNLOCK_WAIT_MS },
@@ -312,7 +301,7 @@ export class ConsumeOrderlyService implements ConsumeService {
           this.context.onFatal(error);
           return 'stop';
         }
-        result = { status: 'FAILED', reason: error instanceof Error ? error.message : String(error) };
+        result = { status: 'FAILED', reason: errorMessage(error) };
       }
       if (record.aborted || pq.dropped) {
         counters.discardedResults++;
@@ -333,7 +322,7 @@ export class ConsumeOrderlyService implements ConsumeService {
     record: InFlight,
   ): Promise<'continue' | 'suspend' | 'stop'> {
     const { options, counters, listener } = this.context;
-    const blamed = blamedIndexes(result, messages.length);
+    const blamed = failedIndexes(result, messages.length);
     if (blamed === undefined) {
       this.log.warn({ result }, 'PARTIAL result names indexes outside the batch: whole batch failed');
     }
@@ -416,7 +405,7 @@ export class ConsumeOrderlyService implements ConsumeService {
   ): Promise<boolean> {
     const { counters, sendBack } = this.context;
     try {
-      await sendBack.sendBack(message, pq.messageQueue, view.topic, DLQ_DELAY_LEVEL);
+      await sendBack.sendBack(message, pq.messageQueue, view.topic, DEAD_LETTER_DELAY_LEVEL);
       counters.sentBack++;
       counters.deadLettered++;
       this.log.warn(

@@ -1,7 +1,7 @@
 /**
  * Errors of the consumer layer, and the one check for a listener error that must stop a mapping.
  */
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /**
  * A consumer option is out of range or inconsistent. Names the option path; never retriable.

@@ -1,7 +1,8 @@
 /**
- * Client registration of one consumer group (doc 4.1 / 4.2): HEART_BEAT to every address of every
- * known broker, with the topic's subscription and, in clustering, `%RETRY%<group>` (`*`), so the broker
- * lets us pull the retry queues; UNREGISTER_CLIENT to every broker on shutdown.
+ * Client registration of one consumer group (docs/protocol.md, "Heartbeats and membership"): HEART_BEAT
+ * to every address of every known broker, with the topic's subscription and, in clustering,
+ * `%RETRY%<group>` (`*`), so the broker lets us pull the retry queues; UNREGISTER_CLIENT to every broker
+ * on shutdown.
  */
 import type { HeartbeatData } from '../protocol/bodies.js';
 import type { SubscriptionData } from '../protocol/subscription.js';

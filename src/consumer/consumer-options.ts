@@ -1,6 +1,6 @@
 /**
  * The options of one mapping's consumer runtime, normalised in this one place: every default is here
- * (Java `DefaultMQPushConsumer` values where RocketMQ has one, doc section 11.1), every range is checked
+ * (Java `DefaultMQPushConsumer` values where RocketMQ has one), every range is checked
  * here, and the rest of the consumer layer only sees {@link NormalizedConsumerOptions}.
  */
 import { type ExpressionType, SUB_ALL } from '../protocol/subscription.js';
@@ -127,7 +127,7 @@ export interface NormalizedConsumerOptions {
 
 const MiB = 1024 * 1024;
 
-/** The defaults (doc 11.1 and issue 3). */
+/** The defaults: Java `DefaultMQPushConsumer`'s where RocketMQ has one, ours for batching and invokes. */
 export const CONSUMER_DEFAULTS = {
   batchSize: 100,
   maximumBatchingWindowMs: 500,

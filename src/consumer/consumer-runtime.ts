@@ -13,6 +13,7 @@ import type { HeartbeatSubscription } from '../protocol/bodies.js';
 import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscription.js';
 import { describeError } from '../util/describe-error.js';
 import { childLogger, componentLogger, type Logger } from '../util/logger.js';
+import { PeriodicTask } from '../util/periodic-task.js';
 import { BrokerOffsetSync } from './broker-offset-sync.js';
 import { ConsumeConcurrentlyService } from './consume-concurrently-service.js';
 import { ConsumeOrderlyService } from './consume-orderly-service.js';
@@ -30,7 +31,6 @@ import {
 import type { ConsumerRuntimeEvent, ConsumerRuntimeStatus, ConsumerState } from './consumer-status.js';
 import type { MessageListener } from './message-listener.js';
 import { MessageSendBack } from './message-send-back.js';
-import { PeriodicTask } from './periodic-task.js';
 import { PullLoop } from './pull-loop.js';
 import { type ConsumerLag, measureQueueLag, summarizeLag } from './queue-lag.js';
 import { Rebalancer } from './rebalancer.js';

@@ -4,7 +4,10 @@
  * mode. A hand-off that fails is tried again later, never given up: the messages stay in their
  * ProcessQueue meanwhile, so the offset cannot pass them.
  */
+
+import { DEAD_LETTER_DELAY_LEVEL } from '../protocol/dead-letter-delay-level.js';
 import type { MessageExt } from '../protocol/message.js';
+import { forEachConcurrently } from '../util/for-each-concurrently.js';
 import type { Logger } from '../util/logger.js';
 import type { ConsumerCounters } from './consumer-counters.js';
 import type { MessageSendBack } from './message-send-back.js';
@@ -12,8 +15,6 @@ import type { ProcessQueue } from './process-queue.js';
 
 /** Send-back calls in parallel per hand-off. */
 const HAND_OFF_PARALLELISM = 16;
-/** Delay level that makes the broker write a sent-back message straight to `%DLQ%<group>`. */
-export const DEAD_LETTER_DELAY_LEVEL = -1;
 
 /**
  * One message on its way to the DLQ.
@@ -81,32 +82,24 @@ export class DeadLetterHandOff<T> {
     const { sendBack, counters, log } = this.#options;
     const handedOff: T[] = [];
     const notHandedOff: DeadLetterEntryOf<T>[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < entries.length) {
-        const entry = entries[next++] as DeadLetterEntryOf<T>;
-        const { message, processQueue, topic, reason } = entry;
-        const queue = processQueue.messageQueue;
-        try {
-          await sendBack.sendBack(message, queue, topic, DEAD_LETTER_DELAY_LEVEL);
-          counters.sentBack++;
-          counters.deadLettered++;
-          handedOff.push(entry.item);
-          log.warn(
-            { msgId: message.msgId, queue, reason },
-            'message dead-lettered (sent to the DLQ, no retry)',
-          );
-        } catch (error) {
-          counters.sendBackFailures++;
-          notHandedOff.push(entry);
-          log.warn(
-            { err: error, msgId: message.msgId, queue, reason },
-            'DLQ hand-off failed, will try again',
-          );
-        }
+    await forEachConcurrently(entries, HAND_OFF_PARALLELISM, async (entry) => {
+      const { message, processQueue, topic, reason } = entry;
+      const queue = processQueue.messageQueue;
+      try {
+        await sendBack.sendBack(message, queue, topic, DEAD_LETTER_DELAY_LEVEL);
+        counters.sentBack++;
+        counters.deadLettered++;
+        handedOff.push(entry.item);
+        log.warn(
+          { msgId: message.msgId, queue, reason },
+          'message dead-lettered (sent to the DLQ, no retry)',
+        );
+      } catch (error) {
+        counters.sendBackFailures++;
+        notHandedOff.push(entry);
+        log.warn({ err: error, msgId: message.msgId, queue, reason }, 'DLQ hand-off failed, will try again');
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(HAND_OFF_PARALLELISM, entries.length) }, worker));
+    });
     return { handedOff, notHandedOff };
   }
 

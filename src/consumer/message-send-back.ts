@@ -1,9 +1,11 @@
 /**
  * CONSUMER_SEND_MSG_BACK for a failed or expired message: to the master of the broker group the message
- * was pulled from, with the real topic and Java's header values (doc 7.1). The broker then delivers it
- * again through `%RETRY%<group>`, or puts it into `%DLQ%<group>` once `maxReconsumeTimes` is reached.
+ * was pulled from, with the real topic and Java's header values (docs/protocol.md, "Send-back, retry and
+ * DLQ"). The broker then delivers it again through `%RETRY%<group>`, or puts it into `%DLQ%<group>` once
+ * `maxReconsumeTimes` is reached.
  */
-import { RocketMQError } from '../protocol/errors.js';
+import { NoMasterError } from '../client/no-master-error.js';
+import { DEAD_LETTER_DELAY_LEVEL } from '../protocol/dead-letter-delay-level.js';
 import type { MessageExt } from '../protocol/message.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import type { ConsumerBrokerCalls } from './consumer-client.js';
@@ -42,7 +44,7 @@ export class MessageSendBack {
   ): Promise<void> {
     const address = this.options.masterAddress(queue.brokerName);
     if (address === undefined) {
-      throw new RocketMQError(`no master address known for broker ${queue.brokerName}`, { retriable: true });
+      throw new NoMasterError(queue.brokerName);
     }
     await this.options.broker.consumerSendMsgBack(address, {
       offset: message.physicalOffset,
@@ -63,12 +65,12 @@ export class MessageSendBack {
   async deadLetterByOffset(queue: MessageQueue, physicalOffset: number): Promise<void> {
     const address = this.options.masterAddress(queue.brokerName);
     if (address === undefined) {
-      throw new RocketMQError(`no master address known for broker ${queue.brokerName}`, { retriable: true });
+      throw new NoMasterError(queue.brokerName);
     }
     await this.options.broker.consumerSendMsgBack(address, {
       offset: physicalOffset,
       group: this.options.consumerGroup,
-      delayLevel: -1,
+      delayLevel: DEAD_LETTER_DELAY_LEVEL,
       // The 5.3.3 broker dereferences originTopic unconditionally (NullPointerException without it).
       originTopic: queue.topic,
       unitMode: false,

@@ -1,7 +1,7 @@
 /**
- * One pull loop per held queue (Java `DefaultMQPushConsumerImpl.pullMessage`, doc 5.3 / 5.4): long-poll
- * PULL_MESSAGE, put what was found into the ProcessQueue and hand it to the consume service; pause
- * under flow control; back off on errors; follow the broker's suggested read node.
+ * One pull loop per held queue (Java `DefaultMQPushConsumerImpl.pullMessage`; docs/protocol.md,
+ * "Pulling"): long-poll PULL_MESSAGE, put what was found into the ProcessQueue and hand it to the
+ * consume service; pause under flow control; back off on errors; follow the broker's suggested read node.
  *
  * Offsets never move backwards silently. When the broker answers with a next offset below the one we
  * asked for (OFFSET_ILLEGAL after a store wipe or an admin reset, OFFSET_OVERFLOW_BADLY, ...), the loop
@@ -9,6 +9,7 @@
  * at-least-once wins over avoiding redelivery), but logs a warning with both offsets and counts it in
  * `offsetMovedBackwards`, so operators and alarms see every re-consumption the broker caused.
  */
+
 import { BrokerError } from '../client/broker-error.js';
 import type { PullResult } from '../client/pull-result.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
@@ -19,6 +20,7 @@ import { buildPullSysFlag } from '../protocol/pull-sys-flag.js';
 import { ResponseCode } from '../protocol/response-code.js';
 import { MASTER_BROKER_ID } from '../protocol/route-data.js';
 import { matchesTags, type SubscriptionData } from '../protocol/subscription.js';
+import { abortableSleep } from '../util/abortable-sleep.js';
 import type { Logger } from '../util/logger.js';
 import { ThrottledLog } from '../util/throttled-log.js';
 import type { ConsumeService } from './consume-service.js';
@@ -196,7 +198,7 @@ export class PullLoop {
     }
   }
 
-  /** Doc 5.4 steps 3–5: the delay before pulling, or 0. Counts every pause. */
+  /** Flow control by count, bytes and span, as Java checks it: the delay before pulling, or 0. */
   private flowControlDelayMs(): number {
     const { processQueue: pq, options, counters } = this.o;
     if (pq.messageCount > options.pullThresholdForQueue) {
@@ -433,16 +435,6 @@ export class PullLoop {
 
   /** Waits, or returns early when the loop is stopped. */
   private delay(ms: number): Promise<void> {
-    const signal = this.abort.signal;
-    if (signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return abortableSleep(ms, this.abort.signal);
   }
 }

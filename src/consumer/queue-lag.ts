@@ -5,6 +5,7 @@
  * offset). Buffered and in-flight messages count as lag, as in RocketMQ's `consumerProgress`.
  */
 import type { MessageQueue } from '../protocol/message-queue.js';
+import { describeError } from '../util/describe-error.js';
 import type { QueueStatus } from './consumer-status.js';
 
 /** Retry topics are `%RETRY%<group>` (see `retryTopicOf`). */
@@ -88,7 +89,7 @@ export async function measureQueueLag(
       try {
         maxOffset = await maxOffsetOf(status.queue);
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = describeError(error);
         return {
           queue: status.queue,
           retry,

@@ -1,16 +1,16 @@
 /**
  * Broker queue locks for orderly consumption in clustering mode (Java `RebalanceImpl.lock`, `lockAll`,
- * `unlock`, `unlockAll`; doc section 8): LOCK_BATCH_MQ for a queue before it is consumed, every held
- * queue re-locked every 20 s in one request per broker (the broker's lease is 60 s, the client treats its
- * view as expired after 30 s), UNLOCK_BATCH_MQ when a queue is given up. The broker answers a lock with
- * the subset it granted; a queue locked by another live client of the group is never granted, which is
- * what keeps two consumers of one group off the same queue.
+ * `unlock`, `unlockAll`; docs/protocol.md, "Queue locks"): LOCK_BATCH_MQ for a queue before it is
+ * consumed, every held queue re-locked every 20 s in one request per broker (the broker's lease is 60 s,
+ * the client treats its view as expired after 30 s), UNLOCK_BATCH_MQ when a queue is given up. The
+ * broker answers a lock with the subset it granted; a queue locked by another live client of the group is
+ * never granted, which is what keeps two consumers of one group off the same queue.
  */
 import type { MessageQueue } from '../protocol/message-queue.js';
 import type { Logger } from '../util/logger.js';
+import { PeriodicTask } from '../util/periodic-task.js';
 import type { ConsumerBrokerCalls } from './consumer-client.js';
 import type { ConsumerCounters } from './consumer-counters.js';
-import { PeriodicTask } from './periodic-task.js';
 import type { ProcessQueue } from './process-queue.js';
 
 /** Held queues are re-locked this often (Java `REBALANCE_LOCK_INTERVAL`). */

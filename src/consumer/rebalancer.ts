@@ -9,8 +9,9 @@
  * exactly there), the queue is forgotten and orderly queues are unlocked through the hooks. New queues get
  * a start offset, a ProcessQueue and a running pull loop. Every change runs one at a time.
  */
+
+import { RocketMQError } from '../errors.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
-import { RocketMQError } from '../protocol/errors.js';
 import { compareJavaStrings, type MessageQueue, messageQueueKey } from '../protocol/message-queue.js';
 import { describeError } from '../util/describe-error.js';
 import type { Logger } from '../util/logger.js';

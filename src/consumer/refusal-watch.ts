@@ -10,7 +10,7 @@
  * consumer stops once refusals keep coming with no broker call succeeding for {@link REFUSAL_CONFIRM_MS}.
  * Offset-store refusals stop it at once (no maintenance state explains a missing table).
  */
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import { anyInCauseChain } from '../util/cause-chain.js';
 import { describeError } from '../util/describe-error.js';
 

@@ -1,6 +1,6 @@
 /**
- * Our answer to GET_CONSUMER_RUNNING_INFO (doc 10), built from a runtime status: what
- * `mqadmin consumerStatus` and the dashboard show for a Java consumer.
+ * Our answer to GET_CONSUMER_RUNNING_INFO (docs/protocol.md, "Requests the broker sends us"), built
+ * from a runtime status: what `mqadmin consumerStatus` and the dashboard show for a Java consumer.
  */
 import type { ConsumerRunningInfo, HeartbeatSubscription } from '../protocol/bodies.js';
 import { CLIENT_VERSION } from '../protocol/remoting-command.js';

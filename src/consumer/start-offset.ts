@@ -14,8 +14,9 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { NoMasterError } from '../client/no-master-error.js';
+import { RocketMQError } from '../errors.js';
 import { NO_OFFSET, type OffsetStore, type StoredOffsetRecord } from '../offsets/offset-store.js';
-import { RocketMQError } from '../protocol/errors.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import type { Logger } from '../util/logger.js';
 import type { ConsumerBrokerCalls } from './consumer-client.js';
@@ -180,7 +181,7 @@ export class StartOffsetResolver {
   private address(queue: MessageQueue): string {
     const address = this.options.masterAddress(queue.brokerName);
     if (address === undefined) {
-      throw new RocketMQError(`no master address known for broker ${queue.brokerName}`, { retriable: true });
+      throw new NoMasterError(queue.brokerName);
     }
     return address;
   }

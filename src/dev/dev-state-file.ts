@@ -7,7 +7,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /** dev's state directory inside a service, unless `--state-dir` says otherwise (dev.json lives there). */
 export const DEV_STATE_DIR = '.rocketmq-lambda';

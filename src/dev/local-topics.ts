@@ -2,8 +2,10 @@
  * Topics on the dev local broker: created up front with a fixed queue count so producers and the poller
  * agree on the queues (auto-created topics would get the broker's default count on first send).
  */
+
 import { RocketMQClient } from '../client/rocketmq-client.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
+import { abortableSleep } from '../util/abortable-sleep.js';
 import type { Logger } from '../util/logger.js';
 
 /** Queues per topic created by dev. */
@@ -70,6 +72,6 @@ async function waitForRoute(client: RocketMQClient, topic: string): Promise<void
       }
     }
     if (Date.now() >= deadline) throw new RocketMQError(`topic ${topic} has no queues in its route`);
-    await new Promise((resolve) => setTimeout(resolve, ROUTE_POLL_MS));
+    await abortableSleep(ROUTE_POLL_MS);
   }
 }

@@ -15,13 +15,16 @@
  *
  * Dev only: every generation stays in memory (Node cannot unload ES modules).
  */
+
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvokeError } from '../invoke/invoke-error.js';
 import type { InvokeFailure, InvokeOutcome, InvokeRequest, Invoker } from '../invoke/invoker.js';
-import { LocalInvoker, parseLocalFunctionRef } from '../invoke/local-invoker.js';
+import { parseLocalFunctionRef } from '../invoke/local-function-ref.js';
+import { LocalInvoker } from '../invoke/local-invoker.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { nameAndMessage } from '../util/name-and-message.js';
 import {
   installReloadHooks,
   purgeLocalCommonJsCache,
@@ -186,7 +189,7 @@ export function loadFailureShape(
       errorMessage: `handler ${file}${since} has no function export ${JSON.stringify(exportName)}`,
     };
   }
-  const why = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+  const why = nameAndMessage(cause);
   return {
     errorType: cause instanceof SyntaxError ? 'Runtime.UserCodeSyntaxError' : 'Runtime.ImportModuleError',
     errorMessage: `cannot load handler ${file}${since}: ${withoutReloadTags(why)}`,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ConfigError } from '../config/config-error.js';
 import { parseConfig } from '../config/load-config.js';
 import type { RunConfig } from '../config/run-config.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import {
   type PollerMapping,
   type PollerTlsSettings,

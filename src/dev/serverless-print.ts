@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /** The packages that install the Framework's v3 line, in the order a service's node_modules is searched. */
 export const FRAMEWORK_PACKAGES = ['serverless', 'osls'] as const;

@@ -5,7 +5,7 @@
  * `ReloadingInvoker`: its reload hook (module-reload-hooks.ts) must be registered after tsx to see the
  * files tsx resolves `.js` specifiers to.
  */
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /**
  * Whether this module was loaded from its `.ts` source (then a TypeScript loader is active).

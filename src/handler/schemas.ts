@@ -1,5 +1,5 @@
 /**
- * zod schemas of the function contract (docs/design.md, "Contracts"), matching the types of ./types.ts
+ * zod schemas of the function contract (docs/writing-a-handler.md), matching the types of ./types.ts
  * field for field (a type test checks both directions). Objects strip unknown keys, so a handler that
  * parses with them keeps working when a later event version adds fields.
  */

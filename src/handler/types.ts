@@ -1,8 +1,8 @@
 /**
  * The function contract, seen from the function's side: the event a handler receives, the responses it
  * may return and the handler's type. Type-only (no runtime code), so function bundles pay nothing for it.
- * Exported by `rocketmq-lambda-handler` (and `rocketmq-lambda/handler`); the rules are in docs/design.md,
- * "Contracts".
+ * Exported by `rocketmq-lambda-handler` (and `rocketmq-lambda/handler`); the rules are in
+ * docs/writing-a-handler.md ("The event", "What to return").
  */
 
 /**

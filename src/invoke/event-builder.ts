@@ -1,5 +1,5 @@
 /**
- * Builds the event a function receives (design.md, "What a function receives (event v1)") from a batch of
+ * Builds the event a function receives (docs/writing-a-handler.md, "The event") from a batch of
  * consumed messages. {@link serializeEvent} is the hot path: it writes the JSON straight into one buffer of
  * exactly the right size, each body encoded once, with no intermediate event object.
  *
@@ -10,8 +10,8 @@
 
 import { isUtf8 } from 'node:buffer';
 import type { ConsumedMessage } from '../consumer/message-listener.js';
+import { RocketMQError } from '../errors.js';
 import type { RocketMQEvent, RocketMQRecord } from '../handler/types.js';
-import { RocketMQError } from '../protocol/errors.js';
 import { isSystemProperty, userProperties } from '../protocol/message.js';
 import { escapedUtf8Length, jsonString, jsonStringArray, writeEscapedUtf8 } from './json-string.js';
 

@@ -2,14 +2,16 @@
  * A mapping's `onFailure` destination: an SQS queue or SNS topic (named by its ARN) that receives a
  * {@link FailureRecord} whenever messages fail for good, in addition to RocketMQ's DLQ.
  */
+
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageCommand, SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
-import { RocketMQError } from '../protocol/errors.js';
 import { isTransientAwsError } from '../util/aws-error-classification.js';
+import { nameAndMessage } from '../util/name-and-message.js';
 import { retry } from '../util/retry.js';
+import { parseDestinationArn } from './failure-destination-arn.js';
+import { FailureDestinationError } from './failure-destination-error.js';
 import type { FailureRecord } from './failure-record.js';
 
-const ARN = /^arn:(aws[a-zA-Z-]*):(sqs|sns):([a-z0-9-]+):(\d{12}):([A-Za-z0-9_.-]{1,256})$/;
 const DEFAULT_SEND_ATTEMPTS = 3;
 
 /**
@@ -45,59 +47,6 @@ export interface FailureDestinationOptions {
   credentials?: SQSClientConfig['credentials'];
   /** Attempts per record, transient errors only. @default 3 */
   maxAttempts?: number | undefined;
-}
-
-/**
- * A failure record could not be delivered, or the destination ARN is not an SQS queue or SNS topic ARN.
- *
- * @example
- * ```ts
- * try { await destination.send(record) } catch (err) {
- *   if (err instanceof FailureDestinationError) log.error({ err, arn: err.arn }, 'failure record lost');
- * }
- * ```
- */
-export class FailureDestinationError extends RocketMQError {
-  readonly arn: string;
-
-  constructor(message: string, options: { arn: string; cause?: unknown; retriable?: boolean }) {
-    super(message, { cause: options.cause, retriable: options.retriable ?? false });
-    this.arn = options.arn;
-  }
-}
-
-/**
- * The parts of an SQS queue or SNS topic ARN.
- *
- * @example
- * ```ts
- * parseDestinationArn('arn:aws:sqs:eu-west-1:123456789012:failures');
- * // => { partition: 'aws', service: 'sqs', region: 'eu-west-1', accountId: '123456789012', name: 'failures' }
- * ```
- */
-export function parseDestinationArn(arn: string): {
-  partition: string;
-  service: 'sqs' | 'sns';
-  region: string;
-  accountId: string;
-  name: string;
-} {
-  const match = ARN.exec(arn);
-  if (match === null) {
-    throw new FailureDestinationError(
-      `onFailure ${JSON.stringify(arn)} is not an SQS queue ARN or SNS topic ARN (arn:aws:sqs|sns:<region>:<account>:<name>)`,
-      { arn },
-    );
-  }
-  const [, partition, service, region, accountId, name] = match as unknown as [
-    string,
-    string,
-    'sqs' | 'sns',
-    string,
-    string,
-    string,
-  ];
-  return { partition, service, region, accountId, name };
 }
 
 /**
@@ -170,7 +119,7 @@ async function deliver(arn: string, maxAttempts: number, operation: () => Promis
   try {
     await retry(operation, { maxAttempts, isRetriable: isTransientAwsError });
   } catch (cause) {
-    const why = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+    const why = nameAndMessage(cause);
     throw new FailureDestinationError(`cannot deliver a failure record to ${arn}: ${why}`, {
       arn,
       cause,

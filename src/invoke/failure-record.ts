@@ -6,7 +6,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { ConsumedMessage } from '../consumer/message-listener.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /**
  * Why messages reached the failure destination.

@@ -10,7 +10,7 @@ import type {
   ConsumeResult,
   MessageListener,
 } from '../consumer/message-listener.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { BatchOutcome, type DeadLetterDecision } from './batch-outcome.js';
 import { type RecordLayout, serializeLayouts } from './event-builder.js';
@@ -98,7 +98,7 @@ export interface FunctionListenerStats {
 }
 
 /**
- * Consumes each batch by invoking one function with it (design.md, "Contracts"):
+ * Consumes each batch by invoking one function with it (docs/architecture.md, "Listener, invoker, result"):
  * - messages older than `maxRecordAgeSeconds`, and messages whose event alone is over `maxPayloadBytes`
  *   with the body as base64 and, for a UTF-8 body, as text (or that the invoke service refuses as too
  *   large even alone), are not invoked: they are dead-lettered (`deadLetter` of the result) with a

@@ -1,7 +1,7 @@
 /**
  * The error the invoke layer throws (as opposed to the failures it reports as an {@link InvokeOutcome}).
  */
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /**
  * Construction options of {@link InvokeError}.

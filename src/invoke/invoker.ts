@@ -4,7 +4,8 @@
  */
 
 /**
- * Why an invoke failed. Every kind fails the whole batch (design.md, "What a function returns", rule 1).
+ * Why an invoke failed. Every kind fails the whole batch (docs/writing-a-handler.md, "What to return",
+ * rule 1).
  * - `function-error`: the function ran and failed (threw, rejected, called back with an error; Lambda's
  *   `FunctionError` Handled or Unhandled).
  * - `timeout`: the function did not finish in time, or the connection to it hung.

@@ -10,33 +10,18 @@ import {
   LambdaClient,
   type LambdaClientConfig,
 } from '@aws-sdk/client-lambda';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
+import { errorMessage } from '../util/error-message.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { retry } from '../util/retry.js';
 import { ThrottledLog } from '../util/throttled-log.js';
+import { abortedOutcome } from './aborted-outcome.js';
 import { InvokeError } from './invoke-error.js';
 import type { InvokeFailure, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
 import { classifyLambdaError } from './lambda-error-classification.js';
 import { type LambdaFunctionRef, parseLambdaFunctionRef } from './lambda-function-ref.js';
+import { DEFAULT_FUNCTION_TIMEOUT_MS, DEFAULT_TIMEOUT_MARGIN_MS } from './lambda-timeouts.js';
 
-/**
- * How long a function may run by default: Lambda's maximum timeout (15 minutes).
- *
- * @example
- * ```ts
- * new LambdaInvoker({ functionTimeoutMs: Math.min(configuredMs, DEFAULT_FUNCTION_TIMEOUT_MS) });
- * ```
- */
-export const DEFAULT_FUNCTION_TIMEOUT_MS = 900_000;
-/**
- * How much longer than the function's timeout an invoke may wait for its answer by default.
- *
- * @example
- * ```ts
- * new LambdaInvoker({ functionTimeoutMs: 60_000, timeoutMarginMs: DEFAULT_TIMEOUT_MARGIN_MS });
- * ```
- */
-export const DEFAULT_TIMEOUT_MARGIN_MS = 10_000;
 const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_SOCKETS = 256;
 const DEFAULT_THROTTLE_INITIAL_DELAY_MS = 100;
@@ -292,7 +277,7 @@ function outcomeOf(output: InvokeCommandOutput): InvokeOutcome {
       return {
         ok: false,
         kind: 'malformed-response',
-        message: `the function's response is not JSON (${error instanceof Error ? error.message : String(error)}): ${text.slice(0, MAX_ERROR_TEXT_CHARS)}`,
+        message: `the function's response is not JSON (${errorMessage(error)}): ${text.slice(0, MAX_ERROR_TEXT_CHARS)}`,
       };
     }
   }
@@ -323,10 +308,4 @@ function describeError(error: unknown): string {
     (typeof reason === 'string' ? ` (${reason})` : '') +
     (typeof status === 'number' ? ` [HTTP ${status}]` : '')
   );
-}
-
-function abortedOutcome(signal: AbortSignal): InvokeFailure {
-  const reason: unknown = signal.reason;
-  const why = reason instanceof Error ? reason.message : String(reason);
-  return { ok: false, kind: 'aborted', message: `invoke aborted: ${why}` };
 }

@@ -7,11 +7,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { RocketMQError } from '../errors.js';
 import type { RocketMQHandlerContext } from '../handler/types.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { describeError } from '../util/describe-error.js';
+import { errorMessage } from '../util/error-message.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { abortedOutcome } from './aborted-outcome.js';
 import { InvokeError } from './invoke-error.js';
 import type { InvokeFailure, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
+import { parseLocalFunctionRef } from './local-function-ref.js';
 
 /**
  * The default handler timeout: Lambda's longest.
@@ -31,62 +35,8 @@ export const DEFAULT_LOCAL_TIMEOUT_MS = 900_000;
  * ```
  */
 export const DEFAULT_LOCAL_MEMORY_MB = 128;
-/**
- * The prefix of local function references.
- *
- * @example
- * ```ts
- * const invoker = functionRef.startsWith(LOCAL_FUNCTION_REF_PREFIX) ? localInvoker : lambdaInvoker;
- * ```
- */
-export const LOCAL_FUNCTION_REF_PREFIX = 'local:';
-const DEFAULT_EXPORT_NAME = 'handler';
 const LOCAL_ACCOUNT_ID = '000000000000';
 const MAX_FUNCTION_NAME_CHARS = 64;
-
-/**
- * The parts of a `local:` function reference.
- *
- * @example
- * ```ts
- * const ref: LocalFunctionRef = { modulePath: './handlers/orders.js', exportName: 'handler' };
- * ```
- */
-export interface LocalFunctionRef {
-  /** As written: relative to the base directory, or absolute. */
-  modulePath: string;
-  exportName: string;
-}
-
-/**
- * Parses `local:<module path>[#<export name>]` (the export defaults to `handler`). Throws a fatal
- * {@link InvokeError} for anything else.
- *
- * @example
- * ```ts
- * parseLocalFunctionRef('local:./handlers/orders.js#onOrder'); // => { modulePath: './handlers/orders.js', exportName: 'onOrder' }
- * parseLocalFunctionRef('local:./index.mjs'); // => { modulePath: './index.mjs', exportName: 'handler' }
- * ```
- */
-export function parseLocalFunctionRef(functionRef: string): LocalFunctionRef {
-  if (!functionRef.startsWith(LOCAL_FUNCTION_REF_PREFIX)) {
-    throw new InvokeError(`function ${JSON.stringify(functionRef)} is not a local: reference`, {
-      functionRef,
-      fatal: true,
-    });
-  }
-  const rest = functionRef.slice(LOCAL_FUNCTION_REF_PREFIX.length);
-  const hash = rest.lastIndexOf('#');
-  const modulePath = hash === -1 ? rest : rest.slice(0, hash);
-  const exportName = hash === -1 ? DEFAULT_EXPORT_NAME : rest.slice(hash + 1);
-  if (modulePath === '' || exportName === '') {
-    throw new InvokeError(
-      `function ${JSON.stringify(functionRef)} is not local:<module path>[#<export name>]`,
-      { functionRef, fatal: true },
-    );
-  }
-  return { modulePath, exportName };
-}
 
 /**
  * Options of {@link LocalInvoker}.
@@ -209,7 +159,7 @@ export class LocalInvoker implements Invoker {
     } catch (cause) {
       // Forget the failure so that a restarted mapping tries again.
       if (this.#modules.get(file) === loading) this.#modules.delete(file);
-      const why = cause instanceof Error ? cause.message : String(cause);
+      const why = describeError(cause);
       throw new InvokeError(`cannot load handler module ${file} (export ${exportName}): ${why}`, {
         functionRef,
         fatal: true,
@@ -373,16 +323,10 @@ function safeStringify(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value);
   } catch (error) {
-    return `<unserializable: ${error instanceof Error ? error.message : String(error)}>`;
+    return `<unserializable: ${errorMessage(error)}>`;
   }
 }
 
 function functionErrorOutcome(error: unknown): InvokeFailure {
   return { ok: false, kind: 'function-error', message: JSON.stringify(lambdaErrorShape(error)) };
-}
-
-function abortedOutcome(signal: AbortSignal): InvokeFailure {
-  const reason: unknown = signal.reason;
-  const why = reason instanceof Error ? reason.message : String(reason);
-  return { ok: false, kind: 'aborted', message: `invoke aborted: ${why}` };
 }

@@ -6,7 +6,7 @@
  */
 
 import type { ConsumedMessage } from '../consumer/message-listener.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import {
   chooseBodyEncoding,
   estimateEventOverheadBytes,

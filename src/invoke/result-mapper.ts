@@ -1,6 +1,6 @@
 /**
- * Maps what a function returned to the outcome of each message of its batch, exactly per design.md,
- * "What a function returns", in order:
+ * Maps what a function returned to the outcome of each message of its batch, exactly as
+ * docs/writing-a-handler.md ("What to return") tells handler authors, in order:
  * 1. the invoke failed → the whole batch failed;
  * 2. `{ batchItemFailures: [{ itemIdentifier }] }` → the named records failed;
  * 3. `{ status, ackIndex? }` → RocketMQ's semantics (records 0..ackIndex succeeded);
@@ -9,6 +9,7 @@
  * malformed fails the whole batch, with a reason that says why. Never throws.
  */
 import type { ConsumeResult } from '../consumer/message-listener.js';
+import { errorMessage } from '../util/error-message.js';
 import type { InvokeOutcome } from './invoker.js';
 
 /** The longest excerpt of a response value quoted in a reason or notice. */
@@ -86,7 +87,7 @@ function parsePayload(payload: Buffer, options: MapFunctionResultOptions): unkno
       kind: 'non-json-payload',
       payloadBytes: payload.length,
       preview: text.slice(0, MAX_PREVIEW_CHARS),
-      error: error instanceof Error ? error.message : String(error),
+      error: errorMessage(error),
     });
     return undefined;
   }

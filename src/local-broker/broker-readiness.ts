@@ -6,7 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { RequestCode } from '../protocol/request-code.js';
 import type { Logger } from '../util/logger.js';
+import { settlesWithin } from '../util/settles-within.js';
 import type { JvmProcess } from './jvm-process.js';
 import { LocalBrokerError } from './local-broker-error.js';
 import { oneShotRequest, type ProbeConnectOptions, probeTopicRoute } from './route-probe.js';
@@ -14,8 +16,6 @@ import { tailLines } from './run-command.js';
 
 /** The topic every broker registers at start (auto-create template): its route proves registration. */
 const READINESS_TOPIC = 'TBW102';
-/** RequestCode.UPDATE_BROKER_CONFIG: setting `brokerPermission` makes the broker register at once. */
-const UPDATE_BROKER_CONFIG = 25;
 const POLL_INTERVAL_MS = 200;
 const PROBE_TIMEOUT_MS = 3000;
 /** After the broker's boot line, wait this long for its own registration before nudging it. */
@@ -111,7 +111,7 @@ export async function waitForRegistration(
       await oneShotRequest(
         target.brokerAddr,
         {
-          code: UPDATE_BROKER_CONFIG,
+          code: RequestCode.UPDATE_BROKER_CONFIG,
           extFields: {},
           body: Buffer.from(`brokerPermission=${target.brokerPermission}\n`),
         },
@@ -174,13 +174,7 @@ async function waitUntil(
     } catch (err) {
       lastError = err;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const tick = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), POLL_INTERVAL_MS);
-    });
-    const outcome = await Promise.race([firstExit, tick]);
-    clearTimeout(timer);
-    if (outcome) throw new JvmExitedError(outcome);
+    if (await settlesWithin(firstExit, POLL_INTERVAL_MS)) throw new JvmExitedError(await firstExit);
   }
   throw new ReadinessTimeoutError('not ready before the deadline', { cause: lastError });
 }

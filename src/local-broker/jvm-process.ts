@@ -4,8 +4,10 @@
  * sends SIGKILL at once), and a tiny `sh` watchdog kills it when our process dies in any way (even
  * SIGKILL), because the watchdog reads a pipe from us and sees end-of-file when we are gone.
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { settlesWithin } from '../util/settles-within.js';
 
 const OUTPUT_LINES_KEPT = 200;
 
@@ -119,13 +121,7 @@ export class JvmProcess {
     // still kills the JVM (it is disarmed in the 'close' handler).
     if (this.exit) return this.exit;
     this.child.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    const killed = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), graceMs);
-    });
-    const first = await Promise.race([this.exited, killed]);
-    clearTimeout(timer);
-    if (first === 'timeout') {
+    if (!(await settlesWithin(this.exited, graceMs))) {
       this.log.debug(
         { jvm: this.name, pid: this.pid, graceMs },
         'JVM still running after SIGTERM, sending SIGKILL',

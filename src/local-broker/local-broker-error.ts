@@ -1,4 +1,4 @@
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /**
  * The local RocketMQ (namesrv + broker JVMs used by tests and the dev loop) could not be prepared,

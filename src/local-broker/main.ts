@@ -2,6 +2,8 @@
  * `npm run broker`: starts a local RocketMQ (namesrv + broker), prints their addresses and keeps
  * them up until Ctrl-C (SIGINT) or SIGTERM, then stops them cleanly.
  */
+
+import { describeError } from '../util/describe-error.js';
 import { startLocalBroker } from './local-broker.js';
 
 async function main(): Promise<void> {
@@ -29,6 +31,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`${describeError(err)}\n`);
   process.exitCode = 1;
 });

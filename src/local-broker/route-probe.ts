@@ -4,6 +4,7 @@
  * protocol layer, so they work before (and independently of) the client's connection machinery;
  * against a TLS-enforcing or ACL-enabled broker they connect with TLS and sign their requests.
  */
+
 import net from 'node:net';
 import tls from 'node:tls';
 import { type AclCredentials, signRequest } from '../protocol/acl-signer.js';
@@ -18,6 +19,7 @@ import {
   type RemotingCommand,
 } from '../protocol/remoting-command.js';
 import { RequestCode } from '../protocol/request-code.js';
+import { splitHostPort } from '../util/split-host-port.js';
 import { LocalBrokerError } from './local-broker-error.js';
 
 /** One broker of a route: its name, cluster and addresses by broker id (`"0"` is the master). */
@@ -222,10 +224,8 @@ function asArray(value: unknown, what: string): unknown[] {
 }
 
 function splitAddress(address: string): { host: string; port: number } {
-  const colon = address.lastIndexOf(':');
-  const port = Number(address.slice(colon + 1));
-  if (colon <= 0 || !Number.isInteger(port) || port <= 0 || port > 65_535) {
+  const parsed = splitHostPort(address);
+  if (parsed === undefined || parsed.port === 0)
     throw new LocalBrokerError(`address ${address} is not host:port`);
-  }
-  return { host: address.slice(0, colon), port };
+  return parsed;
 }

@@ -3,7 +3,7 @@
  * Long-running JVMs use jvm-process.ts instead.
  */
 import { spawn } from 'node:child_process';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /** Output and exit of a finished command. */
 export interface CommandResult {

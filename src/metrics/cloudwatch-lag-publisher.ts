@@ -4,11 +4,13 @@
  * tracking policy scales on. A failed publish is logged and counted, never fatal: the next interval tries
  * again.
  */
+
 import { PutMetricDataCommand, type PutMetricDataCommandOutput } from '@aws-sdk/client-cloudwatch';
-import { PeriodicTask } from '../consumer/periodic-task.js';
 import type { ConsumerLag } from '../consumer/queue-lag.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { nameAndMessage } from '../util/name-and-message.js';
+import { PeriodicTask } from '../util/periodic-task.js';
 import { LAG_METRIC } from './lag-metric.js';
 
 /** CloudWatch's limit of metric data per PutMetricData request. */
@@ -202,7 +204,7 @@ export class CloudWatchLagPublisher {
         );
       } catch (cause) {
         this.failures++;
-        const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+        const reason = nameAndMessage(cause);
         throw new RocketMQError(
           `publishing ${namespace}/${LAG_METRIC.metricName} to CloudWatch failed (${reason}); the next interval tries again`,
           { cause },

@@ -6,9 +6,9 @@
  * driver ships them to CloudWatch Logs, which extracts the metrics.
  */
 import type { Registry } from 'prom-client';
-import { PeriodicTask } from '../consumer/periodic-task.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { PeriodicTask } from '../util/periodic-task.js';
 import { EMF_METRICS, type EmfValue, emfDocument } from './emf-document.js';
 import { LAG_METRIC } from './lag-metric.js';
 import { type InvokeOutcomeLabel, METRICS, NOT_INVOKE_ERRORS } from './metric-catalog.js';

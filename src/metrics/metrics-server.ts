@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

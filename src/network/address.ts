@@ -2,6 +2,7 @@
  * Broker and name server addresses as RocketMQ writes them: `host:port`. IPv6 hosts come bracketed
  * (`[::1]:10911`) or, as brokers register them, unbracketed (`::1:10911`): the port is after the last colon.
  */
+import { splitHostPort } from '../util/split-host-port.js';
 import { NetworkError } from './errors.js';
 
 /**
@@ -30,13 +31,9 @@ export interface SocketAddress {
  * ```
  */
 export function parseAddress(address: string): SocketAddress {
-  const colon = address.lastIndexOf(':');
-  const portText = colon < 0 ? '' : address.slice(colon + 1);
-  let host = colon < 0 ? '' : address.slice(0, colon).trim();
-  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
-  if (host === '' || !(port >= 1 && port <= 65535)) {
+  const parsed = splitHostPort(address);
+  if (parsed === undefined || parsed.port === 0) {
     throw new NetworkError(`address "${address}" is not host:port`, { address, retriable: false });
   }
-  return { host, port };
+  return parsed;
 }

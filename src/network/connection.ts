@@ -4,7 +4,7 @@
  * requests under a memory budget, lazy connect and reconnect on demand. It knows frames, not request codes.
  */
 import type tls from 'node:tls';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import {
   CLIENT_LANGUAGE,
   CLIENT_VERSION,

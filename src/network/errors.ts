@@ -2,7 +2,7 @@
  * Errors of the network layer. Each carries the peer `address` and a `retriable` flag; callers branch on
  * the flag (and on `instanceof` for the few that need a different reaction), never on messages.
  */
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import { anyInCauseChain } from '../util/cause-chain.js';
 
 /**

@@ -12,6 +12,7 @@ import {
   type RemotingCommand,
 } from '../protocol/remoting-command.js';
 import { ResponseCode } from '../protocol/response-code.js';
+import { errorMessage } from '../util/error-message.js';
 import type { Logger } from '../util/logger.js';
 import type { Connection } from './connection.js';
 import type { RemotingResponse, RequestHandler } from './connection-options.js';
@@ -100,7 +101,7 @@ export async function answerInboundRequest(
     return encodeFrame(
       replyTo(request, {
         code: ResponseCode.SYSTEM_ERROR,
-        remark: error instanceof Error ? error.message : String(error),
+        remark: errorMessage(error),
       }),
     );
   }
@@ -124,7 +125,7 @@ async function replyCommand(
     if (oneway) return undefined;
     return replyTo(request, {
       code: ResponseCode.SYSTEM_ERROR,
-      remark: error instanceof Error ? error.message : String(error),
+      remark: errorMessage(error),
     });
   }
   if (oneway) return undefined;

@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import tls from 'node:tls';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /**
  * TLS settings of a client towards name servers and brokers; every field is optional.

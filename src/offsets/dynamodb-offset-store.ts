@@ -20,6 +20,7 @@ import type { MessageQueue } from '../protocol/message-queue.js';
 import { messageQueueKey, parseMessageQueueKey } from '../protocol/message-queue.js';
 import { isAwsErrorNamed } from '../util/aws-error-classification.js';
 import { describeError } from '../util/describe-error.js';
+import { forEachConcurrently } from '../util/for-each-concurrently.js';
 import { componentLogger } from '../util/logger.js';
 import type { DynamoDbCallContext, DynamoDbRetryOptions } from './dynamodb-call.js';
 import { callDynamoDb } from './dynamodb-call.js';
@@ -370,17 +371,13 @@ export class DynamoDbOffsetStore implements OffsetStore {
 
   async #writeAll(keys: readonly string[], mode: WriteMode, what: string): Promise<void> {
     const failures: unknown[] = [];
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      for (let key = keys[next++]; key !== undefined; key = keys[next++]) {
-        try {
-          await this.#persistKey(key, mode);
-        } catch (err) {
-          failures.push(err);
-        }
+    await forEachConcurrently(keys, this.#maxConcurrentWrites, async (key) => {
+      try {
+        await this.#persistKey(key, mode);
+      } catch (err) {
+        failures.push(err);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.#maxConcurrentWrites, keys.length) }, worker));
+    });
     if (failures.length === 1) throw failures[0];
     if (failures.length > 1) {
       throw new OffsetStoreError(

@@ -3,7 +3,7 @@
  * something that is not an offset. Retriable when trying again later may succeed (throttling, 5xx,
  * network); the consumer then retries at its next persist.
  */
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /**
  * An offset store operation failed.

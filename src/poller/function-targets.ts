@@ -7,16 +7,13 @@
 
 import { classifyFunctionRef } from '../config/function-ref.js';
 import type { DestinationsConfig, LambdaConfig, MappingConfig } from '../config/run-config.js';
-import {
-  createFailureDestination,
-  type FailureDestination,
-  parseDestinationArn,
-} from '../invoke/failure-destination.js';
+import { RocketMQError } from '../errors.js';
+import { createFailureDestination, type FailureDestination } from '../invoke/failure-destination.js';
+import { parseDestinationArn } from '../invoke/failure-destination-arn.js';
 import type { Invoker } from '../invoke/invoker.js';
 import { lambdaFunctionArn } from '../invoke/lambda-function-ref.js';
 import { LambdaInvoker } from '../invoke/lambda-invoker.js';
 import { LocalInvoker } from '../invoke/local-invoker.js';
-import { RocketMQError } from '../protocol/errors.js';
 import type { Logger } from '../util/logger.js';
 
 /**

@@ -11,10 +11,11 @@ import type { ConsumerOptions } from '../consumer/consumer-options.js';
 import { ConsumerRuntime } from '../consumer/consumer-runtime.js';
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
 import type { ConsumerLag } from '../consumer/queue-lag.js';
+import { RocketMQError } from '../errors.js';
 import { type FunctionListenerStats, FunctionMessageListener } from '../invoke/function-listener.js';
 import type { Invoker } from '../invoke/invoker.js';
 import { buildTlsConnectionOptions } from '../network/tls-options.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { describeError } from '../util/describe-error.js';
 import { childLogger, componentLogger, type Logger, rootLogger } from '../util/logger.js';
 import { FunctionTargets, type LambdaTargetStats } from './function-targets.js';
 import { HealthBeat } from './health-beat.js';
@@ -310,7 +311,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
             mapping: mapping.name,
             function: mapping.functionRef,
             err: event.error,
-            reason: event.error instanceof Error ? event.error.message : String(event.error),
+            reason: describeError(event.error),
           },
           'mapping failed fatally: stopping the poller',
         );
@@ -355,7 +356,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
   const firstFailure = startFailures[0];
   if (firstFailure !== undefined) {
     await stop();
-    const why = firstFailure.error instanceof Error ? firstFailure.error.message : String(firstFailure.error);
+    const why = describeError(firstFailure.error);
     throw new RocketMQError(`mapping ${firstFailure.mapping} could not start: ${why}`, {
       cause: firstFailure.error,
     });

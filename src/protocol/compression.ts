@@ -7,6 +7,7 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { Decompress } from 'fzstd';
+import { errorMessage } from '../util/error-message.js';
 import { ProtocolError } from './errors.js';
 import { decompressLz4Frames } from './lz4-frame.js';
 
@@ -96,7 +97,7 @@ function inflateZlib(data: Uint8Array, maxBytes: number): Buffer {
     const limit = Math.max(1, Math.min(Math.floor(maxBytes), bufferConstants.MAX_LENGTH));
     return inflateSync(data, { maxOutputLength: limit });
   } catch (err) {
-    throw new ProtocolError(`zlib decompression failed: ${describe(err)}`, { cause: err });
+    throw new ProtocolError(`zlib decompression failed: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -113,7 +114,7 @@ function decompressZstd(data: Uint8Array, maxBytes: number): Buffer {
     stream.push(data, true);
   } catch (err) {
     if (err instanceof ProtocolError) throw err;
-    throw new ProtocolError(`zstd decompression failed: ${describe(err)}`, { cause: err });
+    throw new ProtocolError(`zstd decompression failed: ${errorMessage(err)}`, { cause: err });
   }
   return Buffer.concat(chunks, total);
 }
@@ -149,8 +150,4 @@ function checkZstdHeader(data: Uint8Array, maxBytes: number): void {
   if (windowBytes > Math.max(maxBytes, 1 << 20)) {
     throw new ProtocolError(`zstd window of ${windowBytes} bytes is above the ${maxBytes}-byte cap`);
   }
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -14,6 +14,7 @@
  * (message-encoder.ts) that expands into messages at queue offsets base, base + 1, ...
  */
 
+import { errorMessage } from '../util/error-message.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, decompress } from './compression.js';
 import { ProtocolError } from './errors.js';
 import type { MessageExt } from './message.js';
@@ -220,7 +221,7 @@ export function decodeMessage(
         options.maxBodyBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
       );
     } catch (err) {
-      const reason = `body does not decompress: ${err instanceof Error ? err.message : String(err)}`;
+      const reason = `body does not decompress: ${errorMessage(err)}`;
       throw badRecord(reason, start, queueOffset, physicalOffset, err);
     }
     sysFlag = clearCompressed(sysFlag);

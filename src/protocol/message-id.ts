@@ -8,8 +8,10 @@
  * Both are uppercase hex. The unique id (the producer's `UNIQ_KEY`) follows Java's
  * `MessageClientIDSetter` layout, with a per-process random word in place of the class-loader hash.
  */
+
 import { randomBytes } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
+import { splitHostPort } from '../util/split-host-port.js';
 import { ProtocolError } from './errors.js';
 
 /** A decoded offset message id. */
@@ -143,16 +145,9 @@ export function parseIpAddress(text: string): Uint8Array {
  * ```
  */
 export function parseHostPort(address: string): { ip: Uint8Array; port: number } {
-  const colon = address.lastIndexOf(':');
-  if (colon <= 0) throw new ProtocolError(`Address needs ip:port: ${JSON.stringify(address)}`);
-  let host = address.slice(0, colon);
-  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  const portText = address.slice(colon + 1);
-  const port = Number(portText);
-  if (!/^\d{1,5}$/.test(portText) || port > 65535) {
-    throw new ProtocolError(`Bad port in address ${JSON.stringify(address)}`);
-  }
-  return { ip: parseIpAddress(host), port };
+  const parsed = splitHostPort(address);
+  if (parsed === undefined) throw new ProtocolError(`Address needs ip:port: ${JSON.stringify(address)}`);
+  return { ip: parseIpAddress(parsed.host), port: parsed.port };
 }
 
 function parseIpv4(text: string): Uint8Array | undefined {

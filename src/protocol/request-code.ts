@@ -13,6 +13,8 @@ export const RequestCode = {
   UPDATE_CONSUMER_OFFSET: 15,
   /** Admin: create or update a topic on one broker. */
   UPDATE_AND_CREATE_TOPIC: 17,
+  /** Admin (the local broker only): change a broker's config; `brokerPermission` makes it register at once. */
+  UPDATE_BROKER_CONFIG: 25,
   SEARCH_OFFSET_BY_TIMESTAMP: 29,
   GET_MAX_OFFSET: 30,
   GET_MIN_OFFSET: 31,

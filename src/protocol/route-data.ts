@@ -373,30 +373,3 @@ export function writableQueues(topic: string, route: TopicRouteData): MessageQue
 export function masterAddress(brokerData: BrokerData): string | undefined {
   return brokerData.brokerAddrs.get(MASTER_BROKER_ID);
 }
-
-/**
- * Splits `host:port` at the **last** colon, so unbracketed IPv6 (`fd00::1:10911`) works; brackets
- * around the host (`[fd00::1]:10911`) are removed. Throws {@link ProtocolError} when there is no valid
- * port.
- *
- * @example
- * ```ts
- * splitHostPort('10.0.0.5:10911');  // => { host: '10.0.0.5', port: 10911 }
- * splitHostPort('fd00::1:10911');   // => { host: 'fd00::1', port: 10911 }
- * splitHostPort('[fd00::1]:10911'); // => { host: 'fd00::1', port: 10911 }
- * ```
- */
-export function splitHostPort(addr: string): { host: string; port: number } {
-  const colon = addr.lastIndexOf(':');
-  const portText = addr.slice(colon + 1);
-  let host = addr.slice(0, colon);
-  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  if (colon < 0 || host.length === 0 || !/^\d{1,5}$/.test(portText)) {
-    throw new ProtocolError(`broker address ${JSON.stringify(addr)} is not host:port`);
-  }
-  const port = Number(portText);
-  if (port < 1 || port > 65535) {
-    throw new ProtocolError(`broker address ${JSON.stringify(addr)} has port ${port} outside 1..65535`);
-  }
-  return { host, port };
-}

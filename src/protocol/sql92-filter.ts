@@ -30,7 +30,7 @@
  * rest; and we refuse nesting past {@link MAX_SQL92_NESTING}, where the broker goes on until its stack
  * overflows (somewhere between 1000 and 2000 parentheses). Tokens come from `sql92-lexer.ts`.
  */
-import { RocketMQError } from './errors.js';
+import { RocketMQError } from '../errors.js';
 import { type Token, type TokenType, tokenize, where } from './sql92-lexer.js';
 
 /**

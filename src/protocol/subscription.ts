@@ -2,7 +2,7 @@
  * Subscription data as the Java client builds it (`FilterAPI.build`), sent in heartbeats and used for
  * the client-side tag re-check after a pull.
  */
-import { RocketMQError } from './errors.js';
+import { RocketMQError } from '../errors.js';
 import { javaStringHashCode } from './java-hash.js';
 
 /**

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /** The last bytes of a failed command's output kept for its error (builds print a lot). */
 const OUTPUT_TAIL_BYTES = 8192;

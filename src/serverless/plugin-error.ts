@@ -3,7 +3,7 @@
  * compile. It lists every problem, one line each, naming the key
  * (`functions.orders.events[0].rocketmq.batchSize: must be ≤ 10000`).
  */
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 
 /**
  * Invalid plugin configuration; never retriable.

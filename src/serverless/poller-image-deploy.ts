@@ -6,6 +6,7 @@
  * with `--param rocketmq-bootstrap-image=<uri>` (see {@link BOOTSTRAP_IMAGE_PARAM}).
  */
 import path from 'node:path';
+import { describeError } from '../util/describe-error.js';
 import {
   buildAndPushImage,
   type CommandRunner,
@@ -102,7 +103,7 @@ export async function deployBuiltImage(input: ImageDeployInput): Promise<{ image
     resources = await input.provider.getStackResources();
   } catch (error) {
     // With provider.deploymentBucket the Framework creates a new stack only at the update, after the push.
-    const why = error instanceof Error ? error.message : String(error);
+    const why = describeError(error);
     throw new ImageBuildError(
       `custom.rocketmq.image.build: cannot list the resources of stack ${input.stackName} (${why}), so there is no repository to push to yet. ${bootstrap}`,
       { cause: error },

@@ -4,11 +4,11 @@
  * The wording of type and range problems is the poller config's own (`config-issues.ts`).
  */
 import { z } from 'zod';
-import { problemsOfIssues } from '../config/config-issues.js';
+import { type IssueVocabulary, problemsOfIssues } from '../config/config-issues.js';
+import { knownKeysAt, type SchemaNode } from '../config/config-keys.js';
 import { type KeyPath, problemLine } from '../config/config-problem.js';
-import { RocketMQError } from '../protocol/errors.js';
+import { RocketMQError } from '../errors.js';
 import { buildSubscriptionData } from '../protocol/subscription.js';
-import { closestKey } from '../util/closest-key.js';
 import {
   CUSTOM_DEFAULTS,
   FARGATE_SIZES,
@@ -17,9 +17,6 @@ import {
 } from './rocketmq-custom-schema.js';
 import { MAX_RECORD_AGE_LIMITS, type RocketMQEventOptions } from './rocketmq-event-schema.js';
 import { checkSecretArn } from './secret-arn.js';
-
-/** A path no run-config key starts with, so the shared wording never suggests run-config keys. */
-const DETACHED = '\u0000';
 
 /**
  * The result of {@link validateWith}: the parsed value, or problem lines.
@@ -48,12 +45,9 @@ export function validateWith<S extends z.ZodType>(
 ): Checked<z.output<S>> {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };
-  const root = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonNode;
-  const problems = problemsOfIssues(result.error.issues, [DETACHED]).map((problem) => {
-    const path = problem.path.slice(1);
-    const message = problem.message === 'unknown key' ? unknownKeyMessage(root, path) : problem.message;
-    return problemLine({ path: [...basePath, ...path], message });
-  });
+  const problems = problemsOfIssues(result.error.issues, [], vocabularyOf(schema)).map((problem) =>
+    problemLine({ path: [...basePath, ...problem.path], message: problem.message }),
+  );
   return { ok: false, problems: [...new Set(problems)] };
 }
 
@@ -75,13 +69,9 @@ export function unknownKeyProblems<S extends z.ZodType>(
 ): string[] {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return [];
-  const root = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonNode;
-  const lines = problemsOfIssues(result.error.issues, [DETACHED])
-    .filter((problem) => problem.message === 'unknown key')
-    .map((problem) => {
-      const path = problem.path.slice(1);
-      return problemLine({ path: [...basePath, ...path], message: unknownKeyMessage(root, path) });
-    });
+  const lines = problemsOfIssues(result.error.issues, [], vocabularyOf(schema))
+    .filter((problem) => problem.message.startsWith(UNKNOWN_KEY))
+    .map((problem) => problemLine({ path: [...basePath, ...problem.path], message: problem.message }));
   return [...new Set(lines)];
 }
 
@@ -211,32 +201,17 @@ function fargateSizeProblems(
   return [at(['memory'], `with cpu ${cpu} must be ${sizes.words} (MiB), got ${String(memory)}`)];
 }
 
-/** A JSON Schema node, as far as the key suggestions read it. */
-interface JsonNode {
-  readonly properties?: Readonly<Record<string, JsonNode>>;
-  readonly items?: JsonNode;
-  readonly anyOf?: readonly JsonNode[];
-}
+/** How the shared wording starts an unknown key's problem (with or without a "did you mean"). */
+const UNKNOWN_KEY = 'unknown key';
 
-function unknownKeyMessage(root: JsonNode, path: KeyPath): string {
-  const key = path[path.length - 1];
-  if (typeof key !== 'string') return 'unknown key';
-  const known = knownKeys(root, path.slice(0, -1));
-  const suggestion = closestKey(key, known);
-  return suggestion === undefined ? 'unknown key' : `unknown key (did you mean ${suggestion}?)`;
-}
-
-function knownKeys(root: JsonNode, path: KeyPath): string[] {
-  let nodes: JsonNode[] = [root];
-  for (const part of path) {
-    nodes = nodes.flatMap(expand).flatMap((node) => {
-      const child = typeof part === 'number' ? node.items : node.properties?.[part];
-      return child === undefined ? [] : [child];
-    });
-  }
-  return [...new Set(nodes.flatMap(expand).flatMap((node) => Object.keys(node.properties ?? {})))];
-}
-
-function expand(node: JsonNode): JsonNode[] {
-  return [node, ...(node.anyOf ?? []).flatMap(expand)];
+/** The wording's view of a plugin schema: its own keys for "did you mean", none of the poller config's hints. */
+function vocabularyOf(schema: z.ZodType): IssueVocabulary {
+  let root: SchemaNode | undefined;
+  return {
+    knownKeysAt: (path) => {
+      root ??= z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as SchemaNode;
+      return knownKeysAt(path, root);
+    },
+    requiredHints: {},
+  };
 }

@@ -15,6 +15,7 @@ import { ConnectError } from '../../src/network/errors.js';
 import { buildPullSysFlag } from '../../src/protocol/pull-sys-flag.js';
 import { ResponseCode } from '../../src/protocol/response-code.js';
 import { uniqueGroup, uniqueTopic } from '../support/broker.js';
+import { waitFor } from '../support/wait-for.js';
 
 let broker: LocalBroker;
 
@@ -49,17 +50,10 @@ async function createTopicWithMessages(client: RocketMQClient, topic: string, co
 }
 
 async function waitForRoute(client: RocketMQClient, topic: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    try {
-      const route = await client.nameServer.getRoute(topic, { refresh: true });
-      if ((route.queueDatas[0]?.writeQueueNums ?? 0) > 0) return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    if (Date.now() > deadline) throw new Error(`no route for ${topic}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitFor(`a writable route of ${topic}`, 15_000, async () => {
+    const route = await client.nameServer.getRoute(topic, { refresh: true });
+    return (route.queueDatas[0]?.writeQueueNums ?? 0) > 0 ? route : undefined;
+  });
 }
 
 function pull(

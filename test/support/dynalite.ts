@@ -3,8 +3,8 @@
  * ({@link startDynalite}), or with its LevelDB on disk so that a fault test can take DynamoDB down
  * and bring it back on the same port with the same data ({@link startDurableDynalite}).
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import dynalite from 'dynalite';
 
 /** Tables ACTIVE at once: tests do not wait for CREATING/DELETING/UPDATING. */
@@ -16,11 +16,19 @@ const RELISTEN_DELAY_MS = 250;
 const IDLE_SWEEP_MS = 20;
 /** A closing server drops even busy connections after this long (DynamoDB requests take ms). */
 const FORCE_CLOSE_AFTER_MS = 5_000;
+/** DynamoDB operations that change nothing: a client sending only these is not a writer. */
+const READ_OPERATIONS = new Set(['Query', 'Scan', 'GetItem', 'BatchGetItem', 'DescribeTable', 'ListTables']);
 
 /** A running dynalite. */
 export interface DynaliteHandle {
   /** `http://127.0.0.1:<port>`, for the SDK's `endpoint`. */
   endpoint: string;
+  /**
+   * True when no connection that sent a write is still open and every write dynalite read whole has
+   * been answered (dynalite answers after its store has the change). After a writer is killed, this
+   * turns true once the writes it had sent have landed; a reader's keep-alive connection does not count.
+   */
+  writesSettled(): boolean;
   /** Stops the server (open keep-alive connections included, once their request is answered) and drops its data. */
   close(): Promise<void>;
 }
@@ -45,8 +53,9 @@ export const DYNALITE_CLIENT_CONFIG = {
  */
 export async function startDynalite(): Promise<DynaliteHandle> {
   const server = dynalite(INSTANT_TABLES);
+  const writesSettled = trackWrites(server);
   const port = await listen(server, 0);
-  return { endpoint: `http://127.0.0.1:${port}`, close: () => closeServer(server) };
+  return { endpoint: `http://127.0.0.1:${port}`, writesSettled, close: () => closeServer(server) };
 }
 
 /** A dynalite whose data lives on disk: it can be stopped and started again, data kept. */
@@ -81,6 +90,7 @@ export interface DurableDynaliteHandle extends DynaliteHandle {
  */
 export async function startDurableDynalite(path: string): Promise<DurableDynaliteHandle> {
   let server: Server | undefined = dynalite({ ...INSTANT_TABLES, path });
+  let writesSettled = trackWrites(server);
   const port = await listen(server, 0);
   const stop = async (): Promise<void> => {
     if (server === undefined) return;
@@ -94,16 +104,48 @@ export async function startDurableDynalite(path: string): Promise<DurableDynalit
     get running() {
       return server !== undefined;
     },
+    writesSettled: () => writesSettled(),
     stop,
     async start() {
       if (server !== undefined) return;
       // A fresh dynalite opens the LevelDB the stopped one closed (dynalite's own re-listen after
       // close is not used: how it swaps its store is an internal detail).
       const next = dynalite({ ...INSTANT_TABLES, path });
+      const nextSettled = trackWrites(next);
       await listenAgain(next, port);
       server = next;
+      writesSettled = nextSettled;
     },
     close: stop,
+  };
+}
+
+/**
+ * Follows the writes `server` receives; the answer of {@link DynaliteHandle.writesSettled}. A write
+ * counts once its body was read whole (a request cut off earlier never reaches dynalite's store) and is
+ * settled once dynalite ended its response, which it does after the store call returned, whether or
+ * not the client is still there to read it.
+ */
+function trackWrites(server: Server): () => boolean {
+  const writers = new Set<Socket>();
+  const unanswered = new Set<ServerResponse>();
+  // Registered after dynalite's own handler, so dynalite reads the body first and this only watches.
+  server.on('request', (req, res) => {
+    const target = req.headers['x-amz-target'];
+    const operation = typeof target === 'string' ? target.slice(target.indexOf('.') + 1) : '';
+    if (READ_OPERATIONS.has(operation)) return;
+    const socket = req.socket;
+    if (!writers.has(socket)) {
+      writers.add(socket);
+      socket.once('close', () => writers.delete(socket));
+    }
+    req.once('end', () => {
+      if (!res.writableEnded) unanswered.add(res);
+    });
+  });
+  return () => {
+    for (const res of unanswered) if (res.writableEnded) unanswered.delete(res);
+    return writers.size === 0 && unanswered.size === 0;
   };
 }
 

@@ -12,7 +12,8 @@ describe('README', () => {
   it('documents every command exactly as its --help prints it (npm run readme:cli updates it)', async () => {
     const readme = readFileSync(README_PATH, 'utf8');
     expect(readme).toBe(await withCurrentCliReference(readme));
-  });
+    // Loads every command module once (dev's included): seconds on a busy machine.
+  }, 60_000);
 
   it('starts with the two commands a newcomer runs on a fresh clone', () => {
     const head = readFileSync(README_PATH, 'utf8').split('\n').slice(0, 15).join('\n');

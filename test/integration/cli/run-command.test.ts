@@ -9,7 +9,6 @@ import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { DYNALITE_CLIENT_CONFIG, type DynaliteHandle, startDynalite } from '../../support/dynalite.js';
-import { sleep } from '../client/helpers.js';
 import { createTopic, newClient, newProducer, produce, waitFor } from '../consumer/helpers.js';
 import { LEDGER_HANDLER, readLedger, spawnCli } from './poller-process.js';
 
@@ -209,7 +208,11 @@ describe('rocketmq-lambda run', () => {
     });
     first.child.kill('SIGKILL');
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
-    await sleep(500); // lets dynalite finish a write whose request arrived before the kill
+    // A write the poller had sent before the kill may still be in dynalite's hands: wait until every
+    // write dynalite received is answered (its store has it) and the dead poller's connections are gone.
+    await waitFor("the killed poller's writes to land", 10_000, () =>
+      db.writesSettled() ? true : undefined,
+    );
     const handledBeforeKill = readLedger(ledger).length;
     const persistedAtKill = [...(await storedOffsets(group)).values()].reduce((a, b) => a + b, 0);
     expect(handledBeforeKill).toBeLessThan(total);

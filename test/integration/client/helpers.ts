@@ -3,32 +3,16 @@ import type { PullMessageRequestHeader } from '../../../src/protocol/headers.js'
 import type { MessageExt } from '../../../src/protocol/message.js';
 import { buildPullSysFlag } from '../../../src/protocol/pull-sys-flag.js';
 import { testBroker } from '../../support/broker.js';
+import { waitFor } from '../../support/wait-for.js';
+
+// The tests import the shared wait from here with the other client helpers.
+export { waitFor };
 
 /** A client of the test broker; closed by the caller (use `onTestFinished`). */
 export function newClient(options: { nameServerAddresses?: string[] } = {}): RocketMQClient {
   return new RocketMQClient({
     nameServerAddresses: options.nameServerAddresses ?? [testBroker().namesrvAddr],
   });
-}
-
-/** Resolves when `check` returns a value other than undefined; fails after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  timeoutMs: number,
-  check: () => Promise<T | undefined>,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await sleep(100);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`, { cause: lastError });
 }
 
 export function sleep(ms: number): Promise<void> {

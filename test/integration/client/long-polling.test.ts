@@ -1,7 +1,10 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Producer } from '../../../src/client/producer.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
-import { createTopic, newClient, pullHeader, sleep } from './helpers.js';
+import { createTopic, newClient, pullHeader } from './helpers.js';
+
+/** The broker-side suspend of the probe pull, well under the first pull's 15 s. */
+const PROBE_SUSPEND_MS = 1_000;
 
 describe('long polling', () => {
   it('holds a pull on an empty queue and answers it right after a send', async () => {
@@ -23,7 +26,14 @@ describe('long polling', () => {
         resolvedAt = performance.now();
         return result;
       });
-    await sleep(2000);
+    // Proof that the broker holds the pull, without a fixed sleep: a second pull of the same queue,
+    // sent after it with a 1 s suspend, comes back empty once the broker's hold service has swept the
+    // queue's held pulls and timed it out. That sweep had the first pull in hand too, and left it held.
+    const probe = await client.broker.pullMessage(testBroker().brokerAddr, {
+      ...pullHeader({ group, topic, queueId: 0, queueOffset: 0, suspend: true }),
+      suspendTimeoutMillis: PROBE_SUSPEND_MS,
+    });
+    expect(probe.status).toBe('NO_NEW_MSG');
     expect(resolvedAt).toBeUndefined();
 
     const sendStartedAt = performance.now();

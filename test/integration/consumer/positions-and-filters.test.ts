@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ConsumerOptions } from '../../../src/consumer/consumer-options.js';
+import type { ConsumerRuntime } from '../../../src/consumer/consumer-runtime.js';
 import type { ConsumeResult } from '../../../src/consumer/message-listener.js';
 import { uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { sleep } from '../client/helpers.js';
@@ -22,7 +23,32 @@ async function topicWithProducer(prefix: string, queues = 1) {
   return { topic, producer: await newProducer(client) };
 }
 
-const bodies = (ledger: Ledger) => ledger.deliveries.map((d) => d.message.body.toString()).sort();
+const MARKER = 'marker';
+
+/** The bodies a ledger saw, sorted, the markers of {@link drainedThrough} left out. */
+const bodies = (ledger: Ledger) =>
+  ledger.deliveries
+    .map((d) => d.message.body.toString())
+    .filter((body) => !body.startsWith(MARKER))
+    .sort();
+
+/**
+ * Waits until `runtime` has delivered all it ever will of what was sent before `markers` (message ids
+ * sent last, one per queue, that the runtime's filter lets through): every marker reached the listener
+ * and nothing pulled is left buffered or in flight. A queue is pulled in order, so a message sent
+ * before its marker was pulled before it; with the buffers empty, it was delivered too. This replaces
+ * a fixed sleep after the expected count arrived: an extra delivery cannot come later than the markers.
+ */
+async function drainedThrough(runtime: ConsumerRuntime, ledger: Ledger, topic: string, markers: string[]) {
+  await waitFor('the markers delivered and the buffers empty', 15_000, async () => {
+    if (ledger.missing(markers).length > 0) return undefined;
+    const status = await runtime.status();
+    const buffered = status.queues
+      .filter((q) => q.queue.topic === topic)
+      .reduce((sum, q) => sum + q.cachedMessageCount, 0);
+    return buffered === 0 && status.inFlightBatches === 0 ? true : undefined;
+  });
+}
 
 describe('ConsumerRuntime starting positions', () => {
   it('TRIM_HORIZON, LATEST and AT_TIMESTAMP', async () => {
@@ -39,23 +65,22 @@ describe('ConsumerRuntime starting positions', () => {
         recordingListener(ledger),
       );
       await runtime.start();
-      return ledger;
+      return { ledger, runtime };
     };
     const earliest = await start({ startingPosition: 'TRIM_HORIZON' });
     const latest = await start({ startingPosition: 'LATEST' });
     const fromTime = await start({ startingPosition: 'AT_TIMESTAMP', startingPositionTimestamp: at });
     await produce(producer, topic, 2, { queues: 2, message: (i) => ({ body: `late${i}` }) });
-    await waitFor('earliest sees 12', 15_000, async () =>
-      earliest.deliveries.length >= 12 ? true : undefined,
-    );
-    await waitFor('from-time sees 6', 15_000, async () =>
-      fromTime.deliveries.length >= 6 ? true : undefined,
-    );
-    await waitFor('latest sees 2', 15_000, async () => (latest.deliveries.length >= 2 ? true : undefined));
-    await sleep(300);
-    expect(bodies(earliest)).toHaveLength(12);
-    expect(bodies(latest)).toEqual(['late0', 'late1']);
-    expect(bodies(fromTime)).toEqual(['late0', 'late1', 'new0', 'new1', 'new2', 'new3']);
+    const markers = await produce(producer, topic, 2, {
+      queues: 2,
+      message: (i) => ({ body: `${MARKER}${i}` }),
+    });
+    for (const { ledger, runtime } of [earliest, latest, fromTime]) {
+      await drainedThrough(runtime, ledger, topic, markers);
+    }
+    expect(bodies(earliest.ledger)).toHaveLength(12);
+    expect(bodies(latest.ledger)).toEqual(['late0', 'late1']);
+    expect(bodies(fromTime.ledger)).toEqual(['late0', 'late1', 'new0', 'new1', 'new2', 'new3']);
   });
 });
 
@@ -70,9 +95,9 @@ describe('ConsumerRuntime filters', () => {
     await runtime.start();
     const tags = ['TagA', 'TagB', 'TagC'];
     await produce(producer, topic, 30, { message: (i) => ({ tags: tags[i % 3] }) });
-    await waitFor('20 matching', 15_000, async () => (ledger.deliveries.length >= 20 ? true : undefined));
-    await sleep(300);
-    expect(ledger.deliveries).toHaveLength(20);
+    const markers = await produce(producer, topic, 1, { message: () => ({ body: MARKER, tags: 'TagA' }) });
+    await drainedThrough(runtime, ledger, topic, markers);
+    expect(bodies(ledger)).toHaveLength(20);
     expect(new Set(ledger.deliveries.map((d) => d.message.tags))).toEqual(new Set(['TagA', 'TagC']));
   });
 
@@ -91,9 +116,12 @@ describe('ConsumerRuntime filters', () => {
     await produce(producer, topic, 20, {
       message: (i) => ({ properties: { n: String(i), color: i % 2 === 0 ? 'red' : 'blue' } }),
     });
-    await waitFor('2 matching', 15_000, async () => (ledger.deliveries.length >= 2 ? true : undefined));
-    await sleep(300);
-    expect(ledger.deliveries.map((d) => d.message.properties.n).sort()).toEqual(['16', '18']);
+    const markers = await produce(producer, topic, 1, {
+      message: () => ({ body: MARKER, properties: { n: '98', color: 'red' } }),
+    });
+    await drainedThrough(runtime, ledger, topic, markers);
+    const matching = ledger.deliveries.filter((d) => d.message.body.toString() !== MARKER);
+    expect(matching.map((d) => d.message.properties.n).sort()).toEqual(['16', '18']);
   });
 });
 
@@ -116,9 +144,16 @@ describe('ConsumerRuntime flow control and broadcasting', () => {
     await produce(producer, topic, 1000);
     const cached = async () =>
       (await runtime.status()).queues.find((q) => q.queue.topic === topic)?.cachedMessageCount ?? 0;
-    await waitFor('the buffer to fill', 15_000, async () => ((await cached()) >= 100 ? true : undefined));
+    const pauses = async () => (await runtime.status()).counters.flowControlCountPauses;
+    // A pause means the buffer is over the threshold: the loop pulls no more until the listener returns.
+    await waitFor('the buffer to fill', 15_000, async () => ((await pauses()) > 0 ? true : undefined));
     const first = await cached();
-    await sleep(1000);
+    // Instead of a fixed sleep, five more decisions of the pull loop not to pull: had it pulled, that
+    // pull would have come before them (one loop per queue, one step at a time).
+    const pausesAtFirst = await pauses();
+    await waitFor('five more flow-control pauses', 15_000, async () =>
+      (await pauses()) >= pausesAtFirst + 5 ? true : undefined,
+    );
     const second = await cached();
     const status = await runtime.status();
     expect(first).toBe(second);

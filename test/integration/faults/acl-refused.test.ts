@@ -23,7 +23,7 @@ const SCENARIO = 'ACL: wrong secret, unknown access key';
 const ADMIN: AclCredentials = { accessKey: 'fault-admin', secretKey: 'fault-acl-secret-5d1e' };
 const QUEUES = 4;
 const MESSAGES = 400;
-/** Every broker refusing the first heartbeat stops the start; the brief allows ~30 s. */
+/** Every broker refusing the first heartbeat stops the start (docs/operating.md); 30 s covers start-up. */
 const REFUSAL_WITHIN_MS = 30_000;
 const CATCH_UP_TIMEOUT_MS = 60_000;
 

@@ -1,6 +1,6 @@
 /**
  * Each way a Lambda invoke can fail, end to end (real broker → poller → Invoke API over HTTP), with its
- * documented outcome (design.md, "What a function returns"; issue 4):
+ * documented outcome (docs/writing-a-handler.md, "What to return"):
  * - FunctionError: the batch is retried through `%RETRY%<group>`, reconsumeTimes rising;
  * - throttles (429): waited out with backoff, no retry counted (reconsumeTimes stays 0), counted as throttles;
  * - bisectBatchOnError: only the poison message is retried, then dead-lettered;

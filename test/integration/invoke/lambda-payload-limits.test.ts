@@ -23,6 +23,7 @@ import {
   readDlq,
   recordingFunction,
   runPoller,
+  TEST_CONSUMER_OVERRIDES,
   topicOffsets,
   useLambdaSuite,
 } from './lambda-harness.js';
@@ -122,11 +123,28 @@ describe('Lambda payload limit, end to end', () => {
     await waitFor('the other messages and the failure record', 20_000, async () =>
       ledger.counts().size >= 2 && sqs.messages.length >= 1 ? true : undefined,
     );
-    // Time for a wrong retry to show up (retries come back after 1 s here).
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // A wrong retry would come back through %RETRY%<group> after delay level 1. Instead of a fixed
+    // sleep, a marker takes the same road, sent now: the broker's level-1 delay queue hands messages to
+    // the retry topic in the order they came, and the poller pulls that queue in order, so once the
+    // function has the marker, any retry sent back before it has reached the function too.
+    const retryTopic = `%RETRY%${group}`;
+    await waitFor(`a route of ${retryTopic}`, 15_000, async () => {
+      const route = await client.nameServer.getRoute(retryTopic, { refresh: true });
+      return route.queueDatas.length > 0 ? route : undefined;
+    });
+    const marker = await producer.send({
+      topic: retryTopic,
+      body: 'marker',
+      delayLevel: TEST_CONSUMER_OVERRIDES.retryDelayLevel,
+    });
+    await waitFor('the marker at the function', 20_000, () =>
+      ledger.counts().has(marker.msgId) ? true : undefined,
+    );
     await poller.stop();
 
-    expect(new Set(ledger.counts().keys())).toEqual(new Set([before.msgId, after.msgId]));
+    const invoked = new Set(ledger.counts().keys());
+    invoked.delete(marker.msgId);
+    expect(invoked).toEqual(new Set([before.msgId, after.msgId]));
     expect(api.calls(functionName).every((call) => call.payloadBytes <= LAMBDA_MAX_REQUEST_BYTES)).toBe(true);
     expect(sqs.messages).toHaveLength(1);
     const [message] = sqs.messages;

@@ -56,7 +56,8 @@ describe('rocketmq-lambda run', () => {
     expect(help).toContain('$ rocketmq-lambda run --config poller.yaml');
     expect(help).toMatch(/\n {2}2 {3}bad arguments or an invalid config/);
     expect(t.err()).toBe('');
-  });
+    // The first command loaded pays for the CLI's imports: seconds on a busy machine.
+  }, 60_000);
 
   it('every command answers --help with examples and exit codes, without starting anything', async () => {
     const commands = USAGE.split('Commands:\n')[1]?.split('\n\n')[0]?.split('\n') ?? [];
@@ -69,7 +70,8 @@ describe('rocketmq-lambda run', () => {
       expect(t.out()).toContain('\nExamples:\n  $ rocketmq-lambda ');
       expect(t.out()).toContain('\nExit codes:\n');
     }
-  });
+    // Loads every command module once (dev's included).
+  }, 60_000);
 
   it('wants --config', async () => {
     const t = fakeCliIo();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BrokerAdminClient } from '../../../src/client/admin-client.js';
 import { BrokerClient } from '../../../src/client/broker-client.js';
 import { BrokerError } from '../../../src/client/broker-error.js';
-import { RocketMQError } from '../../../src/protocol/errors.js';
+import { RocketMQError } from '../../../src/errors.js';
 import { FakeTransport, type SentRequest } from './fake-transport.js';
 
 const ADDR = '127.0.0.1:10911';

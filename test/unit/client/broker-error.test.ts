@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BrokerError, expectSuccess } from '../../../src/client/broker-error.js';
-import { RocketMQError } from '../../../src/protocol/errors.js';
+import { RocketMQError } from '../../../src/errors.js';
 import { RequestCode } from '../../../src/protocol/request-code.js';
 import { ResponseCode } from '../../../src/protocol/response-code.js';
 

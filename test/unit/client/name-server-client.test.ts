@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { BrokerError } from '../../../src/client/broker-error.js';
-import { NameServerClient, parseNameServerAddresses } from '../../../src/client/name-server-client.js';
+import { NameServerClient } from '../../../src/client/name-server-client.js';
+import { RocketMQError } from '../../../src/errors.js';
 import { ConnectError } from '../../../src/network/errors.js';
-import { ProtocolError, RocketMQError } from '../../../src/protocol/errors.js';
+import { parseNameServerAddresses } from '../../../src/network/name-server-addresses.js';
+import { ProtocolError } from '../../../src/protocol/errors.js';
 import { FakeTransport } from './fake-transport.js';
 
 const ROUTE = Buffer.from(

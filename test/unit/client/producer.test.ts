@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BrokerClient } from '../../../src/client/broker-client.js';
 import { NameServerClient } from '../../../src/client/name-server-client.js';
 import { Producer } from '../../../src/client/producer.js';
-import { RocketMQError } from '../../../src/protocol/errors.js';
+import { RocketMQError } from '../../../src/errors.js';
 import { decodeProperties } from '../../../src/protocol/message-properties.js';
 import { type FakeReply, FakeTransport, type SentRequest } from './fake-transport.js';
 

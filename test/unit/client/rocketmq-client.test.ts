@@ -13,7 +13,7 @@ const command = (flag: number): RemotingCommand => ({
 });
 
 describe('signCommand', () => {
-  it('signs requests with the ACL test vector of the protocol doc', () => {
+  it('signs requests with the ACL test vector of docs/protocol.md', () => {
     const signed = signCommand(command(0), { accessKey: 'rocketmq2', secretKey: '12345678' });
     expect(signed.extFields).toEqual({
       topic: 'TopicTest',

@@ -11,7 +11,7 @@ import {
   loadConfigFromEnv,
   parseConfigText,
 } from '../../../src/config/load-config.js';
-import { RocketMQError } from '../../../src/protocol/errors.js';
+import { RocketMQError } from '../../../src/errors.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/config/', import.meta.url));
 const fixture = (name: string): string => path.join(FIXTURES, name);

@@ -7,7 +7,7 @@ const ids = (c: number) => Array.from({ length: c }, (_, i) => `c${i}`);
 
 describe('allocateMessageQueueAveragely', () => {
   it.each([
-    // n, c, expected slices per client (doc 11.5 formula)
+    // n, c, expected slices per client (AllocateMessageQueueAveragely's contiguous slices)
     [
       8,
       2,

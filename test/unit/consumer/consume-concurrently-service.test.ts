@@ -1,8 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  ConsumeConcurrentlyService,
-  failedIndexes,
-} from '../../../src/consumer/consume-concurrently-service.js';
+import { ConsumeConcurrentlyService } from '../../../src/consumer/consume-concurrently-service.js';
+import { failedIndexes } from '../../../src/consumer/failed-indexes.js';
 import { ProcessQueue } from '../../../src/consumer/process-queue.js';
 import { ControlledListener, fakeClient, msg, msgs, queueA, queueB, serviceContext } from './fakes.js';
 

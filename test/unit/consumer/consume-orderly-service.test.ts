@@ -4,11 +4,9 @@ import {
   MAX_TIME_CONSUME_CONTINUOUSLY_MS,
 } from '../../../src/consumer/consume-orderly-service.js';
 import type { ConsumerClient } from '../../../src/consumer/consumer-client.js';
-import {
-  blamedIndexes,
-  clampSuspendTimeMs,
-  deadLetterIndexes,
-} from '../../../src/consumer/orderly-result.js';
+import { deadLetterIndexes } from '../../../src/consumer/dead-letter-indexes.js';
+import { failedIndexes } from '../../../src/consumer/failed-indexes.js';
+import { clampSuspendTimeMs } from '../../../src/consumer/orderly-result.js';
 import { ProcessQueue } from '../../../src/consumer/process-queue.js';
 import type { MessageQueue } from '../../../src/protocol/message-queue.js';
 import { ControlledListener, fakeClient, msgs, queueA, queueB, serviceContext } from './fakes.js';
@@ -64,12 +62,12 @@ async function stop(service: ConsumeOrderlyService): Promise<void> {
 
 describe('orderly result helpers', () => {
   it('blames the named records of a PARTIAL, all of a FAILED, all for an invalid PARTIAL', () => {
-    expect(blamedIndexes({ status: 'SUCCESS' }, 3)).toEqual(new Set());
-    expect(blamedIndexes({ status: 'FAILED', reason: 'x' }, 3)).toEqual(new Set([0, 1, 2]));
-    expect(blamedIndexes({ status: 'PARTIAL', failedIndexes: [2, 1], reason: 'x' }, 3)).toEqual(
+    expect(failedIndexes({ status: 'SUCCESS' }, 3)).toEqual(new Set());
+    expect(failedIndexes({ status: 'FAILED', reason: 'x' }, 3)).toEqual(new Set([0, 1, 2]));
+    expect(failedIndexes({ status: 'PARTIAL', failedIndexes: [2, 1], reason: 'x' }, 3)).toEqual(
       new Set([1, 2]),
     );
-    expect(blamedIndexes({ status: 'PARTIAL', failedIndexes: [1, 7], reason: 'x' }, 3)).toBeUndefined();
+    expect(failedIndexes({ status: 'PARTIAL', failedIndexes: [1, 7], reason: 'x' }, 3)).toBeUndefined();
   });
 
   it('keeps only dead-letter entries that name a failed record of the batch', () => {

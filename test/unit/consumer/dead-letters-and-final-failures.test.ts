@@ -1,5 +1,5 @@
 /**
- * The result fields of issue 4 in both consume services: `deadLetter` entries go straight to the DLQ
+ * The dead-letter side of a listener result in both consume services: `deadLetter` entries go straight to the DLQ
  * (delay level −1, no retry, the hand-off retried until the broker takes it), and messages that failed
  * for good are reported to the listener's optional `notifyFinalFailure`.
  */

@@ -6,7 +6,7 @@ import {
   type QueueLag,
   summarizeLag,
 } from '../../../src/consumer/queue-lag.js';
-import { RocketMQError } from '../../../src/protocol/errors.js';
+import { RocketMQError } from '../../../src/errors.js';
 import type { MessageQueue } from '../../../src/protocol/message-queue.js';
 
 const MAPPING = { name: 'orders', consumerGroup: 'orders-fn', topic: 'Orders' };

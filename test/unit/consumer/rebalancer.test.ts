@@ -267,7 +267,7 @@ describe('StartOffsetResolver', () => {
     expect(await resolver('LATEST', new MemoryOffsetStore(), 12).startOffset(q('T', 0))).toBe(12);
   });
 
-  it('follows doc 11.6', async () => {
+  it('starts a queue without a stored offset where its starting position says', async () => {
     expect(await resolver('LATEST').startOffset(q('T', 0))).toBe(50);
     expect(await resolver('LATEST').startOffset(q('%RETRY%G', 0))).toBe(0);
     expect(await resolver('TRIM_HORIZON').startOffset(q('T', 0))).toBe(5);

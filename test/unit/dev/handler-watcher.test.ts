@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { type HandlerWatcher, isSourceFile, watchHandlerSources } from '../../../src/dev/handler-watcher.js';
 
 const WAIT_MS = 10_000;
@@ -56,15 +56,6 @@ function watchedService(
   return { dir, watcher, write, next };
 }
 
-/** Resolves once `condition()` holds (polled), or rejects after WAIT_MS. */
-async function until(what: string, condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('watchHandlerSources', () => {
   it('reports an edit of a module nested anywhere under the root', async () => {
     const { dir, write, next } = watchedService({ 'src/handler.ts': '', 'src/lib/deep/price.ts': '' });
@@ -106,7 +97,10 @@ describe('watchHandlerSources', () => {
     const { dir, watcher, write, next } = watchedService({ 'handler.ts': '' });
     expect(watcher.watchedDirs).toBe(1);
     mkdirSync(path.join(dir, 'lib'));
-    await until('the new directory to be watched', () => watcher.watchedDirs === 2);
+    await vi.waitFor(() => expect(watcher.watchedDirs, 'the new directory to be watched').toBe(2), {
+      timeout: WAIT_MS,
+      interval: 10,
+    });
     write('lib/helper.ts');
     expect(await next()).toEqual([path.join(dir, 'lib/helper.ts')]);
   });

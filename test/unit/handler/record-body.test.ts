@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RocketMQParseError } from '../../../src/handler/errors.js';
 import { parseRecords } from '../../../src/handler/parse-event.js';
@@ -96,13 +96,11 @@ describe('recordJson', () => {
   it('parses JSON without a schema (a byte order mark ignored)', () => {
     expect(recordJson(recordOf('{"a":[1,2]}'))).toEqual({ a: [1, 2] });
     expect(recordJson(recordOf('\uFEFF"x"'))).toBe('x');
-    expectTypeOf(recordJson(recordOf('1'))).toEqualTypeOf<unknown>();
   });
 
   it('validates with a zod schema and returns its typed output', () => {
     const order = recordJson(recordOf('{"orderId":"o-1","items":[{"sku":"a","price":2}],"extra":1}'), Order);
     expect(order).toEqual({ orderId: 'o-1', items: [{ sku: 'a', price: 2 }] });
-    expectTypeOf(order).toEqualTypeOf<z.output<typeof Order>>();
     const Doubled = z.number().transform((n) => n * 2);
     expect(recordJson(recordOf('21'), Doubled)).toBe(42);
   });
@@ -159,7 +157,6 @@ describe('parseRecords', () => {
     const event = eventOf(['{"orderId":"a","items":[]}', '{"orderId":"b","items":[]}']);
     const orders = parseRecords(event, Order);
     expect(orders.map((order) => order.orderId)).toEqual(['a', 'b']);
-    expectTypeOf(orders).toEqualTypeOf<z.output<typeof Order>[]>();
   });
 
   it('throws for the first invalid body, naming its record', () => {

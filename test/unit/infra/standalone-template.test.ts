@@ -427,7 +427,7 @@ describe('lag-based scaling of the standalone template', () => {
   });
 });
 
-describe('issue 10 fixes in the standalone template', () => {
+describe('the standalone template: scaling, function timeout and secret ARNs', () => {
   it('scales by default, and then the service sets no DesiredCount (a stack update would reset the count)', () => {
     const scaled = evaluatorFor({});
     expect(scaled.condition('ScaleOnLag')).toBe(true);

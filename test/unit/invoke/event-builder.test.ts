@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ConsumedMessage } from '../../../src/consumer/message-listener.js';
+import { RocketMQError } from '../../../src/errors.js';
 import { recordBody } from '../../../src/handler/record-body.js';
 import type { RocketMQEvent } from '../../../src/handler/types.js';
 import {
@@ -13,7 +14,6 @@ import {
   estimateRecordBytes,
   serializeEvent,
 } from '../../../src/invoke/event-builder.js';
-import { RocketMQError } from '../../../src/protocol/errors.js';
 import { consumed, messageExt } from './consumed-message.js';
 
 function parse(payload: Buffer): unknown {

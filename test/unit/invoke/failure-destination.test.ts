@@ -2,12 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createFailureDestination,
-  FailureDestinationError,
-  parseDestinationArn,
-  sqsQueueUrl,
-} from '../../../src/invoke/failure-destination.js';
+import { createFailureDestination, sqsQueueUrl } from '../../../src/invoke/failure-destination.js';
+import { parseDestinationArn } from '../../../src/invoke/failure-destination-arn.js';
+import { FailureDestinationError } from '../../../src/invoke/failure-destination-error.js';
 import { buildFailureRecord, type FailureRecord } from '../../../src/invoke/failure-record.js';
 import { consumed } from './consumed-message.js';
 

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { serializeEvent } from '../../../src/invoke/event-builder.js';
 import { InvokeError } from '../../../src/invoke/invoke-error.js';
 import type { InvokeOutcome } from '../../../src/invoke/invoker.js';
-import { LocalInvoker, lambdaErrorShape, parseLocalFunctionRef } from '../../../src/invoke/local-invoker.js';
+import { parseLocalFunctionRef } from '../../../src/invoke/local-function-ref.js';
+import { LocalInvoker, lambdaErrorShape } from '../../../src/invoke/local-invoker.js';
 import { batchOf, consumed } from './consumed-message.js';
 
 const fixturesDir = fileURLToPath(new URL('../../fixtures/handlers/', import.meta.url));

@@ -1,8 +1,8 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { RocketMQError } from '../../../src/errors.js';
 import { MetricsServer } from '../../../src/metrics/metrics-server.js';
 import { PollerMetrics } from '../../../src/metrics/poller-metrics.js';
-import { RocketMQError } from '../../../src/protocol/errors.js';
 import { FakeConsumer } from './fake-consumer.js';
 
 const servers: MetricsServer[] = [];

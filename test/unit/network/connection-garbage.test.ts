@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RocketMQError } from '../../../src/errors.js';
 import { Connection } from '../../../src/network/connection.js';
 import { NetworkError } from '../../../src/network/errors.js';
-import { RocketMQError } from '../../../src/protocol/errors.js';
 import {
   encodeFrame,
   FLAG_RESPONSE,

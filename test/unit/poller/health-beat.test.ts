@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HealthBeat, type HealthReport, healthFilePath } from '../../../src/poller/health-beat.js';
 import { rootLogger } from '../../../src/util/logger.js';
 
@@ -11,13 +11,8 @@ const exists = (path: string) =>
     () => false,
   );
 
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('condition not reached within 1 s');
-}
+/** vi.waitFor's options here: the beat writes every 20 ms, so a check every 10 ms sees each write. */
+const WAIT = { timeout: 2_000, interval: 10 } as const;
 
 describe('HealthBeat', () => {
   let dir: string;
@@ -33,12 +28,12 @@ describe('HealthBeat', () => {
     let verdict: { healthy: boolean; problems: string[] } = { healthy: true, problems: [] };
     const beat = new HealthBeat({ path, assess: () => verdict, log: rootLogger, intervalMs: 20 });
     beat.start();
-    await until(() => exists(path));
+    await vi.waitFor(async () => expect(await exists(path)).toBe(true), WAIT);
     const first = await read(path);
     expect(first.healthy).toBe(true);
     expect(Number.isNaN(Date.parse(first.at))).toBe(false);
     verdict = { healthy: false, problems: ['orders: offsets not written for 130 s (AccessDeniedException)'] };
-    await until(async () => (await read(path)).healthy === false);
+    await vi.waitFor(async () => expect((await read(path)).healthy).toBe(false), WAIT);
     expect((await read(path)).problems).toEqual(verdict.problems);
     await beat.stop();
     expect(await exists(path)).toBe(false);
@@ -55,7 +50,7 @@ describe('HealthBeat', () => {
       intervalMs: 10,
     });
     beat.start();
-    await until(() => exists(path));
+    await vi.waitFor(async () => expect(await exists(path)).toBe(true), WAIT);
     expect(await read(path)).toMatchObject({ healthy: false, problems: [expect.stringContaining('boom')] });
     await beat.stop();
   });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { signingContent, signRequest } from '../../../src/protocol/acl-signer.js';
 
 describe('signingContent', () => {
-  it('concatenates values sorted by key, then the body (doc 12.1)', () => {
+  it('concatenates values sorted by key, then the body (docs/protocol.md, ACL signing)', () => {
     const content = signingContent(
       { topic: 'TopicTest', AccessKey: 'rocketmq2', queueId: '0' },
       Buffer.from('hello'),
@@ -29,7 +29,7 @@ describe('signingContent', () => {
 });
 
 describe('signRequest', () => {
-  it('reproduces the doc 12.1 test vector', () => {
+  it('reproduces the ACL test vector of docs/protocol.md', () => {
     const signed = signRequest({ topic: 'TopicTest', queueId: '0' }, Buffer.from('hello'), {
       accessKey: 'rocketmq2',
       secretKey: '12345678',

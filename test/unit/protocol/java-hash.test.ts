@@ -10,7 +10,7 @@ function referenceHash(s: string): number {
 }
 
 describe('javaStringHashCode', () => {
-  it('matches the protocol reference test vectors (doc section 15)', () => {
+  it('matches the test vectors of docs/protocol.md', () => {
     expect(javaStringHashCode('TagA')).toBe(2598919);
     expect(javaStringHashCode('TagB')).toBe(2598920);
     expect(javaStringHashCode('*')).toBe(42);

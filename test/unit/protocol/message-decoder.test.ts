@@ -39,7 +39,7 @@ function only(buffer: Buffer): MessageExt {
   return message;
 }
 
-/** A v2 record written field by field from the layout table of the protocol doc (section 9.2). */
+/** A v2 record written field by field from the layout of docs/protocol.md, "Stored messages". */
 function handBuiltV2(topic: string, body: Buffer, properties: string): Buffer {
   const parts: Buffer[] = [];
   const int = (value: number) => {
@@ -90,7 +90,7 @@ function expectCleanError(error: MessageDecodeError): void {
   if (error.cause !== undefined) expect(error.cause).toBeInstanceOf(ProtocolError);
 }
 
-describe('magic codes (doc test vectors)', () => {
+describe('magic codes (docs/protocol.md, test vectors)', () => {
   it('are daa320a7, daa320ab and cbd43194 as signed ints', () => {
     expect(MESSAGE_MAGIC_CODE_V1).toBe(-626843481);
     expect(MESSAGE_MAGIC_CODE_V2).toBe(-626843477);

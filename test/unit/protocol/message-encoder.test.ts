@@ -19,7 +19,7 @@ import { MessageSysFlag } from '../../../src/protocol/message-sys-flag.js';
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/messages/${name}`, import.meta.url));
 
 describe('computeBodyCrc', () => {
-  it('matches the doc test vector: CRC32("hello") & 0x7FFFFFFF = 907060870', () => {
+  it('matches the test vector of docs/protocol.md: CRC32("hello") & 0x7FFFFFFF = 907060870', () => {
     expect(computeBodyCrc(Buffer.from('hello'))).toBe(907060870);
     expect(computeBodyCrc(Buffer.alloc(0))).toBe(0);
   });

@@ -36,10 +36,10 @@ function expectProtocolErrorOrValue(fn: () => unknown): void {
   }
 }
 
-// Section 1.1 of the protocol reference: GET_ROUTEINFO_BY_TOPIC for TopicTest, as fastjson writes it.
+// The test vectors of docs/protocol.md: GET_ROUTEINFO_BY_TOPIC for TopicTest, as fastjson writes it.
 const DOC_JSON_HEADER =
   '{"code":105,"extFields":{"topic":"TopicTest"},"flag":0,"language":"JAVA","opaque":1,"version":401}';
-// Section 1.4: the same request with the ROCKETMQ binary header.
+// The same request with the ROCKETMQ binary header.
 const DOC_BINARY_FRAME = hex(
   '0000002d 01000029 0069 00 0191 00000001 00000000 00000000 00000014 0005 746f706963 00000009 546f70696354657374',
 );
@@ -52,7 +52,7 @@ const ROUTE_REQUEST: RemotingCommand = {
   extFields: { topic: 'TopicTest' },
 };
 
-describe('encodeFrame / decodeFrame: JSON header (doc 1.1)', () => {
+describe('encodeFrame / decodeFrame: JSON header (docs/protocol.md test vector)', () => {
   it('encodes the doc example with the documented prefix and an equivalent header', () => {
     const frame = encodeFrame(ROUTE_REQUEST);
     expect(frame.subarray(0, 8).toString('hex')).toBe('0000006600000062');
@@ -154,7 +154,7 @@ describe('encodeFrame / decodeFrame: JSON header (doc 1.1)', () => {
   });
 });
 
-describe('encodeFrame / decodeFrame: ROCKETMQ binary header (doc 1.4)', () => {
+describe('encodeFrame / decodeFrame: ROCKETMQ binary header (docs/protocol.md test vector)', () => {
   it('encodes the doc example byte for byte', () => {
     expect(encodeFrame({ ...ROUTE_REQUEST, serializeType: SerializeType.ROCKETMQ })).toEqual(
       DOC_BINARY_FRAME,

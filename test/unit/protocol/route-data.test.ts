@@ -13,10 +13,10 @@ import {
   PermName,
   parseTopicRouteData,
   readableQueues,
-  splitHostPort,
   type TopicRouteData,
   writableQueues,
 } from '../../../src/protocol/route-data.js';
+import { splitHostPort } from '../../../src/util/split-host-port.js';
 
 // What a 5.3.3 name server writes for a request with version >= 401 (BrowserCompatible, MapSortField).
 const STANDARD =
@@ -372,31 +372,5 @@ describe('queues from a route', () => {
 
   it('PermName has the Java bit values', () => {
     expect(PermName).toEqual({ PRIORITY: 8, READ: 4, WRITE: 2, INHERIT: 1 });
-  });
-});
-
-describe('splitHostPort', () => {
-  it('splits at the last colon and strips brackets', () => {
-    expect(splitHostPort('10.0.0.5:10911')).toEqual({ host: '10.0.0.5', port: 10911 });
-    expect(splitHostPort('broker.example.com:1')).toEqual({ host: 'broker.example.com', port: 1 });
-    expect(splitHostPort('fd00::1:10911')).toEqual({ host: 'fd00::1', port: 10911 });
-    expect(splitHostPort('::1:65535')).toEqual({ host: '::1', port: 65535 });
-    expect(splitHostPort('[fd00::1]:10911')).toEqual({ host: 'fd00::1', port: 10911 });
-  });
-
-  it('rejects addresses without a valid port', () => {
-    for (const addr of [
-      '',
-      'host',
-      ':10911',
-      'host:',
-      'host:0',
-      'host:65536',
-      'host:-1',
-      'host:1a',
-      '[]:1',
-    ]) {
-      expect(() => splitHostPort(addr), addr).toThrow(ProtocolError);
-    }
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RocketMQError } from '../../../src/protocol/errors.js';
+import { RocketMQError } from '../../../src/errors.js';
 import { javaStringHashCode } from '../../../src/protocol/java-hash.js';
 import { buildSubscriptionData, matchesTags, SUB_ALL } from '../../../src/protocol/subscription.js';
 

@@ -9,7 +9,7 @@ import { parseConfig } from '../../../src/config/load-config.js';
 import type { RunConfig } from '../../../src/config/run-config.js';
 import { type PollerConfigSub, renderPollerConfig } from '../../../src/serverless/index.js';
 
-/** Mapping keys of issue 4 that the poller's config schema is gaining (bisect, record age, onFailure). */
+/** Mapping keys the plugin takes that the poller's config may not accept yet (bisect, age, onFailure). */
 export const PENDING_CONFIG_KEYS = ['bisectBatchOnError', 'maxRecordAgeSeconds', 'onFailure'] as const;
 
 /**

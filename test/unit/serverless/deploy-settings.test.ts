@@ -1,5 +1,5 @@
 /**
- * What the deployed poller gets from the service beyond its events (issue 10): the function's timeout
+ * What the deployed poller gets from the service beyond its events: the function's timeout
  * as `functionTimeoutMs`, secret ARNs that the execution role really matches, TLS settings, and the
  * placeholder values refused outside the dev stages.
  */

@@ -1,5 +1,5 @@
 /**
- * The poller image (issue 10): the published image of the installed version by default; `image.build`
+ * The poller image: the published image of the installed version by default; `image.build`
  * builds with the deployer's Docker into an ECR repository of the stack and runs the pushed digest.
  * Docker itself is faked here (no engine on the test machines); a missing `docker` is real.
  */

@@ -1,5 +1,5 @@
 /**
- * Scaling of the poller service (issue 10): on by default from 1 task to the largest topic's queue count,
+ * Scaling of the poller service: on by default from 1 task to the largest topic's queue count,
  * and then no DesiredCount on the service (a deploy would reset the scaling's count); `scaling: false`
  * runs a fixed count; BROADCASTING turns it off.
  */

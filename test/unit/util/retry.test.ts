@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RocketMQError } from '../../../src/protocol/errors.js';
+import { RocketMQError } from '../../../src/errors.js';
 import { backoffDelayMs, retry } from '../../../src/util/retry.js';
 
 const fast = { initialDelayMs: 1, maxDelayMs: 2 };

@@ -2,8 +2,8 @@
  * A stoppable periodic async task: runs `task` every `intervalMs` (never two runs at once), logs its
  * failures, and `stop()` resolves only after a running execution has finished.
  */
-import type { Logger } from '../util/logger.js';
-import { ThrottledLog } from '../util/throttled-log.js';
+import type { Logger } from './logger.js';
+import { ThrottledLog } from './throttled-log.js';
 
 /**
  * A timer-driven background task.
