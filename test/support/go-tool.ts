@@ -1,14 +1,14 @@
 /**
  * Go command-line tools for tests (actionlint): each built once with `go install <module>@<version>` from the
- * Go module proxy into its own cached directory (`~/.cache/rocketmq-lambda/<name>-<version>/bin`). A missing
- * `go` fails with a message that says what to install; nothing is skipped.
+ * Go module proxy into its own cached directory (`~/.cache/rocketmq-lambda/<name>-<version>/bin`, see
+ * cached-tool.ts). A missing `go` fails with a message that says what to install; nothing is skipped.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { ensureCachedTool } from './cached-tool.js';
 
 const run = promisify(execFile);
 
@@ -31,11 +31,6 @@ export interface GoTool {
   readonly executable: string;
 }
 
-/** Written beside the binary once `go install` succeeded: a directory without it is rebuilt. */
-const INSTALLED_MARKER = '.rocketmq-lambda-installed';
-
-const installing = new Map<string, Promise<string>>();
-
 /**
  * The path of the tool's binary, building it on first use.
  *
@@ -45,27 +40,18 @@ const installing = new Map<string, Promise<string>>();
  * ```
  */
 export function ensureGoTool(tool: GoTool): Promise<string> {
-  const key = `${tool.name}-${tool.version}`;
-  let pending = installing.get(key);
-  if (pending === undefined) {
-    pending = install(tool);
-    installing.set(key, pending);
-  }
-  return pending;
+  return ensureCachedTool({
+    name: tool.name,
+    version: tool.version,
+    binary: (dir) =>
+      path.join(dir, 'bin', process.platform === 'win32' ? `${tool.executable}.exe` : tool.executable),
+    build: (dir, binary) => build(tool, dir, binary),
+  });
 }
 
-function toolDir(tool: GoTool): string {
-  const base = process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache');
-  return path.join(base, 'rocketmq-lambda', `${tool.name}-${tool.version}`);
-}
-
-async function install(tool: GoTool): Promise<string> {
-  const dir = toolDir(tool);
-  const bin = path.join(dir, 'bin');
-  const binary = path.join(bin, process.platform === 'win32' ? `${tool.executable}.exe` : tool.executable);
-  if (existsSync(path.join(dir, INSTALLED_MARKER)) && existsSync(binary)) return binary;
+async function build(tool: GoTool, dir: string, binary: string): Promise<string> {
   await requireGo(tool.name);
-  await rm(dir, { recursive: true, force: true });
+  const bin = path.join(dir, 'bin');
   await mkdir(bin, { recursive: true });
   const spec = `${tool.pkg}@${tool.version}`;
   try {
@@ -83,8 +69,7 @@ async function install(tool: GoTool): Promise<string> {
     );
   }
   if (!existsSync(binary)) throw new Error(`${tool.name} setup: go install ${spec} left no ${binary}`);
-  await writeFile(path.join(dir, INSTALLED_MARKER), `${spec}\n`);
-  return binary;
+  return spec;
 }
 
 async function requireGo(toolName: string): Promise<void> {

@@ -1,14 +1,14 @@
 /**
  * Python command-line tools for tests (cfn-lint, moto's server): each installed once from PyPI into its own
- * cached virtualenv (`~/.cache/rocketmq-lambda/<name>-<version>`). A missing python3, venv module or pip
- * fails with a message that says what is missing; nothing is skipped.
+ * cached virtualenv (`~/.cache/rocketmq-lambda/<name>-<version>`, see cached-tool.ts). A missing python3,
+ * venv module or pip fails with a message that says what is missing; nothing is skipped.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { ensureCachedTool } from './cached-tool.js';
 
 const run = promisify(execFile);
 
@@ -27,11 +27,6 @@ export interface PythonTool {
   readonly executable: string;
 }
 
-/** Written into the venv once pip succeeded: a venv without it is a broken install, rebuilt. */
-const INSTALLED_MARKER = '.rocketmq-lambda-installed';
-
-const installing = new Map<string, Promise<string>>();
-
 /**
  * The path of the tool's executable, installing it on first use. (A venv cannot be moved, so it is built in
  * place and marked complete at the end; an interrupted install is rebuilt.)
@@ -42,18 +37,12 @@ const installing = new Map<string, Promise<string>>();
  * ```
  */
 export function ensurePythonTool(tool: PythonTool): Promise<string> {
-  const key = `${tool.name}-${tool.version}`;
-  let pending = installing.get(key);
-  if (pending === undefined) {
-    pending = install(tool);
-    installing.set(key, pending);
-  }
-  return pending;
-}
-
-function venvDir(tool: PythonTool): string {
-  const base = process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache');
-  return path.join(base, 'rocketmq-lambda', `${tool.name}-${tool.version}`);
+  return ensureCachedTool({
+    name: tool.name,
+    version: tool.version,
+    binary: (dir) => venvBinary(dir, tool.executable),
+    build: (dir, binary) => build(tool, dir, binary),
+  });
 }
 
 function venvBinary(dir: string, name: string): string {
@@ -62,12 +51,8 @@ function venvBinary(dir: string, name: string): string {
     : path.join(dir, 'bin', name);
 }
 
-async function install(tool: PythonTool): Promise<string> {
-  const dir = venvDir(tool);
-  const binary = venvBinary(dir, tool.executable);
-  if (existsSync(path.join(dir, INSTALLED_MARKER)) && existsSync(binary)) return binary;
+async function build(tool: PythonTool, dir: string, binary: string): Promise<string> {
   const python = await findPython(tool.name);
-  await rm(dir, { recursive: true, force: true });
   await mkdir(path.dirname(dir), { recursive: true });
   try {
     await run(python, ['-m', 'venv', dir]);
@@ -91,8 +76,7 @@ async function install(tool: PythonTool): Promise<string> {
   if (!existsSync(binary)) {
     throw new Error(`${tool.name} setup: ${tool.requirement} installed no ${tool.executable} in ${dir}`);
   }
-  await writeFile(path.join(dir, INSTALLED_MARKER), `${tool.requirement}\n`);
-  return binary;
+  return tool.requirement;
 }
 
 async function findPython(toolName: string): Promise<string> {
