@@ -10,6 +10,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installPluginShim, SERVERLESS_BIN } from '../../support/serverless-cli.js';
 
 /**
  * The repository root.
@@ -21,9 +22,6 @@ import { fileURLToPath } from 'node:url';
  */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-const SERVERLESS_BIN = path.join(REPO_ROOT, 'node_modules/serverless/bin/serverless.js');
-const TSX_CJS_API = path.join(REPO_ROOT, 'node_modules/tsx/dist/cjs/api/index.cjs');
-const PLUGIN_SOURCE = path.join(REPO_ROOT, 'src/serverless/index.ts');
 /** A deploy against moto takes ~20 s; a busy machine gets the rest. */
 const COMMAND_TIMEOUT_MS = 240_000;
 
@@ -122,27 +120,6 @@ export async function serviceDirectory(
     readTemplate: async () => JSON.parse(await readFile(templateFile, 'utf8')) as unknown,
     remove: () => rm(dir, { recursive: true, force: true }),
   };
-}
-
-async function installPluginShim(dir: string): Promise<void> {
-  const shim = path.join(dir, 'node_modules', 'rocketmq-lambda');
-  await mkdir(shim, { recursive: true });
-  await writeFile(
-    path.join(shim, 'package.json'),
-    JSON.stringify({
-      name: 'rocketmq-lambda',
-      version: '0.0.0-test',
-      exports: { './serverless': { default: './serverless.cjs' } },
-    }),
-  );
-  await writeFile(
-    path.join(shim, 'serverless.cjs'),
-    [
-      `const { require: tsxRequire } = require(${JSON.stringify(TSX_CJS_API)});`,
-      `module.exports = tsxRequire(${JSON.stringify(PLUGIN_SOURCE)}, __filename);`,
-      '',
-    ].join('\n'),
-  );
 }
 
 function runServerless(cwd: string, args: readonly string[], target: ServiceTarget): Promise<CommandResult> {

@@ -4,11 +4,9 @@
  * AWS credentials; proxies pointing nowhere make any network attempt fail fast instead of hanging.
  */
 import { execFile } from 'node:child_process';
-import os from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT } from './clone-checkout.js';
+import { offlineServerlessEnv, SERVERLESS_BIN } from '../../support/serverless-cli.js';
 
-const SERVERLESS_BIN = path.join(REPO_ROOT, 'node_modules/serverless/bin/serverless.js');
 const PACKAGE_TIMEOUT_MS = 180_000;
 
 /**
@@ -25,24 +23,7 @@ export function serverlessPackage(
   service: string,
   env: Readonly<Record<string, string>> = {},
 ): Promise<string> {
-  const childEnv: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
-    AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
-    AWS_REGION: 'eu-west-1',
-    AWS_DEFAULT_REGION: 'eu-west-1',
-    AWS_EC2_METADATA_DISABLED: 'true',
-    HTTP_PROXY: 'http://127.0.0.1:9',
-    HTTPS_PROXY: 'http://127.0.0.1:9',
-    NO_PROXY: '',
-    SLS_TELEMETRY_DISABLED: '1',
-    SLS_NOTIFICATIONS_MODE: 'off',
-    SLS_SCHEMA_CACHE_BASE_DIR: path.join(os.tmpdir(), 'rocketmq-lambda-osls-cache'),
-    FORCE_COLOR: '0',
-    NO_COLOR: '1',
-    ...env,
-  };
+  const childEnv: NodeJS.ProcessEnv = { ...offlineServerlessEnv(process.env.PATH), ...env };
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,

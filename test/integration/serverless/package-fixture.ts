@@ -9,15 +9,12 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { installPluginShim, offlineServerlessEnv, SERVERLESS_BIN } from '../../support/serverless-cli.js';
 
 /** The repository root. */
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 /** The plugin tests' fixture services. */
 export const FIXTURES_DIR = path.join(REPO_ROOT, 'test/fixtures/serverless');
-
-const SERVERLESS_BIN = path.join(REPO_ROOT, 'node_modules/serverless/bin/serverless.js');
-const TSX_CJS_API = path.join(REPO_ROOT, 'node_modules/tsx/dist/cjs/api/index.cjs');
-const PLUGIN_SOURCE = path.join(REPO_ROOT, 'src/serverless/index.ts');
 
 /**
  * A compiled CloudFormation template (the parts the tests read).
@@ -88,24 +85,7 @@ export async function packageFixture(name: string, options: FixtureRunOptions = 
     await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     await writeFile(path.join(dir, file), content);
   }
-  const shim = path.join(dir, 'node_modules', 'rocketmq-lambda');
-  await mkdir(shim, { recursive: true });
-  await writeFile(
-    path.join(shim, 'package.json'),
-    JSON.stringify({
-      name: 'rocketmq-lambda',
-      version: '0.0.0-test',
-      exports: { './serverless': { default: './serverless.cjs' } },
-    }),
-  );
-  await writeFile(
-    path.join(shim, 'serverless.cjs'),
-    [
-      `const { require: tsxRequire } = require(${JSON.stringify(TSX_CJS_API)});`,
-      `module.exports = tsxRequire(${JSON.stringify(PLUGIN_SOURCE)}, __filename);`,
-      '',
-    ].join('\n'),
-  );
+  await installPluginShim(dir);
   const startedAt = Date.now();
   const { exitCode, output } = await runServerless(
     dir,
@@ -137,23 +117,7 @@ function runServerless(
   args: readonly string[],
   searchPath: string | undefined,
 ): Promise<{ exitCode: number; output: string }> {
-  const env: NodeJS.ProcessEnv = {
-    PATH: searchPath,
-    HOME: process.env.HOME,
-    AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
-    AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
-    AWS_REGION: 'eu-west-1',
-    AWS_DEFAULT_REGION: 'eu-west-1',
-    AWS_EC2_METADATA_DISABLED: 'true',
-    HTTP_PROXY: 'http://127.0.0.1:9',
-    HTTPS_PROXY: 'http://127.0.0.1:9',
-    NO_PROXY: '',
-    SLS_TELEMETRY_DISABLED: '1',
-    SLS_NOTIFICATIONS_MODE: 'off',
-    SLS_SCHEMA_CACHE_BASE_DIR: path.join(os.tmpdir(), 'rocketmq-lambda-osls-cache'),
-    FORCE_COLOR: '0',
-    NO_COLOR: '1',
-  };
+  const env = offlineServerlessEnv(searchPath);
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
