@@ -16,15 +16,15 @@ import { errorMessage } from '../util/error-message.js';
 import { forEachConcurrently } from '../util/for-each-concurrently.js';
 import type { Logger } from '../util/logger.js';
 import { settlesWithin } from '../util/settles-within.js';
-import { type ConsumeService, type ConsumeServiceContext, realTopicOf } from './consume-service.js';
+import { type DeadLetterEntryOf, DeadLetterHandOff } from './consume/concurrently/dead-letter-hand-off.js';
+import { MessageBatcher } from './consume/concurrently/message-batcher.js';
+import { type ConsumeService, type ConsumeServiceContext, realTopicOf } from './consume/consume-service.js';
+import { deadLetterIndexes } from './consume/dead-letter-indexes.js';
+import { failedIndexes } from './consume/failed-indexes.js';
+import { notifyFinalFailure } from './consume/final-failure.js';
 import { isFatalListenerError } from './consumer-errors.js';
-import { type DeadLetterEntryOf, DeadLetterHandOff } from './dead-letter-hand-off.js';
-import { deadLetterIndexes } from './dead-letter-indexes.js';
-import { failedIndexes } from './failed-indexes.js';
-import { notifyFinalFailure } from './final-failure.js';
-import { MessageBatcher } from './message-batcher.js';
 import type { ConsumedMessage, ConsumeResult } from './message-listener.js';
-import type { ProcessQueue } from './process-queue.js';
+import type { ProcessQueue } from './pull/process-queue.js';
 
 /** Delay level Java uses when it sends back an expired message. */
 export const EXPIRED_MESSAGE_DELAY_LEVEL = 3;

@@ -35,17 +35,25 @@ import { messageQueueKey } from '../protocol/message-queue.js';
 import { errorMessage } from '../util/error-message.js';
 import type { Logger } from '../util/logger.js';
 import { settlesWithin } from '../util/settles-within.js';
-import type { ConsumeService, ConsumeServiceContext, QueueOwnershipHooks } from './consume-service.js';
-import { realTopicOf } from './consume-service.js';
+import type {
+  ConsumeService,
+  ConsumeServiceContext,
+  QueueOwnershipHooks,
+} from './consume/consume-service.js';
+import { realTopicOf } from './consume/consume-service.js';
+import { deadLetterIndexes } from './consume/dead-letter-indexes.js';
+import { failedIndexes } from './consume/failed-indexes.js';
+import { notifyFinalFailure } from './consume/final-failure.js';
+import {
+  OrderlyQueueScheduler,
+  type QueueRunOutcome,
+  RESUBMIT_DELAY_MS,
+} from './consume/orderly/orderly-queue-scheduler.js';
+import { clampSuspendTimeMs } from './consume/orderly/orderly-result.js';
+import { QueueLockManager } from './consume/orderly/queue-lock-manager.js';
 import { isFatalListenerError } from './consumer-errors.js';
-import { deadLetterIndexes } from './dead-letter-indexes.js';
-import { failedIndexes } from './failed-indexes.js';
-import { notifyFinalFailure } from './final-failure.js';
 import type { ConsumedMessage, ConsumeResult } from './message-listener.js';
-import { OrderlyQueueScheduler, type QueueRunOutcome, RESUBMIT_DELAY_MS } from './orderly-queue-scheduler.js';
-import { clampSuspendTimeMs } from './orderly-result.js';
-import type { ProcessQueue } from './process-queue.js';
-import { QueueLockManager } from './queue-lock-manager.js';
+import type { ProcessQueue } from './pull/process-queue.js';
 
 /** A queue consuming continuously for longer yields its slot (Java `MAX_TIME_CONSUME_CONTINUOUSLY`). */
 export const MAX_TIME_CONSUME_CONTINUOUSLY_MS = 60_000;

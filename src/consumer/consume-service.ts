@@ -8,13 +8,13 @@ import type { MessageExt } from '../protocol/message.js';
 import { MessageConst } from '../protocol/message.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import type { Logger } from '../util/logger.js';
+import type { MessageSendBack } from './consume/message-send-back.js';
 import type { ConsumerClient } from './consumer-client.js';
 import type { ConsumerCounters } from './consumer-counters.js';
 import type { NormalizedConsumerOptions } from './consumer-options.js';
+import type { TopicRouteTable } from './membership/topic-route-table.js';
 import type { MessageListener } from './message-listener.js';
-import type { MessageSendBack } from './message-send-back.js';
-import type { ProcessQueue } from './process-queue.js';
-import type { TopicRouteTable } from './topic-route-table.js';
+import type { ProcessQueue } from './pull/process-queue.js';
 
 /**
  * Called by the rebalancer around queue ownership changes.

@@ -10,8 +10,8 @@ import type { Logger } from '../util/logger.js';
 import { ThrottledLog } from '../util/throttled-log.js';
 import type { ConsumerBrokerCalls } from './consumer-client.js';
 import { consumeFromWhere, type NormalizedConsumerOptions } from './consumer-options.js';
+import type { TopicRouteTable } from './membership/topic-route-table.js';
 import type { RefusalWatch } from './refusal-watch.js';
-import type { TopicRouteTable } from './topic-route-table.js';
 
 /** Options of {@link ConsumerHeartbeat}. */
 export interface ConsumerHeartbeatOptions {

@@ -10,18 +10,19 @@ import { isSilentPeerClose } from '../network/errors.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import { OffsetStoreError } from '../offsets/offset-store-error.js';
 import type { HeartbeatSubscription } from '../protocol/bodies.js';
+import type { MessageQueue } from '../protocol/message-queue.js';
 import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscription.js';
 import { describeError } from '../util/describe-error.js';
 import { childLogger, componentLogger, type Logger } from '../util/logger.js';
 import { PeriodicTask } from '../util/periodic-task.js';
-import { BrokerOffsetSync } from './broker-offset-sync.js';
-import { ConsumeConcurrentlyService } from './consume-concurrently-service.js';
-import { ConsumeOrderlyService } from './consume-orderly-service.js';
-import type { ConsumeService, ConsumeServiceFactory } from './consume-service.js';
+import { BrokerOffsetSync } from './consume/broker-offset-sync.js';
+import { ConsumeConcurrentlyService } from './consume/concurrently/consume-concurrently-service.js';
+import type { ConsumeService, ConsumeServiceFactory } from './consume/consume-service.js';
+import { MessageSendBack } from './consume/message-send-back.js';
+import { ConsumeOrderlyService } from './consume/orderly/consume-orderly-service.js';
 import type { ConsumerClient } from './consumer-client.js';
 import { type ConsumerCounters, newConsumerCounters, snapshotCounters } from './consumer-counters.js';
 import { assessConsumerHealth, type ConsumerHealth } from './consumer-health.js';
-import { ConsumerHeartbeat } from './consumer-heartbeat.js';
 import type { ConsumerObserver } from './consumer-observer.js';
 import {
   type ConsumerOptions,
@@ -29,15 +30,14 @@ import {
   normalizeConsumerOptions,
 } from './consumer-options.js';
 import type { ConsumerRuntimeEvent, ConsumerRuntimeStatus, ConsumerState } from './consumer-status.js';
+import { ConsumerHeartbeat } from './membership/consumer-heartbeat.js';
+import { TopicRouteTable } from './membership/topic-route-table.js';
 import type { MessageListener } from './message-listener.js';
-import { MessageSendBack } from './message-send-back.js';
-import { PullLoop } from './pull-loop.js';
-import { type ConsumerLag, measureQueueLag, summarizeLag } from './queue-lag.js';
-import { Rebalancer } from './rebalancer.js';
+import { PullLoop } from './pull/pull-loop.js';
+import { Rebalancer } from './rebalance/rebalancer.js';
+import { StartOffsetResolver } from './rebalance/start-offset.js';
 import { ConsumerRefusedError, isPermanentRefusal, RefusalWatch } from './refusal-watch.js';
 import { buildRunningInfo } from './running-info.js';
-import { StartOffsetResolver } from './start-offset.js';
-import { TopicRouteTable } from './topic-route-table.js';
 
 /**
  * At start, a server that took our request and closed the connection without a byte is asked again after
@@ -422,14 +422,11 @@ export class ConsumerRuntime {
   }
 
   /**
-   * The lag of the queues held now: one GET_MAX_OFFSET per queue at its master broker. Never throws; a
-   * queue that cannot be measured counts in `unknownQueues`.
+   * The max offset of a queue (the offset its next stored message gets): GET_MAX_OFFSET at its master
+   * broker. What the lag of a held queue is measured against (metrics/queue-lag.ts).
    */
-  async lag(): Promise<ConsumerLag> {
-    const { queues } = await this.status();
-    const measured = await measureQueueLag(queues, (queue) => this.startOffsets.maxOffset(queue));
-    const o = this.options;
-    return summarizeLag({ name: o.name, consumerGroup: o.consumerGroup, topic: o.topic }, measured);
+  maxOffset(queue: MessageQueue): Promise<number> {
+    return this.startOffsets.maxOffset(queue);
   }
 
   private async doStop(): Promise<void> {

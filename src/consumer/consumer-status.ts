@@ -4,7 +4,7 @@
  */
 import type { MessageQueue } from '../protocol/message-queue.js';
 import type { ConsumerCounters } from './consumer-counters.js';
-import type { ProcessQueueSnapshot } from './process-queue.js';
+import type { ProcessQueueSnapshot } from './pull/process-queue.js';
 
 /**
  * Lifecycle states: `failed` means a fatal listener error stopped pulling (call stop() to release the

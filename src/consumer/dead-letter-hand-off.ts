@@ -9,9 +9,9 @@ import { DEAD_LETTER_DELAY_LEVEL } from '../protocol/dead-letter-delay-level.js'
 import type { MessageExt } from '../protocol/message.js';
 import { forEachConcurrently } from '../util/for-each-concurrently.js';
 import type { Logger } from '../util/logger.js';
+import type { MessageSendBack } from './consume/message-send-back.js';
 import type { ConsumerCounters } from './consumer-counters.js';
-import type { MessageSendBack } from './message-send-back.js';
-import type { ProcessQueue } from './process-queue.js';
+import type { ProcessQueue } from './pull/process-queue.js';
 
 /** Send-back calls in parallel per hand-off. */
 const HAND_OFF_PARALLELISM = 16;

@@ -1,4 +1,4 @@
-import { failedIndexes } from './failed-indexes.js';
+import { failedIndexes } from './consume/failed-indexes.js';
 import type { ConsumeResult } from './message-listener.js';
 
 /**

@@ -5,7 +5,7 @@
  * later (suspend, yield) or try to lock later.
  */
 import type { Logger } from '../util/logger.js';
-import type { ProcessQueue } from './process-queue.js';
+import type { ProcessQueue } from './pull/process-queue.js';
 
 /** A locked queue is resubmitted this soon (Java). */
 export const RESUBMIT_DELAY_MS = 10;

@@ -7,7 +7,7 @@
 import type { MessageExt } from '../protocol/message.js';
 import { MessageConst } from '../protocol/message.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
-import { OffsetOrderedList } from './offset-ordered-list.js';
+import { OffsetOrderedList } from './pull/offset-ordered-list.js';
 
 /** A client lock older than this is treated as expired (Java `REBALANCE_LOCK_MAX_LIVE_TIME`). */
 export const LOCK_MAX_LIVE_TIME_MS = 30_000;

@@ -23,14 +23,14 @@ import { matchesTags, type SubscriptionData } from '../protocol/subscription.js'
 import { abortableSleep } from '../util/abortable-sleep.js';
 import type { Logger } from '../util/logger.js';
 import { ThrottledLog } from '../util/throttled-log.js';
-import type { ConsumeService } from './consume-service.js';
+import type { ConsumeService } from './consume/consume-service.js';
 import type { ConsumerBrokerCalls } from './consumer-client.js';
 import type { ConsumerCounters } from './consumer-counters.js';
 import type { ConsumerObserver } from './consumer-observer.js';
 import type { NormalizedConsumerOptions } from './consumer-options.js';
-import type { ProcessQueue } from './process-queue.js';
+import type { TopicRouteTable } from './membership/topic-route-table.js';
+import type { ProcessQueue } from './pull/process-queue.js';
 import type { RefusalWatch } from './refusal-watch.js';
-import type { TopicRouteTable } from './topic-route-table.js';
 
 /** Pull again after this long when a ProcessQueue is over a flow-control limit (Java). */
 export const FLOW_CONTROL_DELAY_MS = 50;

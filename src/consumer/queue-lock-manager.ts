@@ -11,7 +11,7 @@ import type { Logger } from '../util/logger.js';
 import { PeriodicTask } from '../util/periodic-task.js';
 import type { ConsumerBrokerCalls } from './consumer-client.js';
 import type { ConsumerCounters } from './consumer-counters.js';
-import type { ProcessQueue } from './process-queue.js';
+import type { ProcessQueue } from './pull/process-queue.js';
 
 /** Held queues are re-locked this often (Java `REBALANCE_LOCK_INTERVAL`). */
 export const REBALANCE_LOCK_INTERVAL_MS = 20_000;

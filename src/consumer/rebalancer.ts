@@ -16,14 +16,14 @@ import { compareJavaStrings, type MessageQueue, messageQueueKey } from '../proto
 import { describeError } from '../util/describe-error.js';
 import type { Logger } from '../util/logger.js';
 import { ThrottledLog } from '../util/throttled-log.js';
-import { allocateMessageQueueAveragely } from './allocate-message-queue-averagely.js';
-import type { QueueOwnershipHooks } from './consume-service.js';
+import type { QueueOwnershipHooks } from './consume/consume-service.js';
 import type { ConsumerBrokerCalls } from './consumer-client.js';
 import type { NormalizedConsumerOptions } from './consumer-options.js';
-import { ProcessQueue } from './process-queue.js';
+import type { TopicRouteTable } from './membership/topic-route-table.js';
+import { ProcessQueue } from './pull/process-queue.js';
+import { allocateMessageQueueAveragely } from './rebalance/allocate-message-queue-averagely.js';
+import type { StartOffsetResolver } from './rebalance/start-offset.js';
 import type { RefusalWatch } from './refusal-watch.js';
-import type { StartOffsetResolver } from './start-offset.js';
-import type { TopicRouteTable } from './topic-route-table.js';
 
 /** A NOTIFY_CONSUMER_IDS_CHANGED burst is folded into one rebalance after this delay. */
 export const REBALANCE_DEBOUNCE_MS = 200;

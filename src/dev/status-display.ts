@@ -5,7 +5,7 @@
  * structured log lines (when something changed) when stdout is not a terminal.
  */
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
-import type { ConsumerLag } from '../consumer/queue-lag.js';
+import type { ConsumerLag } from '../metrics/queue-lag.js';
 import type { Logger } from '../util/logger.js';
 
 /**

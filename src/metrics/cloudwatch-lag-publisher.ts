@@ -6,12 +6,12 @@
  */
 
 import { PutMetricDataCommand, type PutMetricDataCommandOutput } from '@aws-sdk/client-cloudwatch';
-import type { ConsumerLag } from '../consumer/queue-lag.js';
 import { RocketMQError } from '../errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { nameAndMessage } from '../util/name-and-message.js';
 import { PeriodicTask } from '../util/periodic-task.js';
 import { LAG_METRIC } from './lag-metric.js';
+import type { ConsumerLag } from './queue-lag.js';
 
 /** CloudWatch's limit of metric data per PutMetricData request. */
 const MAX_DATA_PER_REQUEST = 1000;

@@ -5,10 +5,10 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ConsumerRuntimeStatus, QueueStatus } from '../consumer/consumer-status.js';
-import type { ConsumerLag, QueueLag } from '../consumer/queue-lag.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { METRICS, type MetricDefinition } from './metric-catalog.js';
 import type { MeteredMapping } from './poller-metrics.js';
+import type { ConsumerLag, QueueLag } from './queue-lag.js';
 
 type Labels = Record<string, string>;
 type Fill = (set: (labels: Labels, value: number) => void) => void | Promise<void>;

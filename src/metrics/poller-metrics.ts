@@ -11,9 +11,9 @@ import { Counter, Histogram, Registry } from 'prom-client';
 import type { ConsumerHealth } from '../consumer/consumer-health.js';
 import type { ConsumerObserver } from '../consumer/consumer-observer.js';
 import type { ConsumerRuntimeEvent, ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
-import type { ConsumerLag } from '../consumer/queue-lag.js';
 import type { InvokeObserver, InvokeResultKind } from '../invoke/invoke-observer.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
+import type { MessageQueue } from '../protocol/message-queue.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import type { LagSource } from './cloudwatch-lag-publisher.js';
 import { type MappingSnapshot, registerCollectedMetrics } from './collected-metrics.js';
@@ -24,6 +24,7 @@ import {
   type MetricDefinition,
 } from './metric-catalog.js';
 import { ObservedOffsetStore, type OffsetWriteOperation } from './observed-offset-store.js';
+import { type ConsumerLag, measureConsumerLag } from './queue-lag.js';
 
 /** How long one snapshot of the mappings serves the metrics asking for it. */
 export const DEFAULT_SNAPSHOT_MAX_AGE_MS = 1000;
@@ -58,7 +59,7 @@ export interface MeteredMapping {
  */
 export interface MeteredConsumer {
   status(): Promise<ConsumerRuntimeStatus>;
-  lag(): Promise<ConsumerLag>;
+  maxOffset(queue: MessageQueue): Promise<number>;
   health(nowMs?: number): ConsumerHealth;
   onEvent(listener: (event: ConsumerRuntimeEvent) => void): () => void;
 }
@@ -251,7 +252,8 @@ export class PollerMetrics {
     );
     const results = await Promise.allSettled(
       watched.map(async (entry) => {
-        const [status, lag] = await Promise.all([entry.consumer.status(), entry.consumer.lag()]);
+        const status = await entry.consumer.status();
+        const lag = await measureConsumerLag(entry.consumer, status);
         return { mapping: entry.mapping, status, lag };
       }),
     );

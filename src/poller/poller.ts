@@ -10,10 +10,10 @@ import type { MappingConfig, RunConfig } from '../config/run-config.js';
 import type { ConsumerOptions } from '../consumer/consumer-options.js';
 import { ConsumerRuntime } from '../consumer/consumer-runtime.js';
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
-import type { ConsumerLag } from '../consumer/queue-lag.js';
 import { RocketMQError } from '../errors.js';
 import { type FunctionListenerStats, FunctionMessageListener } from '../invoke/function-listener.js';
 import type { Invoker } from '../invoke/invoker.js';
+import { type ConsumerLag, measureConsumerLag } from '../metrics/queue-lag.js';
 import { buildTlsConnectionOptions } from '../network/tls-options.js';
 import { describeError } from '../util/describe-error.js';
 import { childLogger, componentLogger, type Logger, rootLogger } from '../util/logger.js';
@@ -386,7 +386,7 @@ export async function startPoller(config: RunConfig, options: PollerOptions = {}
     stopped,
     stop,
     status: () => Promise.all([...runtimes.values()].map((runtime) => runtime.status())),
-    lag: () => Promise.all([...runtimes.values()].map((runtime) => runtime.lag())),
+    lag: () => Promise.all([...runtimes.values()].map((runtime) => measureConsumerLag(runtime))),
     invokeStats,
     health,
   };

@@ -48,7 +48,7 @@ export interface LayeringReport {
  *
  * @example
  * ```ts
- * layerOf('consumer/pull-loop.ts'); // 'consumer'
+ * layerOf('consumer/pull/pull-loop.ts'); // 'consumer'
  * layerOf('errors.ts'); // 'errors.ts'
  * ```
  */

@@ -52,7 +52,7 @@ const BELOW: Record<string, readonly string[]> = {
   poller: ['client', 'config', 'consumer', 'invoke', 'metrics', 'network', 'offsets', 'protocol'],
   // The Serverless Framework plugin: config's schema and the names of metrics and the offsets table.
   serverless: ['config', 'metrics', 'offsets', 'protocol'],
-  dev: ['client', 'config', 'consumer', 'invoke', 'local-broker', 'poller', 'serverless'],
+  dev: ['client', 'config', 'consumer', 'invoke', 'local-broker', 'metrics', 'poller', 'serverless'],
   cli: [
     'client',
     'config',

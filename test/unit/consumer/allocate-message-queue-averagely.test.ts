@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocateMessageQueueAveragely } from '../../../src/consumer/allocate-message-queue-averagely.js';
+import { allocateMessageQueueAveragely } from '../../../src/consumer/rebalance/allocate-message-queue-averagely.js';
 
 const queues = (n: number) => Array.from({ length: n }, (_, i) => `q${i}`);
 const ids = (c: number) => Array.from({ length: c }, (_, i) => `c${i}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BrokerOffsetSync } from '../../../src/consumer/broker-offset-sync.js';
+import { BrokerOffsetSync } from '../../../src/consumer/consume/broker-offset-sync.js';
 import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
 import type { UpdateConsumerOffsetRequestHeader } from '../../../src/protocol/headers.js';
 import { rootLogger } from '../../../src/util/logger.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConsumeConcurrentlyService } from '../../../src/consumer/consume-concurrently-service.js';
-import { failedIndexes } from '../../../src/consumer/failed-indexes.js';
-import { ProcessQueue } from '../../../src/consumer/process-queue.js';
+import { ConsumeConcurrentlyService } from '../../../src/consumer/consume/concurrently/consume-concurrently-service.js';
+import { failedIndexes } from '../../../src/consumer/consume/failed-indexes.js';
+import { ProcessQueue } from '../../../src/consumer/pull/process-queue.js';
 import { ControlledListener, fakeClient, msg, msgs, queueA, queueB, serviceContext } from './fakes.js';
 
 async function flush(): Promise<void> {

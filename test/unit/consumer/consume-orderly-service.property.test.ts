@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConsumeOrderlyService } from '../../../src/consumer/consume-orderly-service.js';
+import { ConsumeOrderlyService } from '../../../src/consumer/consume/orderly/consume-orderly-service.js';
 import type {
   ConsumedMessage,
   ConsumeResult,
   MessageListener,
 } from '../../../src/consumer/message-listener.js';
-import { ProcessQueue } from '../../../src/consumer/process-queue.js';
+import { ProcessQueue } from '../../../src/consumer/pull/process-queue.js';
 import type { MessageQueue } from '../../../src/protocol/message-queue.js';
 import { fakeClient, msg, queueA, queueB, serviceContext } from './fakes.js';
 

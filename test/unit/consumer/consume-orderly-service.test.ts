@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { deadLetterIndexes } from '../../../src/consumer/consume/dead-letter-indexes.js';
+import { failedIndexes } from '../../../src/consumer/consume/failed-indexes.js';
 import {
   ConsumeOrderlyService,
   MAX_TIME_CONSUME_CONTINUOUSLY_MS,
-} from '../../../src/consumer/consume-orderly-service.js';
+} from '../../../src/consumer/consume/orderly/consume-orderly-service.js';
+import { clampSuspendTimeMs } from '../../../src/consumer/consume/orderly/orderly-result.js';
 import type { ConsumerClient } from '../../../src/consumer/consumer-client.js';
-import { deadLetterIndexes } from '../../../src/consumer/dead-letter-indexes.js';
-import { failedIndexes } from '../../../src/consumer/failed-indexes.js';
-import { clampSuspendTimeMs } from '../../../src/consumer/orderly-result.js';
-import { ProcessQueue } from '../../../src/consumer/process-queue.js';
+import { ProcessQueue } from '../../../src/consumer/pull/process-queue.js';
 import type { MessageQueue } from '../../../src/protocol/message-queue.js';
 import { ControlledListener, fakeClient, msgs, queueA, queueB, serviceContext } from './fakes.js';
 

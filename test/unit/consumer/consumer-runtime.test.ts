@@ -4,6 +4,7 @@ import type { PullResult } from '../../../src/client/pull-result.js';
 import type { ConsumerClient } from '../../../src/consumer/consumer-client.js';
 import type { ConsumerOptions } from '../../../src/consumer/consumer-options.js';
 import { ConsumerRuntime } from '../../../src/consumer/consumer-runtime.js';
+import { measureConsumerLag } from '../../../src/metrics/queue-lag.js';
 import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
 import type { StoredOffsetRecord } from '../../../src/offsets/offset-store.js';
 import { localRecord } from '../../../src/offsets/offset-table.js';
@@ -107,7 +108,7 @@ afterEach(async () => {
   await Promise.all(started.splice(0).map((runtime) => runtime.stop()));
 });
 
-describe('ConsumerRuntime.lag()', () => {
+describe('measureConsumerLag(ConsumerRuntime)', () => {
   it('asks GET_MAX_OFFSET at the master of each held queue (main and retry) and sums', async () => {
     const routeA = {
       brokerDatas: [
@@ -133,7 +134,7 @@ describe('ConsumerRuntime.lag()', () => {
     t.maxOffsetCalls.splice(0);
     maxOffsets.set('T#0', 130).set('%RETRY%G#0', 2);
 
-    const lag = await t.runtime.lag();
+    const lag = await measureConsumerLag(t.runtime);
 
     expect(t.maxOffsetCalls.sort((a, b) => a.topic.localeCompare(b.topic) || a.queueId - b.queueId)).toEqual([
       { address: MASTER_A, topic: '%RETRY%G', queueId: 0 },
@@ -173,7 +174,7 @@ describe('ConsumerRuntime.lag()', () => {
     expect((await t.runtime.status()).queues).toHaveLength(3);
     t.maxOffsetCalls.splice(0);
 
-    const lag = await t.runtime.lag();
+    const lag = await measureConsumerLag(t.runtime);
 
     expect(t.maxOffsetCalls).toEqual([{ address: MASTER_A, topic: 'T', queueId: 0 }]);
     expect(lag).toMatchObject({ total: 10, unknownQueues: 2 });
@@ -191,7 +192,7 @@ describe('ConsumerRuntime.lag()', () => {
     }
   });
 
-  it('a failing GET_MAX_OFFSET makes that queue unknown with the broker error; lag() still resolves', async () => {
+  it('a failing GET_MAX_OFFSET makes that queue unknown with the broker error; the lag still resolves', async () => {
     const maxOffsets = new Map([
       ['T#0', 10],
       ['T#1', 10],
@@ -205,7 +206,7 @@ describe('ConsumerRuntime.lag()', () => {
     maxOffsets.delete('T#1');
     maxOffsets.set('T#0', 15);
 
-    const lag = await t.runtime.lag();
+    const lag = await measureConsumerLag(t.runtime);
 
     expect(lag).toMatchObject({ total: 5, unknownQueues: 1 });
     expect(lag.queues.find((q) => q.queue.queueId === 1)).toMatchObject({
@@ -217,7 +218,7 @@ describe('ConsumerRuntime.lag()', () => {
 
   it('holding no queue: lag 0, nothing unknown, no broker asked', async () => {
     const t = setup({}, new Map());
-    const lag = await t.runtime.lag();
+    const lag = await measureConsumerLag(t.runtime);
     expect(lag).toEqual({
       name: 'orders',
       consumerGroup: 'G',

@@ -4,13 +4,13 @@
  * for good are reported to the listener's optional `notifyFinalFailure`.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConsumeConcurrentlyService } from '../../../src/consumer/consume-concurrently-service.js';
-import { ConsumeOrderlyService } from '../../../src/consumer/consume-orderly-service.js';
+import { ConsumeConcurrentlyService } from '../../../src/consumer/consume/concurrently/consume-concurrently-service.js';
+import { DeadLetterHandOff } from '../../../src/consumer/consume/concurrently/dead-letter-hand-off.js';
+import { notifyFinalFailure } from '../../../src/consumer/consume/final-failure.js';
+import { ConsumeOrderlyService } from '../../../src/consumer/consume/orderly/consume-orderly-service.js';
 import { newConsumerCounters } from '../../../src/consumer/consumer-counters.js';
-import { DeadLetterHandOff } from '../../../src/consumer/dead-letter-hand-off.js';
-import { notifyFinalFailure } from '../../../src/consumer/final-failure.js';
 import type { ConsumedMessage } from '../../../src/consumer/message-listener.js';
-import { ProcessQueue } from '../../../src/consumer/process-queue.js';
+import { ProcessQueue } from '../../../src/consumer/pull/process-queue.js';
 import { rootLogger } from '../../../src/util/logger.js';
 import { ControlledListener, fakeClient, msg, msgs, queueA, serviceContext } from './fakes.js';
 

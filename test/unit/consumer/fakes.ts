@@ -1,11 +1,11 @@
-import type { ConsumeServiceContext } from '../../../src/consumer/consume-service.js';
+import type { ConsumeServiceContext } from '../../../src/consumer/consume/consume-service.js';
+import { MessageSendBack } from '../../../src/consumer/consume/message-send-back.js';
 import type { ConsumerClient } from '../../../src/consumer/consumer-client.js';
 import { newConsumerCounters } from '../../../src/consumer/consumer-counters.js';
 import { type ConsumerOptions, normalizeConsumerOptions } from '../../../src/consumer/consumer-options.js';
+import { TopicRouteTable } from '../../../src/consumer/membership/topic-route-table.js';
 import type { ConsumeResult, MessageListener } from '../../../src/consumer/message-listener.js';
-import { MessageSendBack } from '../../../src/consumer/message-send-back.js';
-import type { ProcessQueue } from '../../../src/consumer/process-queue.js';
-import { TopicRouteTable } from '../../../src/consumer/topic-route-table.js';
+import type { ProcessQueue } from '../../../src/consumer/pull/process-queue.js';
 import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
 import type { MessageExt } from '../../../src/protocol/message.js';
 import { rootLogger } from '../../../src/util/logger.js';

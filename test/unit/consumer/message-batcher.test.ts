@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MessageBatcher } from '../../../src/consumer/message-batcher.js';
+import { MessageBatcher } from '../../../src/consumer/consume/concurrently/message-batcher.js';
 
 const items = (n: number, bytes = 1) => Array.from({ length: n }, () => ({ bytes }));
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ProcessQueue } from '../../../src/consumer/process-queue.js';
+import { ProcessQueue } from '../../../src/consumer/pull/process-queue.js';
 import type { MessageExt } from '../../../src/protocol/message.js';
 import { msg as fakeMessage } from './fakes.js';
 

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { QueueOwnershipHooks } from '../../../src/consumer/consume-service.js';
+import type { QueueOwnershipHooks } from '../../../src/consumer/consume/consume-service.js';
 import type { ConsumerOptions } from '../../../src/consumer/consumer-options.js';
-import { Rebalancer } from '../../../src/consumer/rebalancer.js';
-import { type StartOffsetContext, StartOffsetResolver } from '../../../src/consumer/start-offset.js';
+import { Rebalancer } from '../../../src/consumer/rebalance/rebalancer.js';
+import {
+  type StartOffsetContext,
+  StartOffsetResolver,
+} from '../../../src/consumer/rebalance/start-offset.js';
 import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
 import type { OffsetStore } from '../../../src/offsets/offset-store.js';
 import type { MessageQueue } from '../../../src/protocol/message-queue.js';

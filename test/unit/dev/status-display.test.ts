@@ -1,7 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ConsumerRuntimeStatus, QueueStatus } from '../../../src/consumer/consumer-status.js';
-import { type QueueLag, summarizeLag } from '../../../src/consumer/queue-lag.js';
 import {
   formatMappingLine,
   LastInvokeTracker,
@@ -10,6 +9,7 @@ import {
   StatusDisplay,
   type TextStream,
 } from '../../../src/dev/status-display.js';
+import { type QueueLag, summarizeLag } from '../../../src/metrics/queue-lag.js';
 
 const line: MappingLine = {
   name: 'orders',

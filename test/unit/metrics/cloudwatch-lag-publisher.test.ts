@@ -1,7 +1,6 @@
 import type { PutMetricDataCommand, PutMetricDataCommandInput } from '@aws-sdk/client-cloudwatch';
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type ConsumerLag, type QueueLag, summarizeLag } from '../../../src/consumer/queue-lag.js';
 import { RocketMQError } from '../../../src/errors.js';
 import {
   CloudWatchLagPublisher,
@@ -11,6 +10,7 @@ import {
   type MetricSink,
 } from '../../../src/metrics/cloudwatch-lag-publisher.js';
 import { LAG_METRIC } from '../../../src/metrics/lag-metric.js';
+import { type ConsumerLag, type QueueLag, summarizeLag } from '../../../src/metrics/queue-lag.js';
 
 const NOW_MS = Date.UTC(2026, 0, 2, 3, 4, 5);
 

@@ -8,8 +8,8 @@ import type {
   ConsumerRuntimeStatus,
   QueueStatus,
 } from '../../../src/consumer/consumer-status.js';
-import { type QueueLag, summarizeLag } from '../../../src/consumer/queue-lag.js';
 import type { MeteredConsumer, MeteredMapping } from '../../../src/metrics/poller-metrics.js';
+import type { MessageQueue } from '../../../src/protocol/message-queue.js';
 
 /** One held queue: its lag (undefined: not measurable) and its buffer. */
 export interface FakeQueue {
@@ -26,7 +26,7 @@ export class FakeConsumer implements MeteredConsumer {
   queues: FakeQueue[] = [];
   verdict: ConsumerHealth = { healthy: true, problems: [] };
   statusCalls = 0;
-  lagCalls = 0;
+  maxOffsetCalls = 0;
   readonly #listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
 
   constructor(readonly mapping: MeteredMapping) {}
@@ -48,17 +48,15 @@ export class FakeConsumer implements MeteredConsumer {
     };
   }
 
-  async lag() {
-    this.lagCalls++;
-    const lags: QueueLag[] = this.queues.map((queue) => ({
-      queue: this.#messageQueue(queue),
-      retry: false,
-      maxOffset: queue.lag === undefined ? undefined : 100 + queue.lag,
-      consumedOffset: 100,
-      lag: queue.lag,
-      error: queue.lag === undefined ? 'broker unreachable' : undefined,
-    }));
-    return summarizeLag(this.mapping, lags);
+  /** The queue's max offset: its committed offset (100) plus its lag; a queue with no lag is unreachable. */
+  async maxOffset(queue: MessageQueue): Promise<number> {
+    this.maxOffsetCalls++;
+    const found = this.queues.find(
+      (candidate) =>
+        candidate.queueId === queue.queueId && (candidate.topic ?? this.mapping.topic) === queue.topic,
+    );
+    if (found?.lag === undefined) throw new Error('broker unreachable');
+    return 100 + found.lag;
   }
 
   health(): ConsumerHealth {

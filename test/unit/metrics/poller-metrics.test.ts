@@ -77,14 +77,14 @@ describe('PollerMetrics', () => {
     expect(await sample(registry, METRICS.queuesHeld.name, ORDERS_LABELS)).toBe(4);
   });
 
-  it('takes one status and one lag per scrape, however many metrics read them', async () => {
+  it('takes one status and one max offset per queue per scrape, however many metrics read them', async () => {
     const { registry, orders, advance } = setup();
     orders.queues = [{ queueId: 0, lag: 3 }];
     await registry.metrics();
-    expect([orders.statusCalls, orders.lagCalls]).toEqual([1, 1]);
+    expect([orders.statusCalls, orders.maxOffsetCalls]).toEqual([1, 1]);
     advance(1000);
     await registry.metrics();
-    expect([orders.statusCalls, orders.lagCalls]).toEqual([2, 2]);
+    expect([orders.statusCalls, orders.maxOffsetCalls]).toEqual([2, 2]);
   });
 
   it('copies the consumer counters: pulls, sent back (retries only) and dead-lettered', async () => {
@@ -198,7 +198,7 @@ describe('PollerMetrics', () => {
     const [source] = metrics.lagSources();
     expect((await source?.lag())?.total).toBe(12);
     await metrics.registry.metrics();
-    expect(orders.lagCalls).toBe(1);
+    expect(orders.maxOffsetCalls).toBe(2); // one snapshot: one max offset per queue
   });
 });
 

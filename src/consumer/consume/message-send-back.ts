@@ -4,11 +4,11 @@
  * DLQ"). The broker then delivers it again through `%RETRY%<group>`, or puts it into `%DLQ%<group>` once
  * `maxReconsumeTimes` is reached.
  */
-import { NoMasterError } from '../client/no-master-error.js';
-import { DEAD_LETTER_DELAY_LEVEL } from '../protocol/dead-letter-delay-level.js';
-import type { MessageExt } from '../protocol/message.js';
-import type { MessageQueue } from '../protocol/message-queue.js';
-import type { ConsumerBrokerCalls } from './consumer-client.js';
+import { NoMasterError } from '../../client/no-master-error.js';
+import { DEAD_LETTER_DELAY_LEVEL } from '../../protocol/dead-letter-delay-level.js';
+import type { MessageExt } from '../../protocol/message.js';
+import type { MessageQueue } from '../../protocol/message-queue.js';
+import type { ConsumerBrokerCalls } from '../consumer-client.js';
 
 /** Options of {@link MessageSendBack}. */
 export interface MessageSendBackOptions {

@@ -1,12 +1,13 @@
 /**
- * Consumer lag: how many messages of a held queue are not done yet. Lag = the broker's max offset (the
+ * Consumer lag, as the metrics measure it: how many messages of a held queue are not done yet. Lag = the broker's max offset (the
  * offset the next stored message gets) minus the queue's consumed position (the committed offset: the
  * smallest offset not yet handled; before anything was handled, the smallest buffered or the next pulled
  * offset). Buffered and in-flight messages count as lag, as in RocketMQ's `consumerProgress`.
  */
+
+import type { ConsumerRuntimeStatus, QueueStatus } from '../consumer/consumer-status.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { describeError } from '../util/describe-error.js';
-import type { QueueStatus } from './consumer-status.js';
 
 /** Retry topics are `%RETRY%<group>` (see `retryTopicOf`). */
 const RETRY_TOPIC_PREFIX = '%RETRY%';
@@ -35,7 +36,7 @@ export interface QueueLag {
  *
  * @example
  * ```ts
- * const { total, unknownQueues } = await runtime.lag();
+ * const { total, unknownQueues } = await measureConsumerLag(runtime);
  * if (unknownQueues === 0) console.log(`lag ${total}`);
  * ```
  */
@@ -140,4 +141,33 @@ export function summarizeLag(
     else total += queue.lag;
   }
   return { ...mapping, queues, total, unknownQueues };
+}
+
+/**
+ * A consumer whose lag can be measured (a `ConsumerRuntime` is one): its held queues and their brokers'
+ * max offsets.
+ */
+export interface LagMeasurable {
+  status(): Promise<Pick<ConsumerRuntimeStatus, 'name' | 'consumerGroup' | 'topic' | 'queues'>>;
+  maxOffset(queue: MessageQueue): Promise<number>;
+}
+
+/**
+ * The lag of the queues a consumer holds now, from a status already read (or read now when not given):
+ * one GET_MAX_OFFSET per queue at its master broker. Never throws; a queue that cannot be measured counts
+ * in `unknownQueues`.
+ *
+ * @example
+ * ```ts
+ * const lag = await measureConsumerLag(runtime);
+ * console.log(`${lag.consumerGroup}: ${lag.total} behind, ${lag.unknownQueues} queues unknown`);
+ * ```
+ */
+export async function measureConsumerLag(
+  consumer: LagMeasurable,
+  status?: Pick<ConsumerRuntimeStatus, 'name' | 'consumerGroup' | 'topic' | 'queues'>,
+): Promise<ConsumerLag> {
+  const { name, consumerGroup, topic, queues } = status ?? (await consumer.status());
+  const measured = await measureQueueLag(queues, (queue) => consumer.maxOffset(queue));
+  return summarizeLag({ name, consumerGroup, topic }, measured);
 }

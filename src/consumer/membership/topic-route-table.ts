@@ -3,18 +3,18 @@
  * and the broker addresses they name: which queues to rebalance, which address to pull from, where to
  * send heartbeats and send-backs. Refreshed from the name server by the runtime's timer.
  */
-import { BrokerError } from '../client/broker-error.js';
-import type { MessageQueue } from '../protocol/message-queue.js';
+import { BrokerError } from '../../client/broker-error.js';
+import type { MessageQueue } from '../../protocol/message-queue.js';
 import {
   type BrokerData,
   MASTER_BROKER_ID,
   masterAddress,
   readableQueues,
   type TopicRouteData,
-} from '../protocol/route-data.js';
-import type { Logger } from '../util/logger.js';
-import { ThrottledLog } from '../util/throttled-log.js';
-import type { ConsumerClient } from './consumer-client.js';
+} from '../../protocol/route-data.js';
+import type { Logger } from '../../util/logger.js';
+import { ThrottledLog } from '../../util/throttled-log.js';
+import type { ConsumerClient } from '../consumer-client.js';
 
 /**
  * Routes and broker addresses of a set of topics.

@@ -2,7 +2,7 @@
  * Which records of a batch a listener result fails, read the same way by the concurrent and the orderly
  * consume service.
  */
-import type { ConsumeResult } from './message-listener.js';
+import type { ConsumeResult } from '../message-listener.js';
 
 /**
  * The records a result fails: none for SUCCESS, every record for FAILED, the named ones for PARTIAL;

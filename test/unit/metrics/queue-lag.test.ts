@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { RocketMQError } from '../../../src/errors.js';
 import {
   consumedOffsetOf,
   measureQueueLag,
   type QueueLag,
   summarizeLag,
-} from '../../../src/consumer/queue-lag.js';
-import { RocketMQError } from '../../../src/errors.js';
+} from '../../../src/metrics/queue-lag.js';
 import type { MessageQueue } from '../../../src/protocol/message-queue.js';
 
 const MAPPING = { name: 'orders', consumerGroup: 'orders-fn', topic: 'Orders' };

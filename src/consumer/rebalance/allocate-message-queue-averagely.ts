@@ -2,7 +2,7 @@
  * RocketMQ's default queue allocation (`AllocateMessageQueueAveragely`, strategy `AVG`): every client of
  * a group sorts the same queues and the same client ids, and takes one contiguous slice.
  */
-import type { MessageQueue } from '../protocol/message-queue.js';
+import type { MessageQueue } from '../../protocol/message-queue.js';
 
 /**
  * The queues `clientId` owns among `clientIds`. Both lists must already be sorted the same way on every

@@ -2,8 +2,8 @@
  * Telling the listener about messages that failed for good (the broker took them for `%DLQ%<group>`),
  * the one way both consume services do it.
  */
-import type { Logger } from '../util/logger.js';
-import type { ConsumedMessage, MessageListener } from './message-listener.js';
+import type { Logger } from '../../util/logger.js';
+import type { ConsumedMessage, MessageListener } from '../message-listener.js';
 
 /** How many message ids a log line about a failed notification quotes. */
 const MAX_LOGGED_IDS = 10;

@@ -14,13 +14,13 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NoMasterError } from '../client/no-master-error.js';
-import { RocketMQError } from '../errors.js';
-import { NO_OFFSET, type OffsetStore, type StoredOffsetRecord } from '../offsets/offset-store.js';
-import type { MessageQueue } from '../protocol/message-queue.js';
-import type { Logger } from '../util/logger.js';
-import type { ConsumerBrokerCalls } from './consumer-client.js';
-import type { StartingPosition } from './consumer-options.js';
+import { NoMasterError } from '../../client/no-master-error.js';
+import { RocketMQError } from '../../errors.js';
+import { NO_OFFSET, type OffsetStore, type StoredOffsetRecord } from '../../offsets/offset-store.js';
+import type { MessageQueue } from '../../protocol/message-queue.js';
+import type { Logger } from '../../util/logger.js';
+import type { ConsumerBrokerCalls } from '../consumer-client.js';
+import type { StartingPosition } from '../consumer-options.js';
 
 /** How often a waiting new owner reads the store during a hand-over. */
 export const HAND_OVER_POLL_MS = 200;

@@ -8,11 +8,11 @@
  * copy, the less it delivers again. The offset store (DynamoDB) stays the copy that survives a broker
  * that loses its store; this one is the fast one, and it costs no write to the store.
  */
-import type { OffsetStore } from '../offsets/offset-store.js';
-import { type MessageQueue, messageQueueKey } from '../protocol/message-queue.js';
-import type { Logger } from '../util/logger.js';
-import { ThrottledLog } from '../util/throttled-log.js';
-import type { ConsumerBrokerCalls } from './consumer-client.js';
+import type { OffsetStore } from '../../offsets/offset-store.js';
+import { type MessageQueue, messageQueueKey } from '../../protocol/message-queue.js';
+import type { Logger } from '../../util/logger.js';
+import { ThrottledLog } from '../../util/throttled-log.js';
+import type { ConsumerBrokerCalls } from '../consumer-client.js';
 
 /** At most one update per queue this often: a few frames per second per busy queue. */
 export const BROKER_OFFSET_SYNC_INTERVAL_MS = 20;

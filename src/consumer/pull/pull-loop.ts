@@ -1,0 +1,440 @@
+/**
+ * One pull loop per held queue (Java `DefaultMQPushConsumerImpl.pullMessage`; docs/protocol.md,
+ * "Pulling"): long-poll PULL_MESSAGE, put what was found into the ProcessQueue and hand it to the
+ * consume service; pause under flow control; back off on errors; follow the broker's suggested read node.
+ *
+ * Offsets never move backwards silently. When the broker answers with a next offset below the one we
+ * asked for (OFFSET_ILLEGAL after a store wipe or an admin reset, OFFSET_OVERFLOW_BADLY, ...), the loop
+ * follows the broker (refusing would leave the queue stuck or skip messages written after a reset:
+ * at-least-once wins over avoiding redelivery), but logs a warning with both offsets and counts it in
+ * `offsetMovedBackwards`, so operators and alarms see every re-consumption the broker caused.
+ */
+
+import { BrokerError } from '../../client/broker-error.js';
+import type { PullResult } from '../../client/pull-result.js';
+import type { OffsetStore } from '../../offsets/offset-store.js';
+import type { ProtocolError } from '../../protocol/errors.js';
+import { MessageDecodeError } from '../../protocol/message-decoder.js';
+import type { MessageQueue } from '../../protocol/message-queue.js';
+import { buildPullSysFlag } from '../../protocol/pull-sys-flag.js';
+import { ResponseCode } from '../../protocol/response-code.js';
+import { MASTER_BROKER_ID } from '../../protocol/route-data.js';
+import { matchesTags, type SubscriptionData } from '../../protocol/subscription.js';
+import { abortableSleep } from '../../util/abortable-sleep.js';
+import type { Logger } from '../../util/logger.js';
+import { ThrottledLog } from '../../util/throttled-log.js';
+import type { ConsumeService } from '../consume/consume-service.js';
+import type { ConsumerBrokerCalls } from '../consumer-client.js';
+import type { ConsumerCounters } from '../consumer-counters.js';
+import type { ConsumerObserver } from '../consumer-observer.js';
+import type { NormalizedConsumerOptions } from '../consumer-options.js';
+import type { TopicRouteTable } from '../membership/topic-route-table.js';
+import type { RefusalWatch } from '../refusal-watch.js';
+import type { ProcessQueue } from './process-queue.js';
+
+/** Pull again after this long when a ProcessQueue is over a flow-control limit (Java). */
+export const FLOW_CONTROL_DELAY_MS = 50;
+/** Pull again after this long when the broker answered FLOW_CONTROL (Java). */
+export const BROKER_FLOW_CONTROL_DELAY_MS = 20;
+/** Orderly: check again after this long while the queue is not locked (Java). */
+export const ORDERLY_NOT_LOCKED_DELAY_MS = 3000;
+
+/**
+ * Where a queue restarts after a master answered OFFSET_ILLEGAL for `requested`. An offset beyond the
+ * queue's end means the queue is shorter than what we consumed: the broker lost its store or the queue
+ * was deleted and recreated, so every message it holds now may be new. RocketMQ 5.x suggests the end of
+ * the queue then (which would skip them all); we restart from its first message instead, at-least-once
+ * over avoiding redelivery. Otherwise (below the start: messages deleted before we read them) the
+ * broker's offset is the only choice.
+ *
+ * @example
+ * ```ts
+ * offsetAfterIllegal(1500, { nextBeginOffset: 250, minOffset: 0, maxOffset: 250 }); // => 0
+ * offsetAfterIllegal(10, { nextBeginOffset: 500, minOffset: 500, maxOffset: 900 }); // => 500
+ * ```
+ */
+export function offsetAfterIllegal(
+  requested: number,
+  result: { nextBeginOffset: number; minOffset: number; maxOffset: number },
+): number {
+  if (requested > result.maxOffset && result.minOffset >= 0 && result.minOffset <= result.maxOffset) {
+    return Math.min(result.minOffset, result.nextBeginOffset);
+  }
+  return result.nextBeginOffset;
+}
+
+/** What a pull loop works with. */
+export interface PullLoopOptions {
+  processQueue: ProcessQueue;
+  broker: Pick<ConsumerBrokerCalls, 'pullMessage'>;
+  routes: Pick<TopicRouteTable, 'brokerAddress' | 'refresh'>;
+  offsetStore: Pick<OffsetStore, 'readOffset' | 'updateOffset' | 'correctOffset' | 'persist'>;
+  consumeService: Pick<ConsumeService, 'submit'>;
+  /** The subscription of this queue's topic (`*` for the retry topic). */
+  subscription: SubscriptionData;
+  options: NormalizedConsumerOptions;
+  counters: ConsumerCounters;
+  log: Logger;
+  /** OFFSET_ILLEGAL: the queue's ProcessQueue was dropped; re-add the queue starting at `nextOffset`. */
+  onOffsetIllegal: (queue: MessageQueue, nextOffset: number) => void;
+  /** The broker does not know our membership or subscription (yet): heartbeat soon. */
+  onNeedsRebalance: () => void;
+  /** Orderly: where to start after the lock was obtained (re-reads the store). */
+  resolveStartOffset: (queue: MessageQueue) => Promise<number>;
+  /**
+   * Hands a record we cannot decode (but whose queue and commit-log offsets are known) to the DLQ; the
+   * broker looks it up by its commit-log offset. Resolves once the broker has it; rejects to keep the
+   * queue where it is and try again later. Absent (broadcasting): the record stays and is retried.
+   */
+  deadLetterUndecodable?: ((queue: MessageQueue, physicalOffset: number) => Promise<void>) | undefined;
+  /** Told of every pull's outcome (permanent refusals stop the consumer: refusal-watch.ts). */
+  outcomes?: Pick<RefusalWatch, 'succeeded' | 'failed'> | undefined;
+  /** Told how long every pull took (metrics). */
+  observer?: ConsumerObserver | undefined;
+}
+
+/**
+ * The pull loop of one queue.
+ *
+ * @example
+ * ```ts
+ * const loop = new PullLoop(options, startOffset);
+ * loop.start();
+ * // ... on drop or shutdown:
+ * await loop.stop();
+ * ```
+ */
+export class PullLoop {
+  private readonly o: PullLoopOptions;
+  private readonly queue: MessageQueue;
+  private readonly abort = new AbortController();
+  private readonly warnings: ThrottledLog;
+  private offset: number;
+  private progressMs = Date.now();
+  private lastErrorSeen: unknown;
+  private suggestedBrokerId = MASTER_BROKER_ID;
+  private previouslyLocked = false;
+  private running: Promise<void> | undefined;
+
+  /**
+   * `startOffsetFromBroker`: the start offset is the broker's correction after OFFSET_ILLEGAL, so an orderly
+   * loop must not replace it with the stored offset after locking (the increase-only store may still hold
+   * the stale, higher one, and pulling from it would fail forever).
+   */
+  constructor(options: PullLoopOptions, startOffset: number, startOffsetFromBroker = false) {
+    this.o = options;
+    this.queue = options.processQueue.messageQueue;
+    this.warnings = new ThrottledLog(options.log);
+    this.offset = startOffset;
+    this.previouslyLocked = startOffsetFromBroker;
+  }
+
+  /** The offset the next pull asks for. */
+  get nextOffset(): number {
+    return this.offset;
+  }
+
+  /**
+   * When the loop last made progress (a pull answered, or a pause the consumer asked for: flow control,
+   * an orderly queue waiting for its lock) and the error of the last failed pull since; for health.
+   */
+  get progress(): { lastProgressMs: number; lastError: unknown } {
+    return { lastProgressMs: this.progressMs, lastError: this.lastErrorSeen };
+  }
+
+  /** True until stop() was called or the loop ended (queue dropped). */
+  get active(): boolean {
+    return this.running !== undefined && !this.abort.signal.aborted;
+  }
+
+  /** Starts pulling. Idempotent. */
+  start(): void {
+    this.running ??= this.run().catch((error: unknown) => {
+      this.o.log.error({ err: error, queue: this.queue }, 'pull loop crashed');
+    });
+  }
+
+  /** Stops pulling: an in-flight long poll is abandoned (not awaited). Resolves when the loop ended. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+  }
+
+  private get stopped(): boolean {
+    return this.abort.signal.aborted || this.o.processQueue.dropped;
+  }
+
+  private async run(): Promise<void> {
+    const pq = this.o.processQueue;
+    while (!this.stopped) {
+      pq.lastPullTimestampMs = Date.now();
+      const pauseMs = this.flowControlDelayMs();
+      if (pauseMs > 0) {
+        this.progressMs = Date.now();
+        await this.delay(pauseMs);
+        continue;
+      }
+      if (this.o.options.orderly && !(await this.orderlyReady())) continue;
+      const pulledFrom = this.suggestedBrokerId;
+      const pullStartedMs = performance.now();
+      const outcome = await this.pullOnce();
+      if (outcome.kind === 'aborted' || this.stopped) return;
+      this.observePull(performance.now() - pullStartedMs, outcome.kind === 'result');
+      if (outcome.kind === 'error') {
+        await this.delay(this.onError(outcome.error));
+        continue;
+      }
+      const delayMs = await this.onResult(outcome.result, pulledFrom);
+      if (delayMs < 0) return;
+      if (delayMs > 0) await this.delay(delayMs);
+    }
+  }
+
+  private observePull(durationMs: number, answered: boolean): void {
+    try {
+      this.o.observer?.pullCompleted?.({ queue: this.queue, durationMs, answered });
+    } catch (error) {
+      this.warnings.warn('observer', { err: error }, 'pull observer failed');
+    }
+  }
+
+  /** Flow control by count, bytes and span, as Java checks it: the delay before pulling, or 0. */
+  private flowControlDelayMs(): number {
+    const { processQueue: pq, options, counters } = this.o;
+    if (pq.messageCount > options.pullThresholdForQueue) {
+      counters.flowControlCountPauses++;
+      return FLOW_CONTROL_DELAY_MS;
+    }
+    if (pq.messageBytes > options.pullThresholdSizeForQueue) {
+      counters.flowControlBytesPauses++;
+      return FLOW_CONTROL_DELAY_MS;
+    }
+    if (!options.orderly && pq.maxSpan > options.consumeConcurrentlyMaxSpan) {
+      counters.flowControlSpanPauses++;
+      return FLOW_CONTROL_DELAY_MS;
+    }
+    return 0;
+  }
+
+  /** Orderly: pull only while locked; the first pull after locking restarts from the stored offset. */
+  private async orderlyReady(): Promise<boolean> {
+    if (!this.o.processQueue.locked) {
+      // Waiting for the lock is the lock manager's business (it logs its failures), not a stalled pull.
+      this.progressMs = Date.now();
+      await this.delay(ORDERLY_NOT_LOCKED_DELAY_MS);
+      return false;
+    }
+    if (this.previouslyLocked) return true;
+    try {
+      this.offset = await this.o.resolveStartOffset(this.queue);
+      this.previouslyLocked = true;
+      return true;
+    } catch (error) {
+      this.o.log.warn({ err: error, queue: this.queue }, 'orderly: start offset unavailable, retrying later');
+      await this.delay(this.o.options.pullDelayOnErrorMs);
+      return false;
+    }
+  }
+
+  private async pullOnce(): Promise<
+    { kind: 'result'; result: PullResult } | { kind: 'error'; error: unknown } | { kind: 'aborted' }
+  > {
+    const { options, routes, subscription } = this.o;
+    const brokerId = this.suggestedBrokerId;
+    const address = routes.brokerAddress(this.queue.brokerName, brokerId);
+    if (address === undefined) {
+      return { kind: 'error', error: new Error(`no address known for broker ${this.queue.brokerName}`) };
+    }
+    let commitOffset = 0;
+    if (options.messageModel === 'CLUSTERING' && brokerId === MASTER_BROKER_ID) {
+      commitOffset = Math.max(0, await this.o.offsetStore.readOffset(this.queue, 'MEMORY'));
+    }
+    const pull = this.o.broker.pullMessage(
+      address,
+      {
+        consumerGroup: options.consumerGroup,
+        topic: this.queue.topic,
+        queueId: this.queue.queueId,
+        queueOffset: this.offset,
+        maxMsgNums: options.pullBatchSize,
+        sysFlag: buildPullSysFlag({ commitOffset: commitOffset > 0, suspend: true }),
+        commitOffset,
+        suspendTimeoutMillis: options.suspendTimeoutMs,
+        subVersion: subscription.subVersion,
+        expressionType: subscription.expressionType,
+        bname: this.queue.brokerName,
+      },
+      { timeoutMs: options.pullTimeoutMs },
+    );
+    // Not Promise.race with one long-lived abort promise: every race leaves a reaction on it that keeps
+    // its pull result (and the messages' buffers) reachable until the loop stops.
+    const signal = this.abort.signal;
+    return new Promise((resolve) => {
+      const onAbort = () => resolve({ kind: 'aborted' });
+      pull.then(
+        (result) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve({ kind: 'result', result });
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve({ kind: 'error', error });
+        },
+      );
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * Sends an undecodable record to the DLQ when its position is known; true once the broker has it.
+   * A record whose position is unknown (its size or header is corrupt) cannot be addressed and stays.
+   */
+  private async deadLetter(error: ProtocolError): Promise<number | undefined> {
+    const { deadLetterUndecodable, counters, log } = this.o;
+    if (!(error instanceof MessageDecodeError) || deadLetterUndecodable === undefined) return undefined;
+    if (error.queueOffset === undefined || error.physicalOffset === undefined) return undefined;
+    try {
+      await deadLetterUndecodable(this.queue, error.physicalOffset);
+    } catch (sendError) {
+      log.error(
+        { err: sendError, decodeError: error, queue: this.queue },
+        'undecodable message: DLQ hand-off failed',
+      );
+      return undefined;
+    }
+    counters.undecodableDeadLettered++;
+    log.error(
+      { err: error, queue: this.queue, queueOffset: error.queueOffset, physicalOffset: error.physicalOffset },
+      'undecodable message sent to the DLQ',
+    );
+    return error.queueOffset + 1;
+  }
+
+  /** Applies a pull result; returns the delay before the next pull, or −1 to end the loop. */
+  private async onResult(result: PullResult, pulledFrom: number): Promise<number> {
+    const { processQueue: pq, counters, log, subscription } = this.o;
+    counters.pullRequests++;
+    this.suggestedBrokerId = result.suggestWhichBrokerId;
+    this.progressMs = Date.now();
+    this.lastErrorSeen = undefined;
+    this.warnings.clear('pull');
+    this.o.outcomes?.succeeded();
+    switch (result.status) {
+      case 'FOUND': {
+        const kept =
+          subscription.tagsSet.length === 0
+            ? result.messages
+            : result.messages.filter((message) => matchesTags(subscription, message.tags));
+        counters.filteredMessages += result.messages.length - kept.length;
+        let next = result.nextBeginOffset;
+        let delayMs = 0;
+        if (result.decodeError !== undefined) {
+          counters.decodeErrors++;
+          const last = result.messages[result.messages.length - 1];
+          next = last === undefined ? this.offset : last.queueOffset + 1;
+          const skipTo = await this.deadLetter(result.decodeError);
+          if (skipTo !== undefined) {
+            next = skipTo;
+          } else {
+            // Skipping an undecodable record would lose it: stay just after the last good one and retry.
+            delayMs = this.o.options.pullDelayOnErrorMs;
+            log.error(
+              { err: result.decodeError, queue: this.queue, offset: next },
+              'undecodable message, retrying',
+            );
+          }
+        }
+        if (kept.length > 0) {
+          const { added, dispatchToConsume } = pq.putMessages(kept);
+          counters.pulledMessages += added.length;
+          this.moveTo(next, result.status);
+          if (added.length > 0 || dispatchToConsume)
+            this.o.consumeService.submit(added, pq, dispatchToConsume);
+        } else {
+          this.moveTo(next, result.status);
+          if (delayMs === 0 && pq.messageCount === 0) this.o.offsetStore.updateOffset(this.queue, next, true);
+        }
+        return delayMs;
+      }
+      case 'NO_NEW_MSG':
+      case 'NO_MATCHED_MSG':
+        this.moveTo(result.nextBeginOffset, result.status);
+        if (pq.messageCount === 0) this.o.offsetStore.updateOffset(this.queue, result.nextBeginOffset, true);
+        return 0;
+      case 'OFFSET_ILLEGAL': {
+        counters.offsetIllegal++;
+        if (pulledFrom !== MASTER_BROKER_ID) {
+          // Only a master's view of the queue is authoritative; a slave may just be behind.
+          log.warn(
+            { queue: this.queue, offset: this.offset, brokerId: pulledFrom, next: result.nextBeginOffset },
+            'offset illegal on a slave: asking the master',
+          );
+          this.suggestedBrokerId = MASTER_BROKER_ID;
+          return 0;
+        }
+        const restartAt = offsetAfterIllegal(this.offset, result);
+        log.warn(
+          {
+            queue: this.queue,
+            offset: this.offset,
+            next: result.nextBeginOffset,
+            min: result.minOffset,
+            max: result.maxOffset,
+            restartAt,
+          },
+          restartAt < this.offset && this.offset > result.maxOffset
+            ? 'offset beyond the end of the queue (the broker lost or recreated it): restarting from its first message'
+            : 'offset illegal: queue restarts at the broker-given offset',
+        );
+        this.moveTo(restartAt, result.status);
+        pq.dropped = true;
+        this.o.offsetStore.correctOffset(this.queue, restartAt);
+        try {
+          await this.o.offsetStore.persist(this.queue);
+        } catch (error) {
+          log.warn({ err: error, queue: this.queue }, 'persisting the corrected offset failed');
+        }
+        this.o.onOffsetIllegal(this.queue, restartAt);
+        return -1;
+      }
+    }
+  }
+
+  /** Moves the next pull offset; a move backwards is followed but never silent. */
+  private moveTo(next: number, status: PullResult['status']): void {
+    if (next < this.offset) {
+      this.o.counters.offsetMovedBackwards++;
+      this.o.log.warn(
+        { queue: this.queue, from: this.offset, to: next, status },
+        'broker moved the offset backwards: messages will be consumed again',
+      );
+    }
+    this.offset = next;
+  }
+
+  /** Reacts to a failed pull by its flags; returns the delay before the next pull. */
+  private onError(error: unknown): number {
+    this.o.counters.pullErrors++;
+    this.suggestedBrokerId = MASTER_BROKER_ID;
+    this.lastErrorSeen = error;
+    this.o.outcomes?.failed(error);
+    this.warnings.warn('pull', { err: error, queue: this.queue, offset: this.offset }, 'pull failed');
+    if (error instanceof BrokerError) {
+      if (error.staleRoute) {
+        this.o.routes.refresh(this.queue.topic).catch((refreshError: unknown) => {
+          this.o.log.warn({ err: refreshError }, 'route refresh failed');
+        });
+      }
+      if (error.needsRebalance) this.o.onNeedsRebalance();
+      // FLOW_CONTROL has no flag of its own in the response-code table; Java retries it after 20 ms.
+      if (error.code === ResponseCode.FLOW_CONTROL) return BROKER_FLOW_CONTROL_DELAY_MS;
+    }
+    return this.o.options.pullDelayOnErrorMs;
+  }
+
+  /** Waits, or returns early when the loop is stopped. */
+  private delay(ms: number): Promise<void> {
+    return abortableSleep(ms, this.abort.signal);
+  }
+}

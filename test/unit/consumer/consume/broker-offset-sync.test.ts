@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { BrokerOffsetSync } from '../../../../src/consumer/consume/broker-offset-sync.js';
+import { MemoryOffsetStore } from '../../../../src/offsets/memory-offset-store.js';
+import type { UpdateConsumerOffsetRequestHeader } from '../../../../src/protocol/headers.js';
+import { rootLogger } from '../../../../src/util/logger.js';
+
+const queue = { topic: 'T', brokerName: 'broker-a', queueId: 2 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function setup(masters: Record<string, string> = { 'broker-a': '10.0.0.1:10911' }) {
+  const sent: Array<{ address: string; header: UpdateConsumerOffsetRequestHeader }> = [];
+  const offsetStore = new MemoryOffsetStore();
+  const sync = new BrokerOffsetSync({
+    broker: {
+      updateConsumerOffsetOneway: async (address, header) => {
+        sent.push({ address, header });
+      },
+    },
+    masterAddress: (brokerName) => masters[brokerName],
+    offsetStore,
+    consumerGroup: 'G',
+    log: rootLogger,
+    intervalMs: 40,
+  });
+  return { sent, offsetStore, sync };
+}
+
+describe('BrokerOffsetSync', () => {
+  it('tells the master of a moved offset at once, then at most once per interval with the latest value', async () => {
+    const t = setup();
+    t.offsetStore.updateOffset(queue, 10, true);
+    t.sync.moved(queue);
+    await sleep(10);
+    expect(t.sent).toEqual([
+      {
+        address: '10.0.0.1:10911',
+        header: { consumerGroup: 'G', topic: 'T', queueId: 2, commitOffset: 10, bname: 'broker-a' },
+      },
+    ]);
+    for (const offset of [11, 12, 13]) {
+      t.offsetStore.updateOffset(queue, offset, true);
+      t.sync.moved(queue);
+    }
+    await sleep(10);
+    expect(t.sent).toHaveLength(1); // within the interval: held back
+    await sleep(60);
+    expect(t.sent.map((s) => s.header.commitOffset)).toEqual([10, 13]);
+    t.sync.moved(queue); // unchanged: nothing to tell
+    await sleep(60);
+    expect(t.sent).toHaveLength(2);
+    t.sync.stop();
+  });
+
+  it('sends nothing for a queue forgotten or after stop, nor without a known master', async () => {
+    const t = setup({});
+    t.offsetStore.updateOffset(queue, 5, true);
+    t.sync.moved(queue);
+    await sleep(20);
+    expect(t.sent).toEqual([]); // no master known
+    const u = setup();
+    u.offsetStore.updateOffset(queue, 5, true);
+    u.sync.moved(queue);
+    u.sync.forget(queue);
+    u.sync.stop();
+    u.sync.moved(queue);
+    await sleep(20);
+    expect(u.sent).toEqual([]);
+  });
+});

@@ -1,0 +1,287 @@
+import { describe, expect, it } from 'vitest';
+import type { QueueOwnershipHooks } from '../../../../src/consumer/consume/consume-service.js';
+import type { ConsumerOptions } from '../../../../src/consumer/consumer-options.js';
+import { Rebalancer } from '../../../../src/consumer/rebalance/rebalancer.js';
+import {
+  type StartOffsetContext,
+  StartOffsetResolver,
+} from '../../../../src/consumer/rebalance/start-offset.js';
+import { MemoryOffsetStore } from '../../../../src/offsets/memory-offset-store.js';
+import type { OffsetStore } from '../../../../src/offsets/offset-store.js';
+import type { MessageQueue } from '../../../../src/protocol/message-queue.js';
+import { rootLogger } from '../../../../src/util/logger.js';
+import { options } from '../fakes.js';
+
+const q = (topic: string, queueId: number): MessageQueue => ({ topic, brokerName: 'b', queueId });
+
+function setup(overrides: Partial<ConsumerOptions> = {}, hooks?: QueueOwnershipHooks) {
+  let clientIds = ['a', 'me'];
+  const contexts: (StartOffsetContext | undefined)[] = [];
+  const loops: { offset: number; stopped: boolean; queue: MessageQueue }[] = [];
+  const offsetStore = new MemoryOffsetStore();
+  const routes = {
+    readableQueues: (topic: string) =>
+      topic === 'T'
+        ? [0, 1, 2, 3].map((i) => q('T', i))
+        : topic === '%RETRY%G'
+          ? [q('%RETRY%G', 0)]
+          : undefined,
+    anyBrokerAddress: () => 'master:10911',
+  };
+  const rebalancer = new Rebalancer({
+    clientId: 'me',
+    broker: { getConsumerListByGroup: async () => clientIds },
+    routes,
+    options: options(overrides),
+    offsetStore,
+    startOffsets: {
+      startOffset: async (queue, context) => {
+        contexts.push(context);
+        return queue.topic === 'T' ? 100 + queue.queueId : 0;
+      },
+    },
+    createPullLoop: (pq, offset) => {
+      const loop = { offset, stopped: false, queue: pq.messageQueue };
+      loops.push(loop);
+      return {
+        nextOffset: offset,
+        progress: { lastProgressMs: Date.now(), lastError: undefined },
+        start: () => undefined,
+        stop: async () => {
+          loop.stopped = true;
+        },
+      };
+    },
+    hooks,
+    log: rootLogger,
+  });
+  const held = () => rebalancer.heldQueues().map((h) => `${h.queue.topic}#${h.queue.queueId}`);
+  return { rebalancer, loops, offsetStore, held, contexts, setIds: (ids: string[]) => (clientIds = ids) };
+}
+
+describe('Rebalancer', () => {
+  it('takes its average share of the topic and of the retry topic, starting at the computed offsets', async () => {
+    const t = setup();
+    await t.rebalancer.rebalance();
+    expect(t.held()).toEqual(['T#2', 'T#3']); // 'a' < 'me': 'me' is second; the retry queue goes to 'a'
+    expect(t.loops.map((l) => l.offset)).toEqual([102, 103]);
+    expect(await t.offsetStore.readOffset(q('T', 2), 'MEMORY')).toBe(102);
+  });
+
+  it('drops queues taken away (loop stopped, offset persisted and forgotten) and adds new ones', async () => {
+    const t = setup();
+    await t.rebalancer.rebalance();
+    const [first] = t.rebalancer.heldQueues();
+    t.offsetStore.updateOffset(q('T', 2), 150, true);
+    t.setIds(['me', 'z']);
+    await t.rebalancer.rebalance();
+    expect(t.held().sort()).toEqual(['%RETRY%G#0', 'T#0', 'T#1']);
+    expect(first?.processQueue.dropped).toBe(true);
+    expect(t.loops.filter((l) => l.stopped).map((l) => l.queue.queueId)).toEqual([2, 3]);
+    expect(await t.offsetStore.readOffset(q('T', 2), 'MEMORY')).toBe(-1);
+  });
+
+  it('hands a queue over: no new batch of it starts, the one in flight finishes and moves the offset, then it is released', async () => {
+    const t = setup({ handOverTimeoutMs: 5000 });
+    await t.rebalancer.rebalance();
+    const leaving = t.rebalancer.heldQueues().find((h) => h.queue.topic === 'T' && h.queue.queueId === 3);
+    if (leaving === undefined) throw new Error('T#3 not held');
+    const pq = leaving.processQueue;
+    pq.batchStarted(); // a batch of T#3 is being consumed
+    const released: string[] = [];
+    const release = t.offsetStore.release.bind(t.offsetStore);
+    t.offsetStore.release = async (queues) => {
+      released.push(
+        ...queues.map(
+          (queue) => `${queue.topic}#${queue.queueId}@${t.offsetStore.isDirty(queue) ? 'dirty' : 'clean'}`,
+        ),
+      );
+      await release(queues);
+    };
+    t.setIds(['me', 'z']); // 'me' now gets T#0 and T#1: T#2 and T#3 go
+    const rebalancing = t.rebalancer.rebalance();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(pq.draining).toBe(true);
+    expect(pq.dropped).toBe(false); // still waiting for the batch
+    expect(released.map((entry) => entry.split('@')[0])).toEqual(['T#2']); // nothing in flight: released at once
+    t.offsetStore.updateOffset(leaving.queue, 180, true); // the batch commits while draining
+    pq.batchFinished();
+    await rebalancing;
+    expect(pq.dropped).toBe(true);
+    expect(released).toContain('T#3@dirty');
+    expect(t.held().sort()).toEqual(['%RETRY%G#0', 'T#0', 'T#1']);
+  });
+
+  it('gives the start offset resolver the consumer list, to wait for a holder still in the group', async () => {
+    const t = setup();
+    t.setIds(['a', 'me', 'zz']);
+    await t.rebalancer.rebalance();
+    const context = t.contexts[0];
+    expect([...(context?.members ?? [])]).toEqual(['a', 'me', 'zz']);
+    expect(context?.cancelled?.()).toBe(false);
+  });
+
+  it('broadcasting holds every queue of the topic and no retry queue, without asking for the consumer list', async () => {
+    const t = setup({ messageModel: 'BROADCASTING' });
+    t.setIds([]);
+    await t.rebalancer.rebalance();
+    expect(t.held()).toEqual(['T#0', 'T#1', 'T#2', 'T#3']);
+  });
+
+  it('skips a queue whose add hook refuses (orderly lock) and calls the drop hook on removal', async () => {
+    const events: string[] = [];
+    const hooks: QueueOwnershipHooks = {
+      beforeAdd: async (queue) => {
+        events.push(`lock ${queue.queueId}`);
+        return queue.queueId !== 3;
+      },
+      afterDrop: async (queue) => {
+        events.push(`unlock ${queue.queueId}`);
+      },
+    };
+    const t = setup({}, hooks);
+    await t.rebalancer.rebalance();
+    expect(t.held()).toEqual(['T#2']);
+    await t.rebalancer.stopPulling();
+    await t.rebalancer.releaseAll();
+    expect(events).toEqual(['lock 2', 'lock 3', 'unlock 2']);
+    expect(t.held()).toEqual([]);
+  });
+
+  it('resetQueue replaces a dropped ProcessQueue and restarts at the given offset', async () => {
+    const t = setup();
+    await t.rebalancer.rebalance();
+    const old = t.rebalancer.heldQueues()[0];
+    if (old === undefined) throw new Error('nothing held');
+    old.processQueue.dropped = true;
+    await t.rebalancer.resetQueue(old.queue, 7);
+    const replaced = t.rebalancer.heldQueues().find((h) => h.queue.queueId === old.queue.queueId);
+    expect(replaced?.processQueue).not.toBe(old.processQueue);
+    expect(replaced?.loop.nextOffset).toBe(7);
+  });
+
+  it('a store reset drops the old ProcessQueue at once, before the restart waits its turn', async () => {
+    const t = setup();
+    await t.rebalancer.rebalance();
+    const old = t.rebalancer.heldQueues()[0];
+    if (old === undefined) throw new Error('nothing held');
+    expect(old.processQueue.dropped).toBe(false);
+    const restart = t.rebalancer.resetQueue(old.queue, 3, true);
+    // A batch finishing now sees the queue dropped and does not raise the offset in the new generation.
+    expect(old.processQueue.dropped).toBe(true);
+    await restart;
+    const replaced = t.rebalancer.heldQueues().find((h) => h.queue.queueId === old.queue.queueId);
+    expect(replaced?.processQueue).not.toBe(old.processQueue);
+    expect(replaced?.processQueue.dropped).toBe(false);
+    expect(replaced?.loop.nextOffset).toBe(3);
+  });
+});
+
+describe('StartOffsetResolver', () => {
+  const broker = {
+    getMaxOffset: async () => 50,
+    getMinOffset: async () => 5,
+    searchOffsetByTimestamp: async (_a: string, h: { timestamp: number }) => h.timestamp / 1000,
+    queryConsumerOffset: async (): Promise<number | undefined> => undefined,
+  };
+  const resolver = (
+    startingPosition: 'LATEST' | 'TRIM_HORIZON' | 'AT_TIMESTAMP',
+    store: Pick<OffsetStore, 'readRecord'> = new MemoryOffsetStore(),
+    brokerOffset: number | undefined = undefined,
+    handOverTimeoutMs = 1000,
+  ) =>
+    new StartOffsetResolver({
+      offsetStore: store,
+      broker: { ...broker, queryConsumerOffset: async () => brokerOffset },
+      clientId: 'me',
+      consumerGroup: 'G',
+      brokerOffsets: true,
+      handOverTimeoutMs,
+      log: rootLogger,
+      masterAddress: () => 'm:1',
+      startingPosition,
+      startingPositionTimestamp: 9000,
+      retryTopic: '%RETRY%G',
+    });
+
+  /** A store whose record of every queue is scripted: holder `holder`, released once `release()` ran. */
+  function heldStore(offset: number, holder: string) {
+    let released = false;
+    let reads = 0;
+    const store: Pick<OffsetStore, 'readRecord'> = {
+      readRecord: async () => {
+        reads++;
+        return { offset: released ? offset + 20 : offset, generation: 0, holder, released, updatedAtMs: 1 };
+      },
+    };
+    return {
+      store,
+      release: () => {
+        released = true;
+      },
+      reads: () => reads,
+    };
+  }
+
+  it('waits for a holder still in the group to hand over, then starts at its final offset', async () => {
+    const held = heldStore(40, 'other');
+    const start = resolver('LATEST', held.store).startOffset(q('T', 0), {
+      members: new Set(['me', 'other']),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    expect(held.reads()).toBeGreaterThan(1);
+    held.release();
+    expect(await start).toBe(60);
+  });
+
+  it('does not wait for a holder that left the group, nor for a released record', async () => {
+    const gone = heldStore(40, 'crashed');
+    expect(await resolver('LATEST', gone.store).startOffset(q('T', 0), { members: new Set(['me']) })).toBe(
+      40,
+    );
+    expect(gone.reads()).toBe(1);
+    const done = heldStore(40, 'other');
+    done.release();
+    expect(
+      await resolver('LATEST', done.store).startOffset(q('T', 0), { members: new Set(['me', 'other']) }),
+    ).toBe(60);
+  });
+
+  it('gives up waiting after the hand-over bound plus its grace, and when cancelled', async () => {
+    const stuck = heldStore(40, 'other');
+    const members = new Set(['me', 'other']);
+    let stopping = false;
+    const cancelled = resolver('LATEST', stuck.store, undefined, 60_000).startOffset(q('T', 0), {
+      members,
+      cancelled: () => stopping,
+    });
+    stopping = true;
+    await expect(cancelled).rejects.toThrow(/stopped waiting for the hand-over/);
+    const started = Date.now();
+    expect(await resolver('LATEST', stuck.store, undefined, 0).startOffset(q('T', 0), { members })).toBe(40);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4000); // HAND_OVER_GRACE_MS
+  }, 15_000);
+
+  it("starts at the broker's committed offset when it is ahead of the store (a crash after the last persist)", async () => {
+    const store = new MemoryOffsetStore();
+    store.updateOffset(q('T', 0), 33, true);
+    expect(await resolver('LATEST', store, 37).startOffset(q('T', 0))).toBe(37);
+    expect(await resolver('LATEST', store, 20).startOffset(q('T', 0))).toBe(33);
+    expect(await resolver('LATEST', new MemoryOffsetStore(), 12).startOffset(q('T', 0))).toBe(12);
+  });
+
+  it('starts a queue without a stored offset where its starting position says', async () => {
+    expect(await resolver('LATEST').startOffset(q('T', 0))).toBe(50);
+    expect(await resolver('LATEST').startOffset(q('%RETRY%G', 0))).toBe(0);
+    expect(await resolver('TRIM_HORIZON').startOffset(q('T', 0))).toBe(5);
+    expect(await resolver('TRIM_HORIZON').startOffset(q('%RETRY%G', 0))).toBe(0);
+    expect(await resolver('AT_TIMESTAMP').startOffset(q('T', 0))).toBe(9);
+    expect(await resolver('AT_TIMESTAMP').startOffset(q('%RETRY%G', 0))).toBe(50);
+  });
+
+  it('prefers the stored offset', async () => {
+    const store = new MemoryOffsetStore();
+    store.updateOffset(q('T', 0), 33, true);
+    expect(await resolver('LATEST', store).startOffset(q('T', 0))).toBe(33);
+  });
+});
