@@ -22,11 +22,6 @@ const FRAME_KEYS = new Set(['level', 'time', 'pid', 'hostname', 'component', 'ms
 
 /**
  * Options of {@link cliLogger}.
- *
- * @example
- * ```ts
- * const options: CliLoggerOptions = { stream: process.stderr, level: 'warn', readable: true };
- * ```
  */
 export interface CliLoggerOptions {
   /** Where the records go. */

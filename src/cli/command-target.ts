@@ -43,11 +43,6 @@ export const DEFAULT_SERVICE_FILES = ['serverless.yml', 'serverless.yaml'] as co
 
 /**
  * Where a command's target comes from (the commands' `--config`, `--stage`, ... options).
- *
- * @example
- * ```ts
- * const options: CommandTargetOptions = { config: 'poller.yaml' };
- * ```
  */
 export interface CommandTargetOptions {
   /** A poller config, or a serverless.yml (`serverless.*`). @default ./serverless.yml when it exists */

@@ -31,11 +31,6 @@ export const DLQ_ENVIRONMENT: Readonly<Record<string, string>> = {
 
 /**
  * What the dlq commands take from outside the command line (tests replace it).
- *
- * @example
- * ```ts
- * await dlqCommand(['redrive', '--mapping', 'orders'], io, { confirm: async () => true });
- * ```
  */
 export interface DlqCommandDeps {
   /**

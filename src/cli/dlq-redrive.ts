@@ -41,12 +41,6 @@ export type RedriveEvent =
 
 /**
  * Options of {@link redriveQueue}.
- *
- * @example
- * ```ts
- * const options: RedriveQueueOptions = { dlq, queue, fromOffset: 0, limit: 100, to: 'retry', fallbackTopic: 'Orders',
- *   send: (m) => producer.send(m), onEvent: print };
- * ```
  */
 export interface RedriveQueueOptions {
   readonly dlq: Pick<DeadLetterQueue, 'consumerGroup' | 'pages' | 'saveRedrivePosition'>;

@@ -16,11 +16,6 @@ import type { AclCredentials } from '../protocol/acl-signer.js';
 
 /**
  * What the command line says about the connection.
- *
- * @example
- * ```ts
- * const options: ConnectionOptions = { nameServer: '127.0.0.1:9876' };
- * ```
  */
 export interface ConnectionOptions {
   readonly nameServer?: string | undefined;

@@ -27,11 +27,6 @@ export interface ProgressReporter {
 
 /**
  * Options of {@link startProgress}.
- *
- * @example
- * ```ts
- * const options: ProgressOptions = { stream: io.stderr, label: 'messages redriven', total: 120 };
- * ```
  */
 export interface ProgressOptions {
   /** Where progress goes (stderr); a live bar only when it is a terminal. */

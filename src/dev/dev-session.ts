@@ -26,12 +26,6 @@ const STATUS_INTERVAL_MS = 1000;
 
 /**
  * Options of {@link startDevSession}.
- *
- * @example
- * ```ts
- * const options: DevSessionOptions = { configFile: 'serverless.yml', localBroker: true, env: process.env,
- *   logger, stdout: process.stdout, tty: false };
- * ```
  */
 export interface DevSessionOptions {
   readonly configFile: string;

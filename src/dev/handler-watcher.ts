@@ -51,11 +51,6 @@ export const SOURCE_EXTENSIONS: ReadonlySet<string> = new Set([
 
 /**
  * Options of {@link watchHandlerSources}.
- *
- * @example
- * ```ts
- * const options: HandlerWatcherOptions = { roots: ['/app'], onChange: (files) => invoker.reload(files), log };
- * ```
  */
 export interface HandlerWatcherOptions {
   /** Directories watched with everything under them (absolute, or relative to the working directory). */

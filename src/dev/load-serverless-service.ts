@@ -47,12 +47,6 @@ export async function readServerlessYaml(file: string): Promise<unknown> {
 
 /**
  * Inputs of {@link loadServerlessService}.
- *
- * @example
- * ```ts
- * const options: LoadServiceOptions = { env: process.env, stage: 'dev', params: ['ns=10.0.0.1:9876'],
- *   stateDir: '/app/.rocketmq-lambda' };
- * ```
  */
 export interface LoadServiceOptions {
   /** The environment of `${env:...}` (and of AWS credentials for `${ssm:...}`, `${cf:...}`, ...). */

@@ -37,11 +37,6 @@ const MAX_NAMED_CHANGES = 5;
 
 /**
  * Options of {@link ReloadingInvoker}.
- *
- * @example
- * ```ts
- * const options: ReloadingInvokerOptions = { shimDir: '.rocketmq-lambda/handlers' };
- * ```
  */
 export interface ReloadingInvokerOptions {
   /** Where shim modules are written (created on demand). */

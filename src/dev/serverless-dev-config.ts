@@ -30,12 +30,6 @@ const DEV_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /**
  * Inputs of {@link devConfigFromServerless}.
- *
- * @example
- * ```ts
- * const options: DevConfigOptions = { serviceDir: '/app', env: process.env, stage: 'dev',
- *   dynamoDbEndpoint: 'http://127.0.0.1:8000' };
- * ```
  */
 export interface DevConfigOptions {
   /** The directory of serverless.yml: handler paths are relative to it. */

@@ -104,12 +104,6 @@ function frameworkAt(packageDir: string): ServerlessFramework | undefined {
 
 /**
  * Inputs of {@link printResolvedService}.
- *
- * @example
- * ```ts
- * const options: PrintOptions = { configFile: '/app/serverless.yml', stage: 'dev', params: ['ns=10.0.0.1:9876'],
- *   env: process.env };
- * ```
  */
 export interface PrintOptions {
   /** The service's config file; the Framework runs in its directory. */

@@ -43,11 +43,6 @@ export interface ServiceCheckResult {
 
 /**
  * Inputs of {@link checkServerlessService}.
- *
- * @example
- * ```ts
- * const options: ServiceCheckOptions = { serviceDir: '/app', env: process.env, stage: 'prod' };
- * ```
  */
 export interface ServiceCheckOptions {
   /** The directory of serverless.yml (handler paths are relative to it). */

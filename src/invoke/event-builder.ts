@@ -60,11 +60,6 @@ export type BodyEncodingChoice =
 
 /**
  * Options of {@link serializeEvent} and {@link buildEvent}.
- *
- * @example
- * ```ts
- * const options: EventEncodingOptions = { maxPayloadBytes: LAMBDA_MAX_PAYLOAD_BYTES };
- * ```
  */
 export interface EventEncodingOptions {
   /**

@@ -34,11 +34,6 @@ export interface FailureDestination {
 
 /**
  * Options of {@link createFailureDestination}.
- *
- * @example
- * ```ts
- * const options: FailureDestinationOptions = { endpoint: 'http://127.0.0.1:4566' };
- * ```
  */
 export interface FailureDestinationOptions {
   /** Another SQS/SNS endpoint (local emulators, tests). The region always comes from the ARN. */

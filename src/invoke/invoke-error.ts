@@ -5,11 +5,6 @@ import { RocketMQError } from '../errors.js';
 
 /**
  * Construction options of {@link InvokeError}.
- *
- * @example
- * ```ts
- * const options: InvokeErrorOptions = { functionRef: 'orders-handler', fatal: true, cause: sdkError };
- * ```
  */
 export interface InvokeErrorOptions {
   /** The function reference the error is about. */

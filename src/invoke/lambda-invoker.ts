@@ -31,11 +31,6 @@ const MAX_ERROR_TEXT_CHARS = 1_000;
 
 /**
  * Options of {@link LambdaInvoker}. Region and credentials come from the standard AWS chain unless given.
- *
- * @example
- * ```ts
- * const options: LambdaInvokerOptions = { region: 'eu-west-1', functionTimeoutMs: 60_000 };
- * ```
  */
 export interface LambdaInvokerOptions {
   /** The region of functions not named by a full ARN (a full ARN's region wins). @default the AWS chain's */

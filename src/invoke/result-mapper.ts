@@ -36,11 +36,6 @@ export interface FunctionResultNotice {
 
 /**
  * Options of {@link mapFunctionResult}.
- *
- * @example
- * ```ts
- * const options: MapFunctionResultOptions = { onNotice: (n) => log.warn(n, 'odd function response') };
- * ```
  */
 export interface MapFunctionResultOptions {
   /** Told about oddities that do not change the result. */

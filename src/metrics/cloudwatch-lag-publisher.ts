@@ -44,11 +44,6 @@ export interface MetricSink {
 
 /**
  * Options of {@link CloudWatchLagPublisher}.
- *
- * @example
- * ```ts
- * const options: CloudWatchLagPublisherOptions = { sources: () => runtimes, cloudwatch, intervalMs: 60_000 };
- * ```
  */
 export interface CloudWatchLagPublisherOptions {
   readonly sources: () => readonly LagSource[];

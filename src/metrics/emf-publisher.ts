@@ -121,11 +121,6 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
 
 /**
  * Options of {@link EmfPublisher}.
- *
- * @example
- * ```ts
- * const options: EmfPublisherOptions = { registry: metrics.registry, intervalMs: 60_000 };
- * ```
  */
 export interface EmfPublisherOptions {
   readonly registry: Registry;

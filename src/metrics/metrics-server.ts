@@ -16,12 +16,6 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Options of {@link MetricsServer.start}.
- *
- * @example
- * ```ts
- * const options: MetricsServerOptions = { registry: metrics.registry, readiness: () => poller.health(),
- *   port: 9464, host: '0.0.0.0' };
- * ```
  */
 export interface MetricsServerOptions {
   readonly registry: Registry;

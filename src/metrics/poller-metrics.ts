@@ -66,11 +66,6 @@ export interface MeteredConsumer {
 
 /**
  * Options of {@link PollerMetrics}.
- *
- * @example
- * ```ts
- * const options: PollerMetricsOptions = { running: () => !stopping, health: () => poller.health() };
- * ```
  */
 export interface PollerMetricsOptions {
   /** False once the poller is stopping (`rocketmq_lambda_up`). */

@@ -124,12 +124,6 @@ export interface ConnectionCloseEvent {
 
 /**
  * Options of a {@link Connection}; all but `address` have defaults.
- *
- * @example
- * ```ts
- * const options: ConnectionOptions = { address: 'broker-a:10911', tls: { rejectUnauthorized: false },
- *   requestHandler, beforeSend: (command) => signRequest(command, credentials) };
- * ```
  */
 export interface ConnectionOptions {
   /** `host:port`; IPv6 as `[::1]:10911` or `::1:10911` (split at the last colon). */

@@ -7,12 +7,6 @@ import { anyInCauseChain } from '../util/cause-chain.js';
 
 /**
  * Options every network error accepts.
- *
- * @example
- * ```ts
- * const options: NetworkErrorOptions = { address: '127.0.0.1:10911', cause: socketError };
- * throw new ConnectError('could not connect to 127.0.0.1:10911', options);
- * ```
  */
 export interface NetworkErrorOptions {
   /** The peer, `host:port`. */

@@ -67,11 +67,6 @@ export interface InboundTicket {
 
 /**
  * Options of an {@link InboundBudget}.
- *
- * @example
- * ```ts
- * const options: InboundBudgetOptions = { address: '127.0.0.1:10911', logger, maxRequests: 8 };
- * ```
  */
 export interface InboundBudgetOptions {
   /** The peer, for logs. */

@@ -21,11 +21,6 @@ const KEEP_ALIVE_INITIAL_DELAY_MS = 30_000;
 
 /**
  * What a link needs to know; every option is already normalised by its owner.
- *
- * @example
- * ```ts
- * new SocketLink({ ...options, onOpen, onFrame: (link, command) => route(command), onClose });
- * ```
  */
 export interface SocketLinkOptions {
   address: string;

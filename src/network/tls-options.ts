@@ -9,11 +9,6 @@ import { RocketMQError } from '../errors.js';
 
 /**
  * TLS settings of a client towards name servers and brokers; every field is optional.
- *
- * @example
- * ```ts
- * const settings: TlsClientSettings = { caPem: readFileSync('ca.pem', 'utf8') };
- * ```
  */
 export interface TlsClientSettings {
   /**

@@ -20,11 +20,6 @@ export const DEFAULT_RESET_WATCH_INTERVAL_MS = 5_000;
 
 /**
  * Options of {@link OffsetResetWatch}.
- *
- * @example
- * ```ts
- * const options: OffsetResetWatchOptions = { intervalMs: 5000, scan: () => store.scanResets(), log };
- * ```
  */
 export interface OffsetResetWatchOptions {
   /** Time between the end of one scan and the start of the next. */

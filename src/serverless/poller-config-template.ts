@@ -32,11 +32,6 @@ export interface PollerMapping {
 
 /**
  * The run config's `tls` settings the plugin passes through (file paths are inside the image).
- *
- * @example
- * ```ts
- * const tls: PollerTlsSettings = { caFile: '/app/certs/ca.pem', serverName: 'rocketmq.internal' };
- * ```
  */
 export interface PollerTlsSettings {
   readonly caFile?: string | undefined;

@@ -18,12 +18,6 @@ const GRID_COLUMNS = 24;
 
 /**
  * What the dashboard shows.
- *
- * @example
- * ```ts
- * const options: DashboardOptions = { consumerGroups: ['orders-fn'], clusterName: { Ref: 'RocketMQPollerCluster' },
- *   serviceLogicalId: 'RocketMQPollerService', targetLagPerTask: 1000, messageAgeSeconds: 300 };
- * ```
  */
 export interface DashboardOptions {
   readonly consumerGroups: readonly string[];

@@ -125,12 +125,6 @@ export function scalingPlan(
 
 /**
  * What scaling needs.
- *
- * @example
- * ```ts
- * const options: LagScalingOptions = { clusterName: { Ref: 'RocketMQPollerCluster' }, serviceLogicalId: 'RocketMQPollerService',
- *   minCount: 1, maxCount: 4, targetLagPerTask: 1000, consumerGroups: ['orders-fn'] };
- * ```
  */
 export interface LagScalingOptions {
   readonly clusterName: CfnString;

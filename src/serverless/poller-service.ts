@@ -25,13 +25,6 @@ export interface ContainerSecret {
 
 /**
  * What the task definition needs.
- *
- * @example
- * ```ts
- * const options: TaskDefinitionOptions = { image: 'poller:1', cpu: 256, memory: 512, cpuArchitecture: 'X86_64',
- *   config, secrets: [], logGroup: { Ref: 'RocketMQPollerLogGroup' }, logLevel: 'info', stopTimeoutSeconds: 120,
- *   executionRoleArn: { 'Fn::GetAtt': ['RocketMQPollerExecutionRole', 'Arn'] }, taskRoleArn: { 'Fn::GetAtt': ['RocketMQPollerTaskRole', 'Arn'] } };
- * ```
  */
 export interface TaskDefinitionOptions {
   readonly image: CfnString;
@@ -120,12 +113,6 @@ export function ecsClusterName(cluster: CfnString): CfnString {
 
 /**
  * What the service needs.
- *
- * @example
- * ```ts
- * const options: ServiceOptions = { cluster: { Ref: 'RocketMQPollerCluster' }, taskDefinitionLogicalId: 'RocketMQPollerTaskDefinition',
- *   desiredCount: 1, subnetIds: ['subnet-1'], securityGroupIds: undefined, assignPublicIp: false };
- * ```
  */
 export interface ServiceOptions {
   readonly cluster: CfnString;
