@@ -27,16 +27,10 @@ import { callDynamoDb } from './dynamodb-call.js';
 import { OffsetAttribute, offsetItemKey, parseOffsetItem, recordOfItem } from './dynamodb-offset-schema.js';
 import { assertOffsetTableExists, ensureOffsetTable } from './ensure-offset-table.js';
 import { OffsetResetWatch } from './offset-reset-watch.js';
-import type {
-  OffsetResetListener,
-  OffsetStore,
-  OffsetStoreHealth,
-  ReadOffsetType,
-  StoredOffsetRecord,
-} from './offset-store.js';
+import type { OffsetStore, StoredOffsetRecord } from './offset-store.js';
 import { assertValidOffset, OffsetStoreError } from './offset-store-error.js';
-import { OffsetTable, type PendingWrite, readOffsetThrough, readRecordThrough } from './offset-table.js';
-import { StoreObservers } from './store-observers.js';
+import type { PendingWrite } from './offset-table.js';
+import { TableOffsetStore } from './table-offset-store.js';
 
 const log = componentLogger('offsets.dynamodb');
 
@@ -112,7 +106,7 @@ export type DynamoDbOffsetStoreOptions = DynamoDbOffsetStoreCommonOptions &
  * await store.persistAll([queue]);
  * ```
  */
-export class DynamoDbOffsetStore implements OffsetStore {
+export class DynamoDbOffsetStore extends TableOffsetStore {
   readonly #client: DynamoDBClient;
   readonly #ownsClient: boolean;
   readonly #tableName: string;
@@ -123,14 +117,13 @@ export class DynamoDbOffsetStore implements OffsetStore {
   readonly #tableActiveTimeoutMs: number | undefined;
   readonly #retry: DynamoDbRetryOptions | undefined;
   readonly #context: DynamoDbCallContext;
-  readonly #table = new OffsetTable();
-  readonly #observers = new StoreObservers((err) => log.error({ err }, 'offset reset listener failed'));
   /** The write in progress per queue key, so one offset is never written twice at once. */
   readonly #writes = new Map<string, Promise<void>>();
   readonly #resetWatch: OffsetResetWatch | undefined;
   #tableReady: Promise<void> | undefined;
 
   constructor(options: DynamoDbOffsetStoreOptions) {
+    super(log);
     if (options.client === undefined) {
       this.#client = new DynamoDBClient({
         region: options.region,
@@ -174,22 +167,6 @@ export class DynamoDbOffsetStore implements OffsetStore {
     this.#resetWatch?.start();
   }
 
-  readOffset(queue: MessageQueue, type: ReadOffsetType): Promise<number> {
-    return readOffsetThrough(this.#table, queue, type, (key) => this.#readStored(key));
-  }
-
-  readRecord(queue: MessageQueue): Promise<StoredOffsetRecord | undefined> {
-    return readRecordThrough(this.#table, messageQueueKey(queue), (key) => this.#readStored(key));
-  }
-
-  updateOffset(queue: MessageQueue, offset: number, increaseOnly: boolean): void {
-    this.#table.update(messageQueueKey(queue), offset, increaseOnly);
-  }
-
-  correctOffset(queue: MessageQueue, offset: number): void {
-    this.#table.correct(messageQueueKey(queue), offset);
-  }
-
   persist(queue: MessageQueue): Promise<void> {
     return this.#persistKey(messageQueueKey(queue), 'changed');
   }
@@ -200,7 +177,7 @@ export class DynamoDbOffsetStore implements OffsetStore {
    * AggregateError, retriable when all were).
    */
   persistAll(queues: readonly MessageQueue[]): Promise<void> {
-    const keys = this.#table.dirtyWrites(queues.map(messageQueueKey)).map((write) => write.key);
+    const keys = this.table.dirtyWrites(queues.map(messageQueueKey)).map((write) => write.key);
     return this.#writeAll(keys, 'changed', 'persisted');
   }
 
@@ -209,25 +186,13 @@ export class DynamoDbOffsetStore implements OffsetStore {
    * once. A queue another poller has written beyond ours since is left alone.
    */
   release(queues: readonly MessageQueue[]): Promise<void> {
-    const keys = [...new Set(queues.map(messageQueueKey))].filter((key) => this.#table.has(key));
+    const keys = [...new Set(queues.map(messageQueueKey))].filter((key) => this.table.has(key));
     return this.#writeAll(keys, 'release', 'released');
   }
 
   /** Writes the offset of a queue just taken, naming this poller as its holder (also when unchanged). */
   claim(queue: MessageQueue): Promise<void> {
     return this.#persistKey(messageQueueKey(queue), 'claim');
-  }
-
-  removeOffset(queue: MessageQueue): void {
-    this.#table.remove(messageQueueKey(queue));
-  }
-
-  onOffsetReset(listener: OffsetResetListener): () => void {
-    return this.#observers.onOffsetReset(listener);
-  }
-
-  health(): OffsetStoreHealth {
-    return this.#observers.health();
   }
 
   /** Waits for writes in progress, then destroys the client if the store created it. Does not persist. */
@@ -253,7 +218,7 @@ export class DynamoDbOffsetStore implements OffsetStore {
     assertValidOffset(offset, key);
     await this.#ready();
     for (let attempt = 1; ; attempt++) {
-      const current = await this.#readStored(key);
+      const current = await this.readStoredRecord(key);
       const generation = current?.generation ?? 0;
       try {
         await this.#update(`reset offset of ${key}`, key, offset, generation + 1, true, {
@@ -261,7 +226,7 @@ export class DynamoDbOffsetStore implements OffsetStore {
             current === undefined ? 'attribute_not_exists(#offset)' : generationCondition(generation),
           generation,
         });
-        if (this.#table.has(key)) this.#table.setFromStore(key, offset, generation + 1);
+        if (this.table.has(key)) this.table.setFromStore(key, offset, generation + 1);
         return current;
       } catch (err) {
         if (!isConditionFailure(err) || attempt >= RESET_ATTEMPTS) throw err;
@@ -331,12 +296,12 @@ export class DynamoDbOffsetStore implements OffsetStore {
    * ```
    */
   async scanResets(): Promise<void> {
-    if (this.#table.size === 0) return;
+    if (this.table.size === 0) return;
     const records = await this.listRecords({ consistent: false });
     for (const [key, record] of records) {
-      if (!this.#table.has(key) || this.#writes.has(key)) continue;
-      if (record.generation <= this.#table.generation(key)) continue;
-      this.#adoptReset(key, record, this.#table.get(key));
+      if (!this.table.has(key) || this.#writes.has(key)) continue;
+      if (record.generation <= this.table.generation(key)) continue;
+      this.#adoptReset(key, record, this.table.get(key));
     }
   }
 
@@ -391,7 +356,7 @@ export class DynamoDbOffsetStore implements OffsetStore {
     }
   }
 
-  async #readStored(key: string): Promise<StoredOffsetRecord | undefined> {
+  protected async readStoredRecord(key: string): Promise<StoredOffsetRecord | undefined> {
     await this.#ready();
     const result = await callDynamoDb(`read offset of ${key}`, this.#context, () =>
       this.#client.send(
@@ -413,15 +378,15 @@ export class DynamoDbOffsetStore implements OffsetStore {
         () => undefined,
       );
     }
-    const pending = mode === 'changed' ? this.#table.pendingWrite(key) : this.#table.currentWrite(key);
+    const pending = mode === 'changed' ? this.table.pendingWrite(key) : this.table.currentWrite(key);
     if (pending === undefined) return;
     const write = this.#write(pending, mode);
     this.#writes.set(key, write);
     try {
       await write;
-      this.#observers.writeSucceeded();
+      this.observers.writeSucceeded();
     } catch (err) {
-      this.#observers.writeFailed(err);
+      this.observers.writeFailed(err);
       throw err;
     } finally {
       this.#writes.delete(key);
@@ -435,7 +400,7 @@ export class DynamoDbOffsetStore implements OffsetStore {
       ? await this.#writeCorrection(write)
       : await this.#writeRaise(write, mode);
     if (outcome === 'stored')
-      this.#table.markStored(write, write.correction ? write.generation + 1 : write.generation);
+      this.table.markStored(write, write.correction ? write.generation + 1 : write.generation);
   }
 
   /** An offset within its generation: only above the stored one (a claim or release: at least it). */
@@ -479,19 +444,19 @@ export class DynamoDbOffsetStore implements OffsetStore {
     }
     // Another writer started a generation meanwhile. The broker's word still stands if the store holds
     // an offset above our correction: correct again on top of that generation (once).
-    const record = await this.#readStored(write.key);
+    const record = await this.readStoredRecord(write.key);
     if (record === undefined) return 'missing';
     if (record.offset > write.offset && !retried) {
       return this.#writeCorrection({ ...write, generation: record.generation }, true);
     }
-    this.#table.setFromStore(write.key, Math.min(record.offset, write.offset), record.generation);
-    if (record.offset > write.offset) this.#table.correct(write.key, write.offset);
+    this.table.setFromStore(write.key, Math.min(record.offset, write.offset), record.generation);
+    if (record.offset > write.offset) this.table.correct(write.key, write.offset);
     return 'reset';
   }
 
   /** Why a write was refused: another writer ahead in our generation, or a newer generation (a reset). */
   async #refused(write: PendingWrite): Promise<WriteOutcome> {
-    const record = await this.#readStored(write.key);
+    const record = await this.readStoredRecord(write.key);
     if (record === undefined) return 'missing';
     if (record.generation === write.generation) {
       log.debug(
@@ -504,18 +469,18 @@ export class DynamoDbOffsetStore implements OffsetStore {
         },
         'stored offset already at or ahead, not written',
       );
-      this.#table.markStored(write);
+      this.table.markStored(write);
       return 'ahead';
     }
     // The reset watch may have adopted this generation while the write was in flight: told once is enough.
-    if (record.generation > this.#table.generation(write.key))
+    if (record.generation > this.table.generation(write.key))
       this.#adoptReset(write.key, record, write.offset);
     return 'reset';
   }
 
   /** Takes a newer generation found in the store as ours, and tells the listeners to restart the queue. */
   #adoptReset(key: string, record: StoredOffsetRecord, ownOffset: number): void {
-    this.#table.setFromStore(key, record.offset, record.generation);
+    this.table.setFromStore(key, record.offset, record.generation);
     log.warn(
       {
         group: this.#group,
@@ -527,7 +492,7 @@ export class DynamoDbOffsetStore implements OffsetStore {
       },
       'the stored offset was reset (a newer offset generation): resuming from it',
     );
-    this.#observers.resetFound(parseMessageQueueKey(key), record);
+    this.observers.resetFound(parseMessageQueueKey(key), record);
   }
 
   async #update(

@@ -17,16 +17,10 @@ import { messageQueueKey } from '../protocol/message-queue.js';
 import { componentLogger } from '../util/logger.js';
 import type { OffsetFileRead } from './offset-file.js';
 import { errorCode, readOffsetFile, syncDirectory, writeFileDurably } from './offset-file.js';
-import type {
-  OffsetResetListener,
-  OffsetStore,
-  OffsetStoreHealth,
-  ReadOffsetType,
-  StoredOffsetRecord,
-} from './offset-store.js';
+import type { OffsetStore, StoredOffsetRecord } from './offset-store.js';
 import { OffsetStoreError } from './offset-store-error.js';
-import { localRecord, OffsetTable, readOffsetThrough, readRecordThrough } from './offset-table.js';
-import { StoreObservers } from './store-observers.js';
+import { localRecord } from './offset-table.js';
+import { TableOffsetStore } from './table-offset-store.js';
 
 const log = componentLogger('offsets.file');
 
@@ -88,14 +82,12 @@ export function offsetFilePath(baseDir: string, clientInstance: string, group: s
  * await store.persistAll([queue]);
  * ```
  */
-export class FileOffsetStore implements OffsetStore {
+export class FileOffsetStore extends TableOffsetStore {
   /** The offsets file. */
   readonly path: string;
   /** The previous good version of the offsets file. */
   readonly backupPath: string;
   readonly #tempPath: string;
-  readonly #table = new OffsetTable();
-  readonly #observers = new StoreObservers((err) => log.error({ err }, 'offset reset listener failed'));
   /** What the main file holds (queues removed from the table stay in the file), once read. */
   #onDisk: Map<string, number> | undefined;
   /** The main file holds a good version worth keeping as `.bak` (false after recovering from `.bak`). */
@@ -103,6 +95,7 @@ export class FileOffsetStore implements OffsetStore {
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: FileOffsetStoreOptions) {
+    super(log);
     this.path = offsetFilePath(
       options.baseDir ?? DEFAULT_OFFSET_BASE_DIR,
       options.clientInstance,
@@ -118,25 +111,8 @@ export class FileOffsetStore implements OffsetStore {
    */
   load(): Promise<void> {
     return this.#serialised(async () => {
-      for (const [key, offset] of await this.#readDisk()) this.#table.setFromStore(key, offset);
+      for (const [key, offset] of await this.#readDisk()) this.table.setFromStore(key, offset);
     });
-  }
-
-  readOffset(queue: MessageQueue, type: ReadOffsetType): Promise<number> {
-    return readOffsetThrough(this.#table, queue, type, (key) => this.#readRecordFromDisk(key));
-  }
-
-  readRecord(queue: MessageQueue): Promise<StoredOffsetRecord | undefined> {
-    return readRecordThrough(this.#table, messageQueueKey(queue), (key) => this.#readRecordFromDisk(key));
-  }
-
-  updateOffset(queue: MessageQueue, offset: number, increaseOnly: boolean): void {
-    this.#table.update(messageQueueKey(queue), offset, increaseOnly);
-  }
-
-  /** The file has one writer: a correction is written like any other change (generations stay 0). */
-  correctOffset(queue: MessageQueue, offset: number): void {
-    this.#table.correct(messageQueueKey(queue), offset);
   }
 
   persist(queue: MessageQueue): Promise<void> {
@@ -147,20 +123,20 @@ export class FileOffsetStore implements OffsetStore {
   persistAll(queues: readonly MessageQueue[]): Promise<void> {
     const keys = queues.map(messageQueueKey);
     return this.#serialised(async () => {
-      if (this.#table.dirtyWrites(keys).length === 0) return;
+      if (this.table.dirtyWrites(keys).length === 0) return;
       try {
         const onDisk = this.#onDisk ?? (await this.#readDisk());
         // Taken after any read above, so offsets updated meanwhile are written too.
-        const dirty = this.#table.dirtyWrites(keys);
+        const dirty = this.table.dirtyWrites(keys);
         const next = new Map(onDisk);
         for (const write of dirty) next.set(write.key, write.offset);
         await this.#write(next);
         this.#onDisk = next;
-        for (const write of dirty) this.#table.markStored(write);
-        this.#observers.writeSucceeded();
+        for (const write of dirty) this.table.markStored(write);
+        this.observers.writeSucceeded();
         log.debug({ path: this.path, queues: dirty.length }, 'offsets persisted');
       } catch (err) {
-        this.#observers.writeFailed(err);
+        this.observers.writeFailed(err);
         throw err;
       }
     });
@@ -176,18 +152,6 @@ export class FileOffsetStore implements OffsetStore {
     return this.persistAll(queues);
   }
 
-  onOffsetReset(listener: OffsetResetListener): () => void {
-    return this.#observers.onOffsetReset(listener);
-  }
-
-  health(): OffsetStoreHealth {
-    return this.#observers.health();
-  }
-
-  removeOffset(queue: MessageQueue): void {
-    this.#table.remove(messageQueueKey(queue));
-  }
-
   /** Waits for a write in progress; does not persist. */
   async close(): Promise<void> {
     await this.#queue.then(
@@ -196,7 +160,7 @@ export class FileOffsetStore implements OffsetStore {
     );
   }
 
-  #readRecordFromDisk(key: string): Promise<StoredOffsetRecord | undefined> {
+  protected readStoredRecord(key: string): Promise<StoredOffsetRecord | undefined> {
     return this.#serialised(async () => {
       const offset = (await this.#readDisk()).get(key);
       return offset === undefined ? undefined : localRecord(offset, 0);

@@ -5,15 +5,9 @@
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { messageQueueKey } from '../protocol/message-queue.js';
 import { componentLogger } from '../util/logger.js';
-import type {
-  OffsetResetListener,
-  OffsetStore,
-  OffsetStoreHealth,
-  ReadOffsetType,
-  StoredOffsetRecord,
-} from './offset-store.js';
-import { localRecord, OffsetTable, readOffsetThrough, readRecordThrough } from './offset-table.js';
-import { StoreObservers } from './store-observers.js';
+import type { OffsetStore, StoredOffsetRecord } from './offset-store.js';
+import { localRecord } from './offset-table.js';
+import { TableOffsetStore } from './table-offset-store.js';
 
 const log = componentLogger('offsets.memory');
 
@@ -28,28 +22,13 @@ const log = componentLogger('offsets.memory');
  * await store.readOffset({ topic: 'T', brokerName: 'broker-a', queueId: 0 }, 'MEMORY'); // => 42
  * ```
  */
-export class MemoryOffsetStore implements OffsetStore {
-  readonly #table = new OffsetTable();
-  readonly #observers = new StoreObservers((err) => log.error({ err }, 'offset reset listener failed'));
+export class MemoryOffsetStore extends TableOffsetStore {
+  constructor() {
+    super(log);
+  }
 
   async load(): Promise<void> {
     // Nothing to load: the table lives only in this process.
-  }
-
-  readOffset(queue: MessageQueue, type: ReadOffsetType): Promise<number> {
-    return readOffsetThrough(this.#table, queue, type, async (key) => this.#record(key));
-  }
-
-  readRecord(queue: MessageQueue): Promise<StoredOffsetRecord | undefined> {
-    return readRecordThrough(this.#table, messageQueueKey(queue), async (key) => this.#record(key));
-  }
-
-  updateOffset(queue: MessageQueue, offset: number, increaseOnly: boolean): void {
-    this.#table.update(messageQueueKey(queue), offset, increaseOnly);
-  }
-
-  correctOffset(queue: MessageQueue, offset: number): void {
-    this.#table.correct(messageQueueKey(queue), offset);
   }
 
   async persist(queue: MessageQueue): Promise<void> {
@@ -57,8 +36,8 @@ export class MemoryOffsetStore implements OffsetStore {
   }
 
   async persistAll(queues: readonly MessageQueue[]): Promise<void> {
-    for (const write of this.#table.dirtyWrites(queues.map(messageQueueKey))) {
-      this.#table.markStored(write, write.correction ? write.generation + 1 : write.generation);
+    for (const write of this.table.dirtyWrites(queues.map(messageQueueKey))) {
+      this.table.markStored(write, write.correction ? write.generation + 1 : write.generation);
     }
   }
 
@@ -71,28 +50,16 @@ export class MemoryOffsetStore implements OffsetStore {
     return this.persistAll(queues);
   }
 
-  removeOffset(queue: MessageQueue): void {
-    this.#table.remove(messageQueueKey(queue));
-  }
-
-  onOffsetReset(listener: OffsetResetListener): () => void {
-    return this.#observers.onOffsetReset(listener);
-  }
-
-  health(): OffsetStoreHealth {
-    return this.#observers.health();
-  }
-
   /** Whether `queue` has an offset not yet persisted (for tests and status output). */
   isDirty(queue: MessageQueue): boolean {
-    return this.#table.isDirty(messageQueueKey(queue));
+    return this.table.isDirty(messageQueueKey(queue));
   }
 
   async close(): Promise<void> {
     // Nothing to release.
   }
 
-  #record(key: string): StoredOffsetRecord | undefined {
-    return this.#table.has(key) ? localRecord(this.#table.get(key), this.#table.generation(key)) : undefined;
+  protected async readStoredRecord(key: string): Promise<StoredOffsetRecord | undefined> {
+    return this.table.has(key) ? localRecord(this.table.get(key), this.table.generation(key)) : undefined;
   }
 }
