@@ -37,8 +37,8 @@ import {
   declareTargetOptions,
   openTargetOrReport,
   selectMapping,
-  selectMappings,
   type TargetOptionValues,
+  withTarget,
 } from './target-options.js';
 import { terminalStyle } from './terminal-style.js';
 
@@ -123,11 +123,7 @@ async function offsetsShow(args: readonly string[], io: CliIo): Promise<number> 
   const parsed = parseCommand<TargetOptionValues & { json?: boolean }>(command, args);
   if (typeof parsed === 'number') return parsed;
   const options = parsed.options;
-  const target = await openTargetOrReport(command, options, io);
-  if (typeof target === 'number') return target;
-  try {
-    const mappings = selectMappings(command, target, options, io);
-    if (typeof mappings === 'number') return mappings;
+  return withTarget(command, options, io, async (target, mappings) => {
     const snapshots = await Promise.all(
       mappings.map((m) =>
         readMappingOffsets(target.client, m, target.offsetStore(m), { messageAges: false }),
@@ -139,9 +135,7 @@ async function offsetsShow(args: readonly string[], io: CliIo): Promise<number> 
     else
       io.stdout.write(statusTable(snapshots, nowMs, terminalStyle(io.stdout as { isTTY?: boolean }, io.env)));
     return reportUnreachable(command, snapshots, io);
-  } finally {
-    await target.close();
-  }
+  });
 }
 
 function declareResetCommand(io: CliIo): Command {

@@ -14,12 +14,7 @@ import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { positiveInteger } from './option-parsers.js';
 import { type MappingOffsets, readMappingOffsets } from './queue-offsets.js';
 import { statusJson, statusTable } from './status-render.js';
-import {
-  declareTargetOptions,
-  openTargetOrReport,
-  selectMappings,
-  type TargetOptionValues,
-} from './target-options.js';
+import { declareTargetOptions, type TargetOptionValues, withTarget } from './target-options.js';
 import { terminalStyle } from './terminal-style.js';
 
 /** `--watch` without a value: redraw every this many seconds. */
@@ -64,17 +59,11 @@ export async function statusCommand(args: readonly string[], io: CliIo): Promise
   const parsed = parseCommand<StatusOptions>(command, args);
   if (typeof parsed === 'number') return parsed;
   const options = parsed.options;
-  const target = await openTargetOrReport(command, options, io);
-  if (typeof target === 'number') return target;
-  try {
-    const mappings = selectMappings(command, target, options, io);
-    if (typeof mappings === 'number') return mappings;
+  return withTarget(command, options, io, async (target, mappings) => {
     if (options.watch === undefined) return await printOnce(command, target, mappings, options, io, false);
     const intervalMs = (options.watch === true ? DEFAULT_WATCH_SECONDS : options.watch) * 1000;
     return await watch(command, target, mappings, options, io, intervalMs);
-  } finally {
-    await target.close();
-  }
+  });
 }
 
 async function printOnce(

@@ -127,6 +127,33 @@ export function selectMappings(
 }
 
 /**
+ * The frame of every command that reads a target: opens it (or reports why it cannot, exit 2), runs
+ * `action` with the mappings `--mapping` selects (all without it; exit 2 when it names none), and closes
+ * the target whatever the action did.
+ *
+ * @example
+ * ```ts
+ * return withTarget(command, parsed.options, io, async (target, mappings) => print(target, mappings));
+ * ```
+ */
+export async function withTarget(
+  command: Command,
+  options: TargetOptionValues,
+  io: CliIo,
+  action: (target: CommandTarget, mappings: CommandTarget['mappings']) => Promise<number>,
+): Promise<number> {
+  const target = await openTargetOrReport(command, options, io);
+  if (typeof target === 'number') return target;
+  try {
+    const mappings = selectMappings(command, target, options, io);
+    if (typeof mappings === 'number') return mappings;
+    return await action(target, mappings);
+  } finally {
+    await target.close();
+  }
+}
+
+/**
  * The one mapping an action works on: `values.mapping`, or the only mapping without it; writes why and
  * returns 2 when it names no mapping, or names none while there are several.
  *
