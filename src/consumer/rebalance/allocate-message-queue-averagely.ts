@@ -3,6 +3,7 @@
  * a group sorts the same queues and the same client ids, and takes one contiguous slice.
  */
 import type { MessageQueue } from '../../protocol/message-queue.js';
+import type { AllocationStrategy } from './allocation-strategy.js';
 
 /**
  * The queues `clientId` owns among `clientIds`. Both lists must already be sorted the same way on every
@@ -34,3 +35,13 @@ export function allocateMessageQueueAveragely<Q = MessageQueue>(
   const range = Math.min(averageSize, n - startIndex);
   return range <= 0 ? [] : queues.slice(startIndex, startIndex + range);
 }
+
+/**
+ * {@link allocateMessageQueueAveragely} as an {@link AllocationStrategy} (Java `AVG`, the default of
+ * Java's push consumer and of ours).
+ */
+export const averagelyStrategy: AllocationStrategy = {
+  name: 'AVG',
+  allocate: (_consumerGroup, currentClientId, queues, clientIds) =>
+    allocateMessageQueueAveragely(queues, clientIds, currentClientId),
+};

@@ -1,7 +1,8 @@
 /**
  * Rebalance (Java `RebalanceImpl.rebalanceByTopic`): which queues this client holds. In clustering, for
  * the topic and `%RETRY%<group>`, the queues of the route are divided over the group's client ids with
- * {@link allocateMessageQueueAveragely}; in broadcasting every queue of the topic is held.
+ * the mapping's {@link AllocationStrategy} (default `AVG`, {@link averagelyStrategy}); in broadcasting
+ * every queue of the topic is held.
  *
  * Queues taken away are handed over, which Java's client does not do: pulling stops, no new batch of the
  * queue starts, the batches in flight finish (up to `handOverTimeoutMs`) and still move the offset, then
@@ -22,7 +23,8 @@ import type { NormalizedConsumerOptions } from '../consumer-options.js';
 import type { TopicRouteTable } from '../membership/topic-route-table.js';
 import { ProcessQueue } from '../pull/process-queue.js';
 import type { RefusalWatch } from '../refusal-watch.js';
-import { allocateMessageQueueAveragely } from './allocate-message-queue-averagely.js';
+import { averagelyStrategy } from './allocate-message-queue-averagely.js';
+import type { AllocationStrategy } from './allocation-strategy.js';
 import type { StartOffsetResolver } from './start-offset.js';
 
 /** A NOTIFY_CONSUMER_IDS_CHANGED burst is folded into one rebalance after this delay. */
@@ -61,6 +63,11 @@ export interface RebalancerOptions {
     startOffsetFromBroker?: boolean,
   ) => PullLoopHandle;
   hooks?: QueueOwnershipHooks | undefined;
+  /**
+   * How the group's queues are divided (create-allocation-strategy.ts); every member of the group must
+   * use the same. @default averagelyStrategy (Java `AVG`)
+   */
+  allocationStrategy?: AllocationStrategy | undefined;
   log: Logger;
   /** Told of the consumer-list calls' outcomes (permanent refusals stop the consumer). */
   outcomes?: Pick<RefusalWatch, 'succeeded' | 'failed'> | undefined;
@@ -84,6 +91,7 @@ export interface RebalancerOptions {
  */
 export class Rebalancer {
   private readonly o: RebalancerOptions;
+  private readonly strategy: AllocationStrategy;
   private readonly held = new Map<string, HeldQueue>();
   private chain: Promise<void> = Promise.resolve();
   private queued: Promise<void> | undefined;
@@ -98,6 +106,7 @@ export class Rebalancer {
 
   constructor(options: RebalancerOptions) {
     this.o = options;
+    this.strategy = options.allocationStrategy ?? averagelyStrategy;
     this.warnings = new ThrottledLog(options.log);
   }
 
@@ -248,6 +257,7 @@ export class Rebalancer {
           added: added.map(messageQueueKey),
           removed: removed.map((held) => messageQueueKey(held.queue)),
           held: this.held.size,
+          strategy: this.strategy.name,
         },
         'rebalance changed the held queues',
       );
@@ -298,7 +308,7 @@ export class Rebalancer {
     if (!sorted.includes(this.o.clientId)) {
       this.o.log.warn({ topic, clientIds: sorted }, 'this client is not (yet) in the group list');
     }
-    return allocateMessageQueueAveragely(queues, sorted, this.o.clientId);
+    return this.strategy.allocate(this.o.options.consumerGroup, this.o.clientId, queues, sorted);
   }
 
   private async add(queue: MessageQueue): Promise<MessageQueue | undefined> {

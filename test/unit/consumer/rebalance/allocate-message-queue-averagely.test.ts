@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocateMessageQueueAveragely } from '../../../../src/consumer/rebalance/allocate-message-queue-averagely.js';
+import {
+  allocateMessageQueueAveragely,
+  averagelyStrategy,
+} from '../../../../src/consumer/rebalance/allocate-message-queue-averagely.js';
 
 const queues = (n: number) => Array.from({ length: n }, (_, i) => `q${i}`);
 const ids = (c: number) => Array.from({ length: c }, (_, i) => `c${i}`);
@@ -41,6 +44,17 @@ describe('allocateMessageQueueAveragely', () => {
   ] as const)('%i queues over %i clients', (n, c, expected) => {
     const all = ids(c);
     expect(all.map((id) => allocateMessageQueueAveragely(queues(n), all, id))).toEqual(expected);
+  });
+
+  it('is the AVG strategy (8 queues over 3 clients: 3, 3, 2 as Java 5.3.3 allocates them)', () => {
+    const mqs = Array.from({ length: 8 }, (_, queueId) => ({ topic: 'T', brokerName: 'b', queueId }));
+    const all = ids(3);
+    expect(averagelyStrategy.name).toBe('AVG');
+    expect(all.map((id) => averagelyStrategy.allocate('G', id, mqs, all).map((q) => q.queueId))).toEqual([
+      [0, 1, 2],
+      [3, 4, 5],
+      [6, 7],
+    ]);
   });
 
   it('gives nothing to a client that is not in the list', () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueOwnershipHooks } from '../../../../src/consumer/consume/consume-service.js';
 import type { ConsumerOptions } from '../../../../src/consumer/consumer-options.js';
+import { averagelyByCircleStrategy } from '../../../../src/consumer/rebalance/allocate-message-queue-averagely-by-circle.js';
+import type { AllocationStrategy } from '../../../../src/consumer/rebalance/allocation-strategy.js';
 import { Rebalancer } from '../../../../src/consumer/rebalance/rebalancer.js';
 import {
   type StartOffsetContext,
@@ -14,7 +16,11 @@ import { options } from '../fakes.js';
 
 const q = (topic: string, queueId: number): MessageQueue => ({ topic, brokerName: 'b', queueId });
 
-function setup(overrides: Partial<ConsumerOptions> = {}, hooks?: QueueOwnershipHooks) {
+function setup(
+  overrides: Partial<ConsumerOptions> = {},
+  hooks?: QueueOwnershipHooks,
+  allocationStrategy?: AllocationStrategy,
+) {
   let clientIds = ['a', 'me'];
   const contexts: (StartOffsetContext | undefined)[] = [];
   const loops: { offset: number; stopped: boolean; queue: MessageQueue }[] = [];
@@ -53,6 +59,7 @@ function setup(overrides: Partial<ConsumerOptions> = {}, hooks?: QueueOwnershipH
       };
     },
     hooks,
+    allocationStrategy,
     log: rootLogger,
   });
   const held = () => rebalancer.heldQueues().map((h) => `${h.queue.topic}#${h.queue.queueId}`);
@@ -110,6 +117,25 @@ describe('Rebalancer', () => {
     expect(pq.dropped).toBe(true);
     expect(released).toContain('T#3@dirty');
     expect(t.held().sort()).toEqual(['%RETRY%G#0', 'T#0', 'T#1']);
+  });
+
+  it('divides the queues with the given strategy, passing the group, sorted queues and sorted ids', async () => {
+    const calls: { group: string; me: string; queues: number; ids: readonly string[] }[] = [];
+    const spy: AllocationStrategy = {
+      name: 'SPY',
+      allocate: (group, me, queues, ids) => {
+        calls.push({ group, me, queues: queues.length, ids });
+        return averagelyByCircleStrategy.allocate(group, me, queues, ids);
+      },
+    };
+    const t = setup({}, undefined, spy);
+    t.setIds(['me', 'a']);
+    await t.rebalancer.rebalance();
+    expect(t.held()).toEqual(['T#1', 'T#3']); // by circle: 'a' takes T#0 and T#2 (AVG would give 'me' T#2, T#3)
+    expect(calls).toEqual([
+      { group: 'G', me: 'me', queues: 4, ids: ['a', 'me'] },
+      { group: 'G', me: 'me', queues: 1, ids: ['a', 'me'] },
+    ]);
   });
 
   it('gives the start offset resolver the consumer list, to wait for a holder still in the group', async () => {
