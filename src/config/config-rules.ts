@@ -109,7 +109,8 @@ function mappingProblems(mapping: Raw, index: number): ConfigProblem[] {
     });
   }
   if (timestamp !== undefined && position !== 'AT_TIMESTAMP') {
-    const actual = typeof position === 'string' ? position : 'LATEST, the default';
+    const actual =
+      typeof position === 'string' ? position : `${MAPPING_DEFAULTS.startingPosition}, the default`;
     problems.push({
       path: at('startingPositionTimestamp'),
       message: `only used when startingPosition is AT_TIMESTAMP (it is ${actual})`,

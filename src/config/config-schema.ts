@@ -1,15 +1,23 @@
 /**
  * The closed zod schema of the `rocketmq-lambda run` config file: every key, its type, range, default
- * and description, in this one place. A key not listed is an error (typos are caught). Defaults are not
- * filled by the schema (so cross-field rules can tell "left out" from "set"); `resolveConfig` fills them
- * from {@link RUN_DEFAULTS} and {@link MAPPING_DEFAULTS}, the same values the reference table shows.
+ * and description. A key not listed is an error (typos are caught). The keys of consumer options take
+ * their range, default and description from the consumer's one definition (`consumer-option-keys.ts`);
+ * the others are defined here. Defaults are not filled by the schema (so cross-field rules can tell "left
+ * out" from "set"); `resolveConfig` fills them, once, from {@link RUN_DEFAULTS} and
+ * {@link MAPPING_DEFAULTS}, the same values the reference table shows.
  *
  * Rules spanning several keys (AT_TIMESTAMP needs a timestamp, unique names, one mapping per consumer
  * group, ...) live in `config-rules.ts`.
  */
 import { z } from 'zod';
-import { CONSUMER_DEFAULTS } from '../consumer/consumer-options.js';
+import { SUB_ALL } from '../protocol/subscription.js';
 import { destinationsSchema, lambdaSchema } from './aws-config-schema.js';
+import {
+  booleanOptionKey,
+  CONSUMER_DEFAULTS,
+  enumOptionKey,
+  integerOptionKey,
+} from './consumer-option-keys.js';
 import { metricsSchema } from './metrics-config-schema.js';
 import { info, type KeyInfo, text } from './schema-meta.js';
 
@@ -28,7 +36,7 @@ export const RUN_DEFAULTS = {
 
 /** Defaults of the per-mapping keys (the consumer runtime's own defaults). */
 export const MAPPING_DEFAULTS = {
-  filter: '*',
+  filter: SUB_ALL,
   batchSize: CONSUMER_DEFAULTS.batchSize,
   maximumBatchingWindowMs: CONSUMER_DEFAULTS.maximumBatchingWindowMs,
   maxConcurrency: CONSUMER_DEFAULTS.maxConcurrency,
@@ -54,7 +62,7 @@ export const MIN_RECORD_AGE_SECONDS = 60;
 export const MAX_RECORD_AGE_SECONDS = 604_800;
 
 /** RocketMQ's topic and group name characters (`TopicValidator`). */
-const RESOURCE_NAME = /^[%|a-zA-Z0-9_-]+$/;
+export const RESOURCE_NAME = /^[%|a-zA-Z0-9_-]+$/;
 /** `TopicValidator.TOPIC_MAX_LENGTH`. */
 export const MAX_TOPIC_CHARS = 127;
 /** `Validators.CHARACTER_MAX_LENGTH`, the longest consumer group name. */
@@ -67,8 +75,6 @@ const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 export const MAX_TIMESTAMP_SECONDS = 99_999_999_999;
 /** An ISO 8601 date, or date-time with a zone. */
 export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
-
-const MiB = 1024 * 1024;
 
 const nameServerSchema = z
   .union([z.string(), z.array(z.string()).min(1)], {
@@ -213,10 +219,8 @@ const offsetsSchema = z
           default: RUN_DEFAULTS.offsetsPath,
         }),
       ),
-    persistIntervalMs: intKey(100, 600_000, {
-      description:
-        "How often each held queue's offset is written when it changed (at most one write per queue per interval: with DynamoDB, at most 1000 / persistIntervalMs writes per second per queue). A crash redelivers far less than this much work: the brokers keep a fresher copy of the offsets, updated as batches finish.",
-      default: RUN_DEFAULTS.persistIntervalMs,
+    persistIntervalMs: integerOptionKey('persistIntervalMs', {
+      note: 'At most one write per queue per interval: with DynamoDB, at most 1000 / persistIntervalMs writes per second per queue. A crash redelivers far less than this much work: the brokers keep a fresher copy of the offsets, updated as batches finish.',
     }),
   })
   .meta(info({ description: 'The offset store.' }));
@@ -281,61 +285,14 @@ const mappingSchema = z.strictObject({
       "Lambda functions: how long one invoke may run (set it to the function's timeout); the poller waits this long plus 10 s before the invoke counts as failed (timeout).",
     default: MAPPING_DEFAULTS.functionTimeoutMs,
   }),
-  batchSize: intKey(1, 10_000, {
-    description: 'Most messages per invoke.',
-    default: MAPPING_DEFAULTS.batchSize,
-  }),
-  maximumBatchingWindowMs: intKey(0, 300_000, {
-    description: 'How long a batch may wait to fill (0 = invoke at once).',
-    default: MAPPING_DEFAULTS.maximumBatchingWindowMs,
-  }),
-  maxConcurrency: intKey(1, 1000, {
-    description: 'Most batches in flight at once for the mapping (orderly: also at most one per queue).',
-    default: MAPPING_DEFAULTS.maxConcurrency,
-  }),
-  orderly: z
-    .boolean()
-    .optional()
-    .meta(
-      info({
-        description:
-          'Orderly consumption: broker queue locks, one batch per queue at a time, in queue order.',
-        default: MAPPING_DEFAULTS.orderly,
-      }),
-    ),
-  orderlyFailure: z
-    .enum(['skip', 'block'])
-    .optional()
-    .meta(
-      info({
-        description:
-          'Orderly, after `maxReconsumeTimes`: `skip` sends the message to `%DLQ%<group>` and goes on; `block` keeps retrying it.',
-        default: MAPPING_DEFAULTS.orderlyFailure,
-      }),
-    ),
-  maxReconsumeTimes: intKey(0, 10_000, {
-    description: 'Deliveries after the first before a message goes to `%DLQ%<group>`.',
-    default: MAPPING_DEFAULTS.maxReconsumeTimes,
-  }),
-  messageModel: z
-    .enum(['CLUSTERING', 'BROADCASTING'])
-    .optional()
-    .meta(
-      info({
-        description:
-          "CLUSTERING shares the queues among the group's pollers; BROADCASTING gives every poller every message (failures are logged and dropped).",
-        default: MAPPING_DEFAULTS.messageModel,
-      }),
-    ),
-  startingPosition: z
-    .enum(['LATEST', 'TRIM_HORIZON', 'AT_TIMESTAMP'])
-    .optional()
-    .meta(
-      info({
-        description: 'Where a queue without a stored offset starts: its end, its beginning, or a time.',
-        default: MAPPING_DEFAULTS.startingPosition,
-      }),
-    ),
+  batchSize: integerOptionKey('batchSize'),
+  maximumBatchingWindowMs: integerOptionKey('maximumBatchingWindowMs'),
+  maxConcurrency: integerOptionKey('maxConcurrency'),
+  orderly: booleanOptionKey('orderly'),
+  orderlyFailure: enumOptionKey('orderlyFailure'),
+  maxReconsumeTimes: integerOptionKey('maxReconsumeTimes'),
+  messageModel: enumOptionKey('messageModel'),
+  startingPosition: enumOptionKey('startingPosition'),
   startingPositionTimestamp: z
     .union(
       [
@@ -351,24 +308,12 @@ const mappingSchema = z.strictObject({
           'With AT_TIMESTAMP (only): Unix time in seconds (as AWS) or an ISO 8601 date-time such as `2025-01-31T12:00:00Z`.',
       }),
     ),
-  pullThresholdForQueue: intKey(1, 65_535, {
-    description: 'Flow control: pause pulling a queue while it holds more messages than this.',
-    default: MAPPING_DEFAULTS.pullThresholdForQueue,
-  }),
-  pullThresholdSizeForQueue: intKey(1, 1024 * MiB, {
-    description: 'Flow control: pause pulling a queue while it holds more body bytes than this.',
-    default: MAPPING_DEFAULTS.pullThresholdSizeForQueue,
-  }),
-  consumeConcurrentlyMaxSpan: intKey(1, 65_535, {
-    description:
-      'Flow control (concurrent): pause pulling a queue while its buffered offsets span more than this.',
-    default: MAPPING_DEFAULTS.consumeConcurrentlyMaxSpan,
-  }),
-  consumeTimeoutMs: intKey(1000, 24 * 3_600_000, {
-    description:
-      'A message in flight longer than this is sent back for retry (concurrent). For a Lambda function it must exceed `functionTimeoutMs` + 10 s, the longest one invoke may take.',
-    defaultText:
-      '900000 (15 min) for local handlers; `functionTimeoutMs` + 10 s + 15 min for Lambda functions',
+  pullThresholdForQueue: integerOptionKey('pullThresholdForQueue'),
+  pullThresholdSizeForQueue: integerOptionKey('pullThresholdSizeForQueue'),
+  consumeConcurrentlyMaxSpan: integerOptionKey('consumeConcurrentlyMaxSpan'),
+  consumeTimeoutMs: integerOptionKey('consumeTimeoutMs', {
+    note: 'For a Lambda function it must exceed `functionTimeoutMs` + 10 s, the longest one invoke may take.',
+    defaultText: `${CONSUMER_DEFAULTS.consumeTimeoutMs} (${CONSUMER_DEFAULTS.consumeTimeoutMs / 60_000} min) for local handlers; \`functionTimeoutMs\` + 10 s + ${CONSUMER_DEFAULTS.consumeTimeoutMs / 60_000} min for Lambda functions`,
   }),
   bisectBatchOnError: z
     .boolean()
@@ -422,10 +367,8 @@ export const runConfigSchema = z
     nameServer: nameServerSchema,
     acl: aclSchema,
     tls: tlsSchema,
-    shutdownTimeoutMs: intKey(0, 3_600_000, {
-      description:
-        'On SIGTERM/SIGINT, how long in-flight batches may take before they are abandoned (keep it below the container stop timeout).',
-      default: RUN_DEFAULTS.shutdownTimeoutMs,
+    shutdownTimeoutMs: integerOptionKey('shutdownTimeoutMs', {
+      note: 'The poller stops on SIGTERM/SIGINT, each mapping within this; keep it below the container stop timeout.',
     }),
     offsets: offsetsSchema,
     lambda: lambdaSchema,

@@ -208,7 +208,10 @@ export interface RunConfig {
 }
 
 /**
- * Fills defaults and resolves paths of input that passed the schema and the cross-key rules.
+ * Fills defaults and resolves paths of input that passed the schema and the cross-key rules. This is where
+ * the config path applies the defaults (the consumer options' from their specs, through
+ * {@link MAPPING_DEFAULTS} and {@link RUN_DEFAULTS}), once: the poller hands the consumer every option the
+ * config sets, so `normalizeConsumerOptions` falls back to a default only for options no config key sets.
  *
  * @example
  * ```ts

@@ -46,7 +46,11 @@ import {
   type RocketMQImageBuildOptions,
   rocketmqCustomSchema,
 } from './rocketmq-custom-schema.js';
-import { type RocketMQEventOptions, rocketmqEventSchema } from './rocketmq-event-schema.js';
+import {
+  DEFAULT_BATCHING_WINDOW_SECONDS,
+  type RocketMQEventOptions,
+  rocketmqEventSchema,
+} from './rocketmq-event-schema.js';
 import { customRuleProblems, eventRuleProblems, validateWith } from './schema-problems.js';
 
 /** Seconds of the stop timeout kept for saving offsets and unregistering after in-flight batches. */
@@ -62,8 +66,6 @@ const SHUTDOWN_MARGIN_SECONDS = 10;
 export const FRAMEWORK_DEFAULT_TIMEOUT_SECONDS = 6;
 /** The stage the Framework deploys to unless told. */
 const FRAMEWORK_DEFAULT_STAGE = 'dev';
-/** The poller's batching window when an event sets none (seconds). */
-const POLLER_DEFAULT_BATCHING_WINDOW_SECONDS = 0.5;
 
 /**
  * One function of the service.
@@ -218,7 +220,7 @@ export function compileRocketMQResources(input: CompileRocketMQInput): CompiledR
       const alarmMappings = enabled.map(({ fn, event }) => ({
         consumerGroup: event.consumerGroup,
         longestInvokeSeconds:
-          (event.maximumBatchingWindow ?? POLLER_DEFAULT_BATCHING_WINDOW_SECONDS) +
+          (event.maximumBatchingWindow ?? DEFAULT_BATCHING_WINDOW_SECONDS) +
           (fn.timeoutSeconds ?? FRAMEWORK_DEFAULT_TIMEOUT_SECONDS),
       }));
       const alarmed = alarmPlan(custom, alarmMappings, planned.plan, customPath);

@@ -1,7 +1,9 @@
 /**
  * The `rocketmq` event of a function in serverless.yml: one event source mapping (topic → this function).
  * A closed schema: a key not listed is an error. Durations are in seconds, as in AWS's own event source
- * mappings (`maximumBatchingWindow`, `maxRecordAge`); the plugin converts them for the poller.
+ * mappings (`maximumBatchingWindow`, `maxRecordAge`); the plugin converts them for the poller. The keys
+ * the run config also has take their range, default and description from the same definitions (the
+ * consumer's option specs through `consumer-option-keys.ts`, the run config's constants), none restated.
  *
  * ```yaml
  * functions:
@@ -16,12 +18,24 @@
  * ```
  */
 import { z } from 'zod';
-import { ISO_TIMESTAMP, MAPPING_DEFAULTS } from '../config/config-schema.js';
+import {
+  ISO_TIMESTAMP,
+  MAPPING_DEFAULTS,
+  MAX_GROUP_CHARS,
+  MAX_RECORD_AGE_SECONDS,
+  MAX_TOPIC_CHARS,
+  MIN_RECORD_AGE_SECONDS,
+  RESOURCE_NAME,
+} from '../config/config-schema.js';
+import {
+  booleanOptionKey,
+  enumOptionKey,
+  integerOptionKey,
+  secondsOptionKey,
+} from '../config/consumer-option-keys.js';
 import { info, type KeyInfo } from '../config/schema-meta.js';
 import { cfnIntrinsicSchema } from './cfn-intrinsic.js';
 
-/** RocketMQ's topic and group name characters (`TopicValidator`). */
-const RESOURCE_NAME = /^[%|a-zA-Z0-9_-]+$/;
 /** An SQS queue or SNS topic ARN. */
 export const FAILURE_DESTINATION_ARN =
   /^arn:aws[a-zA-Z-]*:(sqs|sns):[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]{1,256}$/;
@@ -37,7 +51,21 @@ export const FAILURE_DESTINATION_ARN =
 export const QUEUES_PER_TOPIC = 8;
 
 /** The limits of `maxRecordAge`, in seconds, as AWS's stream event source mappings (-1: no limit). */
-export const MAX_RECORD_AGE_LIMITS = { noLimit: -1, min: 60, max: 604_800 } as const;
+export const MAX_RECORD_AGE_LIMITS = {
+  noLimit: MAPPING_DEFAULTS.maxRecordAgeSeconds,
+  min: MIN_RECORD_AGE_SECONDS,
+  max: MAX_RECORD_AGE_SECONDS,
+} as const;
+
+/**
+ * The poller's batching window when an event gives none, in seconds (the consumer's default).
+ *
+ * @example
+ * ```ts
+ * (event.maximumBatchingWindow ?? DEFAULT_BATCHING_WINDOW_SECONDS) * 1000; // => 500 when unset
+ * ```
+ */
+export const DEFAULT_BATCHING_WINDOW_SECONDS = MAPPING_DEFAULTS.maximumBatchingWindowMs / 1000;
 
 const int = (min: number, max: number, meta: KeyInfo) =>
   z.number().int().min(min).max(max).optional().meta(info(meta));
@@ -54,12 +82,12 @@ export const rocketmqEventSchema = z.strictObject({
   topic: z
     .string()
     .regex(RESOURCE_NAME, { error: 'must be a RocketMQ topic name (A-Z a-z 0-9 _ - % |)' })
-    .max(127)
+    .max(MAX_TOPIC_CHARS)
     .meta(info({ description: 'The topic to consume.' })),
   consumerGroup: z
     .string()
     .regex(RESOURCE_NAME, { error: 'must be a RocketMQ group name (A-Z a-z 0-9 _ - % |)' })
-    .max(255)
+    .max(MAX_GROUP_CHARS)
     .meta(
       info({
         description: 'The consumer group; its offsets live in the offsets table. One event per group.',
@@ -94,23 +122,11 @@ export const rocketmqEventSchema = z.strictObject({
         default: MAPPING_DEFAULTS.filter,
       }),
     ),
-  batchSize: int(1, 10_000, {
-    description: 'Most messages per invoke.',
-    default: MAPPING_DEFAULTS.batchSize,
+  batchSize: integerOptionKey('batchSize'),
+  maximumBatchingWindow: secondsOptionKey('maximumBatchingWindowMs', {
+    note: "The poller's default is that of AWS's Kafka and MQ event sources.",
   }),
-  maximumBatchingWindow: int(0, 300, {
-    description: 'Seconds a batch may wait to fill.',
-    defaultText: "the poller's 0.5 s, as AWS's Kafka and MQ event sources",
-  }),
-  startingPosition: z
-    .enum(['LATEST', 'TRIM_HORIZON', 'AT_TIMESTAMP'])
-    .optional()
-    .meta(
-      info({
-        description: 'Where a queue without a stored offset starts: its end, its beginning, or a time.',
-        default: MAPPING_DEFAULTS.startingPosition,
-      }),
-    ),
+  startingPosition: enumOptionKey('startingPosition'),
   startingPositionTimestamp: z
     .union(
       [
@@ -121,32 +137,10 @@ export const rocketmqEventSchema = z.strictObject({
     )
     .optional()
     .meta(info({ description: 'With AT_TIMESTAMP: Unix time in seconds, or an ISO 8601 date-time.' })),
-  orderly: z
-    .boolean()
-    .optional()
-    .meta(
-      info({
-        description: 'Orderly consumption: one batch per queue at a time, in queue order.',
-        default: MAPPING_DEFAULTS.orderly,
-      }),
-    ),
-  orderlyFailure: z
-    .enum(['skip', 'block'])
-    .optional()
-    .meta(
-      info({
-        description: 'Orderly, after maxReconsumeTimes: skip to `%DLQ%<group>`, or block.',
-        default: MAPPING_DEFAULTS.orderlyFailure,
-      }),
-    ),
-  maxConcurrency: int(1, 1000, {
-    description: 'Most batches in flight at once per poller task.',
-    default: MAPPING_DEFAULTS.maxConcurrency,
-  }),
-  maxReconsumeTimes: int(0, 10_000, {
-    description: 'Deliveries after the first before a message goes to `%DLQ%<group>`.',
-    default: MAPPING_DEFAULTS.maxReconsumeTimes,
-  }),
+  orderly: booleanOptionKey('orderly'),
+  orderlyFailure: enumOptionKey('orderlyFailure'),
+  maxConcurrency: integerOptionKey('maxConcurrency', { note: 'Per poller task.' }),
+  maxReconsumeTimes: integerOptionKey('maxReconsumeTimes'),
   maxRecordAge: int(MAX_RECORD_AGE_LIMITS.noLimit, MAX_RECORD_AGE_LIMITS.max, {
     description: `Seconds: older messages go to the failure path without an invoke; -1 for no limit, else ${MAX_RECORD_AGE_LIMITS.min}–${MAX_RECORD_AGE_LIMITS.max}.`,
     default: MAX_RECORD_AGE_LIMITS.noLimit,
@@ -178,16 +172,9 @@ export const rocketmqEventSchema = z.strictObject({
         defaultText: 'none',
       }),
     ),
-  messageModel: z
-    .enum(['CLUSTERING', 'BROADCASTING'])
-    .optional()
-    .meta(
-      info({
-        description:
-          'CLUSTERING shares the queues among the poller tasks; BROADCASTING gives each every message (and turns scaling off).',
-        default: MAPPING_DEFAULTS.messageModel,
-      }),
-    ),
+  messageModel: enumOptionKey('messageModel', {
+    note: "Here the consumers are the poller's tasks; BROADCASTING turns scaling off.",
+  }),
   queues: int(1, 65_536, {
     description:
       "The topic's queue count: sizes the scaling's default `maxCount` (the largest among the events). 8 is RocketMQ's `defaultTopicQueueNums`, the queue count of a topic created without one.",

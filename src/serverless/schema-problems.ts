@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { type IssueVocabulary, problemsOfIssues } from '../config/config-issues.js';
 import { knownKeysAt, type SchemaNode } from '../config/config-keys.js';
 import { type KeyPath, problemLine } from '../config/config-problem.js';
+import { MAPPING_DEFAULTS, MAX_TIMESTAMP_SECONDS } from '../config/config-schema.js';
 import { RocketMQError } from '../errors.js';
 import { buildSubscriptionData } from '../protocol/subscription.js';
 import {
@@ -96,14 +97,14 @@ export function eventRuleProblems(event: RocketMQEventOptions, basePath: KeyPath
     problems.push(
       at(
         'startingPositionTimestamp',
-        `only used when startingPosition is AT_TIMESTAMP (it is ${position ?? 'LATEST, the default'})`,
+        `only used when startingPosition is AT_TIMESTAMP (it is ${position ?? `${MAPPING_DEFAULTS.startingPosition}, the default`})`,
       ),
     );
   }
   if (typeof timestamp === 'string' && Number.isNaN(Date.parse(timestamp))) {
     problems.push(at('startingPositionTimestamp', `${JSON.stringify(timestamp)} is not a valid date`));
   }
-  if (typeof timestamp === 'number' && timestamp > 99_999_999_999) {
+  if (typeof timestamp === 'number' && timestamp > MAX_TIMESTAMP_SECONDS) {
     problems.push(at('startingPositionTimestamp', 'is Unix time in seconds (this looks like milliseconds)'));
   }
   if (event.orderlyFailure !== undefined && event.orderly !== true) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConsumerOptionsError } from '../../../src/consumer/consumer-errors.js';
+import { CONSUMER_OPTION_SPECS } from '../../../src/consumer/consumer-option-specs.js';
 import { consumeFromWhere, normalizeConsumerOptions } from '../../../src/consumer/consumer-options.js';
 
 const base = { name: 'm', topic: 'T', consumerGroup: 'G' };
@@ -42,6 +43,57 @@ describe('normalizeConsumerOptions', () => {
     } catch (error) {
       expect((error as ConsumerOptionsError).option).toBe(option);
     }
+  });
+
+  it.each(Object.entries(CONSUMER_OPTION_SPECS))(
+    'checks and fills %s from its spec alone',
+    (option, spec) => {
+      const normalize = (value: unknown) =>
+        normalizeConsumerOptions({ ...base, startingPositionTimestamp: 0, [option]: value });
+      const rejects = (value: unknown) => {
+        expect(() => normalize(value)).toThrowError(ConsumerOptionsError);
+        try {
+          normalize(value);
+        } catch (error) {
+          expect((error as ConsumerOptionsError).option).toBe(option);
+        }
+      };
+      expect(normalizeConsumerOptions(base)).toHaveProperty(option, spec.default);
+      switch (spec.kind) {
+        case 'integer':
+          if (option === 'suspendTimeoutMs' || option === 'pullTimeoutMs') break; // bound to each other below
+          expect(normalize(spec.minimum)).toHaveProperty(option, spec.minimum);
+          expect(normalize(spec.maximum)).toHaveProperty(option, spec.maximum);
+          rejects(spec.minimum - 1);
+          rejects(spec.maximum + 1);
+          rejects(spec.minimum + 0.5);
+          break;
+        case 'enum':
+          for (const value of spec.values) expect(normalize(value)).toHaveProperty(option, value);
+          for (const value of spec.values) {
+            rejects(value === value.toUpperCase() ? value.toLowerCase() : value.toUpperCase());
+          }
+          break;
+        case 'boolean':
+          expect(normalize(!spec.default)).toHaveProperty(option, !spec.default);
+          rejects('yes');
+          break;
+      }
+    },
+  );
+
+  it('takes the ranges of the two pull timeouts from their specs, pullTimeoutMs above suspendTimeoutMs', () => {
+    const { suspendTimeoutMs, pullTimeoutMs } = CONSUMER_OPTION_SPECS;
+    const both = (suspend: number, pull: number) =>
+      normalizeConsumerOptions({ ...base, suspendTimeoutMs: suspend, pullTimeoutMs: pull });
+    expect(both(suspendTimeoutMs.minimum, pullTimeoutMs.maximum)).toMatchObject({
+      suspendTimeoutMs: suspendTimeoutMs.minimum,
+      pullTimeoutMs: pullTimeoutMs.maximum,
+    });
+    expect(() => both(suspendTimeoutMs.minimum - 1, pullTimeoutMs.default)).toThrowError(/suspendTimeoutMs/);
+    expect(() => both(suspendTimeoutMs.maximum + 1, pullTimeoutMs.maximum)).toThrowError(/suspendTimeoutMs/);
+    expect(() => both(suspendTimeoutMs.default, pullTimeoutMs.maximum + 1)).toThrowError(/pullTimeoutMs/);
+    expect(() => both(suspendTimeoutMs.default, suspendTimeoutMs.default)).toThrowError(/must exceed/);
   });
 
   it('maps starting positions to consumeFromWhere', () => {

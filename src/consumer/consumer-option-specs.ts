@@ -1,0 +1,303 @@
+/**
+ * The one definition of every tunable consumer option: its kind, range or allowed values, default (Java
+ * `DefaultMQPushConsumer`'s where RocketMQ has one, ours for batching and invokes) and description.
+ * Plain data: `normalizeConsumerOptions` checks and fills from it, and the config layer builds the run
+ * config's schema (and with it the README reference and the Serverless event's schema) from it, so no
+ * range or default is written anywhere else.
+ */
+
+const MiB = 1024 * 1024;
+
+/**
+ * An integer option: accepted in `minimum..maximum`.
+ */
+export interface IntegerOptionSpec {
+  readonly kind: 'integer';
+  readonly minimum: number;
+  readonly maximum: number;
+  readonly default: number;
+  readonly description: string;
+}
+
+/**
+ * An option taking one of a few words.
+ */
+export interface EnumOptionSpec {
+  readonly kind: 'enum';
+  readonly values: readonly [string, ...string[]];
+  readonly default: string;
+  readonly description: string;
+}
+
+/**
+ * An on/off option.
+ */
+export interface BooleanOptionSpec {
+  readonly kind: 'boolean';
+  readonly default: boolean;
+  readonly description: string;
+}
+
+/**
+ * The definition of one consumer option.
+ */
+export type ConsumerOptionSpec = IntegerOptionSpec | EnumOptionSpec | BooleanOptionSpec;
+
+/**
+ * Every tunable option of a consumer runtime (name, topic, group, filter and the starting timestamp are
+ * the mapping's identity, not tunables, and are checked by `normalizeConsumerOptions` itself).
+ *
+ * @example
+ * ```ts
+ * const { minimum, maximum } = CONSUMER_OPTION_SPECS.batchSize; // 1, 10000
+ * ```
+ */
+export const CONSUMER_OPTION_SPECS = {
+  batchSize: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: 10_000,
+    default: 100,
+    description: 'Most messages per batch (one invoke).',
+  },
+  maximumBatchingWindowMs: {
+    kind: 'integer',
+    minimum: 0,
+    maximum: 300_000,
+    default: 500,
+    description: 'How long a batch may wait to fill (0 = invoke at once).',
+  },
+  maxBatchBytes: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: 1024 * MiB,
+    default: 5 * MiB,
+    description: 'Most body bytes per batch (a larger single message goes alone).',
+  },
+  maxConcurrency: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: 1000,
+    default: 10,
+    description: 'Most batches in flight at once (orderly: also at most one per queue).',
+  },
+  orderly: {
+    kind: 'boolean',
+    default: false,
+    description: 'Orderly consumption: broker queue locks, one batch per queue at a time, in queue order.',
+  },
+  orderlyFailure: {
+    kind: 'enum',
+    values: ['skip', 'block'],
+    default: 'skip',
+    description:
+      'Orderly, after `maxReconsumeTimes`: `skip` sends the message to `%DLQ%<group>` and goes on; `block` keeps retrying it.',
+  },
+  maxReconsumeTimes: {
+    kind: 'integer',
+    minimum: 0,
+    maximum: 10_000,
+    default: 16,
+    description: 'Deliveries after the first before a message goes to `%DLQ%<group>`.',
+  },
+  retryDelayLevel: {
+    kind: 'integer',
+    minimum: 0,
+    maximum: 18,
+    default: 0,
+    description:
+      'Delay level of a message sent back for retry: 0 lets the broker pick 3 + its reconsume times, 1–18 fix it.',
+  },
+  messageModel: {
+    kind: 'enum',
+    values: ['CLUSTERING', 'BROADCASTING'],
+    default: 'CLUSTERING',
+    description:
+      "CLUSTERING shares the queues among the group's consumers; BROADCASTING gives every consumer every message (failures are logged and dropped).",
+  },
+  startingPosition: {
+    kind: 'enum',
+    values: ['LATEST', 'TRIM_HORIZON', 'AT_TIMESTAMP'],
+    default: 'LATEST',
+    description: 'Where a queue without a stored offset starts: its end, its beginning, or a time.',
+  },
+  pullBatchSize: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: 1024,
+    default: 32,
+    description: 'Messages asked per pull (the broker caps at 32).',
+  },
+  pullThresholdForQueue: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: 65_535,
+    default: 1000,
+    description: 'Flow control: pause pulling a queue while it holds more messages than this.',
+  },
+  pullThresholdSizeForQueue: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: 1024 * MiB,
+    default: 100 * MiB,
+    description: 'Flow control: pause pulling a queue while it holds more body bytes than this.',
+  },
+  consumeConcurrentlyMaxSpan: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: 65_535,
+    default: 2000,
+    description:
+      'Flow control (concurrent): pause pulling a queue while its buffered offsets span more than this.',
+  },
+  consumeTimeoutMs: {
+    kind: 'integer',
+    minimum: 1000,
+    maximum: 24 * 3_600_000,
+    default: 15 * 60_000,
+    description: 'A message in flight longer than this is sent back for retry (concurrent).',
+  },
+  persistIntervalMs: {
+    kind: 'integer',
+    minimum: 100,
+    maximum: 600_000,
+    default: 5000,
+    description: "How often each held queue's offset is written when it changed.",
+  },
+  heartbeatIntervalMs: {
+    kind: 'integer',
+    minimum: 100,
+    maximum: 110_000,
+    default: 30_000,
+    description: 'How often the consumer heartbeats to every broker of its topic.',
+  },
+  rebalanceIntervalMs: {
+    kind: 'integer',
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 20_000,
+    description: "How often the topic's queues are shared out among the group again.",
+  },
+  routeRefreshIntervalMs: {
+    kind: 'integer',
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 30_000,
+    description: "How often the topic's route is read from the name servers.",
+  },
+  suspendTimeoutMs: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: 600_000,
+    default: 15_000,
+    description: 'How long the broker holds a pull with nothing to return.',
+  },
+  pullTimeoutMs: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: 900_000,
+    default: 30_000,
+    description: 'Pull RPC timeout; must exceed `suspendTimeoutMs`.',
+  },
+  pullDelayOnErrorMs: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: 600_000,
+    default: 3000,
+    description: 'Delay before pulling a queue again after an error.',
+  },
+  localRetryDelayMs: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: 600_000,
+    default: 5000,
+    description: 'Delay before resubmitting messages whose send-back failed.',
+  },
+  suspendCurrentQueueTimeMs: {
+    kind: 'integer',
+    minimum: 10,
+    maximum: 30_000,
+    default: 1000,
+    description: 'Orderly: pause of a queue after a failed batch before it is consumed again.',
+  },
+  shutdownTimeoutMs: {
+    kind: 'integer',
+    minimum: 0,
+    maximum: 3_600_000,
+    default: 30_000,
+    description: 'On stop, how long in-flight batches may take before they are abandoned.',
+  },
+  handOverTimeoutMs: {
+    kind: 'integer',
+    minimum: 0,
+    maximum: 3_600_000,
+    default: 30_000,
+    description:
+      'A queue given up at rebalance: how long its batches in flight may take to finish (and move the offset) before it is released anyway; the next owner waits this long plus a grace.',
+  },
+} as const satisfies Record<string, ConsumerOptionSpec>;
+
+/**
+ * The specs, by option name.
+ */
+export type ConsumerOptionSpecs = typeof CONSUMER_OPTION_SPECS;
+
+/**
+ * The name of a tunable consumer option.
+ */
+export type ConsumerOptionName = keyof ConsumerOptionSpecs;
+
+/**
+ * The value type of an option's spec: `number`, `boolean`, or the union of its words.
+ *
+ * @example
+ * ```ts
+ * type Model = OptionValue<ConsumerOptionSpecs['messageModel']>; // 'CLUSTERING' | 'BROADCASTING'
+ * ```
+ */
+export type OptionValue<S> = S extends { readonly kind: 'integer' }
+  ? number
+  : S extends { readonly kind: 'boolean' }
+    ? boolean
+    : S extends { readonly values: readonly (infer V)[] }
+      ? V
+      : never;
+
+/**
+ * Every option's default, read off {@link CONSUMER_OPTION_SPECS}.
+ *
+ * @example
+ * ```ts
+ * CONSUMER_DEFAULTS.batchSize; // => 100
+ * ```
+ */
+export const CONSUMER_DEFAULTS = Object.fromEntries(
+  Object.entries(CONSUMER_OPTION_SPECS).map(([name, spec]) => [name, spec.default]),
+) as { readonly [K in ConsumerOptionName]: ConsumerOptionSpecs[K]['default'] };
+
+/**
+ * What is wrong with `value` as the option of `spec` (as the consumer's error words it), or undefined
+ * when it fits.
+ *
+ * @example
+ * ```ts
+ * optionProblem(CONSUMER_OPTION_SPECS.batchSize, 0); // => 'must be an integer in 1..10000, got 0'
+ * ```
+ */
+export function optionProblem(spec: ConsumerOptionSpec, value: unknown): string | undefined {
+  switch (spec.kind) {
+    case 'integer':
+      return typeof value === 'number' &&
+        Number.isSafeInteger(value) &&
+        value >= spec.minimum &&
+        value <= spec.maximum
+        ? undefined
+        : `must be an integer in ${spec.minimum}..${spec.maximum}, got ${String(value)}`;
+    case 'enum':
+      return typeof value === 'string' && spec.values.includes(value)
+        ? undefined
+        : `must be one of ${spec.values.join(', ')}, got ${String(value)}`;
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : `must be true or false, got ${String(value)}`;
+  }
+}
