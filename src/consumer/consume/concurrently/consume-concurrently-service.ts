@@ -19,9 +19,8 @@ import { settlesWithin } from '../../../util/settles-within.js';
 import { isFatalListenerError } from '../../consumer-errors.js';
 import type { ConsumedMessage, ConsumeResult } from '../../message-listener.js';
 import type { ProcessQueue } from '../../pull/process-queue.js';
+import { classifyResult, type DeadLetterVerdict } from '../classify-result.js';
 import { type ConsumeService, type ConsumeServiceContext, realTopicOf } from '../consume-service.js';
-import { deadLetterIndexes } from '../dead-letter-indexes.js';
-import { failedIndexes } from '../failed-indexes.js';
 import { notifyFinalFailure } from '../final-failure.js';
 import { type DeadLetterEntryOf, DeadLetterHandOff } from './dead-letter-hand-off.js';
 import { MessageBatcher } from './message-batcher.js';
@@ -39,6 +38,12 @@ interface Item {
   readonly message: MessageExt;
   readonly processQueue: ProcessQueue;
   readonly bytes: number;
+}
+
+/** A message of a dispatched batch with the view the listener got of it. */
+interface BatchEntry {
+  readonly item: Item;
+  readonly view: ConsumedMessage;
 }
 
 interface InFlight {
@@ -69,12 +74,14 @@ export class ConsumeConcurrentlyService implements ConsumeService {
   private expiryTimer: NodeJS.Timeout | undefined;
   private expiryScan: Promise<void> | undefined;
   private readonly deadLetters: DeadLetterHandOff<Item>;
+  private readonly clustering: boolean;
   private stopping = false;
   private halted = false;
 
   constructor(context: ConsumeServiceContext) {
     this.context = context;
     this.log = context.log;
+    this.clustering = context.options.messageModel === 'CLUSTERING';
     const { options } = context;
     this.batcher = new MessageBatcher<Item>({
       batchSize: options.batchSize,
@@ -165,18 +172,21 @@ export class ConsumeConcurrentlyService implements ConsumeService {
   private async consume(batch: Item[], record: InFlight): Promise<void> {
     const { options, counters } = this.context;
     const nowMs = Date.now();
-    const consumed: ConsumedMessage[] = batch.map(({ message, processQueue }) => {
+    const entries = batch.map((item): BatchEntry => {
+      const { message, processQueue } = item;
       processQueue.markConsumeStarted([message], nowMs);
-      return {
+      const view = {
         message,
         queue: processQueue.messageQueue,
         topic: realTopicOf(message, options.retryTopic),
       };
+      return { item, view };
     });
+    const views = entries.map((entry) => entry.view);
     counters.batchesDispatched++;
     let result: ConsumeResult;
     try {
-      result = await this.context.listener.consume(consumed, {
+      result = await this.context.listener.consume(views, {
         consumerGroup: options.consumerGroup,
         orderly: false,
         signal: record.controller.signal,
@@ -194,67 +204,28 @@ export class ConsumeConcurrentlyService implements ConsumeService {
       counters.discardedResults++;
       return;
     }
-    await this.apply(batch, consumed, result, record);
+    await this.apply(entries, result, record);
   }
 
+  /**
+   * Applies a result: succeeded messages are done; failed ones are done once sent back (or dropped, in
+   * broadcasting); dead-lettered ones once the DLQ took them. Only done messages move offsets.
+   */
   private async apply(
-    batch: Item[],
-    consumed: ConsumedMessage[],
+    entries: readonly BatchEntry[],
     result: ConsumeResult,
     record: InFlight,
   ): Promise<void> {
-    const { options, counters } = this.context;
-    const failed = failedIndexes(result, batch.length);
-    if (failed === undefined) {
+    const { counters } = this.context;
+    const verdicts = classifyResult(result, entries, { deadLetters: this.clustering });
+    if (verdicts.invalidPartial) {
       this.log.warn({ result }, 'PARTIAL result names indexes outside the batch: whole batch failed');
     }
-    const failedSet = failed ?? new Set(batch.keys());
-    const clustering = options.messageModel === 'CLUSTERING';
-    const deadLetters = clustering ? deadLetterIndexes(result, batch.length) : new Map<number, string>();
-    const done: Item[] = [];
-    const toSendBack: number[] = [];
-    const toDeadLetter: DeadLetterEntryOf<Item>[] = [];
-    batch.forEach((item, index) => {
-      const reason = deadLetters.get(index);
-      if (reason !== undefined && failedSet.has(index)) {
-        const { message, processQueue } = item;
-        const topic = (consumed[index] as ConsumedMessage).topic;
-        toDeadLetter.push({ item, message, processQueue, topic, reason });
-      } else if (failedSet.has(index)) {
-        toSendBack.push(index);
-      } else {
-        done.push(item);
-      }
-    });
-    counters.consumedOk += done.length;
-    counters.consumedFailed += toSendBack.length + toDeadLetter.length;
-    if (toSendBack.length > 0) {
-      const reason = result.status === 'SUCCESS' ? 'invalid result' : result.reason;
-      if (!clustering) {
-        counters.droppedFailures += toSendBack.length;
-        this.log.warn(
-          { messages: toSendBack.map((i) => batch[i]?.message.msgId), reason },
-          'broadcasting: failed messages dropped',
-        );
-        for (const index of toSendBack) done.push(batch[index] as Item);
-      } else {
-        const notSent = await this.sendBackAll(batch, consumed, toSendBack);
-        const sent = toSendBack.filter((index) => !notSent.has(index));
-        for (const index of sent) done.push(batch[index] as Item);
-        if (notSent.size > 0) this.retryLocally([...notSent].map((index) => batch[index] as Item));
-        // The broker moves a message sent back at the retry limit to the DLQ: it failed for good.
-        const final = sent
-          .filter((index) => (batch[index] as Item).message.reconsumeTimes >= options.maxReconsumeTimes)
-          .map((index) => consumed[index] as ConsumedMessage);
-        counters.deadLettered += final.length;
-        await notifyFinalFailure(this.context.listener, final, reason, this.log);
-      }
-    }
-    if (toDeadLetter.length > 0) {
-      const { handedOff, notHandedOff } = await this.deadLetters.handOff(toDeadLetter);
-      done.push(...handedOff);
-      this.deadLetters.retryLater(notHandedOff);
-    }
+    counters.consumedOk += verdicts.succeeded.length;
+    counters.consumedFailed += verdicts.failedCount;
+    const done = verdicts.succeeded.map((entry) => entry.item);
+    if (verdicts.retry.length > 0) done.push(...(await this.settleFailures(verdicts.retry, verdicts.reason)));
+    if (verdicts.deadLetter.length > 0) done.push(...(await this.handOffDeadLetters(verdicts.deadLetter)));
     if (record.aborted) {
       counters.discardedResults++;
       return;
@@ -262,34 +233,76 @@ export class ConsumeConcurrentlyService implements ConsumeService {
     this.commit(done);
   }
 
-  /** Sends failed messages back; returns the indexes whose send-back failed. */
+  /**
+   * Failed messages: dropped in broadcasting; else sent back, and those the broker did not take are
+   * consumed again locally. Returns the messages that are done.
+   */
+  private async settleFailures(failed: readonly BatchEntry[], reason: string): Promise<Item[]> {
+    if (!this.clustering) return this.dropFailures(failed, reason);
+    const { sent, notSent } = await this.sendBackAll(failed);
+    this.retryLocally(notSent.map((entry) => entry.item));
+    const final = this.finalFailuresOf(sent);
+    this.context.counters.deadLettered += final.length;
+    await notifyFinalFailure(this.context.listener, final, reason, this.log);
+    return sent.map((entry) => entry.item);
+  }
+
+  /** Broadcasting has no retry topic: failed messages are logged and dropped, as RocketMQ does. */
+  private dropFailures(failed: readonly BatchEntry[], reason: string): Item[] {
+    this.context.counters.droppedFailures += failed.length;
+    this.log.warn(
+      { messages: failed.map((entry) => entry.item.message.msgId), reason },
+      'broadcasting: failed messages dropped',
+    );
+    return failed.map((entry) => entry.item);
+  }
+
+  /** The broker moves a message sent back at the retry limit to the DLQ: it failed for good. */
+  private finalFailuresOf(sent: readonly BatchEntry[]): ConsumedMessage[] {
+    const { maxReconsumeTimes } = this.context.options;
+    return sent
+      .filter((entry) => entry.item.message.reconsumeTimes >= maxReconsumeTimes)
+      .map((entry) => entry.view);
+  }
+
+  /** Hands dead-lettered messages to the DLQ; returns those it took (the rest are tried again later). */
+  private async handOffDeadLetters(verdicts: readonly DeadLetterVerdict<BatchEntry>[]): Promise<Item[]> {
+    const { handedOff, notHandedOff } = await this.deadLetters.handOff(verdicts.map(deadLetterEntryOf));
+    this.deadLetters.retryLater(notHandedOff);
+    return handedOff;
+  }
+
+  /** Sends failed messages back; splits them by whether the broker took them. */
   private async sendBackAll(
-    batch: Item[],
-    consumed: ConsumedMessage[],
-    indexes: number[],
-  ): Promise<Set<number>> {
+    failed: readonly BatchEntry[],
+  ): Promise<{ sent: BatchEntry[]; notSent: BatchEntry[] }> {
     const { options, counters, sendBack } = this.context;
-    const notSent = new Set<number>();
-    await forEachConcurrently(indexes, SEND_BACK_PARALLELISM, async (index) => {
-      const item = batch[index] as Item;
-      const topic = (consumed[index] as ConsumedMessage).topic;
+    const notSent = new Set<BatchEntry>();
+    await forEachConcurrently(failed, SEND_BACK_PARALLELISM, async (entry) => {
+      const { message, processQueue } = entry.item;
       try {
-        await sendBack.sendBack(item.message, item.processQueue.messageQueue, topic, options.retryDelayLevel);
+        await sendBack.sendBack(
+          message,
+          processQueue.messageQueue,
+          entry.view.topic,
+          options.retryDelayLevel,
+        );
         counters.sentBack++;
       } catch (error) {
         counters.sendBackFailures++;
-        notSent.add(index);
+        notSent.add(entry);
         this.log.warn(
-          { err: error, msgId: item.message.msgId, queue: item.processQueue.messageQueue },
+          { err: error, msgId: message.msgId, queue: processQueue.messageQueue },
           'send-back failed, will consume again locally',
         );
       }
     });
-    return notSent;
+    return { sent: failed.filter((entry) => !notSent.has(entry)), notSent: [...notSent] };
   }
 
   /** Resubmits messages after `localRetryDelayMs` with reconsumeTimes + 1; they stay in their queue. */
   private retryLocally(items: Item[]): void {
+    if (items.length === 0) return;
     const timer = setTimeout(() => {
       this.retryTimers.delete(timer);
       const live = items.filter((item) => !item.processQueue.dropped && !item.processQueue.draining);
@@ -361,4 +374,10 @@ export class ConsumeConcurrentlyService implements ConsumeService {
       }
     }
   }
+}
+
+/** What the dead-letter hand-off needs of a dead-lettered batch entry. */
+function deadLetterEntryOf({ record, reason }: DeadLetterVerdict<BatchEntry>): DeadLetterEntryOf<Item> {
+  const { item, view } = record;
+  return { item, message: item.message, processQueue: item.processQueue, topic: view.topic, reason };
 }

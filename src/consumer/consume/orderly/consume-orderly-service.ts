@@ -5,8 +5,8 @@
  * 20 s by {@link QueueLockManager}, seen as expired after 30 s); a queue given up is unlocked once its
  * in-flight batch ended, so the next owner never overlaps with us.
  *
- * Results: records are settled in order: a succeeded record, or (with `orderlyFailure: 'skip'`) a failed
- * one the DLQ took, and the offset is committed up to the first record that must be retried (stored with
+ * Results (applied by orderly-result-applier.ts): records are settled in order: a succeeded record, or
+ * (with `orderlyFailure: 'skip'`) a failed one the DLQ took, and the offset is committed up to the first record that must be retried (stored with
  * overwrite semantics, as Java's orderly commit). That record and everything after it go back to the
  * queue and are delivered again after `suspendCurrentQueueTimeMs`, each with `reconsumeTimes + 1` (kept
  * in memory: the event shows the local redeliveries). Only the records a result blames (the named ones
@@ -28,7 +28,6 @@
  * neither do we: a queue is marked locked locally when assigned and consumed without lock checks.
  */
 
-import { DEAD_LETTER_DELAY_LEVEL } from '../../../protocol/dead-letter-delay-level.js';
 import type { MessageExt } from '../../../protocol/message.js';
 import type { MessageQueue } from '../../../protocol/message-queue.js';
 import { messageQueueKey } from '../../../protocol/message-queue.js';
@@ -36,15 +35,14 @@ import { errorMessage } from '../../../util/error-message.js';
 import type { Logger } from '../../../util/logger.js';
 import { settlesWithin } from '../../../util/settles-within.js';
 import { isFatalListenerError } from '../../consumer-errors.js';
-import type { ConsumedMessage, ConsumeResult } from '../../message-listener.js';
+import type { ConsumeResult } from '../../message-listener.js';
 import type { ProcessQueue } from '../../pull/process-queue.js';
 import type { ConsumeService, ConsumeServiceContext, QueueOwnershipHooks } from '../consume-service.js';
 import { realTopicOf } from '../consume-service.js';
-import { deadLetterIndexes } from '../dead-letter-indexes.js';
-import { failedIndexes } from '../failed-indexes.js';
-import { notifyFinalFailure } from '../final-failure.js';
+import { LocalRedeliveries } from './local-redeliveries.js';
 import { OrderlyQueueScheduler, type QueueRunOutcome, RESUBMIT_DELAY_MS } from './orderly-queue-scheduler.js';
 import { clampSuspendTimeMs } from './orderly-result.js';
+import { type BatchOutcome, type BatchRecord, OrderlyResultApplier } from './orderly-result-applier.js';
 import { QueueLockManager } from './queue-lock-manager.js';
 
 /** A queue consuming continuously for longer yields its slot (Java `MAX_TIME_CONSUME_CONTINUOUSLY`). */
@@ -90,11 +88,8 @@ export class ConsumeOrderlyService implements ConsumeService {
   private readonly scheduler: OrderlyQueueScheduler;
   /** The batch each queue has in the listener now. */
   private readonly batches = new Map<ProcessQueue, InFlight>();
-  /**
-   * Local redeliveries and failures per message object (the ProcessQueue keeps the same object while it
-   * is retried). Redeliveries raise the event's reconsumeTimes; only failures count towards the limit.
-   */
-  private readonly retryState = new WeakMap<MessageExt, { deliveries: number; failures: number }>();
+  private readonly redeliveries = new LocalRedeliveries();
+  private readonly results: OrderlyResultApplier;
   private readonly shutdownUnlocks: MessageQueue[] = [];
   private shutdownUnlockFlush: Promise<void> | undefined;
   private stopping = false;
@@ -104,6 +99,7 @@ export class ConsumeOrderlyService implements ConsumeService {
     this.context = context;
     this.log = context.log;
     this.clustering = context.options.messageModel === 'CLUSTERING';
+    this.results = new OrderlyResultApplier(context, this.redeliveries);
     this.locks = new QueueLockManager({
       clientId: context.client.clientId,
       consumerGroup: context.options.consumerGroup,
@@ -265,30 +261,30 @@ export class ConsumeOrderlyService implements ConsumeService {
     return taken.slice(0, keep);
   }
 
-  private async consumeBatch(
-    pq: ProcessQueue,
-    messages: MessageExt[],
-  ): Promise<'continue' | 'suspend' | 'stop'> {
+  private async consumeBatch(pq: ProcessQueue, messages: MessageExt[]): Promise<BatchOutcome> {
     const { options, counters, listener } = this.context;
-    const consumed: ConsumedMessage[] = messages.map((message) => {
-      const local = this.retryState.get(message)?.deliveries ?? 0;
-      return {
-        message: local === 0 ? message : { ...message, reconsumeTimes: message.reconsumeTimes + local },
-        queue: pq.messageQueue,
-        topic: realTopicOf(message, options.retryTopic),
-      };
-    });
-    const record: InFlight = { controller: new AbortController(), aborted: false };
-    this.batches.set(pq, record);
+    const records = messages.map(
+      (message): BatchRecord => ({
+        message,
+        view: {
+          message: this.redeliveries.viewOf(message),
+          queue: pq.messageQueue,
+          topic: realTopicOf(message, options.retryTopic),
+        },
+      }),
+    );
+    const views = records.map((record) => record.view);
+    const inFlight: InFlight = { controller: new AbortController(), aborted: false };
+    this.batches.set(pq, inFlight);
     counters.batchesDispatched++;
     pq.batchStarted();
     try {
       let result: ConsumeResult;
       try {
-        result = await listener.consume(consumed, {
+        result = await listener.consume(views, {
           consumerGroup: options.consumerGroup,
           orderly: true,
-          signal: record.controller.signal,
+          signal: inFlight.controller.signal,
         });
       } catch (error) {
         if (isFatalListenerError(error)) {
@@ -303,136 +299,14 @@ export class ConsumeOrderlyService implements ConsumeService {
         }
         result = { status: 'FAILED', reason: errorMessage(error) };
       }
-      if (record.aborted || pq.dropped) {
+      if (inFlight.aborted || pq.dropped) {
         counters.discardedResults++;
         return 'stop';
       }
-      return await this.apply(pq, messages, consumed, result, record);
+      return await this.results.apply(pq, records, result, inFlight);
     } finally {
       this.batches.delete(pq);
       pq.batchFinished();
     }
   }
-
-  private async apply(
-    pq: ProcessQueue,
-    messages: MessageExt[],
-    consumed: ConsumedMessage[],
-    result: ConsumeResult,
-    record: InFlight,
-  ): Promise<'continue' | 'suspend' | 'stop'> {
-    const { options, counters, listener } = this.context;
-    const blamed = failedIndexes(result, messages.length);
-    if (blamed === undefined) {
-      this.log.warn({ result }, 'PARTIAL result names indexes outside the batch: whole batch failed');
-    }
-    const failed = (index: number) => blamed === undefined || blamed.has(index);
-    counters.consumedFailed += blamed?.size ?? messages.length;
-    const skip = options.orderlyFailure === 'skip';
-    const deadLetters = skip ? deadLetterIndexes(result, messages.length) : new Map<number, string>();
-    // Settle records in order: successes, and (skip) failed records that are dead-lettered or past the
-    // limit once the DLQ took them; the first record that must be retried ends the settled prefix.
-    let finished = 0;
-    let succeeded = 0;
-    // Skipped at the retry limit: failed for good, reported to the listener (its own dead letters are not).
-    const exhaustedViews: ConsumedMessage[] = [];
-    const reportExhausted = () =>
-      notifyFinalFailure(listener, exhaustedViews, failureReason(result), this.log);
-    for (; finished < messages.length; finished++) {
-      if (!failed(finished)) {
-        succeeded++;
-        continue;
-      }
-      const message = messages[finished] as MessageExt;
-      const view = consumed[finished] as ConsumedMessage;
-      const deadLetter = deadLetters.get(finished);
-      const atLimit = skip && this.failuresOf(message) >= options.maxReconsumeTimes;
-      const reason = deadLetter ?? (atLimit ? 'maxReconsumeTimes reached' : undefined);
-      if (reason === undefined) break;
-      if (!(await this.sendToDlq(pq, message, view, reason))) break;
-      if (deadLetter === undefined) exhaustedViews.push(view);
-      if (record.aborted || pq.dropped) {
-        await reportExhausted();
-        counters.discardedResults++;
-        return 'stop';
-      }
-    }
-    await reportExhausted();
-    counters.consumedOk += succeeded;
-    const exhausted = (index: number) =>
-      this.failuresOf(messages[index] as MessageExt) >= options.maxReconsumeTimes;
-    const again = messages.slice(finished);
-    if (again.length === 0) {
-      this.commit(pq);
-      return 'continue';
-    }
-    pq.makeMessageToConsumeAgain(again);
-    counters.localRetries += again.length;
-    again.forEach((message, i) => {
-      const index = finished + i;
-      const state = this.retryState.get(message) ?? { deliveries: 0, failures: 0 };
-      this.retryState.set(message, state);
-      state.deliveries++;
-      if (!failed(index)) return;
-      if (options.orderlyFailure === 'block' && exhausted(index)) {
-        counters.blockedRetries++;
-        this.log.warn(
-          { msgId: message.msgId, queue: pq.messageQueue, failures: this.failuresOf(message) + 1 },
-          'orderly: message past maxReconsumeTimes blocks its queue (orderlyFailure: block)',
-        );
-      }
-      state.failures++;
-    });
-    if (finished > 0) this.commit(pq);
-    this.log.debug(
-      { queue: pq.messageQueue, offset: again[0]?.queueOffset, reason: failureReason(result) },
-      'orderly: batch failed, queue suspended',
-    );
-    return 'suspend';
-  }
-
-  /** Failures counted against a message: the broker's reconsumeTimes plus local failures. */
-  private failuresOf(message: MessageExt): number {
-    return message.reconsumeTimes + (this.retryState.get(message)?.failures ?? 0);
-  }
-
-  /** Hands a message to `%DLQ%<group>`; false (logged, counted) when the broker did not take it. */
-  private async sendToDlq(
-    pq: ProcessQueue,
-    message: MessageExt,
-    view: ConsumedMessage,
-    reason: string,
-  ): Promise<boolean> {
-    const { counters, sendBack } = this.context;
-    try {
-      await sendBack.sendBack(message, pq.messageQueue, view.topic, DEAD_LETTER_DELAY_LEVEL);
-      counters.sentBack++;
-      counters.deadLettered++;
-      this.log.warn(
-        { msgId: message.msgId, queue: pq.messageQueue, reconsumeTimes: view.message.reconsumeTimes, reason },
-        'orderly: message skipped to the DLQ',
-      );
-      return true;
-    } catch (error) {
-      counters.sendBackFailures++;
-      this.log.warn(
-        { err: error, msgId: message.msgId, queue: pq.messageQueue },
-        'orderly: DLQ hand-off failed, message retried',
-      );
-      return false;
-    }
-  }
-
-  /** Commits the in-flight messages and stores the offset (overwrite) unless the queue was dropped. */
-  private commit(pq: ProcessQueue): void {
-    const offset = pq.commit();
-    if (offset >= 0 && !pq.dropped) {
-      this.context.offsetStore.updateOffset(pq.messageQueue, offset, false);
-      this.context.offsetMoved?.(pq.messageQueue);
-    }
-  }
-}
-
-function failureReason(result: ConsumeResult): string {
-  return result.status === 'SUCCESS' ? 'invalid result' : result.reason;
 }

@@ -1,0 +1,87 @@
+/**
+ * What a listener result says of each record of its batch, read once for both consume services: the
+ * record succeeded, must be retried, or goes straight to the DLQ. Built on {@link failedIndexes} and
+ * {@link deadLetterIndexes}, so both services read a result exactly the same way.
+ */
+import type { ConsumeResult } from '../message-listener.js';
+import { deadLetterIndexes } from './dead-letter-indexes.js';
+import { failedIndexes } from './failed-indexes.js';
+
+/** A record the result dead-letters: to `%DLQ%<group>` without a retry. */
+export interface DeadLetterVerdict<T> {
+  readonly record: T;
+  readonly kind: 'deadLetter';
+  readonly reason: string;
+}
+
+/** One record of a batch with what the result says of it. */
+export type RecordVerdict<T> =
+  | { readonly record: T; readonly kind: 'succeeded' }
+  | { readonly record: T; readonly kind: 'retry' }
+  | DeadLetterVerdict<T>;
+
+/** A result read record by record; every record is in exactly one of `succeeded`, `retry`, `deadLetter`. */
+export interface ResultClassification<T> {
+  /** Every record once, in batch order. */
+  readonly inOrder: readonly RecordVerdict<T>[];
+  readonly succeeded: readonly T[];
+  /** Failed records to retry (send back, or redeliver). */
+  readonly retry: readonly T[];
+  /** Failed records the result dead-letters (only when dead letters are honoured). */
+  readonly deadLetter: readonly DeadLetterVerdict<T>[];
+  /** How many records the result fails (`retry` and `deadLetter` together). */
+  readonly failedCount: number;
+  /** A PARTIAL named an index outside the batch: every record counts as failed. */
+  readonly invalidPartial: boolean;
+  /** Why the failed records failed: the result's reason. */
+  readonly reason: string;
+}
+
+/** Options of {@link classifyResult}. */
+export interface ClassifyResultOptions {
+  /** Whether `deadLetter` entries are honoured; when false, dead-lettered records are retried. */
+  readonly deadLetters: boolean;
+}
+
+/**
+ * Classifies the records of a batch by what `result` says of each (`records[i]` is the batch's index
+ * `i`). Failed records are those of {@link failedIndexes} (all of them for an invalid PARTIAL); of those,
+ * the ones {@link deadLetterIndexes} names are dead-lettered when `deadLetters` is set, the rest retried.
+ *
+ * @example
+ * ```ts
+ * const result: ConsumeResult = {
+ *   status: 'PARTIAL', failedIndexes: [1, 2], reason: 'x', deadLetter: [{ index: 2, reason: 'too large' }],
+ * };
+ * const { succeeded, retry, deadLetter } = classifyResult(result, ['a', 'b', 'c'], { deadLetters: true });
+ * // succeeded: ['a'], retry: ['b'], deadLetter: [{ record: 'c', kind: 'deadLetter', reason: 'too large' }]
+ * ```
+ */
+export function classifyResult<T>(
+  result: ConsumeResult,
+  records: readonly T[],
+  options: ClassifyResultOptions,
+): ResultClassification<T> {
+  const failed = failedIndexes(result, records.length);
+  const dead = options.deadLetters ? deadLetterIndexes(result, records.length) : new Map<number, string>();
+  const inOrder = records.map((record, index): RecordVerdict<T> => {
+    if (failed !== undefined && !failed.has(index)) return { record, kind: 'succeeded' };
+    const reason = dead.get(index);
+    return reason === undefined ? { record, kind: 'retry' } : { record, kind: 'deadLetter', reason };
+  });
+  const succeeded = inOrder.flatMap((v) => (v.kind === 'succeeded' ? [v.record] : []));
+  return {
+    inOrder,
+    succeeded,
+    retry: inOrder.flatMap((v) => (v.kind === 'retry' ? [v.record] : [])),
+    deadLetter: inOrder.filter((v): v is DeadLetterVerdict<T> => v.kind === 'deadLetter'),
+    failedCount: records.length - succeeded.length,
+    invalidPartial: failed === undefined,
+    reason: failureReason(result),
+  };
+}
+
+/** The reason of a result's failures ('invalid result' for a SUCCESS, which fails nothing). */
+function failureReason(result: ConsumeResult): string {
+  return result.status === 'SUCCESS' ? 'invalid result' : result.reason;
+}
