@@ -5,8 +5,18 @@
  */
 import { vi } from 'vitest';
 
-/** How often the check runs while it answers "not yet". */
-const POLL_INTERVAL_MS = 100;
+/** How often the check runs while it answers "not yet", unless the caller says otherwise. */
+const DEFAULT_POLL_INTERVAL_MS = 100;
+
+/** Options of {@link waitFor}. */
+export interface WaitForOptions {
+  /**
+   * Between two runs of the check: longer for a check that costs (reading a large file), shorter for
+   * one that is cheap and awaited often.
+   * @default 100
+   */
+  intervalMs?: number;
+}
 
 /**
  * Resolves with the first value of `check` other than `undefined`; a check that throws counts as
@@ -24,6 +34,7 @@ export async function waitFor<T>(
   what: string,
   timeoutMs: number,
   check: () => Promise<T | undefined> | T | undefined,
+  options: WaitForOptions = {},
 ): Promise<T> {
   try {
     return await vi.waitFor(
@@ -32,7 +43,7 @@ export async function waitFor<T>(
         if (value === undefined) throw new Error(`not yet: ${what}`);
         return value;
       },
-      { timeout: timeoutMs, interval: POLL_INTERVAL_MS },
+      { timeout: timeoutMs, interval: options.intervalMs ?? DEFAULT_POLL_INTERVAL_MS },
     );
   } catch (error) {
     throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`, { cause: error });

@@ -61,8 +61,20 @@ export function spawnCli(args: readonly string[], env: Record<string, string> = 
   });
   let out = '';
   let err = '';
+  /** Parsed JSON lines, and the start of the line not yet ended. */
+  const lines: Record<string, unknown>[] = [];
+  let partial = '';
+  /** Called after every chunk of stdout and once the child's output has ended. */
+  const listeners = new Set<() => void>();
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
     out += chunk;
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    for (const line of parts) {
+      const parsed = logLine(line);
+      if (parsed !== undefined) lines.push(parsed);
+    }
+    for (const listener of listeners) listener();
   });
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     err += chunk;
@@ -77,40 +89,64 @@ export function spawnCli(args: readonly string[], env: Record<string, string> = 
     },
     () => undefined,
   );
+  // 'close' comes after 'exit' once stdout has ended: no log line can follow it.
+  let outputEnded = false;
+  child.once('close', () => {
+    outputEnded = true;
+    for (const listener of listeners) listener();
+  });
   onTestFinished(async () => {
     if (!done) {
       child.kill('SIGKILL');
       await exited;
     }
   });
-  const logs = (): Record<string, unknown>[] =>
-    out
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .flatMap((line) => {
-        try {
-          return [JSON.parse(line) as Record<string, unknown>];
-        } catch {
-          return [];
-        }
-      });
   return {
     child,
     exited,
     stdout: () => out,
     stderr: () => err,
-    logs,
-    async waitForLog(what, match, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        if (logs().some(match)) return;
-        if (done)
-          throw new Error(`the poller exited before ${what}; stderr:\n${err}\nstdout:\n${out.slice(-4000)}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; stdout:\n${out.slice(-4000)}`);
+    logs: () => [...lines],
+    waitForLog(what, match, timeoutMs = 30_000) {
+      if (lines.some(match)) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        let seen = lines.length;
+        const settle = (error?: Error) => {
+          listeners.delete(check);
+          clearTimeout(timer);
+          if (error === undefined) resolve();
+          else reject(error);
+        };
+        const check = () => {
+          const found = lines.slice(seen).some(match);
+          seen = lines.length;
+          if (found) settle();
+          else if (outputEnded) {
+            settle(
+              new Error(`the poller exited before ${what}; stderr:\n${err}\nstdout:\n${out.slice(-4000)}`),
+            );
+          }
+        };
+        const timer = setTimeout(() => {
+          settle(
+            new Error(`timed out after ${timeoutMs} ms waiting for ${what}; stdout:\n${out.slice(-4000)}`),
+          );
+        }, timeoutMs);
+        listeners.add(check);
+        check();
+      });
     },
   };
+}
+
+/** A JSON log line parsed, or undefined for any other line (plain text, a stack trace's object). */
+function logLine(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One ledger line: a record the handler received. */

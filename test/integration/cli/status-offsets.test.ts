@@ -16,7 +16,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { CliIo } from '../../../src/cli/cli-io.js';
 import { offsetsCommand } from '../../../src/cli/offsets-command.js';
@@ -29,6 +28,8 @@ import { type Poller, startPoller } from '../../../src/poller/poller.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { type DynaliteHandle, startDynalite } from '../../support/dynalite.js';
 import { type CapturedRun, fakeCliIo, runCaptured } from '../../support/fake-cli-io.js';
+import { expectQuietFor } from '../../support/quiet-window.js';
+import { storeTimeBoundary } from '../../support/store-time-boundary.js';
 import { createTopic, newClient, newProducer, produce, waitFor } from '../consumer/helpers.js';
 
 let db: DynaliteHandle;
@@ -269,9 +270,9 @@ describe('status', () => {
     await waitFor('three snapshots', 15_000, async () => (snapshots() >= 3 ? true : undefined));
     io.sendStopSignal('SIGINT');
     expect(await watching).toBe(0);
-    const count = snapshots();
-    await sleep(1500);
-    expect(snapshots()).toBe(count); // stopped: no more snapshots
+    // The command returned, so no snapshot may follow; none would announce itself, so watch for one
+    // through a window longer than the 1 s interval.
+    await expectQuietFor('the --watch snapshots after the stop', 1500, snapshots);
     const times = io
       .out()
       .split('\n')
@@ -383,9 +384,7 @@ describe('offsets reset', () => {
     const s = await scenario({ queues: 1 });
     const producer = await newProducer(s.client);
     await produce(producer, s.topic, 5);
-    await sleep(1100);
-    const at = new Date();
-    await sleep(50);
+    const at = new Date(await storeTimeBoundary());
     await produce(producer, s.topic, 5, { message: (i) => ({ body: `late${i}` }) });
 
     const reset = await run(offsetsCommand, [
@@ -405,8 +404,11 @@ describe('offsets reset', () => {
     // The one at 5 is the first stored at or after the time; the one before it is older.
     const invoker = new LedgerInvoker();
     await s.startPoller(invoker);
-    await waitFor('the late messages', 30_000, async () => (invoker.bodies.length >= 5 ? true : undefined));
-    await sleep(500);
+    // Lag 0 is the marker: the poller committed through offset 10, so it delivered all it ever will
+    // (a start before 5 would have delivered the older messages before the commit got there).
+    await waitFor('the late messages delivered and committed', 30_000, async () =>
+      invoker.bodies.length >= 5 && (await s.status()).mappings[0]?.lag === 0 ? true : undefined,
+    );
     expect(invoker.bodies).toEqual(['late0', 'late1', 'late2', 'late3', 'late4']);
   });
 

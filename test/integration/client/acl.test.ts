@@ -14,6 +14,7 @@ import { buildPullSysFlag } from '../../../src/protocol/pull-sys-flag.js';
 import { ResponseCode } from '../../../src/protocol/response-code.js';
 import { buildSubscriptionData } from '../../../src/protocol/subscription.js';
 import { uniqueGroup, uniqueTopic } from '../../support/broker.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const ADMIN: AclCredentials = { accessKey: 'rocketmq-admin', secretKey: 'acl-test-secret-8f3a' };
 
@@ -27,11 +28,7 @@ beforeAll(async () => {
   try {
     topic = uniqueTopic('Acl');
     await admin.admin.createTopic(broker.brokerAddr, { topic, readQueueNums: 1 });
-    const deadline = Date.now() + 15_000;
-    while ((await admin.nameServer.queryRoute(topic).catch(() => undefined)) === undefined) {
-      if (Date.now() > deadline) throw new Error(`no route for ${topic}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await waitFor(`route of ${topic}`, 15_000, () => admin.nameServer.queryRoute(topic));
     const producer = new Producer({ client: admin });
     await producer.start();
     await producer.send({ topic, body: 'for the admin only' }, { queueId: 0 });

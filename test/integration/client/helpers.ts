@@ -15,6 +15,11 @@ export function newClient(options: { nameServerAddresses?: string[] } = {}): Roc
   });
 }
 
+/**
+ * A fixed pause, for what is a length of time in itself: a producer's pace, a retry's delay, how long
+ * an injected fault lasts. Waiting for something to happen is `waitFor`; watching that nothing more
+ * happens is `expectQuietFor` (test/support/quiet-window.ts).
+ */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -59,7 +64,7 @@ export function pullHeader(options: {
 
 /**
  * Pulls one queue from `fromOffset` (no long polling) until `count` messages arrived and the queue is read
- * to its end, or `timeoutMs` passed.
+ * to its end, or `timeoutMs` passed. A pull that fails (a topic not created yet) counts as "not yet".
  */
 export async function pullMessages(
   client: RocketMQClient,
@@ -78,24 +83,30 @@ export async function pullMessages(
   const { brokerAddr } = testBroker();
   const messages: MessageExt[] = [];
   let offset = options.fromOffset ?? 0;
-  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
-  for (;;) {
-    const result = await client.broker.pullMessage(
-      brokerAddr,
-      pullHeader({ ...options, queueOffset: offset }),
-    );
-    if (result.status === 'FOUND') {
-      if (result.decodeError) throw result.decodeError;
-      messages.push(...result.messages);
-    }
-    const atEnd = result.nextBeginOffset >= result.maxOffset;
-    offset = result.nextBeginOffset;
-    if (messages.length >= options.count && atEnd) return messages;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `pulled ${messages.length} of ${options.count} messages from ${options.topic}#${options.queueId} (last ${result.status})`,
-      );
-    }
-    if (result.status !== 'FOUND') await sleep(100);
-  }
+  const pulled = await waitFor(
+    `${options.count} messages from ${options.topic}#${options.queueId}`,
+    options.timeoutMs ?? 15_000,
+    async () => {
+      // Back to back while messages come; "not yet" (the next try after a pause) once a pull finds none.
+      for (;;) {
+        const result = await client.broker.pullMessage(
+          brokerAddr,
+          pullHeader({ ...options, queueOffset: offset }),
+        );
+        if (result.status === 'FOUND') {
+          // Returned, not thrown: a thrown error would only mean "not yet".
+          if (result.decodeError) return { decodeError: result.decodeError };
+          messages.push(...result.messages);
+        }
+        const atEnd = result.nextBeginOffset >= result.maxOffset;
+        offset = result.nextBeginOffset;
+        if (messages.length >= options.count && atEnd) return { messages };
+        if (result.status !== 'FOUND') {
+          throw new Error(`pulled ${messages.length} of ${options.count} messages (last ${result.status})`);
+        }
+      }
+    },
+  );
+  if ('decodeError' in pulled) throw pulled.decodeError;
+  return pulled.messages;
 }

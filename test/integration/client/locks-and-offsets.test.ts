@@ -2,7 +2,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { Producer } from '../../../src/client/producer.js';
 import { compareMessageQueues } from '../../../src/protocol/message-queue.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
-import { createTopic, newClient, sleep } from './helpers.js';
+import { storeTimeBoundary } from '../../support/store-time-boundary.js';
+import { createTopic, newClient, waitFor } from './helpers.js';
 
 describe('LOCK_BATCH_MQ / UNLOCK_BATCH_MQ', () => {
   it('a queue locked by client A cannot be locked by client B until A unlocks it', async () => {
@@ -39,16 +40,16 @@ describe('LOCK_BATCH_MQ / UNLOCK_BATCH_MQ', () => {
     ).toEqual(mqSet.slice(0, 1));
 
     await a.broker.unlockBatchMQOneway(brokerAddr, { consumerGroup: group, clientId: a.clientId, mqSet });
-    let lockedByB: unknown[] = [];
-    for (let i = 0; i < 20 && lockedByB.length < 3; i++) {
-      lockedByB = await b.broker.lockBatchMQ(brokerAddr, {
+    // A oneway request has no answer to await: B's lock succeeding is the sign that it was applied.
+    const lockedByB = await waitFor('B to lock every queue after the oneway unlock', 5_000, async () => {
+      const locked = await b.broker.lockBatchMQ(brokerAddr, {
         consumerGroup: group,
         clientId: b.clientId,
         mqSet,
       });
-      if (lockedByB.length < 3) await sleep(50);
-    }
-    expect(lockedByB).toHaveLength(3);
+      return locked.length === 3 ? locked : undefined;
+    });
+    expect(lockedByB.sort(compareMessageQueues)).toEqual(mqSet);
   });
 });
 
@@ -67,19 +68,17 @@ describe('offsets', () => {
 
     const producer = new Producer({ client });
     await producer.start();
+    // times[i]: after message i's store time, at or before message i + 1's.
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {
       await producer.send({ topic, body: `m${i}` }, { queueId: 0 });
-      times.push(Date.now());
-      await sleep(20);
+      times.push(await storeTimeBoundary());
     }
     expect(await client.broker.getMaxOffset(brokerAddr, queue)).toBe(5);
     expect(await client.broker.getMinOffset(brokerAddr, queue)).toBe(0);
-    // After the 3rd send was acknowledged, the first message stored later is offset 3.
+    // After the 3rd message's store time, the first message stored is offset 3.
     const third = times[2] ?? 0;
-    expect(await client.broker.searchOffsetByTimestamp(brokerAddr, { ...queue, timestamp: third + 1 })).toBe(
-      3,
-    );
+    expect(await client.broker.searchOffsetByTimestamp(brokerAddr, { ...queue, timestamp: third })).toBe(3);
     expect(await client.broker.searchOffsetByTimestamp(brokerAddr, { ...queue, timestamp: 0 })).toBe(0);
     expect(
       await client.broker.searchOffsetByTimestamp(brokerAddr, { ...queue, timestamp: Date.now() + 60_000 }),
@@ -110,11 +109,10 @@ describe('offsets', () => {
       queueId: 0,
       commitOffset: 4,
     });
-    let stored: number | undefined;
-    for (let i = 0; i < 20 && stored !== 4; i++) {
-      stored = await client.broker.queryConsumerOffset(brokerAddr, query);
-      if (stored !== 4) await sleep(50);
-    }
-    expect(stored).toBe(4);
+    // Oneway: the stored offset becoming 4 is the only sign that the update was applied.
+    await waitFor('the oneway offset update applied', 5_000, async () =>
+      (await client.broker.queryConsumerOffset(brokerAddr, query)) === 4 ? true : undefined,
+    );
+    expect(await client.broker.queryConsumerOffset(brokerAddr, query)).toBe(4);
   });
 });

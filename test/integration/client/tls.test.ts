@@ -15,6 +15,7 @@ import { buildTlsConnectionOptions } from '../../../src/network/tls-options.js';
 import { buildPullSysFlag } from '../../../src/protocol/pull-sys-flag.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { type TlsTestCerts, tlsTestCerts } from '../../support/tls-certs.js';
+import { waitFor } from '../../support/wait-for.js';
 
 function newClient(
   broker: LocalBroker,
@@ -29,13 +30,11 @@ function newClient(
 async function roundTrip(client: RocketMQClient, broker: LocalBroker): Promise<string[]> {
   const topic = uniqueTopic('Tls');
   await client.admin.createTopic(broker.brokerAddr, { topic, readQueueNums: 1 });
-  const deadline = Date.now() + 15_000;
-  let route = await client.nameServer.getRoute(topic, { refresh: true }).catch(() => undefined);
-  while (route?.queueDatas[0] === undefined && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    route = await client.nameServer.getRoute(topic, { refresh: true }).catch(() => undefined);
-  }
-  expect(route?.brokerDatas[0]?.brokerAddrs.get(0)).toBe(broker.brokerAddr);
+  const route = await waitFor(`route of ${topic}`, 15_000, async () => {
+    const route = await client.nameServer.getRoute(topic, { refresh: true });
+    return route.queueDatas[0] === undefined ? undefined : route;
+  });
+  expect(route.brokerDatas[0]?.brokerAddrs.get(0)).toBe(broker.brokerAddr);
   const producer = new Producer({ client });
   await producer.start();
   for (const body of ['secret one', 'secret two']) {

@@ -3,7 +3,7 @@ import type { ConsumerOptions } from '../../../src/consumer/consumer-options.js'
 import type { ConsumerRuntime } from '../../../src/consumer/consumer-runtime.js';
 import type { ConsumeResult } from '../../../src/consumer/message-listener.js';
 import { uniqueGroup, uniqueTopic } from '../../support/broker.js';
-import { sleep } from '../client/helpers.js';
+import { storeTimeBoundary } from '../../support/store-time-boundary.js';
 import {
   createTopic,
   Ledger,
@@ -54,9 +54,7 @@ describe('ConsumerRuntime starting positions', () => {
   it('TRIM_HORIZON, LATEST and AT_TIMESTAMP', async () => {
     const { topic, producer } = await topicWithProducer('start', 2);
     await produce(producer, topic, 6, { queues: 2, message: (i) => ({ body: `old${i}` }) });
-    await sleep(50);
-    const at = Date.now();
-    await sleep(50);
+    const at = await storeTimeBoundary();
     await produce(producer, topic, 4, { queues: 2, message: (i) => ({ body: `new${i}` }) });
     const start = async (position: Partial<ConsumerOptions>) => {
       const ledger = new Ledger();

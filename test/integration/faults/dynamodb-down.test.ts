@@ -91,7 +91,7 @@ describe(SCENARIO, () => {
         orderly: streams.orderly.sentIds.length,
       };
       const ledgerLinesBeforeOutage = readLedger(ledgerFile).length;
-      await sleep(OUTAGE_MS);
+      await sleep(OUTAGE_MS); // the outage itself: a fault's length, not a wait for something
       // What was produced during the outage and handled before DynamoDB came back.
       const duringOutage = readLedger(ledgerFile);
       const handledDuringOutage = {

@@ -24,6 +24,7 @@ import type { MappingInput, RunConfigInput } from '../../../src/config/config-sc
 import type { JvmExit } from '../../../src/local-broker/jvm-process.js';
 import { testBroker } from '../../support/broker.js';
 import type { ProcessOutcome } from '../../support/fault-report.js';
+import { waitFor } from '../../support/wait-for.js';
 import {
   type ChildExit,
   LEDGER_HANDLER,
@@ -31,7 +32,6 @@ import {
   type PollerProcess,
   spawnCli,
 } from '../cli/poller-process.js';
-import { sleep } from '../client/helpers.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 
 /** Ledger files grow to ~1 MB; reading them more often costs CPU the consumers need. */
@@ -179,8 +179,8 @@ export class PollerSeries {
 }
 
 /**
- * Resolves when the ledgers hold every id of `sent`; fails after `timeoutMs` saying how many are
- * missing from which ledger.
+ * Resolves when the ledgers hold every id of `sent`; fails after `timeoutMs`, its cause saying how
+ * many are missing from which ledger.
  *
  * @example
  * ```ts
@@ -192,22 +192,23 @@ export async function waitForLedgers(
   ledgers: Record<string, () => Iterable<LedgerEntry>>,
   timeoutMs: number,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const missing: string[] = [];
-    for (const [name, read] of Object.entries(ledgers)) {
-      const ledger = new DeliveryLedger(sent);
-      ledger.add(read());
-      if (ledger.delivered < sent.length) missing.push(`${name}: ${sent.length - ledger.delivered} missing`);
-    }
-    if (missing.length === 0) return;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${sent.length} messages (${missing.join(', ')})`,
-      );
-    }
-    await sleep(LEDGER_POLL_MS);
-  }
+  await waitFor(
+    `${sent.length} messages in ${Object.keys(ledgers).join(', ')}`,
+    timeoutMs,
+    () => {
+      const missing: string[] = [];
+      for (const [name, read] of Object.entries(ledgers)) {
+        const ledger = new DeliveryLedger(sent);
+        ledger.add(read());
+        if (ledger.delivered < sent.length)
+          missing.push(`${name}: ${sent.length - ledger.delivered} missing`);
+      }
+      // Thrown, the shortfall is the timeout error's cause.
+      if (missing.length > 0) throw new Error(missing.join(', '));
+      return true;
+    },
+    { intervalMs: LEDGER_POLL_MS },
+  );
 }
 
 /**

@@ -6,6 +6,8 @@ import {
 } from '@aws-sdk/client-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LAMBDA_MAX_REQUEST_BYTES, LambdaApiServer } from '../../support/lambda-api-server.js';
+import { expectQuietFor } from '../../support/quiet-window.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let server: LambdaApiServer;
 let client: LambdaClient;
@@ -153,13 +155,21 @@ describe('LambdaApiServer with @aws-sdk/client-lambda', () => {
     expect(text((await invoke('fn', {})).Payload)).toBe('{"ok":true}');
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     const hung = invoke('fn', {});
-    const outcome = await Promise.race([
-      hung.then(
-        () => 'answered',
-        () => 'failed',
-      ),
-      new Promise((resolve) => setTimeout(resolve, 200, 'still waiting')),
-    ]);
+    let outcome = 'still waiting';
+    hung.then(
+      () => {
+        outcome = 'answered';
+      },
+      () => {
+        outcome = 'failed';
+      },
+    );
+    // Once the server holds the call, an answer could only come from a bug: nothing signals that none
+    // comes, so watch the call for a while.
+    await waitFor('the server to hold the hung call', 5_000, () =>
+      server.calls('fn')[2]?.fault === 'hang' ? true : undefined,
+    );
+    await expectQuietFor('the hung call', 200, () => outcome);
     expect(outcome).toBe('still waiting');
     await server.close();
     await expect(hung).rejects.toBeInstanceOf(Error);

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvokeError } from '../../../src/invoke/invoke-error.js';
 import { LambdaInvoker, type LambdaInvokerOptions } from '../../../src/invoke/lambda-invoker.js';
 import { LambdaApiServer } from '../../support/lambda-api-server.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let server: LambdaApiServer;
 let invoker: LambdaInvoker;
@@ -146,8 +147,13 @@ describe('LambdaInvoker', () => {
   it('reports an abort during the invoke as aborted, not as a timeout', async () => {
     server.injectFaults('orders', { kind: 'hang' });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('stop')), 50);
-    expect(await invoker.invoke({ functionRef: 'orders', payload, signal: controller.signal })).toEqual({
+    // Aborted once the server holds the call: during the invoke, not before the request went out.
+    const held = waitFor('the server to hold the call', 5_000, () =>
+      server.calls('orders').some((call) => call.fault === 'hang') ? true : undefined,
+    ).then(() => controller.abort(new Error('stop')));
+    const outcome = await invoker.invoke({ functionRef: 'orders', payload, signal: controller.signal });
+    await held;
+    expect(outcome).toEqual({
       ok: false,
       kind: 'aborted',
       message: 'invoke aborted: stop',

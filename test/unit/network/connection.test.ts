@@ -18,6 +18,7 @@ import {
   type RemotingCommand,
   SerializeType,
 } from '../../../src/protocol/remoting-command.js';
+import { expectQuietFor } from '../../support/quiet-window.js';
 import { FakeServer, rejectionOf, unusedPort, waitFor } from './fake-server.js';
 
 /** A server behaviour that never answers. */
@@ -246,8 +247,9 @@ describe('Connection broker-initiated requests', () => {
     });
     peer.send(brokerRequest(40, 1, FLAG_ONEWAY));
     peer.send(brokerRequest(99, 2));
+    // The reply to 99 is the marker: both requests take the same path in arrival order, so a reply
+    // to the oneway 40 would have been written, and have arrived, before it.
     await waitFor(() => replies.length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(calls).toEqual([40, 99]);
     expect(replies.map((reply) => reply.opaque)).toEqual([2]);
   });
@@ -319,7 +321,8 @@ describe('Connection failures and reconnects', () => {
     await connection.request({ code: 34 }, 2000);
     server.lastPeer.socket.destroy();
     await waitFor(() => !connection.isOpen);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Not reconnecting has no event of its own: watch the server's connections for a while.
+    await expectQuietFor('connections to the server', 200, () => server.peers.length);
     expect(server.peers).toHaveLength(1);
 
     await connection.request({ code: 34 }, 2000);

@@ -14,6 +14,10 @@ import {
   type RemotingCommand,
   type SerializeType,
 } from '../../../src/protocol/remoting-command.js';
+import { waitFor as sharedWaitFor } from '../../support/wait-for.js';
+
+/** How often {@link waitFor} checks its predicate. */
+const PREDICATE_POLL_MS = 5;
 
 /** One accepted client socket. */
 export class FakePeer {
@@ -136,13 +140,14 @@ export class FakeServer {
   }
 }
 
-/** Polls `predicate` until it holds; throws after `timeoutMs`. */
+/**
+ * Polls `predicate` until it holds; throws after `timeoutMs`. The shared wait (test/support/wait-for.ts),
+ * polled every {@link PREDICATE_POLL_MS}: socket events here come within milliseconds.
+ */
 export async function waitFor(predicate: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await sharedWaitFor('a condition', timeoutMs, () => (predicate() ? true : undefined), {
+    intervalMs: PREDICATE_POLL_MS,
+  });
 }
 
 /** A port on 127.0.0.1 with nothing listening on it. */

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Connection } from '../../../src/network/connection.js';
 import { MAX_INBOUND_REPLY_BYTES, MAX_INBOUND_REQUESTS } from '../../../src/network/inbound-budget.js';
 import { encodeFrame, FrameSplitter } from '../../../src/protocol/remoting-command.js';
+import { expectQuietFor, waitForQuiet } from '../../support/quiet-window.js';
 import { FakeServer, waitFor } from './fake-server.js';
 
 const FLOOD_REQUESTS = 300_000;
@@ -86,11 +87,9 @@ describe('a peer that floods inbound requests and never reads the replies', () =
 
     // Phase 1: the peer reads nothing. We stop reading, and the peer's writes back up.
     await waitFor(() => connection.isReadingPaused && writer.blocked, 20_000);
-    let before = -1;
-    while (handled !== before) {
-      before = handled;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
+    // Requests read before the pause are still being answered; nothing announces the last one, so
+    // watch the count until it holds still for a while (a link that kept reading would never hold).
+    await waitForQuiet('requests handled while paused', { windowMs: 300, timeoutMs: 20_000 }, () => handled);
     expect(connection.isReadingPaused).toBe(true);
     expect(writer.sent).toBeLessThan(FLOOD_REQUESTS);
     expect(handled).toBeLessThan(FLOOD_REQUESTS);
@@ -142,8 +141,12 @@ describe('a peer that floods inbound requests and never reads the replies', () =
     });
     flood(peer, request, total);
     await waitFor(() => connection.isReadingPaused, 20_000);
-    // Paused far longer than partialFrameTimeoutMs, very likely with half a frame buffered.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Paused far longer than partialFrameTimeoutMs, very likely with half a frame buffered: the
+    // stalled-frame timer would close the link, an absence only a window can show.
+    await expectQuietFor('the paused link (open, paused)', 500, () => [
+      connection.isOpen,
+      connection.isReadingPaused,
+    ]);
     expect(connection.isOpen).toBe(true);
     expect(connection.isReadingPaused).toBe(true);
 

@@ -3,6 +3,7 @@ import {
   isAwsSdkNodeVersionWarning,
   suppressAwsSdkNodeVersionWarning,
 } from '../../../src/util/aws-sdk-node-warning.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const CURRENT = `NodeVersionSupportWarning: The AWS SDK for JavaScript (v3)
 versions published after the first week of January 2027
@@ -32,7 +33,11 @@ describe('the AWS SDK Node.js version warning', () => {
     try {
       process.emitWarning(CURRENT);
       process.emitWarning('something the user should read', 'UserWarning');
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      // Warnings reach the listeners in the order they were emitted: once the second is seen, the
+      // first was dropped or would be in `seen` already.
+      await waitFor('the user warning', 2_000, () =>
+        seen.includes('something the user should read') ? true : undefined,
+      );
     } finally {
       process.off('warning', listener);
     }
