@@ -44,6 +44,8 @@ export interface BenchOptions {
   readonly brokerHeapMb: number;
   /** Run the PULL body decode micro-benchmark. */
   readonly decode: boolean;
+  /** `decode`: only the decode micro-benchmark (no produce, no consumer runs); `--rounds` rounds of it. */
+  readonly only: 'decode' | undefined;
   /** A consumer run that has not seen every message by then fails. */
   readonly runTimeoutMs: number;
   /** Where the Markdown report is written. */
@@ -52,7 +54,7 @@ export interface BenchOptions {
 
 const USAGE = `usage: npm run bench -- [--quick] [--messages N] [--message-bytes N] [--queues N] [--rounds N]
   [--warmup-rounds N] [--node-heap-mb N]  [--consumers ours,ours-function,java] [--java-heap-mb N] [--broker-heap-mb N] [--no-decode]
-  [--run-timeout-ms N] [--out FILE]
+  [--run-timeout-ms N] [--out FILE] [--only decode]
 Environment: BENCH_MESSAGES, BENCH_MESSAGE_BYTES, BENCH_QUEUES, BENCH_ROUNDS, BENCH_WARMUP_ROUNDS,
   BENCH_CONSUMERS, BENCH_JAVA_HEAP_MB, BENCH_NODE_HEAP_MB, BENCH_BROKER_HEAP_MB (flags win).`;
 
@@ -126,9 +128,17 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     '--broker-heap-mb',
     '--run-timeout-ms',
     '--out',
+    '--only',
   ]);
   for (const name of flags.keys()) {
     if (!known.has(name)) throw new BenchUsageError(`unknown option ${name}`);
+  }
+  const only = flags.get('--only');
+  if (only !== undefined && only !== 'decode') {
+    throw new BenchUsageError(`--only: unknown part ${JSON.stringify(only)} (decode)`);
+  }
+  if (only === 'decode' && switches.has('--no-decode')) {
+    throw new BenchUsageError('--only decode and --no-decode exclude each other');
   }
   const quick = switches.has('--quick');
   const mode = quick ? BENCH_DEFAULTS.quick : BENCH_DEFAULTS.full;
@@ -169,6 +179,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
       16_384,
     ),
     decode: !switches.has('--no-decode'),
+    only,
     runTimeoutMs: int(
       '--run-timeout-ms',
       flags.get('--run-timeout-ms'),
@@ -176,7 +187,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
       1000,
       3_600_000,
     ),
-    outFile: flags.get('--out') ?? mode.outFile,
+    outFile: flags.get('--out') ?? (only === 'decode' ? `${RESULTS_DIR}decode.md` : mode.outFile),
   };
 }
 

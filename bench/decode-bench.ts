@@ -1,31 +1,168 @@
 /**
- * The decode micro-benchmark: one real PULL_MESSAGE response body (32 stored messages from the bench
- * topic), decoded in a loop by our decoder (src/protocol/message-decoder.ts) and by the Java client's
- * (`MessageDecoder.decodesBatch(buffer, readBody, decompressBody, isClient)`, as its PullAPIWrapper
- * calls it). Each side warms up first, then counts messages decoded in a fixed time.
+ * The decode micro-benchmark: real PULL_MESSAGE response bodies (32 stored messages each) of four
+ * kinds ({@link DECODE_CASES}), each decoded in a loop by our decoder (src/protocol/message-decoder.ts)
+ * and by the Java client's (`MessageDecoder.decodesBatch(buffer, readBody, decompressBody, isClient)`,
+ * as its PullAPIWrapper calls it). Each side warms up first, then counts messages decoded in a fixed
+ * time; the sides alternate case by case and round by round, and the report gives medians.
  */
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Producer } from '../src/client/producer.js';
 import type { RocketMQClient } from '../src/client/rocketmq-client.js';
+import type { LocalBroker } from '../src/local-broker/local-broker.js';
 import type { PullMessageRequestHeader } from '../src/protocol/headers.js';
 import { decodeMessages } from '../src/protocol/message-decoder.js';
 import { buildPullSysFlag } from '../src/protocol/pull-sys-flag.js';
 import { toExtFields } from '../src/protocol/remoting-command.js';
 import { RequestCode } from '../src/protocol/request-code.js';
 import { ResponseCode } from '../src/protocol/response-code.js';
+import { createBenchTopic } from './bench-topic.js';
+import { runChild } from './child-run.js';
+import { type JavaBenchBuild, javaBenchArgs } from './java-bench.js';
+import { benchMessageBody } from './message-body.js';
 
 const PULL_TIMEOUT_MS = 10_000;
+/** Messages per PULL body: what one pull of a consumer with a backlog returns by default. */
+const MESSAGES_PER_BODY = 32;
+
+/**
+ * What each side does per message, for the report.
+ *
+ * @example
+ * ```ts
+ * console.log(DECODE_WORK.java);
+ * ```
+ */
+export const DECODE_WORK = {
+  ours: 'decodeMessages(body): a MessageExt per message with every field as plain data; properties parsed eagerly into an object (null prototype); msgId, offsetMsgId, tags and keys built; body a view of the pull buffer (no copy); the loop reads msgId and body',
+  java: 'MessageDecoder.decodesBatch(buffer, readBody=true, decompressBody=true, isClient=true): a MessageClientExt per message; properties parsed eagerly into a HashMap; body copied into a byte[]; offsetMsgId built; the loop reads getMsgId()',
+} as const;
+
+/**
+ * One kind of message the micro-benchmark decodes.
+ *
+ * @example
+ * ```ts
+ * const heavy: DecodeCase = { name: '64 B, 20 user properties', messageBytes: 64, userProperties: 20 };
+ * ```
+ */
+export interface DecodeCase {
+  readonly name: string;
+  /** Body size of each message. */
+  readonly messageBytes: number;
+  /** User properties per message, besides TAGS (and KEYS when there are user properties). */
+  readonly userProperties: number;
+}
+
+/**
+ * The four cases: 1 KiB and 64 B bodies, each with only the producer's own properties (UNIQ_KEY, TAGS,
+ * WAIT) and properties-heavy (KEYS and 20 user properties).
+ *
+ * @example
+ * ```ts
+ * DECODE_CASES.map((c) => c.name);
+ * ```
+ */
+export const DECODE_CASES: readonly DecodeCase[] = [
+  { name: '1 KiB', messageBytes: 1024, userProperties: 0 },
+  { name: '1 KiB, 20 user properties', messageBytes: 1024, userProperties: 20 },
+  { name: '64 B', messageBytes: 64, userProperties: 0 },
+  { name: '64 B, 20 user properties', messageBytes: 64, userProperties: 20 },
+];
 
 /**
  * Throughput of one decoder.
  *
  * @example
  * ```ts
- * const rate: DecodeRate = { messagesPerSecond: 1.2e6, megabytesPerSecond: 1300 };
+ * const rate: DecodeRate = { messagesPerSecond: 1.2e6, megabytesPerSecond: 1300, messagesPerCpuSecond: 1.1e6 };
  * ```
  */
 export interface DecodeRate {
+  /** Messages per second of wall time. */
   readonly messagesPerSecond: number;
-  /** MiB of PULL body per second. */
+  /** MiB of PULL body per second of wall time. */
   readonly megabytesPerSecond: number;
+  /**
+   * Messages per second of the process's CPU time (all its threads: collector and JIT included): on
+   * a machine shared with other work, wall time also measures the neighbours.
+   */
+  readonly messagesPerCpuSecond: number;
+}
+
+/**
+ * The measurements of one case: one rate per round and side.
+ *
+ * @example
+ * ```ts
+ * const result: DecodeCaseResult = { decodeCase: DECODE_CASES[0], bodyBytes: 35_000, ours: [], java: [] };
+ * ```
+ */
+export interface DecodeCaseResult {
+  readonly decodeCase: DecodeCase;
+  readonly bodyBytes: number;
+  readonly ours: DecodeRate[];
+  /** Empty when the Java peer was not built. */
+  readonly java: DecodeRate[];
+}
+
+/** A case with the real PULL body the broker returned for it. */
+export interface DecodeBody {
+  readonly decodeCase: DecodeCase;
+  readonly body: Buffer;
+}
+
+/**
+ * Produces {@link MESSAGES_PER_BODY} messages per case (one `send` each, to a fresh one-queue topic)
+ * and pulls them back: one real PULL body per case.
+ *
+ * @example
+ * ```ts
+ * const bodies = await fetchDecodeBodies(client, broker);
+ * ```
+ */
+export async function fetchDecodeBodies(client: RocketMQClient, broker: LocalBroker): Promise<DecodeBody[]> {
+  const producer = new Producer({ client, producerGroup: 'rocketmq-lambda-bench-decode' });
+  await producer.start();
+  try {
+    const bodies: DecodeBody[] = [];
+    for (const [index, decodeCase] of DECODE_CASES.entries()) {
+      const topic = `BenchDecode-${index}-${Date.now()}`;
+      await createBenchTopic(client, broker, topic, 1);
+      for (let i = 0; i < MESSAGES_PER_BODY; i++) {
+        await producer.send(
+          {
+            topic,
+            tags: 'bench',
+            ...extraProperties(decodeCase, i),
+            body: benchMessageBody(0, i, decodeCase.messageBytes),
+          },
+          { queueId: 0 },
+        );
+      }
+      bodies.push({
+        decodeCase,
+        body: await fetchPullBody(client, broker.brokerAddr, broker.brokerName, topic),
+      });
+    }
+    return bodies;
+  } finally {
+    await producer.shutdown();
+  }
+}
+
+/** KEYS and user properties of a properties-heavy message: names and values of typical lengths. */
+function extraProperties(
+  decodeCase: DecodeCase,
+  index: number,
+): { keys?: string; properties?: Record<string, string> } {
+  if (decodeCase.userProperties === 0) return {};
+  const properties: Record<string, string> = {};
+  for (let p = 0; p < decodeCase.userProperties; p++) {
+    properties[`attribute${p}`] = `value-${index}-${p}-${'v'.repeat((p % 4) * 8)}`;
+  }
+  return { keys: `order-${index} customer-${index % 7}`, properties };
 }
 
 /**
@@ -47,7 +184,7 @@ export async function fetchPullBody(
     topic,
     queueId: 0,
     queueOffset: 0,
-    maxMsgNums: 32,
+    maxMsgNums: MESSAGES_PER_BODY,
     sysFlag: buildPullSysFlag({ suspend: false, subscription: true }),
     commitOffset: 0,
     suspendTimeoutMillis: 0,
@@ -68,6 +205,70 @@ export async function fetchPullBody(
 }
 
 /**
+ * Measures every body with both decoders, `rounds` times, alternating which side goes first.
+ *
+ * @example
+ * ```ts
+ * const results = await runDecodeBench(await fetchDecodeBodies(client, broker), java, { rounds: 3, ... });
+ * ```
+ */
+export async function runDecodeBench(
+  bodies: readonly DecodeBody[],
+  java: JavaBenchBuild | undefined,
+  options: {
+    rounds: number;
+    warmupMs: number;
+    measureMs: number;
+    javaHeapMb: number;
+    log: (line: string) => void;
+  },
+): Promise<DecodeCaseResult[]> {
+  const results = bodies.map(({ decodeCase, body }) => ({
+    decodeCase,
+    bodyBytes: body.length,
+    ours: [] as DecodeRate[],
+    java: [] as DecodeRate[],
+  }));
+  const files = await Promise.all(
+    bodies.map(async ({ body }, index) => {
+      const file = join(tmpdir(), `rocketmq-lambda-bench-pull-body-${process.pid}-${index}.bin`);
+      await writeFile(file, body);
+      return file;
+    }),
+  );
+  try {
+    for (let round = 0; round < options.rounds; round++) {
+      for (const [index, { body }] of bodies.entries()) {
+        const result = results[index];
+        const file = files[index];
+        if (result === undefined || file === undefined)
+          throw new Error('unreachable: a body without a result');
+        const measureJava = async (): Promise<void> => {
+          if (java === undefined) return;
+          const args = ['decode', file, String(options.warmupMs), String(options.measureMs)];
+          const { result: line } = await runChild('java', javaBenchArgs(java, options.javaHeapMb, args), {
+            timeoutMs: 60_000 + options.warmupMs + options.measureMs,
+          });
+          result.java.push(javaDecodeRate(line));
+        };
+        const javaFirst = (round + index) % 2 === 1;
+        if (javaFirst) await measureJava();
+        result.ours.push(measureNodeDecode(body, options.warmupMs, options.measureMs));
+        if (!javaFirst) await measureJava();
+        const ours = result.ours.at(-1)?.messagesPerSecond ?? Number.NaN;
+        const theirs = result.java.at(-1)?.messagesPerSecond;
+        options.log(
+          `decode round ${round + 1} ${result.decodeCase.name}: ours ${Math.round(ours).toLocaleString('en-US')} msgs/s${theirs === undefined ? '' : `, Java ${Math.round(theirs).toLocaleString('en-US')} msgs/s, ours/Java ${(ours / theirs).toFixed(2)}`}`,
+        );
+      }
+    }
+    return results;
+  } finally {
+    await Promise.all(files.map((file) => rm(file, { force: true })));
+  }
+}
+
+/**
  * Decodes `body` with our decoder for `warmupMs`, then for `measureMs`, and returns the measured rate.
  *
  * @example
@@ -81,6 +282,7 @@ export function measureNodeDecode(body: Buffer, warmupMs: number, measureMs: num
   while (performance.now() < warmupEnd) sink += decodeOnce(body);
   let iterations = 0;
   let messages = 0;
+  const cpuAtStart = process.cpuUsage();
   const start = performance.now();
   const end = start + measureMs;
   let now: number;
@@ -89,11 +291,13 @@ export function measureNodeDecode(body: Buffer, warmupMs: number, measureMs: num
     iterations++;
     now = performance.now();
   } while (now < end);
+  const cpu = process.cpuUsage(cpuAtStart);
   if (sink < 0) throw new Error('unreachable');
   const seconds = (now - start) / 1000;
   return {
     messagesPerSecond: messages / seconds,
     megabytesPerSecond: (iterations * body.length) / 1024 / 1024 / seconds,
+    messagesPerCpuSecond: messages / ((cpu.user + cpu.system) / 1e6),
   };
 }
 
@@ -102,22 +306,35 @@ export function measureNodeDecode(body: Buffer, warmupMs: number, measureMs: num
  *
  * @example
  * ```ts
- * javaDecodeRate({ iterations: 10, messages: 320, bytes: 338000, elapsedNs: 1e6 });
+ * javaDecodeRate({ iterations: 10, messages: 320, bytes: 338000, elapsedNs: 1e6, cpuNs: 1e6 });
  * ```
  */
 export function javaDecodeRate(result: Record<string, unknown>): DecodeRate {
-  const { messages, bytes, elapsedNs } = result;
-  if (typeof messages !== 'number' || typeof bytes !== 'number' || typeof elapsedNs !== 'number') {
+  const { messages, bytes, elapsedNs, cpuNs } = result;
+  if (
+    typeof messages !== 'number' ||
+    typeof bytes !== 'number' ||
+    typeof elapsedNs !== 'number' ||
+    typeof cpuNs !== 'number'
+  ) {
     throw new Error(`unreadable Java decode result: ${JSON.stringify(result)}`);
   }
   const seconds = elapsedNs / 1e9;
-  return { messagesPerSecond: messages / seconds, megabytesPerSecond: bytes / 1024 / 1024 / seconds };
+  return {
+    messagesPerSecond: messages / seconds,
+    megabytesPerSecond: bytes / 1024 / 1024 / seconds,
+    messagesPerCpuSecond: messages / (cpuNs / 1e9),
+  };
 }
 
+/**
+ * One decode of `body`, reading what every consumer reads of each message (its msgId and body), as
+ * the Java side does; returns the messages with a body.
+ */
 function decodeOnce(body: Buffer): number {
   const { messages, error } = decodeMessages(body);
   if (error !== undefined) throw new Error('the pulled body did not decode', { cause: error });
   let touched = 0;
-  for (const message of messages) touched += message.body.length > 0 ? 1 : 0;
+  for (const message of messages) touched += message.body.length > 0 && message.msgId.length > 0 ? 1 : 0;
   return touched;
 }

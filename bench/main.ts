@@ -6,9 +6,9 @@
  * the ratios ours / Java as Markdown on stdout and in bench/results/. See bench/README.md.
  */
 import { readFileSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { dirname } from 'node:path';
 import { Producer, type ProducerMessage } from '../src/client/producer.js';
 import { RocketMQClient } from '../src/client/rocketmq-client.js';
 import { type LocalBroker, startLocalBroker } from '../src/local-broker/local-broker.js';
@@ -16,10 +16,12 @@ import { ensureRocketMQJars } from '../src/local-broker/rocketmq-jars.js';
 import { runCommand } from '../src/local-broker/run-command.js';
 import { rootLogger } from '../src/util/logger.js';
 import { type BenchOptions, BenchUsageError, type ConsumerKind, parseBenchOptions } from './bench-options.js';
+import { createBenchTopic } from './bench-topic.js';
 import { numberField, runChild } from './child-run.js';
 import type { ConsumerChildSpec } from './consumer-child.js';
-import { type DecodeRate, fetchPullBody, javaDecodeRate, measureNodeDecode } from './decode-bench.js';
+import { type DecodeCaseResult, fetchDecodeBodies, runDecodeBench } from './decode-bench.js';
 import { ensureJavaBenchBuilt, type JavaBenchBuild, javaBenchArgs } from './java-bench.js';
+import { benchMessageBody } from './message-body.js';
 import { buildNodeChild } from './node-child-build.js';
 import { type BenchEnvironment, type ConsumerRun, renderReport } from './report.js';
 
@@ -27,14 +29,13 @@ import { type BenchEnvironment, type ConsumerRun, renderReport } from './report.
 const PRODUCE_BATCH_BYTES = 128 * 1024;
 const PRODUCE_STREAMS = 2;
 const PRODUCE_RETRIES = 5;
-const ROUTE_WAIT_MS = 15_000;
 /** A short pause between consumer runs, so that one run's shutdown does not overlap the next start. */
 const PAUSE_BETWEEN_RUNS_MS = 1000;
 const DECODE_WARMUP_MS = 2000;
-const DECODE_MEASURE_MS = 3000;
+const DECODE_MEASURE_MS = 2000;
 
 interface Peers {
-  childScript: string;
+  childScript: string | undefined;
   java: JavaBenchBuild | undefined;
 }
 
@@ -48,10 +49,13 @@ async function main(): Promise<number> {
     return 2;
   }
   rootLogger.level = process.env.LOG_LEVEL ?? 'warn';
-  const needsJava = options.consumers.includes('java') || options.decode;
+  const onlyDecode = options.only === 'decode';
+  const needsJava = (options.consumers.includes('java') && !onlyDecode) || options.decode;
   const startedAt = Date.now();
   log(
-    `${fmt(options.messages)} messages of ${fmt(options.messageBytes)} B, ${options.queues} queues, ${options.rounds} round(s) of ${options.consumers.join(', ')}`,
+    onlyDecode
+      ? `decode micro-benchmark only, ${options.rounds} round(s)`
+      : `${fmt(options.messages)} messages of ${fmt(options.messageBytes)} B, ${options.queues} queues, ${options.rounds} round(s) of ${options.consumers.join(', ')}`,
   );
 
   // Jars first: two Maven runs resolving into the same local repository at once can collide.
@@ -59,7 +63,7 @@ async function main(): Promise<number> {
   log('starting the local broker and building the consumers (node child, Java peer)...');
   const [brokerResult, peersResult] = await Promise.allSettled([
     startLocalBroker({ heapMb: options.brokerHeapMb, extraJvmOptions: ['-XX:TieredStopAtLevel=4'] }),
-    buildPeers(needsJava),
+    buildPeers(!onlyDecode, needsJava),
   ]);
   const broker = brokerResult.status === 'fulfilled' ? brokerResult.value : undefined;
   if (brokerResult.status === 'rejected' || peersResult.status === 'rejected' || broker === undefined) {
@@ -74,14 +78,15 @@ async function main(): Promise<number> {
   const client = new RocketMQClient({ nameServerAddresses: broker.namesrvAddr });
   try {
     log(`broker ready at ${broker.namesrvAddr} (${secondsSince(startedAt)} s)`);
-    const topic = `BenchTopic-${Date.now()}`;
-    await createTopic(client, broker, topic, options.queues);
-    const produceStartedAt = Date.now();
-    await produce(client, topic, options);
-    log(`produced ${fmt(options.messages)} messages to ${topic} in ${secondsSince(produceStartedAt)} s`);
-
     const runs: ConsumerRun[] = [];
-    for (let index = 0; index < options.warmupRounds + options.rounds; index++) {
+    const topic = `BenchTopic-${Date.now()}`;
+    if (!onlyDecode) {
+      await createBenchTopic(client, broker, topic, options.queues);
+      const produceStartedAt = Date.now();
+      await produce(client, topic, options);
+      log(`produced ${fmt(options.messages)} messages to ${topic} in ${secondsSince(produceStartedAt)} s`);
+    }
+    for (let index = 0; !onlyDecode && index < options.warmupRounds + options.rounds; index++) {
       const warmup = index < options.warmupRounds;
       const round = warmup ? index + 1 : index - options.warmupRounds + 1;
       for (const kind of rotate(options.consumers, index)) {
@@ -94,10 +99,16 @@ async function main(): Promise<number> {
       }
     }
 
-    let decode: { ours: DecodeRate; java: DecodeRate | undefined; bodyBytes: number } | undefined;
+    let decode: DecodeCaseResult[] | undefined;
     if (options.decode) {
-      log('decode micro-benchmark...');
-      decode = await runDecodeBench(client, broker, topic, peers.java, options);
+      log('decode micro-benchmark: producing and pulling one body per case...');
+      decode = await runDecodeBench(await fetchDecodeBodies(client, broker), peers.java, {
+        rounds: options.rounds,
+        warmupMs: DECODE_WARMUP_MS,
+        measureMs: DECODE_MEASURE_MS,
+        javaHeapMb: options.javaHeapMb,
+        log,
+      });
     }
 
     const report = renderReport({ options, env: await environment(), runs, decode });
@@ -112,29 +123,12 @@ async function main(): Promise<number> {
   }
 }
 
-async function buildPeers(needsJava: boolean): Promise<Peers> {
-  const [{ childScript }, java] = await Promise.all([
-    buildNodeChild(),
+async function buildPeers(needsNodeChild: boolean, needsJava: boolean): Promise<Peers> {
+  const [child, java] = await Promise.all([
+    needsNodeChild ? buildNodeChild() : Promise.resolve(undefined),
     needsJava ? ensureJavaBenchBuilt() : Promise.resolve(undefined),
   ]);
-  return { childScript, java };
-}
-
-async function createTopic(
-  client: RocketMQClient,
-  broker: LocalBroker,
-  topic: string,
-  queues: number,
-): Promise<void> {
-  await client.admin.createTopic(broker.brokerAddr, { topic, readQueueNums: queues });
-  const deadline = Date.now() + ROUTE_WAIT_MS;
-  for (;;) {
-    const route = await client.nameServer.getRoute(topic, { refresh: true }).catch(() => undefined);
-    if (route?.queueDatas[0]?.writeQueueNums === queues) return;
-    if (Date.now() > deadline)
-      throw new Error(`the name server did not route ${topic} within ${ROUTE_WAIT_MS} ms`);
-    await sleep(100);
-  }
+  return { childScript: child?.childScript, java };
 }
 
 /**
@@ -155,7 +149,7 @@ async function produce(client: RocketMQClient, topic: string, options: BenchOpti
         for (let sent = 0; sent < mine; sent += perBatch) {
           const batch: ProducerMessage[] = [];
           for (let i = sent; i < Math.min(mine, sent + perBatch); i++) {
-            batch.push({ topic, body: messageBody(queueId, i, options.messageBytes), tags: 'bench' });
+            batch.push({ topic, body: benchMessageBody(queueId, i, options.messageBytes), tags: 'bench' });
           }
           await producer.sendBatch(batch, { queueId });
         }
@@ -165,14 +159,6 @@ async function produce(client: RocketMQClient, topic: string, options: BenchOpti
   } finally {
     await producer.shutdown();
   }
-}
-
-/** A JSON body of exactly `bytes` bytes (ASCII), as an application's message would be. */
-function messageBody(queueId: number, index: number, bytes: number): Buffer {
-  const head = `{"queue":${queueId},"seq":${index},"pad":"`;
-  const tail = '"}';
-  const padding = bytes - head.length - tail.length;
-  return padding < 0 ? Buffer.alloc(bytes, 'x') : Buffer.from(`${head}${'x'.repeat(padding)}${tail}`);
 }
 
 async function runConsumer(
@@ -206,6 +192,7 @@ async function runConsumer(
       expected: options.messages,
     };
     const nodeFlags = options.nodeHeapMb === undefined ? [] : [`--max-old-space-size=${options.nodeHeapMb}`];
+    if (peers.childScript === undefined) throw new Error('unreachable: the node child was not built');
     outcome = await runChild(process.execPath, [...nodeFlags, peers.childScript, JSON.stringify(spec)], {
       timeoutMs: options.runTimeoutMs,
       env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
@@ -225,29 +212,6 @@ async function runConsumer(
     peakArrayBuffersBytes: kind === 'java' ? undefined : numberField(result, 'peakArrayBuffersBytes'),
     wallMs,
   };
-}
-
-async function runDecodeBench(
-  client: RocketMQClient,
-  broker: LocalBroker,
-  topic: string,
-  java: JavaBenchBuild | undefined,
-  options: BenchOptions,
-): Promise<{ ours: DecodeRate; java: DecodeRate | undefined; bodyBytes: number }> {
-  const body = await fetchPullBody(client, broker.brokerAddr, broker.brokerName, topic);
-  const ours = measureNodeDecode(body, DECODE_WARMUP_MS, DECODE_MEASURE_MS);
-  if (java === undefined) return { ours, java: undefined, bodyBytes: body.length };
-  const bodyFile = join(tmpdir(), `rocketmq-lambda-bench-pull-body-${process.pid}.bin`);
-  await writeFile(bodyFile, body);
-  try {
-    const args = ['decode', bodyFile, String(DECODE_WARMUP_MS), String(DECODE_MEASURE_MS)];
-    const { result } = await runChild('java', javaBenchArgs(java, options.javaHeapMb, args), {
-      timeoutMs: 60_000,
-    });
-    return { ours, java: javaDecodeRate(result), bodyBytes: body.length };
-  } finally {
-    await rm(bodyFile, { force: true });
-  }
 }
 
 async function environment(): Promise<BenchEnvironment> {

@@ -3,7 +3,7 @@
  * the Markdown report printed to stdout and written to bench/results/.
  */
 import type { BenchOptions, ConsumerKind } from './bench-options.js';
-import type { DecodeRate } from './decode-bench.js';
+import { DECODE_WORK, type DecodeCaseResult, type DecodeRate } from './decode-bench.js';
 
 /**
  * One consumer run, as measured by the child itself (wall time by the harness).
@@ -138,7 +138,7 @@ export function renderReport(input: {
   options: BenchOptions;
   env: BenchEnvironment;
   runs: readonly ConsumerRun[];
-  decode: { ours: DecodeRate; java: DecodeRate | undefined; bodyBytes: number } | undefined;
+  decode: readonly DecodeCaseResult[] | undefined;
 }): string {
   const { options, env, runs, decode } = input;
   const summaries = summarize(runs, options.consumers);
@@ -155,6 +155,22 @@ export function renderReport(input: {
     `- Command: \`${env.command}\``,
     '',
   );
+  if (runs.length > 0) lines.push(...consumerSections(runs, summaries));
+  if (decode !== undefined) lines.push(...decodeSection(decode));
+  lines.push(
+    '## Notes',
+    '',
+    '- Broker, harness and consumer share the machine: on few cores the broker competes with the consumer for CPU, for both consumers alike.',
+    '- "start → all" counts from the consumer\'s start() call (process and JVM start-up excluded) until the listener saw N messages; "process wall time" adds start-up and shutdown.',
+    "- Peak RSS is the kernel's VmHWM of the consumer process; the JVM's includes heap, metaspace, JIT code cache and thread stacks, Node's the V8 heap, code and buffers.",
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** Medians, ratios and every run of the consumer rounds. */
+function consumerSections(runs: readonly ConsumerRun[], summaries: readonly ConsumerSummary[]): string[] {
+  const lines: string[] = [];
   lines.push('## Medians', '');
   lines.push(
     '| Consumer | runs | msgs/s (start → all) | msgs/s (first → all) | start → first msg | peak RSS | peak heap used | process wall time |',
@@ -204,32 +220,40 @@ export function renderReport(input: {
     );
   }
   lines.push('');
-  if (decode !== undefined) {
+  return lines;
+}
+
+/** The decode micro-benchmark's table: medians per case and side, and the ratios. */
+function decodeSection(results: readonly DecodeCaseResult[]): string[] {
+  const rounds = Math.max(0, ...results.map((result) => result.ours.length));
+  const lines = [
+    `## PULL body decode (real bodies of 32 messages, single thread, after warm-up; medians of ${rounds} round(s), sides alternating)`,
+    '',
+    `- ours: ${DECODE_WORK.ours}`,
+    `- Java: ${DECODE_WORK.java}`,
+    '- "CPU" rates divide by the process CPU time (all threads, collector and JIT included) instead of wall time: on a shared machine wall time also measures the neighbours.',
+    '',
+    '| Case | body | ours msgs/s | Java msgs/s | ours / Java | ours msgs/CPU-s | Java msgs/CPU-s | ours / Java (CPU) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const result of results) {
+    const ours = medianRate(result.ours);
+    const java = medianRate(result.java);
     lines.push(
-      `## PULL body decode (one real ${fmtInt(decode.bodyBytes)} B body of 32 messages, single thread, after warm-up)`,
-      '',
+      `| ${result.decodeCase.name} | ${fmtInt(result.bodyBytes)} B | ${fmtInt(ours.messagesPerSecond)} | ${fmtInt(java.messagesPerSecond)} | ${ratio(ours.messagesPerSecond, java.messagesPerSecond)} | ${fmtInt(ours.messagesPerCpuSecond)} | ${fmtInt(java.messagesPerCpuSecond)} | ${ratio(ours.messagesPerCpuSecond, java.messagesPerCpuSecond)} |`,
     );
-    lines.push('| Decoder | msgs/s | MiB/s |', '|---|---:|---:|');
-    lines.push(
-      `| ours: decodeMessages | ${fmtInt(decode.ours.messagesPerSecond)} | ${fmtInt(decode.ours.megabytesPerSecond)} |`,
-    );
-    if (decode.java !== undefined) {
-      lines.push(
-        `| Java: MessageDecoder.decodesBatch(readBody, decompressBody, isClient) | ${fmtInt(decode.java.messagesPerSecond)} | ${fmtInt(decode.java.megabytesPerSecond)} |`,
-        `| ratio ours / Java | ${ratio(decode.ours.messagesPerSecond, decode.java.messagesPerSecond)} | |`,
-      );
-    }
-    lines.push('');
   }
-  lines.push(
-    '## Notes',
-    '',
-    '- Broker, harness and consumer share the machine: on few cores the broker competes with the consumer for CPU, for both consumers alike.',
-    '- "start → all" counts from the consumer\'s start() call (process and JVM start-up excluded) until the listener saw N messages; "process wall time" adds start-up and shutdown.',
-    "- Peak RSS is the kernel's VmHWM of the consumer process; the JVM's includes heap, metaspace, JIT code cache and thread stacks, Node's the V8 heap, code and buffers.",
-    '',
-  );
-  return lines.join('\n');
+  lines.push('');
+  return lines;
+}
+
+/** Median of each figure over the rounds; NaN for none (rendered n/a). */
+function medianRate(rates: readonly DecodeRate[]): DecodeRate {
+  return {
+    messagesPerSecond: median(rates.map((rate) => rate.messagesPerSecond)),
+    megabytesPerSecond: median(rates.map((rate) => rate.megabytesPerSecond)),
+    messagesPerCpuSecond: median(rates.map((rate) => rate.messagesPerCpuSecond)),
+  };
 }
 
 function fmtInt(value: number): string {

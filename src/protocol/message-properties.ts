@@ -65,6 +65,20 @@ function intern(key: string): string {
   return key;
 }
 
+/** Layouts of more pieces than this are not remembered (no message of a real producer comes close). */
+const MAX_REMEMBERED_PIECES = 256;
+/**
+ * The pieces of the last properties string {@link decodeProperties} read in full, when every piece was
+ * well formed and none was `__proto__`: its key (interned) and whether it was stored (false for a
+ * later duplicate, such as a batch's second UNIQ_KEY). Messages of one producer repeat their keys in
+ * one order: comparing the next string's keys with these costs less than interning each key again and
+ * checking it for a duplicate. Holds key strings only, never a buffer or a value.
+ */
+const lastKeys: string[] = [];
+const lastStored: boolean[] = [];
+/** Pieces in the remembered layout; 0 when the last string read in full could not be remembered. */
+let lastCount = 0;
+
 /**
  * Decodes a properties string with Java's rules (see the file header), except for duplicate keys: the
  * first occurrence wins. The broker appends a batch's own properties (its `UNIQ_KEY`, `WAIT`) to every
@@ -79,24 +93,70 @@ function intern(key: string): string {
  * ```
  */
 export function decodeProperties(text: string): Record<string, string> {
+  return decodeLikeLast(text) ?? decodeAndRemember(text);
+}
+
+/**
+ * The properties of `text` when its pieces have the remembered keys in the remembered order (values
+ * may differ), else undefined. Gives what {@link decodeAndRemember} gives: a remembered key holds no
+ * U+0001 or U+0002, so a piece that starts with it followed by U+0001 splits there under the general
+ * rules too, and the same keys in the same order make the same duplicates.
+ */
+function decodeLikeLast(text: string): Record<string, string> | undefined {
+  const count = lastCount;
+  if (count === 0) return undefined;
+  const length = text.length;
+  // An ordinary object while the keys go in, a null prototype set once at the end: V8 keeps it in fast
+  // mode with many keys, where stores into an object that starts without prototype turn it into a
+  // dictionary past ~16 keys. No key is __proto__ here, so no store reaches Object.prototype's setter.
+  const properties: Record<string, string> = {};
+  let index = 0;
+  for (let i = 0; i < count; i++) {
+    const key = lastKeys[i] as string;
+    const separator = index + key.length;
+    if (text.charCodeAt(separator) !== 1 || text.slice(index, separator) !== key) return undefined;
+    let end = text.indexOf(PROPERTY_SEPARATOR, separator);
+    if (end < 0) end = length;
+    if (end === separator + 1) return undefined;
+    if (lastStored[i] === true) properties[key] = text.slice(separator + 1, end);
+    index = end + 1;
+  }
+  if (index < length) return undefined;
+  return Object.setPrototypeOf(properties, null);
+}
+
+/** The general rules (see {@link decodeProperties}); remembers the layout of `text` for the next call. */
+function decodeAndRemember(text: string): Record<string, string> {
   // A null prototype set on a literal keeps the object in V8's fast mode, unlike Object.create(null).
   const properties: Record<string, string> = Object.setPrototypeOf({}, null);
   const length = text.length;
+  let count = 0;
+  let rememberable = true;
   let index = 0;
   while (index < length) {
     let end = text.indexOf(PROPERTY_SEPARATOR, index);
     if (end < 0) end = length;
-    if (end - index >= 3) {
-      // Java searches for U+0001 from the piece start without bounding it by the piece end.
-      const separator = text.indexOf(NAME_VALUE_SEPARATOR, index);
-      if (separator > index && separator < end - 1) {
-        const key = intern(text.slice(index, separator));
-        // No prototype and only string values: `undefined` means "not seen yet", cheaper than `in`.
-        if (properties[key] === undefined) properties[key] = text.slice(separator + 1, end);
+    // Java searches for U+0001 from the piece start without bounding it by the piece end.
+    const separator = end - index >= 3 ? text.indexOf(NAME_VALUE_SEPARATOR, index) : -1;
+    if (separator > index && separator < end - 1) {
+      const key = intern(text.slice(index, separator));
+      const value = text.slice(separator + 1, end);
+      // No prototype and only string values: `undefined` means "not seen yet", cheaper than `in`.
+      const stored = properties[key] === undefined;
+      if (stored) properties[key] = value;
+      if (count < MAX_REMEMBERED_PIECES && key !== '__proto__') {
+        lastKeys[count] = key;
+        lastStored[count] = stored;
+        count++;
+      } else {
+        rememberable = false;
       }
+    } else {
+      rememberable = false;
     }
     index = end + 1;
   }
+  lastCount = rememberable ? count : 0;
   return properties;
 }
 
