@@ -37,6 +37,8 @@ export interface RegistrationTarget {
   namesrvAddr: string;
   brokerAddr: string;
   brokerName: string;
+  /** The id the broker registers under: 0 for a master, 1.. for its slaves. @default 0 */
+  brokerId?: number | undefined;
   /** The broker's `brokerPermission`, re-sent unchanged by the nudge. */
   brokerPermission: string;
   /** TLS options and ACL credentials of the probes. */
@@ -72,7 +74,8 @@ export class JvmExitedError extends LocalBrokerError {
 export class ReadinessTimeoutError extends LocalBrokerError {}
 
 /**
- * Resolves once the name server lists `target.brokerAddr` as master of `target.brokerName`. A broker that
+ * Resolves once the name server lists `target.brokerAddr` under `target.brokerId` (the master by default)
+ * of `target.brokerName`. A broker that
  * booted (its "boot success" line) but is not listed 1.5 s later gets `brokerPermission` re-set, which
  * makes it register at once. Rejects with {@link JvmExitedError} when a JVM exits, with
  * {@link ReadinessTimeoutError} at `deadline`.
@@ -108,19 +111,34 @@ export async function waitForRegistration(
         { brokerAddr: target.brokerAddr },
         'broker not in the route yet; asking it to register',
       );
-      await oneShotRequest(
-        target.brokerAddr,
-        {
-          code: RequestCode.UPDATE_BROKER_CONFIG,
-          extFields: {},
-          body: Buffer.from(`brokerPermission=${target.brokerPermission}\n`),
-        },
-        PROBE_TIMEOUT_MS,
-        target.connect,
-      );
+      await askToRegister(target);
     }
     return false;
   });
+}
+
+/**
+ * Makes a running broker register with the name server now, by re-setting its `brokerPermission`
+ * (AdminBrokerProcessor.updateBrokerConfig registers at once). A slave learns its master's HA address
+ * from the registration's answer, so this also starts replication without waiting for the periodic
+ * registration.
+ *
+ * @example
+ * ```ts
+ * await askToRegister(slaveTarget);
+ * ```
+ */
+export async function askToRegister(target: RegistrationTarget): Promise<void> {
+  await oneShotRequest(
+    target.brokerAddr,
+    {
+      code: RequestCode.UPDATE_BROKER_CONFIG,
+      extFields: {},
+      body: Buffer.from(`brokerPermission=${target.brokerPermission}\n`),
+    },
+    PROBE_TIMEOUT_MS,
+    target.connect,
+  );
 }
 
 /**
@@ -149,7 +167,9 @@ async function isRegistered(target: RegistrationTarget): Promise<boolean> {
   });
   return (
     route?.brokerDatas.some(
-      (data) => data.brokerName === target.brokerName && data.brokerAddrs['0'] === target.brokerAddr,
+      (data) =>
+        data.brokerName === target.brokerName &&
+        data.brokerAddrs[String(target.brokerId ?? 0)] === target.brokerAddr,
     ) ?? false
   );
 }

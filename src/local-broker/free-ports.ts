@@ -1,5 +1,5 @@
 /**
- * Free loopback TCP ports for the local namesrv and broker. Ports are picked below the kernel's
+ * Free loopback TCP ports for the local namesrv and brokers. Ports are picked below the kernel's
  * ephemeral range (32768+ on Linux) so outgoing connections do not take them between the check and
  * the JVM's bind.
  */
@@ -49,23 +49,45 @@ export function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
  * ```
  */
 export async function findBrokerPorts(): Promise<BrokerPorts> {
+  const { namesrvPort, brokerPorts } = await findClusterPorts(1);
+  return { namesrvPort, brokerPort: brokerPorts[0] as number };
+}
+
+/** Ports a local cluster opens: one namesrv, several brokers. */
+export interface ClusterPorts {
+  namesrvPort: number;
+  /** One listenPort per broker; each also opens `listenPort - 2` and `listenPort + 1` (HA). */
+  brokerPorts: number[];
+}
+
+/**
+ * Picks a namesrv port and `brokers` broker listenPorts such that every port they open (namesrv, and
+ * per broker listenPort - 2, listenPort, listenPort + 1) is free and none is shared. Throws
+ * {@link LocalBrokerError} when none are found after a few hundred tries.
+ *
+ * @example
+ * ```ts
+ * const { namesrvPort, brokerPorts } = await findClusterPorts(4); // 2 masters + 2 slaves
+ * ```
+ */
+export async function findClusterPorts(brokers: number): Promise<ClusterPorts> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const brokerPort = randomPort();
     const namesrvPort = randomPort();
-    const wanted = [brokerPort - 2, brokerPort, brokerPort + 1, namesrvPort];
+    const brokerPorts = Array.from({ length: brokers }, randomPort);
+    const wanted = [namesrvPort, ...brokerPorts.flatMap((port) => [port - 2, port, port + 1])];
     if (new Set(wanted).size !== wanted.length) continue;
-    let allFree = true;
-    for (const port of wanted) {
-      if (!(await isPortFree(port, '0.0.0.0'))) {
-        allFree = false;
-        break;
-      }
-    }
-    if (allFree) return { namesrvPort, brokerPort };
+    if (await allFree(wanted)) return { namesrvPort, brokerPorts };
   }
   throw new LocalBrokerError(
     `found no free loopback ports for the local broker in ${RANGE_LOW}..${RANGE_HIGH} after ${MAX_ATTEMPTS} tries`,
   );
+}
+
+async function allFree(ports: readonly number[]): Promise<boolean> {
+  for (const port of ports) {
+    if (!(await isPortFree(port, '0.0.0.0'))) return false;
+  }
+  return true;
 }
 
 function randomPort(): number {

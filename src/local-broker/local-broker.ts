@@ -18,14 +18,10 @@ import {
   toPropertiesText,
 } from './broker-config.js';
 import { type BrokerLaunch, type LocalBroker, RunningLocalBroker } from './broker-lifecycle.js';
-import {
-  type LocalBrokerTlsOptions,
-  probeTlsOptions,
-  tlsConfigFileValues,
-  tlsJvmFlags,
-} from './broker-tls.js';
+import { type LocalBrokerTlsOptions, probeTlsOptions, tlsConfigFileValues } from './broker-tls.js';
 import { findBrokerPorts } from './free-ports.js';
-import { assertJavaAvailable, JAVA_MODULE_FLAGS } from './java-runtime.js';
+import { assertJavaAvailable } from './java-runtime.js';
+import { localJvmArgs } from './jvm-args.js';
 import { spawnJvm } from './jvm-process.js';
 import { LocalBrokerError } from './local-broker-error.js';
 import { ensureRocketMQJars } from './rocketmq-jars.js';
@@ -179,23 +175,15 @@ async function startOnce(classpath: string, options: ResolvedOptions): Promise<L
 
   const env: NodeJS.ProcessEnv = { ...process.env, ROCKETMQ_HOME: homeDir };
   delete env.NAMESRV_ADDR;
-  const jvmArgs = (heapMb: number, logback: string): string[] => [
-    `-Xms${Math.min(256, heapMb)}m`,
-    `-Xmx${heapMb}m`,
-    '-XX:MaxDirectMemorySize=512m',
-    '-XX:-UsePerfData',
-    // C1 only: boots in about half the time on 2 cores; pass -XX:TieredStopAtLevel=4 in
-    // extraJvmOptions for benchmarks.
-    '-XX:TieredStopAtLevel=1',
-    ...tlsJvmFlags(options.tls === undefined ? undefined : files.tlsConf),
-    ...JAVA_MODULE_FLAGS,
-    `-Duser.home=${homeDir}`,
-    `-Drocketmq.home.dir=${homeDir}`,
-    `-Drmq.logback.configurationFile=${logback}`,
-    ...options.extraJvmOptions,
-    '-cp',
-    classpath,
-  ];
+  const jvmArgs = (heapMb: number, logbackFile: string): string[] =>
+    localJvmArgs({
+      heapMb,
+      logbackFile,
+      homeDir,
+      classpath,
+      tlsConfigFile: options.tls === undefined ? undefined : files.tlsConf,
+      extraJvmOptions: options.extraJvmOptions,
+    });
   const launch: BrokerLaunch = {
     homeDir,
     storeDir,

@@ -17,6 +17,47 @@ import { ThrottledLog } from '../../util/throttled-log.js';
 import type { ConsumerClient } from '../consumer-client.js';
 
 /**
+ * The broker a pull goes to, and its id in the group (0: the master).
+ *
+ * @example
+ * ```ts
+ * const target: PullTarget = { address: '10.0.0.6:10911', brokerId: 1 };
+ * ```
+ */
+export interface PullTarget {
+  address: string;
+  brokerId: number;
+}
+
+/**
+ * Picks the broker of a group a pull goes to: the suggested broker id when the group lists it (the
+ * master's `suggestWhichBrokerId`), else the master, else the replica with the lowest id (the master is
+ * down: replicas keep serving reads, with `slaveReadEnable`). Java falls back to the next id, then to
+ * whatever its hash map lists first; the lowest id is the same choice for the usual one slave and a
+ * stable one for more.
+ *
+ * @example
+ * ```ts
+ * choosePullTarget(new Map([[0, 'm:10911'], [1, 's:10911']]), 1); // => { address: 's:10911', brokerId: 1 }
+ * choosePullTarget(new Map([[1, 's:10911']]), 0);                  // => { address: 's:10911', brokerId: 1 }
+ * ```
+ */
+export function choosePullTarget(
+  brokerAddrs: ReadonlyMap<number, string>,
+  suggestedBrokerId: number,
+): PullTarget | undefined {
+  for (const brokerId of [suggestedBrokerId, MASTER_BROKER_ID]) {
+    const address = brokerAddrs.get(brokerId);
+    if (address !== undefined) return { address, brokerId };
+  }
+  let lowest: PullTarget | undefined;
+  for (const [brokerId, address] of brokerAddrs) {
+    if (lowest === undefined || brokerId < lowest.brokerId) lowest = { address, brokerId };
+  }
+  return lowest;
+}
+
+/**
  * Routes and broker addresses of a set of topics.
  *
  * @example
@@ -33,6 +74,7 @@ export class TopicRouteTable {
   private readonly routes = new Map<string, TopicRouteData>();
   private readonly brokers = new Map<string, BrokerData>();
   private readonly failures = new Map<string, unknown>();
+  private readonly inFlight = new Map<string, Promise<TopicRouteData | undefined>>();
   private readonly warnings: ThrottledLog;
 
   constructor(options: { nameServer: ConsumerClient['nameServer']; log: Logger }) {
@@ -102,11 +144,30 @@ export class TopicRouteTable {
    * falling back to the master, then to any replica.
    */
   brokerAddress(brokerName: string, brokerId: number = MASTER_BROKER_ID): string | undefined {
+    return this.pullTarget(brokerName, brokerId)?.address;
+  }
+
+  /**
+   * Where a pull for a queue of `brokerName` goes, and which broker id answers it (Java
+   * `MQClientInstance.findBrokerAddressInSubscribe`, not limited to that broker): see
+   * {@link choosePullTarget}. Undefined while the group has no address at all.
+   */
+  pullTarget(brokerName: string, suggestedBrokerId: number = MASTER_BROKER_ID): PullTarget | undefined {
     const broker = this.brokers.get(brokerName);
-    if (broker === undefined) return undefined;
-    return (
-      broker.brokerAddrs.get(brokerId) ?? masterAddress(broker) ?? broker.brokerAddrs.values().next().value
-    );
+    return broker === undefined ? undefined : choosePullTarget(broker.brokerAddrs, suggestedBrokerId);
+  }
+
+  /**
+   * Refreshes `topic`'s route unless a refresh of it is already under way (then waits for that one): a
+   * pull loop per queue that lost its broker asks at once, and the name server hears one request.
+   */
+  refreshSoon(topic: string): Promise<TopicRouteData | undefined> {
+    let running = this.inFlight.get(topic);
+    if (running === undefined) {
+      running = this.refresh(topic).finally(() => this.inFlight.delete(topic));
+      this.inFlight.set(topic, running);
+    }
+    return running;
   }
 
   /** A broker address serving the topic (a master if there is one), for group-level calls. */

@@ -1,7 +1,8 @@
 /**
  * One pull loop per held queue (Java `DefaultMQPushConsumerImpl.pullMessage`; docs/protocol.md,
  * "Pulling"): long-poll PULL_MESSAGE, put what was found into the ProcessQueue and hand it to the
- * consume service; pause under flow control; back off on errors; follow the broker's suggested read node.
+ * consume service; pause under flow control; back off on errors; follow the broker's suggested read node,
+ * and pull from a slave while the master is gone from the route (docs/clusters.md).
  *
  * Offsets never move backwards silently. When the broker answers with a next offset below the one we
  * asked for (OFFSET_ILLEGAL after a store wipe or an admin reset, OFFSET_OVERFLOW_BADLY, ...), the loop
@@ -11,7 +12,9 @@
  */
 
 import { BrokerError } from '../../client/broker-error.js';
+import { NoBrokerAddressError } from '../../client/no-broker-address-error.js';
 import type { PullResult } from '../../client/pull-result.js';
+import { NetworkError } from '../../network/errors.js';
 import type { OffsetStore } from '../../offsets/offset-store.js';
 import type { ProtocolError } from '../../protocol/errors.js';
 import { MessageDecodeError } from '../../protocol/message-decoder.js';
@@ -63,11 +66,17 @@ export function offsetAfterIllegal(
   return result.nextBeginOffset;
 }
 
+/** Which broker answered a pull: its id, and whether it stood in for the one suggested (absent). */
+interface AnsweringBroker {
+  brokerId: number;
+  standIn: boolean;
+}
+
 /** What a pull loop works with. */
 export interface PullLoopOptions {
   processQueue: ProcessQueue;
   broker: Pick<ConsumerBrokerCalls, 'pullMessage'>;
-  routes: Pick<TopicRouteTable, 'brokerAddress' | 'refresh'>;
+  routes: Pick<TopicRouteTable, 'pullTarget' | 'refreshSoon'>;
   offsetStore: Pick<OffsetStore, 'readOffset' | 'updateOffset' | 'correctOffset' | 'persist'>;
   consumeService: Pick<ConsumeService, 'submit'>;
   /** The subscription of this queue's topic (`*` for the retry topic). */
@@ -175,7 +184,6 @@ export class PullLoop {
         continue;
       }
       if (this.o.options.orderly && !(await this.orderlyReady())) continue;
-      const pulledFrom = this.suggestedBrokerId;
       const pullStartedMs = performance.now();
       const outcome = await this.pullOnce();
       if (outcome.kind === 'aborted' || this.stopped) return;
@@ -184,7 +192,7 @@ export class PullLoop {
         await this.delay(this.onError(outcome.error));
         continue;
       }
-      const delayMs = await this.onResult(outcome.result, pulledFrom);
+      const delayMs = await this.onResult(outcome.result, outcome.answeredBy);
       if (delayMs < 0) return;
       if (delayMs > 0) await this.delay(delayMs);
     }
@@ -237,15 +245,22 @@ export class PullLoop {
   }
 
   private async pullOnce(): Promise<
-    { kind: 'result'; result: PullResult } | { kind: 'error'; error: unknown } | { kind: 'aborted' }
+    | { kind: 'result'; result: PullResult; answeredBy: AnsweringBroker }
+    | { kind: 'error'; error: unknown }
+    | { kind: 'aborted' }
   > {
     const { options, routes, subscription } = this.o;
-    const brokerId = this.suggestedBrokerId;
-    const address = routes.brokerAddress(this.queue.brokerName, brokerId);
-    if (address === undefined) {
-      return { kind: 'error', error: new Error(`no address known for broker ${this.queue.brokerName}`) };
+    const suggested = this.suggestedBrokerId;
+    const target = routes.pullTarget(this.queue.brokerName, suggested);
+    if (target === undefined) {
+      return { kind: 'error', error: new NoBrokerAddressError(this.queue.brokerName, this.queue.topic) };
     }
+    const { address, brokerId } = target;
+    // The suggested broker (the master, unless it pointed us at a slave) is not in the route: a slave
+    // stands in (Java's findBrokerAddressInSubscribe falls back the same way).
+    const answeredBy: AnsweringBroker = { brokerId, standIn: brokerId !== suggested };
     let commitOffset = 0;
+    // Only a master stores committed offsets; Java clears the flag for slaves (PullAPIWrapper).
     if (options.messageModel === 'CLUSTERING' && brokerId === MASTER_BROKER_ID) {
       commitOffset = Math.max(0, await this.o.offsetStore.readOffset(this.queue, 'MEMORY'));
     }
@@ -274,7 +289,7 @@ export class PullLoop {
       pull.then(
         (result) => {
           signal.removeEventListener('abort', onAbort);
-          resolve({ kind: 'result', result });
+          resolve({ kind: 'result', result, answeredBy });
         },
         (error: unknown) => {
           signal.removeEventListener('abort', onAbort);
@@ -312,7 +327,8 @@ export class PullLoop {
   }
 
   /** Applies a pull result; returns the delay before the next pull, or −1 to end the loop. */
-  private async onResult(result: PullResult, pulledFrom: number): Promise<number> {
+  private async onResult(result: PullResult, answeredBy: AnsweringBroker): Promise<number> {
+    const pulledFrom = answeredBy.brokerId;
     const { processQueue: pq, counters, log, subscription } = this.o;
     counters.pullRequests++;
     this.suggestedBrokerId = result.suggestWhichBrokerId;
@@ -358,10 +374,16 @@ export class PullLoop {
         return delayMs;
       }
       case 'NO_NEW_MSG':
-      case 'NO_MATCHED_MSG':
-        this.moveTo(result.nextBeginOffset, result.status);
-        if (pq.messageCount === 0) this.o.offsetStore.updateOffset(this.queue, result.nextBeginOffset, true);
+      case 'NO_MATCHED_MSG': {
+        // A slave's view of the queue may lag its master's: it never moves us backwards.
+        const next =
+          pulledFrom !== MASTER_BROKER_ID
+            ? Math.max(this.offset, result.nextBeginOffset)
+            : result.nextBeginOffset;
+        this.moveTo(next, result.status);
+        if (pq.messageCount === 0) this.o.offsetStore.updateOffset(this.queue, next, true);
         return 0;
+      }
       case 'OFFSET_ILLEGAL': {
         counters.offsetIllegal++;
         if (pulledFrom !== MASTER_BROKER_ID) {
@@ -371,7 +393,7 @@ export class PullLoop {
             'offset illegal on a slave: asking the master',
           );
           this.suggestedBrokerId = MASTER_BROKER_ID;
-          return 0;
+          return answeredBy.standIn ? this.o.options.pullDelayOnErrorMs : 0;
         }
         const restartAt = offsetAfterIllegal(this.offset, result);
         log.warn(
@@ -420,12 +442,15 @@ export class PullLoop {
     this.lastErrorSeen = error;
     this.o.outcomes?.failed(error);
     this.warnings.warn('pull', { err: error, queue: this.queue, offset: this.offset }, 'pull failed');
+    // A broker we cannot reach (a master that died) or a route that is stale: the name server knows
+    // who is left (a dead master's slave), and the next pull goes there.
+    const unreachable = error instanceof NetworkError || error instanceof NoBrokerAddressError;
+    if (unreachable || (error instanceof BrokerError && error.staleRoute)) {
+      this.o.routes.refreshSoon(this.queue.topic).catch((refreshError: unknown) => {
+        this.o.log.warn({ err: refreshError }, 'route refresh failed');
+      });
+    }
     if (error instanceof BrokerError) {
-      if (error.staleRoute) {
-        this.o.routes.refresh(this.queue.topic).catch((refreshError: unknown) => {
-          this.o.log.warn({ err: refreshError }, 'route refresh failed');
-        });
-      }
       if (error.needsRebalance) this.o.onNeedsRebalance();
       // FLOW_CONTROL has no flag of its own in the response-code table; Java retries it after 20 ms.
       if (error.code === ResponseCode.FLOW_CONTROL) return BROKER_FLOW_CONTROL_DELAY_MS;

@@ -155,7 +155,10 @@ describe('PullLoop observer', () => {
             return step instanceof Error ? Promise.reject(step) : Promise.resolve(step);
           },
         },
-        routes: { brokerAddress: () => 'master:10911', refresh: async () => undefined },
+        routes: {
+          pullTarget: () => ({ address: 'master:10911', brokerId: 0 }),
+          refreshSoon: async () => undefined,
+        },
         offsetStore: new MemoryOffsetStore(),
         consumeService: { submit: () => undefined },
         subscription: buildSubscriptionData('T', '*'),

@@ -1,14 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BrokerError } from '../../../../src/client/broker-error.js';
+import { NoBrokerAddressError } from '../../../../src/client/no-broker-address-error.js';
 import type { PullResult } from '../../../../src/client/pull-result.js';
 import { newConsumerCounters } from '../../../../src/consumer/consumer-counters.js';
 import type { ConsumerOptions } from '../../../../src/consumer/consumer-options.js';
+import { choosePullTarget } from '../../../../src/consumer/membership/topic-route-table.js';
 import { ProcessQueue } from '../../../../src/consumer/pull/process-queue.js';
 import {
   offsetAfterIllegal,
   PullLoop,
   type PullLoopOptions,
 } from '../../../../src/consumer/pull/pull-loop.js';
+import { ConnectError } from '../../../../src/network/errors.js';
 import { MemoryOffsetStore } from '../../../../src/offsets/memory-offset-store.js';
 import type { PullMessageRequestHeader } from '../../../../src/protocol/headers.js';
 import { MessageDecodeError } from '../../../../src/protocol/message-decoder.js';
@@ -26,7 +29,12 @@ function setup(
   expression = '*',
   deadLetterUndecodable?: PullLoopOptions['deadLetterUndecodable'],
   startOffsetFromBroker = false,
+  brokerAddrs: Map<number, string> = new Map([
+    [0, 'master:10911'],
+    [1, 'slave:10911'],
+  ]),
 ) {
+  let routeRefreshes = 0;
   const pulls: { address: string; header: PullMessageRequestHeader }[] = [];
   const pending: Step[] = [...steps];
   const processQueue = new ProcessQueue(queueA);
@@ -47,8 +55,11 @@ function setup(
         },
       },
       routes: {
-        brokerAddress: (_name, id) => (id === 1 ? 'slave:10911' : 'master:10911'),
-        refresh: async () => undefined,
+        pullTarget: (_name, id) => choosePullTarget(brokerAddrs, id ?? 0),
+        refreshSoon: async () => {
+          routeRefreshes++;
+          return undefined;
+        },
       },
       offsetStore,
       consumeService: { submit: (messages) => submitted.push(messages.map((m) => m.queueOffset)) },
@@ -75,6 +86,7 @@ function setup(
     illegal,
     counters,
     rebalanceNeeded: () => rebalanceNeeded,
+    routeRefreshes: () => routeRefreshes,
   };
 }
 
@@ -322,5 +334,82 @@ describe('PullLoop', () => {
     await t.loop.stop();
     expect(Date.now() - started).toBeLessThan(100);
     expect(t.loop.active).toBe(false);
+  });
+  describe('broker choice in a master/slave group', () => {
+    const slaveOnly = new Map([[1, 'slave:10911']]);
+
+    it('pulls from the slave while the master is gone from the route, without COMMIT_OFFSET', async () => {
+      const found: PullResult = {
+        status: 'FOUND',
+        messages: [msg(10), msg(11)],
+        nextBeginOffset: 12,
+        ...bounds,
+      };
+      const t = setup([found], {}, '*', undefined, false, slaveOnly);
+      t.offsetStore.updateOffset(queueA, 10, true);
+      t.loop.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(t.pulls.map((p) => p.address)).toEqual(['slave:10911', 'slave:10911']);
+      expect(t.pulls[0]?.header).toMatchObject({ queueOffset: 10, commitOffset: 0, sysFlag: 2 });
+      expect(t.submitted).toEqual([[10, 11]]);
+      expect(t.pulls[1]?.header.queueOffset).toBe(12);
+      await t.loop.stop();
+    });
+
+    it('an empty answer of a slave never moves the offset backwards', async () => {
+      const t = setup([
+        { status: 'NO_NEW_MSG', nextBeginOffset: 10, ...bounds, suggestWhichBrokerId: 1 },
+        { status: 'NO_MATCHED_MSG', nextBeginOffset: 4, ...bounds },
+      ]);
+      t.loop.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(t.pulls.map((p) => p.address)).toEqual(['master:10911', 'slave:10911', 'master:10911']);
+      expect(t.loop.nextOffset).toBe(10);
+      expect(t.counters.offsetMovedBackwards).toBe(0);
+      await t.loop.stop();
+    });
+
+    it('OFFSET_ILLEGAL from a stand-in slave keeps the queue and waits for the master', async () => {
+      const t = setup(
+        [
+          {
+            status: 'OFFSET_ILLEGAL',
+            nextBeginOffset: 2,
+            minOffset: 0,
+            maxOffset: 8,
+            suggestWhichBrokerId: 0,
+          },
+        ],
+        { pullDelayOnErrorMs: 500 },
+        '*',
+        undefined,
+        false,
+        slaveOnly,
+      );
+      t.loop.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(t.pulls).toHaveLength(1);
+      expect(t.illegal).toEqual([]);
+      expect(t.processQueue.dropped).toBe(false);
+      await vi.advanceTimersByTimeAsync(500);
+      expect(t.pulls).toHaveLength(2);
+      expect(t.loop.nextOffset).toBe(10);
+      await t.loop.stop();
+    });
+
+    it('refreshes the route when the broker cannot be reached or the group has no address', async () => {
+      const refused = new ConnectError('connect ECONNREFUSED', { address: 'master:10911' });
+      const t = setup([refused], { pullDelayOnErrorMs: 100 });
+      t.loop.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(t.routeRefreshes()).toBe(1);
+      const gone = setup([], { pullDelayOnErrorMs: 100 }, '*', undefined, false, new Map());
+      gone.loop.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(gone.pulls).toHaveLength(0);
+      expect(gone.routeRefreshes()).toBe(1);
+      expect(gone.loop.progress.lastError).toBeInstanceOf(NoBrokerAddressError);
+      await Promise.all([t.loop.stop(), gone.loop.stop()]);
+    });
   });
 });
