@@ -13,6 +13,8 @@ export const CONFIG_ENV = {
   secretKey: ['ROCKETMQ_SECRET_KEY'],
   securityToken: ['ROCKETMQ_SECURITY_TOKEN'],
   tlsKeyPassphrase: ['ROCKETMQ_TLS_KEY_PASSPHRASE'],
+  /** The poller's zone (on ECS it could come from the task metadata endpoint's AvailabilityZone). */
+  zone: ['ROCKETMQ_LAMBDA_ZONE'],
   dynamoDbEndpoint: ['ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT', 'AWS_ENDPOINT_URL_DYNAMODB'],
   region: ['AWS_REGION'],
   lambdaEndpoint: ['AWS_ENDPOINT_URL_LAMBDA'],
@@ -85,6 +87,8 @@ export function applyEnvironment(raw: unknown, env: Env = process.env): unknown 
   const config: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
   const nameServer = firstSet(env, CONFIG_ENV.nameServer);
   if (config.nameServer === undefined && nameServer !== undefined) config.nameServer = nameServer;
+  const zone = firstSet(env, CONFIG_ENV.zone);
+  if (config.zone === undefined && zone !== undefined) config.zone = zone;
 
   const accessKey = firstSet(env, CONFIG_ENV.accessKey);
   const secretKey = firstSet(env, CONFIG_ENV.secretKey);

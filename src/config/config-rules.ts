@@ -128,6 +128,7 @@ function mappingProblems(mapping: Raw, index: number): ConfigProblem[] {
       message: `${JSON.stringify(timestamp)} is not a valid date`,
     });
   }
+  problems.push(...allocationProblems(mapping, at));
   if (mapping.orderlyFailure !== undefined && mapping.orderly !== true) {
     problems.push({ path: at('orderlyFailure'), message: 'only used when orderly is true' });
   }
@@ -149,6 +150,18 @@ function mappingProblems(mapping: Raw, index: number): ConfigProblem[] {
   }
   if (typeof mapping.onFailure === 'string' && mapping.onFailure.trim() !== '') {
     problems.push(...destinationProblems(mapping.onFailure.trim(), at('onFailure')));
+  }
+  return problems;
+}
+
+/** `allocateVirtualNodes` tunes the ring of CONSISTENT_HASH only. */
+function allocationProblems(mapping: Raw, at: (key: string) => KeyPath): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (mapping.allocateVirtualNodes !== undefined && mapping.allocateStrategy !== 'CONSISTENT_HASH') {
+    problems.push({
+      path: at('allocateVirtualNodes'),
+      message: 'only used when allocateStrategy is CONSISTENT_HASH',
+    });
   }
   return problems;
 }

@@ -44,6 +44,8 @@ export const MAPPING_DEFAULTS = {
   orderlyFailure: CONSUMER_DEFAULTS.orderlyFailure,
   maxReconsumeTimes: CONSUMER_DEFAULTS.maxReconsumeTimes,
   messageModel: CONSUMER_DEFAULTS.messageModel,
+  allocateStrategy: CONSUMER_DEFAULTS.allocateStrategy,
+  allocateVirtualNodes: CONSUMER_DEFAULTS.allocateVirtualNodes,
   startingPosition: CONSUMER_DEFAULTS.startingPosition,
   pullThresholdForQueue: CONSUMER_DEFAULTS.pullThresholdForQueue,
   pullThresholdSizeForQueue: CONSUMER_DEFAULTS.pullThresholdSizeForQueue,
@@ -67,6 +69,8 @@ export const RESOURCE_NAME = /^[%|a-zA-Z0-9_-]+$/;
 export const MAX_TOPIC_CHARS = 127;
 /** `Validators.CHARACTER_MAX_LENGTH`, the longest consumer group name. */
 export const MAX_GROUP_CHARS = 255;
+/** A zone name: it becomes the third `@` part of the client id (zone-conventions.ts). */
+const ZONE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 /** Mapping names appear in logs and metrics. */
 const MAPPING_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** A DynamoDB table name. */
@@ -292,6 +296,28 @@ const mappingSchema = z.strictObject({
   orderlyFailure: enumOptionKey('orderlyFailure'),
   maxReconsumeTimes: integerOptionKey('maxReconsumeTimes'),
   messageModel: enumOptionKey('messageModel'),
+  allocateStrategy: enumOptionKey('allocateStrategy'),
+  allocateVirtualNodes: integerOptionKey('allocateVirtualNodes', { note: 'With `CONSISTENT_HASH` only.' }),
+  zoneNearby: z
+    .strictObject({
+      brokerZones: z
+        .record(z.string(), z.string().regex(ZONE_NAME, { error: 'must be 1–64 of A-Z a-z 0-9 . _ -' }))
+        .optional()
+        .meta(
+          info({
+            description: 'Broker name → zone, for brokers whose name is not `<zone>@<name>`.',
+            defaultText: 'zones from `<zone>@<name>` broker names',
+          }),
+        ),
+    })
+    .optional()
+    .meta(
+      info({
+        description:
+          "Zone-aware allocation: each broker's queues go to the pollers in the broker's zone (the top-level `zone`), shared by `allocateStrategy`; a zone without pollers has its queues shared among all.",
+        defaultText: 'off',
+      }),
+    ),
   startingPosition: enumOptionKey('startingPosition'),
   startingPositionTimestamp: z
     .union(
@@ -367,6 +393,17 @@ export const runConfigSchema = z
     nameServer: nameServerSchema,
     acl: aclSchema,
     tls: tlsSchema,
+    zone: z
+      .string()
+      .regex(ZONE_NAME, { error: 'must be 1–64 of A-Z a-z 0-9 . _ - (no @)' })
+      .optional()
+      .meta(
+        info({
+          description:
+            "This poller's availability zone (or machine room), the third `@` part of its client id as Java's `unitName`; read by `zoneNearby` allocation. Filled from `ROCKETMQ_LAMBDA_ZONE` when absent.",
+          defaultText: 'none',
+        }),
+      ),
     shutdownTimeoutMs: integerOptionKey('shutdownTimeoutMs', {
       note: 'The poller stops on SIGTERM/SIGINT, each mapping within this; keep it below the container stop timeout.',
     }),

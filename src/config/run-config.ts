@@ -5,7 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { MessageModel, OrderlyFailure, StartingPosition } from '../consumer/consumer-options.js';
+import type {
+  AllocateStrategy,
+  MessageModel,
+  OrderlyFailure,
+  StartingPosition,
+  ZoneNearbyOptions,
+} from '../consumer/consumer-options.js';
 import { DEFAULT_TIMEOUT_MARGIN_MS } from '../invoke/lambda-timeouts.js';
 import { parseNameServerAddresses } from '../network/name-server-addresses.js';
 import {
@@ -165,6 +171,10 @@ export interface MappingConfig {
   readonly orderlyFailure: OrderlyFailure;
   readonly maxReconsumeTimes: number;
   readonly messageModel: MessageModel;
+  readonly allocateStrategy: AllocateStrategy;
+  readonly allocateVirtualNodes: number;
+  /** Undefined: allocation ignores zones. */
+  readonly zoneNearby: ZoneNearbyOptions | undefined;
   readonly startingPosition: StartingPosition;
   /** Milliseconds since the epoch; set exactly when `startingPosition` is AT_TIMESTAMP. */
   readonly startingPositionTimestampMs: number | undefined;
@@ -199,6 +209,8 @@ export interface RunConfig {
   readonly acl: AclCredentials | undefined;
   /** TLS settings with the PEM files read, or undefined for plain TCP. */
   readonly tls: TlsClientSettings | undefined;
+  /** This poller's zone, carried in its client id; undefined when none is set. */
+  readonly zone: string | undefined;
   readonly shutdownTimeoutMs: number;
   readonly offsets: OffsetsConfig;
   readonly lambda: LambdaConfig;
@@ -238,6 +250,7 @@ export function resolveConfig(
     nameServerAddresses: parseNameServerAddresses(input.nameServer),
     acl: input.acl === undefined ? undefined : { ...input.acl },
     tls: resolveTls(input.tls, baseDir, options.env ?? process.env),
+    zone: input.zone,
     shutdownTimeoutMs: input.shutdownTimeoutMs ?? RUN_DEFAULTS.shutdownTimeoutMs,
     offsets: resolveOffsets(input.offsets, baseDir),
     lambda: {
@@ -385,6 +398,10 @@ function resolveMapping(mapping: MappingInput): MappingConfig {
     orderlyFailure: mapping.orderlyFailure ?? d.orderlyFailure,
     maxReconsumeTimes: mapping.maxReconsumeTimes ?? d.maxReconsumeTimes,
     messageModel: mapping.messageModel ?? d.messageModel,
+    allocateStrategy: mapping.allocateStrategy ?? d.allocateStrategy,
+    allocateVirtualNodes: mapping.allocateVirtualNodes ?? d.allocateVirtualNodes,
+    zoneNearby:
+      mapping.zoneNearby === undefined ? undefined : { brokerZones: mapping.zoneNearby.brokerZones },
     startingPosition,
     startingPositionTimestampMs:
       startingPosition === 'AT_TIMESTAMP' ? timestampMs(mapping.startingPositionTimestamp) : undefined,

@@ -6,6 +6,12 @@
  * range or default is written anywhere else.
  */
 
+import {
+  DEFAULT_VIRTUAL_NODES,
+  MAX_VIRTUAL_NODES,
+} from './rebalance/allocate-message-queue-consistent-hash.js';
+import { ALLOCATION_STRATEGY_NAMES } from './rebalance/create-allocation-strategy.js';
+
 const MiB = 1024 * 1024;
 
 /**
@@ -114,6 +120,20 @@ export const CONSUMER_OPTION_SPECS = {
     default: 'CLUSTERING',
     description:
       "CLUSTERING shares the queues among the group's consumers; BROADCASTING gives every consumer every message (failures are logged and dropped).",
+  },
+  allocateStrategy: {
+    kind: 'enum',
+    values: ALLOCATION_STRATEGY_NAMES,
+    default: 'AVG',
+    description:
+      "How the topic's queues are shared among the group's pollers (Java's `AllocateMessageQueueStrategy`): `AVG` contiguous ranges, `AVG_BY_CIRCLE` round-robin, `CONSISTENT_HASH` a hash ring (fewer moves when pollers come and go).",
+  },
+  allocateVirtualNodes: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: MAX_VIRTUAL_NODES,
+    default: DEFAULT_VIRTUAL_NODES,
+    description: 'Points per poller on the ring of `CONSISTENT_HASH`.',
   },
   startingPosition: {
     kind: 'enum',

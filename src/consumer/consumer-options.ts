@@ -18,6 +18,18 @@ import {
 export type StartingPosition = OptionValue<ConsumerOptionSpecs['startingPosition']>;
 /** CLUSTERING shares queues across a group; BROADCASTING gives every consumer every queue. */
 export type MessageModel = OptionValue<ConsumerOptionSpecs['messageModel']>;
+/** How a group's queues are shared among its pollers. */
+export type AllocateStrategy = OptionValue<ConsumerOptionSpecs['allocateStrategy']>;
+
+/**
+ * Zone-aware allocation: queues go to the pollers in their broker's zone first (allocate-zone-nearby.ts).
+ * Brokers' zones from `brokerZones` (broker name to zone), else from a `<zone>@<name>` broker name;
+ * pollers' zones from their client ids (zone-conventions.ts).
+ */
+export interface ZoneNearbyOptions {
+  readonly brokerZones?: Readonly<Record<string, string>> | undefined;
+}
+
 /** Orderly: after `maxReconsumeTimes`, skip the message to the DLQ or keep retrying it. */
 export type OrderlyFailure = OptionValue<ConsumerOptionSpecs['orderlyFailure']>;
 
@@ -48,6 +60,8 @@ export interface ConsumerOptions extends TunableOptions {
   filter?: ConsumerFilter | undefined;
   /** Milliseconds since the epoch; required with AT_TIMESTAMP. */
   startingPositionTimestamp?: number | undefined;
+  /** @default undefined (allocation ignores zones) */
+  zoneNearby?: ZoneNearbyOptions | undefined;
 }
 
 /** Every option resolved. */
@@ -57,6 +71,7 @@ export interface NormalizedConsumerOptions extends ResolvedTunableOptions {
   readonly consumerGroup: string;
   readonly filter: { readonly type: ExpressionType; readonly expression: string };
   readonly startingPositionTimestamp: number | undefined;
+  readonly zoneNearby: ZoneNearbyOptions | undefined;
   /** `%RETRY%<group>`. */
   readonly retryTopic: string;
 }
@@ -118,6 +133,7 @@ export function normalizeConsumerOptions(input: ConsumerOptions): NormalizedCons
     consumerGroup,
     filter: { type: filterType, expression },
     startingPositionTimestamp,
+    zoneNearby: input.zoneNearby,
     retryTopic: retryTopicOf(consumerGroup),
   };
 }

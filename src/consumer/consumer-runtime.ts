@@ -34,6 +34,7 @@ import { ConsumerHeartbeat } from './membership/consumer-heartbeat.js';
 import { TopicRouteTable } from './membership/topic-route-table.js';
 import type { MessageListener } from './message-listener.js';
 import { PullLoop } from './pull/pull-loop.js';
+import { createAllocationStrategy } from './rebalance/create-allocation-strategy.js';
 import { Rebalancer } from './rebalance/rebalancer.js';
 import { StartOffsetResolver } from './rebalance/start-offset.js';
 import { ConsumerRefusedError, isPermanentRefusal, RefusalWatch } from './refusal-watch.js';
@@ -187,6 +188,11 @@ export class ConsumerRuntime {
       options: o,
       offsetStore: deps.offsetStore,
       startOffsets,
+      allocationStrategy: createAllocationStrategy({
+        strategy: o.allocateStrategy,
+        virtualNodes: o.allocateVirtualNodes,
+        zoneNearby: o.zoneNearby,
+      }),
       hooks: this.consumeService.queueHooks,
       log: componentLogger('consumer.rebalance', this.log),
       outcomes: refusals,

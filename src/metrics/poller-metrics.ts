@@ -24,7 +24,7 @@ import {
   type MetricDefinition,
 } from './metric-catalog.js';
 import { ObservedOffsetStore, type OffsetWriteOperation } from './observed-offset-store.js';
-import { type ConsumerLag, measureConsumerLag } from './queue-lag.js';
+import { measureConsumerLag } from './queue-lag.js';
 
 /** How long one snapshot of the mappings serves the metrics asking for it. */
 export const DEFAULT_SNAPSHOT_MAX_AGE_MS = 1000;

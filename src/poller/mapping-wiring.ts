@@ -90,6 +90,8 @@ function configurationOf(config: RunConfig, mapping: MappingConfig, target: Mapp
       : {}),
     messageModel: mapping.messageModel,
     orderly: mapping.orderly,
+    allocateStrategy: mapping.allocateStrategy,
+    zoneNearby: mapping.zoneNearby !== undefined,
     offsetStore: offsetStoreKindOf(config.offsets, mapping),
     bisectBatchOnError: mapping.bisectBatchOnError,
     maxRecordAgeSeconds: mapping.maxRecordAgeSeconds,

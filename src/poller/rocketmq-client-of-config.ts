@@ -1,9 +1,11 @@
 /**
- * The {@link RocketMQClient} a config asks for: its name servers, ACL credentials and TLS settings. The
+ * The {@link RocketMQClient} a config asks for: its name servers, ACL credentials, TLS settings and zone. The
  * poller's and the CLI's tools (`send`, `validate --connect`) connect the same way.
  */
+import { createClientId } from '../client/client-id.js';
 import { RocketMQClient } from '../client/rocketmq-client.js';
 import type { RunConfig } from '../config/run-config.js';
+import { clientIdInZone } from '../consumer/rebalance/zone-conventions.js';
 import { buildTlsConnectionOptions } from '../network/tls-options.js';
 import type { Logger } from '../util/logger.js';
 
@@ -15,7 +17,10 @@ import type { Logger } from '../util/logger.js';
  * const connection: ClientConnectionConfig = { nameServerAddresses: ['127.0.0.1:9876'], acl: undefined, tls: undefined };
  * ```
  */
-export type ClientConnectionConfig = Pick<RunConfig, 'nameServerAddresses' | 'acl' | 'tls'>;
+export type ClientConnectionConfig = Pick<RunConfig, 'nameServerAddresses' | 'acl' | 'tls'> & {
+  /** The poller's zone, carried as the third `@` part of the client id (zone-conventions.ts). */
+  readonly zone?: string | undefined;
+};
 
 /**
  * A client for the config's name servers, signing with its `acl` and speaking TLS when it has `tls`.
@@ -34,6 +39,7 @@ export function rocketMQClientOf(
     nameServerAddresses: config.nameServerAddresses,
     credentials: config.acl,
     tls: config.tls === undefined ? false : buildTlsConnectionOptions(config.tls),
+    clientId: config.zone === undefined ? undefined : clientIdInZone(createClientId(), config.zone),
     logger: options.logger,
   });
 }

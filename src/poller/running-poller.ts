@@ -6,14 +6,12 @@
  * does not exist), then releases the stores, invokers, destinations and client.
  */
 
-import { RocketMQClient } from '../client/rocketmq-client.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
 import type { ConsumerRuntime } from '../consumer/consumer-runtime.js';
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
 import { RocketMQError } from '../errors.js';
 import type { FunctionMessageListener } from '../invoke/function-listener.js';
 import { type ConsumerLag, measureConsumerLag } from '../metrics/queue-lag.js';
-import { buildTlsConnectionOptions } from '../network/tls-options.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, type Logger, rootLogger } from '../util/logger.js';
 import { FunctionTargets } from './function-targets.js';
@@ -23,6 +21,7 @@ import { OffsetStores } from './offset-stores.js';
 import type { MappingFailure, Poller, PollerExit, PollerInvokeStats, PollerOptions } from './poller.js';
 import { assessPollerHealth, type PollerHealth } from './poller-health.js';
 import { PollerTelemetry } from './poller-telemetry.js';
+import { rocketMQClientOf } from './rocketmq-client-of-config.js';
 
 /**
  * A poller over a validated config. The functions of {@link Poller} are own bound properties, so a
@@ -63,12 +62,7 @@ export class RunningPoller implements Poller {
     this.options = options;
     this.log = componentLogger('poller', options.logger ?? rootLogger);
     const log = this.log;
-    const client = new RocketMQClient({
-      nameServerAddresses: config.nameServerAddresses,
-      credentials: config.acl,
-      tls: config.tls === undefined ? false : buildTlsConnectionOptions(config.tls),
-      logger: options.logger,
-    });
+    const client = rocketMQClientOf(config, { logger: options.logger });
     this.clientId = client.clientId;
     const stores = new OffsetStores(config.offsets, client.clientId);
     const targets = new FunctionTargets({

@@ -143,6 +143,8 @@ function mappingEntry(
   set('orderlyFailure', e.orderlyFailure);
   set('maxReconsumeTimes', e.maxReconsumeTimes);
   set('messageModel', e.messageModel);
+  set('allocateStrategy', e.allocateStrategy);
+  set('allocateVirtualNodes', e.allocateVirtualNodes);
   set('startingPosition', e.startingPosition);
   set('startingPositionTimestamp', e.startingPositionTimestamp);
   set('bisectBatchOnError', e.bisectBatchOnError);

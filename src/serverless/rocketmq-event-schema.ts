@@ -175,6 +175,8 @@ export const rocketmqEventSchema = z.strictObject({
   messageModel: enumOptionKey('messageModel', {
     note: "Here the consumers are the poller's tasks; BROADCASTING turns scaling off.",
   }),
+  allocateStrategy: enumOptionKey('allocateStrategy'),
+  allocateVirtualNodes: integerOptionKey('allocateVirtualNodes', { note: 'With `CONSISTENT_HASH` only.' }),
   queues: int(1, 65_536, {
     description:
       "The topic's queue count: sizes the scaling's default `maxCount` (the largest among the events). 8 is RocketMQ's `defaultTopicQueueNums`, the queue count of a topic created without one.",

@@ -102,6 +102,7 @@ describe('loadConfig: YAML, JSON and paths', () => {
       nameServerAddresses: ['127.0.0.1:9876'],
       acl: undefined,
       tls: undefined,
+      zone: undefined,
       shutdownTimeoutMs: 30_000,
       offsets: {
         store: 'memory',
@@ -125,6 +126,9 @@ describe('loadConfig: YAML, JSON and paths', () => {
           orderlyFailure: 'skip',
           maxReconsumeTimes: 16,
           messageModel: 'CLUSTERING',
+          allocateStrategy: 'AVG',
+          allocateVirtualNodes: 10,
+          zoneNearby: undefined,
           startingPosition: 'LATEST',
           startingPositionTimestampMs: undefined,
           pullThresholdForQueue: 1000,

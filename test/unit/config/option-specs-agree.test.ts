@@ -41,6 +41,8 @@ const RUN_CONFIG_KEYS: readonly Exposure[] = [
       'orderlyFailure',
       'maxReconsumeTimes',
       'messageModel',
+      'allocateStrategy',
+      'allocateVirtualNodes',
       'startingPosition',
       'pullThresholdForQueue',
       'pullThresholdSizeForQueue',
@@ -60,6 +62,8 @@ const EVENT_KEYS: readonly Exposure[] = [
   expose('maxConcurrency', 'maxConcurrency'),
   expose('maxReconsumeTimes', 'maxReconsumeTimes'),
   expose('messageModel', 'messageModel'),
+  expose('allocateStrategy', 'allocateStrategy'),
+  expose('allocateVirtualNodes', 'allocateVirtualNodes'),
 ];
 
 const specOf = (option: ConsumerOptionName): ConsumerOptionSpec => CONSUMER_OPTION_SPECS[option];
