@@ -36,11 +36,6 @@ export const DEFAULT_TEMPLATE_TOPIC = 'TBW102';
 
 /**
  * What {@link BrokerAdminClient.createTopic} needs; the rest gets mqadmin's defaults.
- *
- * @example
- * ```ts
- * await admin.createTopic(brokerAddr, { topic: 'orders', readQueueNums: 4, order: true });
- * ```
  */
 export interface CreateTopicOptions {
   topic: string;

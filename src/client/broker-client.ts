@@ -79,11 +79,6 @@ export const DEFAULT_BROKER_TIMEOUTS: Readonly<BrokerTimeouts> = {
 
 /**
  * Options of {@link BrokerClient}.
- *
- * @example
- * ```ts
- * new BrokerClient({ transport: pool, timeouts: { lockMs: 2000 } });
- * ```
  */
 export interface BrokerClientOptions {
   transport: RemotingTransport;

@@ -9,11 +9,6 @@ import { ResponseCode, responseCodeInfo } from '../protocol/response-code.js';
 
 /**
  * Construction options of {@link BrokerError}.
- *
- * @example
- * ```ts
- * new BrokerError({ code: 17, remark: 'topic not exist', requestCode: 105, address: 'ns:9876', retriable: false });
- * ```
  */
 export interface BrokerErrorOptions {
   code: number;

@@ -12,11 +12,6 @@ let cachedIp: string | undefined;
 
 /**
  * Options of {@link createClientId}.
- *
- * @example
- * ```ts
- * createClientId({ ip: '10.0.0.7' }); // '10.0.0.7@4242#...'
- * ```
  */
 export interface ClientIdOptions {
   /** The IP part; default: the first non-internal IPv4 address, else 127.0.0.1. */

@@ -27,11 +27,6 @@ export const DEFAULT_NAME_SERVER_TIMEOUT_MS = 3000;
 
 /**
  * Options of {@link NameServerClient}.
- *
- * @example
- * ```ts
- * const options: NameServerClientOptions = { addresses: '127.0.0.1:9876', transport: pool };
- * ```
  */
 export interface NameServerClientOptions {
   /** Name server addresses, as a list or Java's `a:9876;b:9876` string. */

@@ -55,11 +55,6 @@ export interface QueueReaderClient {
 
 /**
  * Options of {@link QueueReader}.
- *
- * @example
- * ```ts
- * const options: QueueReaderOptions = { client, consumerGroup: 'orders-consumer' };
- * ```
  */
 export interface QueueReaderOptions {
   client: QueueReaderClient;

@@ -54,11 +54,6 @@ export interface RouteProbeResult {
 
 /**
  * How a one-shot request reaches its server: plaintext and unsigned unless told otherwise.
- *
- * @example
- * ```ts
- * const connect: ProbeConnectOptions = { tls: { ca: caPem }, credentials: { accessKey: 'admin', secretKey } };
- * ```
  */
 export interface ProbeConnectOptions {
   /** Connect with TLS, with these options (`host` and `port` are added). @default plaintext */

@@ -18,11 +18,6 @@ import type { Logger } from '../util/logger.js';
 
 /**
  * Options of {@link FunctionTargets}.
- *
- * @example
- * ```ts
- * const options: FunctionTargetsOptions = { baseDir: config.baseDir, lambda: config.lambda, destinations: config.destinations };
- * ```
  */
 export interface FunctionTargetsOptions {
   /** `local:` module paths are relative to it. */

@@ -14,12 +14,6 @@ import type { Logger } from '../util/logger.js';
 
 /**
  * Options of {@link PollerTelemetry}.
- *
- * @example
- * ```ts
- * const options: PollerTelemetryOptions = { config: config.metrics, running: () => !stopping,
- *   health: () => health(), log };
- * ```
  */
 export interface PollerTelemetryOptions {
   readonly config: MetricsConfig;

@@ -36,11 +36,6 @@ export interface DeadLetterEntryOf<T> {
 
 /**
  * Options of {@link DeadLetterHandOff}.
- *
- * @example
- * ```ts
- * const options: DeadLetterHandOffOptions<Item> = { sendBack, counters, log, retryDelayMs: 5000, onHandedOff: (items) => commit(items) };
- * ```
  */
 export interface DeadLetterHandOffOptions<T> {
   sendBack: Pick<MessageSendBack, 'sendBack'>;
