@@ -64,17 +64,32 @@ export function classifyResult<T>(
 ): ResultClassification<T> {
   const failed = failedIndexes(result, records.length);
   const dead = options.deadLetters ? deadLetterIndexes(result, records.length) : new Map<number, string>();
-  const inOrder = records.map((record, index): RecordVerdict<T> => {
-    if (failed !== undefined && !failed.has(index)) return { record, kind: 'succeeded' };
+  // One pass, one verdict per record: this runs for every batch on the hot path.
+  const inOrder: RecordVerdict<T>[] = [];
+  const succeeded: T[] = [];
+  const retry: T[] = [];
+  const deadLetter: DeadLetterVerdict<T>[] = [];
+  records.forEach((record, index) => {
+    if (failed !== undefined && !failed.has(index)) {
+      inOrder.push({ record, kind: 'succeeded' });
+      succeeded.push(record);
+      return;
+    }
     const reason = dead.get(index);
-    return reason === undefined ? { record, kind: 'retry' } : { record, kind: 'deadLetter', reason };
+    if (reason === undefined) {
+      inOrder.push({ record, kind: 'retry' });
+      retry.push(record);
+    } else {
+      const verdict: DeadLetterVerdict<T> = { record, kind: 'deadLetter', reason };
+      inOrder.push(verdict);
+      deadLetter.push(verdict);
+    }
   });
-  const succeeded = inOrder.flatMap((v) => (v.kind === 'succeeded' ? [v.record] : []));
   return {
     inOrder,
     succeeded,
-    retry: inOrder.flatMap((v) => (v.kind === 'retry' ? [v.record] : [])),
-    deadLetter: inOrder.filter((v): v is DeadLetterVerdict<T> => v.kind === 'deadLetter'),
+    retry,
+    deadLetter,
     failedCount: records.length - succeeded.length,
     invalidPartial: failed === undefined,
     reason: failureReason(result),
