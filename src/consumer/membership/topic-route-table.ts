@@ -46,10 +46,11 @@ export function choosePullTarget(
   brokerAddrs: ReadonlyMap<number, string>,
   suggestedBrokerId: number,
 ): PullTarget | undefined {
-  for (const brokerId of [suggestedBrokerId, MASTER_BROKER_ID]) {
-    const address = brokerAddrs.get(brokerId);
-    if (address !== undefined) return { address, brokerId };
-  }
+  // Runs once per pull: two lookups, no array.
+  const suggested = brokerAddrs.get(suggestedBrokerId);
+  if (suggested !== undefined) return { address: suggested, brokerId: suggestedBrokerId };
+  const master = brokerAddrs.get(MASTER_BROKER_ID);
+  if (master !== undefined) return { address: master, brokerId: MASTER_BROKER_ID };
   let lowest: PullTarget | undefined;
   for (const [brokerId, address] of brokerAddrs) {
     if (lowest === undefined || brokerId < lowest.brokerId) lowest = { address, brokerId };
