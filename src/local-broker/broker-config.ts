@@ -47,6 +47,37 @@ export const TEST_BROKER_DEFAULTS: Readonly<BrokerConfigValues> = {
   registerNameServerPeriod: 10_000,
 };
 
+/** RocketMQ's own `maxMessageSize` (4 MiB), used when the config does not set one. */
+const ROCKETMQ_DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** What a 5.3.3 commit-log writer thread adds to `maxMessageSize` for its encoder buffer. */
+const ENCODER_EXTRA_BYTES = 64 * 1024;
+
+/** Netty's and the store's other direct buffers, beyond the writers' encoder buffers. */
+const OTHER_DIRECT_MB = 128;
+
+/**
+ * The broker JVM's `-XX:MaxDirectMemorySize` in MiB. Every 5.3.3 thread that writes to the commit log
+ * keeps a direct buffer of `maxMessageSize` + 64 KiB for its life (`CommitLog`'s thread-local
+ * `MessageExtEncoder`; the timer's get threads keep one of `maxMessageSize` each), and POP writes from
+ * many pools: checkpoints from every pull thread (16 + 2 per core), acks from 16 ack threads, revives
+ * from 8, the timer's 7, delay levels' 18, admin 16, send and end-transaction threads. With 10 MiB
+ * messages a fixed 512 MiB ran out once about 50 of them had written: the broker then left POP
+ * requests unanswered and its timer stopped delivering checkpoints, so nothing was revived. This
+ * budgets `104 + 4 * cpus` writers; the limit is a cap, only what threads allocate is used.
+ *
+ * @example
+ * ```ts
+ * brokerDirectMemoryMb({ maxMessageSize: 10_485_760 }, 2) // => 1255
+ * ```
+ */
+export function brokerDirectMemoryMb(config: Readonly<BrokerConfigValues>, cpus: number): number {
+  const maxMessageBytes = Number(config.maxMessageSize ?? ROCKETMQ_DEFAULT_MAX_MESSAGE_BYTES);
+  const writerThreads = 104 + 4 * cpus;
+  const writerBuffersMb = (writerThreads * (maxMessageBytes + ENCODER_EXTRA_BYTES)) / (1024 * 1024);
+  return OTHER_DIRECT_MB + Math.ceil(writerBuffersMb);
+}
+
 /**
  * The broker's properties: our defaults, the addresses and paths of this start, then `overrides`.
  *

@@ -6,6 +6,9 @@
 import { tlsJvmFlags } from './broker-tls.js';
 import { JAVA_MODULE_FLAGS } from './java-runtime.js';
 
+/** Direct memory of a JVM that writes no messages (the namesrv). */
+const DEFAULT_DIRECT_MEMORY_MB = 512;
+
 /** Inputs of {@link localJvmArgs}. */
 export interface LocalJvmArgsInput {
   heapMb: number;
@@ -14,6 +17,8 @@ export interface LocalJvmArgsInput {
   /** `user.home` and `rocketmq.home.dir`. */
   homeDir: string;
   classpath: string;
+  /** `-XX:MaxDirectMemorySize` in MiB (a broker's: `brokerDirectMemoryMb`). @default 512 */
+  maxDirectMemoryMb?: number | undefined;
   /** The `tls.properties` file when the servers run TLS-only. */
   tlsConfigFile?: string | undefined;
   extraJvmOptions: readonly string[];
@@ -32,7 +37,7 @@ export function localJvmArgs(input: LocalJvmArgsInput): string[] {
   return [
     `-Xms${Math.min(256, input.heapMb)}m`,
     `-Xmx${input.heapMb}m`,
-    '-XX:MaxDirectMemorySize=512m',
+    `-XX:MaxDirectMemorySize=${input.maxDirectMemoryMb ?? DEFAULT_DIRECT_MEMORY_MB}m`,
     '-XX:-UsePerfData',
     // C1 only: boots in about half the time on 2 cores; pass -XX:TieredStopAtLevel=4 in
     // extraJvmOptions for benchmarks.

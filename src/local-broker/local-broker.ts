@@ -6,13 +6,14 @@
  * (on the same or a wiped store) while the namesrv stays up.
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { aclBrokerConfig, aclCredentials, type LocalBrokerAclOptions } from './broker-acl.js';
 import {
   type BrokerConfigValues,
   brokerConfig,
+  brokerDirectMemoryMb,
   logbackConfig,
   namesrvConfig,
   toPropertiesText,
@@ -175,9 +176,10 @@ async function startOnce(classpath: string, options: ResolvedOptions): Promise<L
 
   const env: NodeJS.ProcessEnv = { ...process.env, ROCKETMQ_HOME: homeDir };
   delete env.NAMESRV_ADDR;
-  const jvmArgs = (heapMb: number, logbackFile: string): string[] =>
+  const jvmArgs = (heapMb: number, logbackFile: string, maxDirectMemoryMb?: number): string[] =>
     localJvmArgs({
       heapMb,
+      maxDirectMemoryMb,
       logbackFile,
       homeDir,
       classpath,
@@ -189,7 +191,12 @@ async function startOnce(classpath: string, options: ResolvedOptions): Promise<L
     storeDir,
     logDir,
     env,
-    brokerArgs: [...jvmArgs(options.heapMb, files.brokerLogback), BROKER_MAIN, '-c', files.brokerConf],
+    brokerArgs: [
+      ...jvmArgs(options.heapMb, files.brokerLogback, brokerDirectMemoryMb(config, availableParallelism())),
+      BROKER_MAIN,
+      '-c',
+      files.brokerConf,
+    ],
     logFiles: { 'namesrv.log': files.namesrvLog, 'broker.log': files.brokerLog },
     target: {
       namesrvAddr,

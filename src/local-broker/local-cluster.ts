@@ -6,7 +6,7 @@
  * classic master/slave and not DLedger or the 5.x controller).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CreateTopicRequestHeader } from '../protocol/headers.js';
@@ -17,6 +17,7 @@ import { componentLogger, type Logger } from '../util/logger.js';
 import {
   type BrokerConfigValues,
   brokerConfig,
+  brokerDirectMemoryMb,
   logbackConfig,
   namesrvConfig,
   toPropertiesText,
@@ -182,8 +183,8 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     writeFile(namesrvConf, toPropertiesText(namesrvConfig(namesrvPort, homeDir))),
     writeFile(namesrvLogback, logbackConfig(namesrvLogFile)),
   ]);
-  const jvmArgs = (jvmHeapMb: number, logbackFile: string): string[] =>
-    localJvmArgs({ heapMb: jvmHeapMb, logbackFile, homeDir, classpath, extraJvmOptions });
+  const jvmArgs = (jvmHeapMb: number, logbackFile: string, maxDirectMemoryMb?: number): string[] =>
+    localJvmArgs({ heapMb: jvmHeapMb, maxDirectMemoryMb, logbackFile, homeDir, classpath, extraJvmOptions });
   const namesrv = spawnJvm({
     name: 'namesrv',
     args: [...jvmArgs(NAMESRV_HEAP_MB, namesrvLogback), NAMESRV_MAIN, '-c', namesrvConf],
@@ -233,7 +234,12 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
         logFile,
         homeDir,
         env,
-        args: [...jvmArgs(heapMb, logback), BROKER_MAIN, '-c', brokerConf],
+        args: [
+          ...jvmArgs(heapMb, logback, brokerDirectMemoryMb(config, availableParallelism())),
+          BROKER_MAIN,
+          '-c',
+          brokerConf,
+        ],
         target: {
           namesrvAddr,
           brokerAddr: `127.0.0.1:${port}`,
