@@ -129,6 +129,7 @@ function mappingProblems(mapping: Raw, index: number): ConfigProblem[] {
     });
   }
   problems.push(...allocationProblems(mapping, at));
+  problems.push(...consumeModeProblems(mapping, at));
   if (mapping.orderlyFailure !== undefined && mapping.orderly !== true) {
     problems.push({ path: at('orderlyFailure'), message: 'only used when orderly is true' });
   }
@@ -162,6 +163,44 @@ function allocationProblems(mapping: Raw, at: (key: string) => KeyPath): ConfigP
       path: at('allocateVirtualNodes'),
       message: 'only used when allocateStrategy is CONSISTENT_HASH',
     });
+  }
+  return problems;
+}
+
+/**
+ * POP has no queue of its own (no locks, no order), no client-side start position (the broker decides a
+ * queue's first pop: TRIM_HORIZON or LATEST) and no per-poller copy of the messages; and a bisected batch
+ * would re-invoke past the invisible time, which is sized for one invoke. Allocation keys are PUSH's.
+ */
+function consumeModeProblems(mapping: Raw, at: (key: string) => KeyPath): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (mapping.consumeMode === 'POP') {
+    const refused: [key: string, set: boolean, why: string][] = [
+      ['orderly', mapping.orderly === true, 'POP gives no order (use consumeMode PUSH for orderly)'],
+      [
+        'startingPosition',
+        mapping.startingPosition === 'AT_TIMESTAMP',
+        'POP starts a queue at TRIM_HORIZON or LATEST only (the broker keeps the position)',
+      ],
+      [
+        'messageModel',
+        mapping.messageModel === 'BROADCASTING',
+        'POP shares each message among the pollers; BROADCASTING needs consumeMode PUSH',
+      ],
+      [
+        'bisectBatchOnError',
+        mapping.bisectBatchOnError === true,
+        "POP's invisible time covers one invoke per batch; bisecting re-invokes past it (duplicates)",
+      ],
+    ];
+    for (const [key, set, why] of refused) {
+      if (set) problems.push({ path: at(key), message: `not with consumeMode POP: ${why}` });
+    }
+    for (const key of ['allocateStrategy', 'allocateVirtualNodes', 'zoneNearby']) {
+      if (mapping[key] !== undefined) {
+        problems.push({ path: at(key), message: 'only used with consumeMode PUSH (POP does not rebalance)' });
+      }
+    }
   }
   return problems;
 }

@@ -44,6 +44,7 @@ export const MAPPING_DEFAULTS = {
   orderlyFailure: CONSUMER_DEFAULTS.orderlyFailure,
   maxReconsumeTimes: CONSUMER_DEFAULTS.maxReconsumeTimes,
   messageModel: CONSUMER_DEFAULTS.messageModel,
+  consumeMode: CONSUMER_DEFAULTS.consumeMode,
   allocateStrategy: CONSUMER_DEFAULTS.allocateStrategy,
   allocateVirtualNodes: CONSUMER_DEFAULTS.allocateVirtualNodes,
   startingPosition: CONSUMER_DEFAULTS.startingPosition,
@@ -296,7 +297,10 @@ const mappingSchema = z.strictObject({
   orderlyFailure: enumOptionKey('orderlyFailure'),
   maxReconsumeTimes: integerOptionKey('maxReconsumeTimes'),
   messageModel: enumOptionKey('messageModel'),
-  allocateStrategy: enumOptionKey('allocateStrategy'),
+  consumeMode: enumOptionKey('consumeMode', {
+    note: 'POP takes no offset store and refuses `orderly`, `AT_TIMESTAMP`, `BROADCASTING` and `bisectBatchOnError`; a popped message stays invisible for the longest consume of a batch (batching window + `functionTimeoutMs` + 10 s for a Lambda function, `consumeTimeoutMs` for a local handler, + 30 s).',
+  }),
+  allocateStrategy: enumOptionKey('allocateStrategy', { note: 'PUSH only.' }),
   allocateVirtualNodes: integerOptionKey('allocateVirtualNodes', { note: 'With `CONSISTENT_HASH` only.' }),
   zoneNearby: z
     .strictObject({
@@ -314,7 +318,7 @@ const mappingSchema = z.strictObject({
     .meta(
       info({
         description:
-          "Zone-aware allocation: each broker's queues go to the pollers in the broker's zone (the top-level `zone`), shared by `allocateStrategy`; a zone without pollers has its queues shared among all.",
+          "Zone-aware allocation (PUSH only): each broker's queues go to the pollers in the broker's zone (the top-level `zone`), shared by `allocateStrategy`; a zone without pollers has its queues shared among all.",
         defaultText: 'off',
       }),
     ),

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type {
   AllocateStrategy,
+  ConsumeMode,
   MessageModel,
   OrderlyFailure,
   StartingPosition,
@@ -171,6 +172,7 @@ export interface MappingConfig {
   readonly orderlyFailure: OrderlyFailure;
   readonly maxReconsumeTimes: number;
   readonly messageModel: MessageModel;
+  readonly consumeMode: ConsumeMode;
   readonly allocateStrategy: AllocateStrategy;
   readonly allocateVirtualNodes: number;
   /** Undefined: allocation ignores zones. */
@@ -398,6 +400,7 @@ function resolveMapping(mapping: MappingInput): MappingConfig {
     orderlyFailure: mapping.orderlyFailure ?? d.orderlyFailure,
     maxReconsumeTimes: mapping.maxReconsumeTimes ?? d.maxReconsumeTimes,
     messageModel: mapping.messageModel ?? d.messageModel,
+    consumeMode: mapping.consumeMode ?? d.consumeMode,
     allocateStrategy: mapping.allocateStrategy ?? d.allocateStrategy,
     allocateVirtualNodes: mapping.allocateVirtualNodes ?? d.allocateVirtualNodes,
     zoneNearby:

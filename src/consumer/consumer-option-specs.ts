@@ -121,6 +121,13 @@ export const CONSUMER_OPTION_SPECS = {
     description:
       "CLUSTERING shares the queues among the group's consumers; BROADCASTING gives every consumer every message (failures are logged and dropped).",
   },
+  consumeMode: {
+    kind: 'enum',
+    values: ['PUSH', 'POP'],
+    default: 'PUSH',
+    description:
+      "PUSH: the group's pollers share the queues (rebalance) and keep offsets; POP (RocketMQ 5): every poller pops from every queue, the broker keeps the position and hides a popped message from the others until it is acked, so more pollers than queues all get work.",
+  },
   allocateStrategy: {
     kind: 'enum',
     values: ALLOCATION_STRATEGY_NAMES,

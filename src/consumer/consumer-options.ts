@@ -18,6 +18,8 @@ import {
 export type StartingPosition = OptionValue<ConsumerOptionSpecs['startingPosition']>;
 /** CLUSTERING shares queues across a group; BROADCASTING gives every consumer every queue. */
 export type MessageModel = OptionValue<ConsumerOptionSpecs['messageModel']>;
+/** PUSH: queues shared by rebalance, offsets kept by the client; POP: the broker hands out messages. */
+export type ConsumeMode = OptionValue<ConsumerOptionSpecs['consumeMode']>;
 /** How a group's queues are shared among its pollers. */
 export type AllocateStrategy = OptionValue<ConsumerOptionSpecs['allocateStrategy']>;
 

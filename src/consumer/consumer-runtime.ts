@@ -22,6 +22,7 @@ import { MessageSendBack } from './consume/message-send-back.js';
 import { ConsumeOrderlyService } from './consume/orderly/consume-orderly-service.js';
 import type { ConsumerClient } from './consumer-client.js';
 import { type ConsumerCounters, newConsumerCounters, snapshotCounters } from './consumer-counters.js';
+import { ConsumerOptionsError } from './consumer-errors.js';
 import { assessConsumerHealth, type ConsumerHealth } from './consumer-health.js';
 import type { ConsumerObserver } from './consumer-observer.js';
 import {
@@ -107,6 +108,13 @@ export class ConsumerRuntime {
 
   constructor(options: ConsumerOptions, deps: ConsumerRuntimeDeps) {
     this.options = normalizeConsumerOptions(options);
+    if (this.options.consumeMode !== 'PUSH') {
+      // POP has no queues to rebalance nor offsets to keep: pop/pop-consumer.ts consumes it.
+      throw new ConsumerOptionsError(
+        'consumeMode',
+        'must be PUSH for a ConsumerRuntime (POP takes a PopConsumer)',
+      );
+    }
     const o = this.options;
     this.client = deps.client;
     this.offsetStore = deps.offsetStore;

@@ -1,16 +1,23 @@
 /**
  * One mapping of a poller, wired: a {@link FunctionMessageListener} over the mapping's function target
  * (the poller's shared LambdaInvoker or LocalInvoker, with the mapping's payload, bisect, record-age and
- * onFailure options) and a {@link ConsumerRuntime} over the poller's client and the mapping's offset
- * store, both observed by the mapping's meter.
+ * onFailure options) and its consumer: for consumeMode PUSH a {@link ConsumerRuntime} over the poller's
+ * client and the mapping's offset store, observed by the mapping's meter; for POP a {@link PopConsumer}
+ * over the client (no offset store: the broker keeps the position).
  */
 import type { RocketMQClient } from '../client/rocketmq-client.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
 import { ConsumerRuntime } from '../consumer/consumer-runtime.js';
+import { PopConsumer } from '../consumer/pop/pop-consumer.js';
 import { FunctionMessageListener } from '../invoke/function-listener.js';
+import type { MappingMeter } from '../metrics/poller-metrics.js';
 import { childLogger, type Logger } from '../util/logger.js';
 import type { FunctionTargets, MappingTarget } from './function-targets.js';
-import { type ConsumerOverrides, consumerOptionsOf } from './mapping-consumer-options.js';
+import {
+  type ConsumerOverrides,
+  consumerOptionsOf,
+  popConsumerOptionsOf,
+} from './mapping-consumer-options.js';
 import { type OffsetStores, offsetStoreKindOf } from './offset-stores.js';
 import type { PollerTelemetry } from './poller-telemetry.js';
 
@@ -26,10 +33,17 @@ export interface SharedParts {
   readonly log: Logger;
 }
 
-/** A mapping's listener and runtime, not started. */
+/**
+ * The consumer of one mapping: a {@link ConsumerRuntime} (consumeMode PUSH) or a {@link PopConsumer}
+ * (POP). Both start, stop, report health and emit lifecycle events the same way; their status differs
+ * (queues held vs brokers popped), so only a runtime has queue lag.
+ */
+export type MappingConsumer = ConsumerRuntime | PopConsumer;
+
+/** A mapping's listener and consumer, not started. */
 export interface WiredMapping {
   readonly listener: FunctionMessageListener;
-  readonly runtime: ConsumerRuntime;
+  readonly runtime: MappingConsumer;
 }
 
 /**
@@ -58,6 +72,26 @@ export function wireMapping(mapping: MappingConfig, parts: SharedParts): WiredMa
     functionArn: target.functionArn,
     observer: meter.invokeObserver,
   });
+  const runtime = consumerOf(mapping, parts, { listener, meter, logger: mappingLog });
+  mappingLog.info(configurationOf(config, mapping, target, runtime), 'mapping configured');
+  return { listener, runtime };
+}
+
+function consumerOf(
+  mapping: MappingConfig,
+  parts: SharedParts,
+  own: { listener: FunctionMessageListener; meter: MappingMeter; logger: Logger },
+): MappingConsumer {
+  const { config } = parts;
+  const { listener, meter, logger } = own;
+  if (mapping.consumeMode === 'POP') {
+    // Not watched by the meter: its gauges and lag read a runtime's queues; invokes are still counted.
+    return new PopConsumer(popConsumerOptionsOf(mapping, config.shutdownTimeoutMs, parts.consumerOverrides), {
+      client: parts.client,
+      listener,
+      logger,
+    });
+  }
   const consumerOptions = {
     ...consumerOptionsOf(mapping, config.shutdownTimeoutMs, config.offsets.persistIntervalMs),
     ...parts.consumerOverrides,
@@ -66,16 +100,20 @@ export function wireMapping(mapping: MappingConfig, parts: SharedParts): WiredMa
     client: parts.client,
     offsetStore: meter.observeOffsetStore(parts.stores.forMapping(mapping)),
     listener,
-    logger: mappingLog,
+    logger,
     observer: meter.consumerObserver,
   });
   meter.watch(runtime);
-  mappingLog.info(configurationOf(config, mapping, target), 'mapping configured');
-  return { listener, runtime };
+  return runtime;
 }
 
 /** The 'mapping configured' log line: where the mapping reads from and what it invokes, how. */
-function configurationOf(config: RunConfig, mapping: MappingConfig, target: MappingTarget) {
+function configurationOf(
+  config: RunConfig,
+  mapping: MappingConfig,
+  target: MappingTarget,
+  consumer: MappingConsumer,
+) {
   return {
     topic: mapping.topic,
     consumerGroup: mapping.consumerGroup,
@@ -88,11 +126,16 @@ function configurationOf(config: RunConfig, mapping: MappingConfig, target: Mapp
           functionTimeoutMs: mapping.functionTimeoutMs,
         }
       : {}),
-    messageModel: mapping.messageModel,
-    orderly: mapping.orderly,
-    allocateStrategy: mapping.allocateStrategy,
-    zoneNearby: mapping.zoneNearby !== undefined,
-    offsetStore: offsetStoreKindOf(config.offsets, mapping),
+    consumeMode: mapping.consumeMode,
+    ...(consumer instanceof PopConsumer
+      ? { invisibleTimeMs: consumer.options.invisibleTimeMs }
+      : {
+          messageModel: mapping.messageModel,
+          orderly: mapping.orderly,
+          allocateStrategy: mapping.allocateStrategy,
+          zoneNearby: mapping.zoneNearby !== undefined,
+          offsetStore: offsetStoreKindOf(config.offsets, mapping),
+        }),
     bisectBatchOnError: mapping.bisectBatchOnError,
     maxRecordAgeSeconds: mapping.maxRecordAgeSeconds,
     onFailure: mapping.onFailure,

@@ -5,18 +5,20 @@
  * mapping-wiring.ts wires one mapping).
  */
 import type { RunConfig } from '../config/run-config.js';
-import type { ConsumerRuntime } from '../consumer/consumer-runtime.js';
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
+import type { PopConsumerStatus } from '../consumer/pop/pop-status.js';
 import type { FunctionListenerStats } from '../invoke/function-listener.js';
 import type { Invoker } from '../invoke/invoker.js';
 import type { ConsumerLag } from '../metrics/queue-lag.js';
 import type { Logger } from '../util/logger.js';
 import type { LambdaTargetStats } from './function-targets.js';
 import type { ConsumerOverrides } from './mapping-consumer-options.js';
+import type { MappingConsumer } from './mapping-wiring.js';
 import type { PollerHealth } from './poller-health.js';
 import { RunningPoller } from './running-poller.js';
 
 export { type ConsumerOverrides, consumerOptionsOf } from './mapping-consumer-options.js';
+export type { MappingConsumer } from './mapping-wiring.js';
 export type { PollerHealth } from './poller-health.js';
 
 /** Options of {@link startPoller}. */
@@ -96,15 +98,20 @@ export interface PollerExit {
 export interface Poller {
   /** The client id every mapping of this poller registers with. */
   readonly clientId: string;
-  /** The runtime of each mapping, by mapping name. */
-  readonly runtimes: ReadonlyMap<string, ConsumerRuntime>;
+  /** The consumer of each mapping (a `ConsumerRuntime`, or a `PopConsumer` for consumeMode POP), by name. */
+  readonly runtimes: ReadonlyMap<string, MappingConsumer>;
   /** Resolves once the poller has stopped and released everything, however the stop was triggered. */
   readonly stopped: Promise<PollerExit>;
   /** Stops every mapping gracefully, then releases the stores, invoker and client. Idempotent. */
   stop(): Promise<PollerExit>;
-  /** A status snapshot of every mapping. */
+  /** A status snapshot of every PUSH mapping (POP mappings: {@link Poller.popStatus}). */
   status(): Promise<ConsumerRuntimeStatus[]>;
-  /** The lag of every mapping's held queues (asks the brokers for their max offsets). */
+  /** A status snapshot of every POP mapping. */
+  popStatus(): PopConsumerStatus[];
+  /**
+   * The lag of every PUSH mapping's held queues (asks the brokers for their max offsets). A POP mapping
+   * holds no queue and keeps no offset, so its lag is unknown here and it is left out.
+   */
   lag(): Promise<ConsumerLag[]>;
   /** Invoke counters since the start. */
   invokeStats(): PollerInvokeStats;

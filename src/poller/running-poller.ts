@@ -7,8 +7,10 @@
  */
 
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
-import type { ConsumerRuntime } from '../consumer/consumer-runtime.js';
+import { ConsumerRuntime } from '../consumer/consumer-runtime.js';
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
+import { PopConsumer } from '../consumer/pop/pop-consumer.js';
+import type { PopConsumerStatus } from '../consumer/pop/pop-status.js';
 import { RocketMQError } from '../errors.js';
 import type { FunctionMessageListener } from '../invoke/function-listener.js';
 import { type ConsumerLag, measureConsumerLag } from '../metrics/queue-lag.js';
@@ -16,7 +18,7 @@ import { describeError } from '../util/describe-error.js';
 import { componentLogger, type Logger, rootLogger } from '../util/logger.js';
 import { FunctionTargets } from './function-targets.js';
 import { HealthBeat } from './health-beat.js';
-import { type SharedParts, wireMapping } from './mapping-wiring.js';
+import { type MappingConsumer, type SharedParts, wireMapping } from './mapping-wiring.js';
 import { OffsetStores } from './offset-stores.js';
 import type { MappingFailure, Poller, PollerExit, PollerInvokeStats, PollerOptions } from './poller.js';
 import { assessPollerHealth, type PollerHealth } from './poller-health.js';
@@ -35,7 +37,7 @@ import { rocketMQClientOf } from './rocketmq-client-of-config.js';
  */
 export class RunningPoller implements Poller {
   readonly clientId: string;
-  readonly runtimes = new Map<string, ConsumerRuntime>();
+  readonly runtimes = new Map<string, MappingConsumer>();
   readonly stopped: Promise<PollerExit>;
   private readonly options: PollerOptions;
   private readonly log: Logger;
@@ -96,10 +98,15 @@ export class RunningPoller implements Poller {
   };
 
   readonly status = (): Promise<ConsumerRuntimeStatus[]> =>
-    Promise.all([...this.runtimes.values()].map((runtime) => runtime.status()));
+    Promise.all(this.pushRuntimes().map((runtime) => runtime.status()));
+
+  readonly popStatus = (): PopConsumerStatus[] =>
+    [...this.runtimes.values()]
+      .filter((consumer) => consumer instanceof PopConsumer)
+      .map((consumer) => consumer.status());
 
   readonly lag = (): Promise<ConsumerLag[]> =>
-    Promise.all([...this.runtimes.values()].map((runtime) => measureConsumerLag(runtime)));
+    Promise.all(this.pushRuntimes().map((runtime) => measureConsumerLag(runtime)));
 
   readonly invokeStats = (): PollerInvokeStats => ({
     lambda: this.parts.targets.lambdaStats(),
@@ -108,6 +115,10 @@ export class RunningPoller implements Poller {
 
   readonly health = (nowMs = Date.now()): PollerHealth =>
     assessPollerHealth(this.runtimes, this.stopping !== undefined, nowMs);
+
+  private pushRuntimes(): ConsumerRuntime[] {
+    return [...this.runtimes.values()].filter((consumer) => consumer instanceof ConsumerRuntime);
+  }
 
   // ---- starting -------------------------------------------------------------------------------
 

@@ -37,6 +37,14 @@ export const RequestCode = {
   SEND_MESSAGE_V2: 310,
   SEND_BATCH_MESSAGE: 320,
   LITE_PULL_MESSAGE: 361,
+  /** POP consumption (5.x): take messages from a topic's queues, invisible to others for a while. */
+  POP_MESSAGE: 200050,
+  /** POP consumption: a popped message is consumed. */
+  ACK_MESSAGE: 200051,
+  /** POP consumption: make a popped message visible again later (a retry). */
+  CHANGE_MESSAGE_INVISIBLETIME: 200053,
+  /** POP consumption: several acks in one body (not sent by this client). */
+  BATCH_ACK_MESSAGE: 200151,
 } as const;
 export type RequestCode = (typeof RequestCode)[keyof typeof RequestCode];
 

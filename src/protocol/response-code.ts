@@ -30,6 +30,12 @@ export const ResponseCode = {
   INVALID_PARAMETER: 29,
   CONSUMER_NOT_ONLINE: 206,
   CONSUME_MSG_TIMEOUT: 207,
+  /** ACK / CHANGE_MESSAGE_INVISIBLETIME: the offset is outside the queue (the message is gone). */
+  NO_MESSAGE: 208,
+  /** POP: the broker holds too many long-polling requests. */
+  POLLING_FULL: 209,
+  /** POP: the long poll ended without a message. */
+  POLLING_TIMEOUT: 210,
   FLOW_CONTROL: 215,
   NOT_LEADER_FOR_QUEUE: 501,
   GO_AWAY: 1500,
@@ -74,6 +80,7 @@ const flags: Partial<Record<keyof typeof ResponseCode, Partial<ResponseCodeInfo>
   CONSUMER_NOT_ONLINE: { retriable: true, needsRebalance: true },
   CONSUME_MSG_TIMEOUT: { retriable: true },
   FLOW_CONTROL: { retriable: true },
+  POLLING_FULL: { retriable: true },
   NOT_LEADER_FOR_QUEUE: { retriable: true, staleRoute: true },
   GO_AWAY: { retriable: true, staleRoute: true },
 };

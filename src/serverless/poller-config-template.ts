@@ -143,6 +143,7 @@ function mappingEntry(
   set('orderlyFailure', e.orderlyFailure);
   set('maxReconsumeTimes', e.maxReconsumeTimes);
   set('messageModel', e.messageModel);
+  set('consumeMode', e.consumeMode);
   set('allocateStrategy', e.allocateStrategy);
   set('allocateVirtualNodes', e.allocateVirtualNodes);
   set('startingPosition', e.startingPosition);

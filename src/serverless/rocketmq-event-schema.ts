@@ -175,7 +175,10 @@ export const rocketmqEventSchema = z.strictObject({
   messageModel: enumOptionKey('messageModel', {
     note: "Here the consumers are the poller's tasks; BROADCASTING turns scaling off.",
   }),
-  allocateStrategy: enumOptionKey('allocateStrategy'),
+  consumeMode: enumOptionKey('consumeMode', {
+    note: 'POP refuses `orderly`, `AT_TIMESTAMP`, `BROADCASTING` and `bisectBatchOnError`.',
+  }),
+  allocateStrategy: enumOptionKey('allocateStrategy', { note: 'PUSH only.' }),
   allocateVirtualNodes: integerOptionKey('allocateVirtualNodes', { note: 'With `CONSISTENT_HASH` only.' }),
   queues: int(1, 65_536, {
     description:

@@ -60,6 +60,7 @@ const CONTRACT_KEYS = [
   'mappings[].orderlyFailure',
   'mappings[].maxReconsumeTimes',
   'mappings[].messageModel',
+  'mappings[].consumeMode',
   'mappings[].allocateStrategy',
   'mappings[].allocateVirtualNodes',
   'mappings[].zoneNearby',

@@ -126,6 +126,7 @@ describe('loadConfig: YAML, JSON and paths', () => {
           orderlyFailure: 'skip',
           maxReconsumeTimes: 16,
           messageModel: 'CLUSTERING',
+          consumeMode: 'PUSH',
           allocateStrategy: 'AVG',
           allocateVirtualNodes: 10,
           zoneNearby: undefined,

@@ -41,6 +41,7 @@ const RUN_CONFIG_KEYS: readonly Exposure[] = [
       'orderlyFailure',
       'maxReconsumeTimes',
       'messageModel',
+      'consumeMode',
       'allocateStrategy',
       'allocateVirtualNodes',
       'startingPosition',
@@ -62,6 +63,7 @@ const EVENT_KEYS: readonly Exposure[] = [
   expose('maxConcurrency', 'maxConcurrency'),
   expose('maxReconsumeTimes', 'maxReconsumeTimes'),
   expose('messageModel', 'messageModel'),
+  expose('consumeMode', 'consumeMode'),
   expose('allocateStrategy', 'allocateStrategy'),
   expose('allocateVirtualNodes', 'allocateVirtualNodes'),
 ];

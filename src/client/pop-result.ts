@@ -1,0 +1,113 @@
+/**
+ * POP_MESSAGE responses mapped to a discriminated union, the way Java's `MQClientAPIImpl.processPopResponse`
+ * reads them: SUCCESS is FOUND (the body is the PULL body format, each message then gets its receipt);
+ * POLLING_TIMEOUT (210) and PULL_NOT_FOUND (19) are NO_NEW_MSG; POLLING_FULL (209) is POLLING_FULL; any
+ * other code is a {@link BrokerError}.
+ */
+import type { ProtocolError } from '../protocol/errors.js';
+import type { MessageExt } from '../protocol/message.js';
+import { decodeMessages } from '../protocol/message-decoder.js';
+import { assignPopReceipts, type PopReceipt } from '../protocol/pop-extra-info.js';
+import { parsePopMessageResponseHeader } from '../protocol/pop-headers.js';
+import type { RemotingCommand } from '../protocol/remoting-command.js';
+import { RequestCode } from '../protocol/request-code.js';
+import { ResponseCode } from '../protocol/response-code.js';
+import { expectSuccess } from './broker-error.js';
+
+/**
+ * A popped message with the receipt that acks it or changes its invisible time.
+ *
+ * @example
+ * ```ts
+ * for (const { message, receipt } of result.messages) console.log(message.msgId, receipt.queueOffset);
+ * ```
+ */
+export interface PoppedMessage {
+  readonly message: MessageExt;
+  readonly receipt: PopReceipt;
+}
+
+/**
+ * Messages were popped: they stay invisible to other pops of the group until `popTime + invisibleTime`
+ * (broker clock) unless acked or given another invisible time.
+ *
+ * @example
+ * ```ts
+ * if (result.status === 'FOUND') await consume(result.messages);
+ * ```
+ */
+export interface PopFound {
+  status: 'FOUND';
+  messages: PoppedMessage[];
+  popTime: number;
+  invisibleTime: number;
+  /** Messages left in the queues the broker looked at (a hint). */
+  restNum: number;
+  /**
+   * Set when the body held a malformed record: `messages` are the records before it. The others were
+   * popped too; they come back once their invisible time is over.
+   */
+  decodeError?: ProtocolError | undefined;
+}
+
+/**
+ * Nothing popped: the long poll ended empty (NO_NEW_MSG), or the broker holds too many long polls
+ * already (POLLING_FULL: ask again after a pause).
+ *
+ * @example
+ * ```ts
+ * if (result.status === 'POLLING_FULL') await abortableSleep(1000, signal);
+ * ```
+ */
+export interface PopEmpty {
+  status: 'NO_NEW_MSG' | 'POLLING_FULL';
+  restNum: number;
+}
+
+/**
+ * The outcome of one POP_MESSAGE.
+ *
+ * @example
+ * ```ts
+ * const result = await pop.popMessage(address, 'broker-a', header);
+ * ```
+ */
+export type PopResult = PopFound | PopEmpty;
+
+const EMPTY_STATUS = new Map<number, PopEmpty['status']>([
+  [ResponseCode.POLLING_TIMEOUT, 'NO_NEW_MSG'],
+  [ResponseCode.PULL_NOT_FOUND, 'NO_NEW_MSG'],
+  [ResponseCode.POLLING_FULL, 'POLLING_FULL'],
+]);
+
+const ALLOWED_CODES = [ResponseCode.SUCCESS, ...EMPTY_STATUS.keys()];
+
+/**
+ * Maps a POP_MESSAGE response to a {@link PopResult}; `brokerName` goes into the receipts of first
+ * deliveries. Throws {@link BrokerError} for other codes and {@link ProtocolError} for a malformed header.
+ *
+ * @example
+ * ```ts
+ * const result = toPopResult(await pool.request(address, request, 25_000), address, 'broker-a');
+ * ```
+ */
+export function toPopResult(response: RemotingCommand, address: string, brokerName: string): PopResult {
+  expectSuccess(response, { code: RequestCode.POP_MESSAGE }, address, ALLOWED_CODES);
+  const header = parsePopMessageResponseHeader(response.extFields);
+  const emptyStatus = EMPTY_STATUS.get(response.code);
+  if (emptyStatus !== undefined) return { status: emptyStatus, restNum: header.restNum };
+  const decoded =
+    response.body === undefined || response.body.length === 0
+      ? { messages: [] as MessageExt[], error: undefined }
+      : decodeMessages(response.body);
+  const receipts = assignPopReceipts(decoded.messages, header, brokerName);
+  const found: PopFound = {
+    status: 'FOUND',
+    messages: decoded.messages.map((message, i) => ({ message, receipt: receipts[i] as PopReceipt })),
+    popTime: header.popTime,
+    invisibleTime: header.invisibleTime,
+    restNum: header.restNum,
+  };
+  if (decoded.error !== undefined) found.decodeError = decoded.error;
+  return found;
+}

@@ -1,0 +1,162 @@
+/**
+ * Applies a listener's result to a popped batch: succeeded messages are acked; failed ones get an invisible
+ * time from the retry ladder (the broker then redelivers them through the POP retry topic with
+ * `reconsumeTimes + 1`); a message failing at `reconsumeTimes >= maxReconsumeTimes`, or one the listener
+ * dead-letters, goes to `%DLQ%<group>` by CONSUMER_SEND_MSG_BACK with delay level -1 and is then acked.
+ *
+ * The broker never dead-letters a POP message itself: its revive (`PopReviveService.reviveRetry`) writes
+ * it to the retry topic with `reconsumeTimes + 1` whatever the count, so the limit is the client's to keep
+ * (the gRPC proxy does the same send-back then ack). A call that fails leaves the message to come back
+ * after its invisible time: nothing is lost, a failed ack is a duplicate.
+ */
+import type { PopClient } from '../../client/pop-client.js';
+import { DEAD_LETTER_DELAY_LEVEL } from '../../protocol/dead-letter-delay-level.js';
+import { type PopReceipt, popAckHeader } from '../../protocol/pop-extra-info.js';
+import { forEachConcurrently } from '../../util/for-each-concurrently.js';
+import type { Logger } from '../../util/logger.js';
+import { classifyResult } from '../consume/classify-result.js';
+import { notifyFinalFailure } from '../consume/final-failure.js';
+import type { ConsumerBrokerCalls } from '../consumer-client.js';
+import type { ConsumerCounters } from '../consumer-counters.js';
+import type { ConsumedMessage, ConsumeResult, MessageListener } from '../message-listener.js';
+import { popRetryDelayMs } from './pop-consumer-options.js';
+import type { PopCounters } from './pop-status.js';
+
+/** Acks, changes and send-backs of one batch under way at once. */
+const SETTLE_CONCURRENCY = 16;
+
+/** A popped message as the listener sees it, with its receipt. */
+export interface PopDelivery {
+  readonly consumed: ConsumedMessage;
+  readonly receipt: PopReceipt;
+}
+
+/** What {@link PopBatchSettler} needs. */
+export interface PopBatchSettlerOptions {
+  pop: Pick<PopClient, 'ackMessage' | 'changeInvisibleTime'>;
+  broker: Pick<ConsumerBrokerCalls, 'consumerSendMsgBack'>;
+  listener: MessageListener;
+  consumerGroup: string;
+  topic: string;
+  maxReconsumeTimes: number;
+  retryDelaysMs: readonly number[];
+  counters: ConsumerCounters;
+  popCounters: PopCounters;
+  log: Logger;
+}
+
+/**
+ * Settles popped batches at their broker.
+ *
+ * @example
+ * ```ts
+ * const settler = new PopBatchSettler({ pop, broker: client.broker, listener, consumerGroup: 'G', topic: 'T',
+ *   maxReconsumeTimes: 16, retryDelaysMs: POP_RETRY_DELAYS_MS, counters, popCounters, log });
+ * await settler.settle('127.0.0.1:10911', deliveries, await listener.consume(messages, context));
+ * ```
+ */
+export class PopBatchSettler {
+  constructor(private readonly options: PopBatchSettlerOptions) {}
+
+  /** Applies `result` to `batch`, popped from the master at `address`. Never rejects. */
+  async settle(address: string, batch: readonly PopDelivery[], result: ConsumeResult): Promise<void> {
+    const o = this.options;
+    const verdicts = classifyResult(result, batch, { deadLetters: true });
+    o.counters.consumedOk += verdicts.succeeded.length;
+    o.counters.consumedFailed += verdicts.failedCount;
+    const atLimit = verdicts.retry.filter((d) => d.consumed.message.reconsumeTimes >= o.maxReconsumeTimes);
+    const toRetry = verdicts.retry.filter((d) => d.consumed.message.reconsumeTimes < o.maxReconsumeTimes);
+    if (verdicts.failedCount > 0) {
+      o.log.warn(
+        {
+          reason: verdicts.reason,
+          failed: verdicts.failedCount,
+          retried: toRetry.length,
+          deadLettered: atLimit.length + verdicts.deadLetter.length,
+        },
+        'batch failed in part or whole',
+      );
+    }
+    const finalFailures: ConsumedMessage[] = [];
+    await forEachConcurrently(
+      [
+        ...verdicts.succeeded.map((d) => () => this.ack(address, d)),
+        ...toRetry.map((d) => () => this.retryLater(address, d)),
+        ...verdicts.deadLetter.map(
+          (v) => () => this.deadLetter(address, v.record, v.reason).then(() => undefined),
+        ),
+        ...atLimit.map((d) => async () => {
+          if (await this.deadLetter(address, d, verdicts.reason)) finalFailures.push(d.consumed);
+        }),
+      ],
+      SETTLE_CONCURRENCY,
+      (step) => step(),
+    );
+    await notifyFinalFailure(o.listener, finalFailures, verdicts.reason, o.log);
+  }
+
+  /** Acks one delivery; a failure is counted and logged (the message will come back). */
+  async ack(address: string, delivery: PopDelivery): Promise<void> {
+    const o = this.options;
+    try {
+      const status = await o.pop.ackMessage(
+        address,
+        popAckHeader(delivery.receipt, o.consumerGroup, o.topic),
+      );
+      if (status === 'GONE') o.popCounters.gone++;
+      else o.popCounters.acks++;
+    } catch (error) {
+      o.popCounters.ackFailures++;
+      o.log.warn(
+        { err: error, msgId: delivery.consumed.message.msgId, broker: address },
+        'ack failed: the message will be delivered again',
+      );
+    }
+  }
+
+  private async retryLater(address: string, delivery: PopDelivery): Promise<void> {
+    const o = this.options;
+    const invisibleTime = popRetryDelayMs(delivery.consumed.message.reconsumeTimes, o.retryDelaysMs);
+    try {
+      const header = { ...popAckHeader(delivery.receipt, o.consumerGroup, o.topic), invisibleTime };
+      const changed = await o.pop.changeInvisibleTime(address, header);
+      if (changed.status === 'GONE') o.popCounters.gone++;
+      else o.popCounters.invisibleTimeChanges++;
+    } catch (error) {
+      o.popCounters.invisibleTimeChangeFailures++;
+      o.log.warn(
+        { err: error, msgId: delivery.consumed.message.msgId, broker: address },
+        'change of invisible time failed: the message comes back after its first invisible time',
+      );
+    }
+  }
+
+  /** Sends one delivery to the DLQ, then acks it; true when the broker took it. */
+  private async deadLetter(address: string, delivery: PopDelivery, reason: string): Promise<boolean> {
+    const o = this.options;
+    const { message } = delivery.consumed;
+    try {
+      await o.broker.consumerSendMsgBack(address, {
+        offset: message.physicalOffset,
+        group: o.consumerGroup,
+        delayLevel: DEAD_LETTER_DELAY_LEVEL,
+        originMsgId: message.msgId,
+        originTopic: o.topic,
+        unitMode: false,
+        maxReconsumeTimes: o.maxReconsumeTimes,
+        bname: delivery.receipt.brokerName,
+      });
+    } catch (error) {
+      o.counters.sendBackFailures++;
+      o.log.warn(
+        { err: error, msgId: message.msgId, broker: address, reason },
+        'dead-lettering failed: the message will be delivered again',
+      );
+      return false;
+    }
+    o.counters.sentBack++;
+    o.counters.deadLettered++;
+    await this.ack(address, delivery);
+    return true;
+  }
+}

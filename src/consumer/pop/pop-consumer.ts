@@ -1,0 +1,330 @@
+/**
+ * PopConsumer: one mapping consumed with RocketMQ 5's POP (consumeMode POP). Instead of owning queues
+ * (rebalance, offsets kept by the client), every poller long-polls every master of the topic for any
+ * queue, and the broker hands each message to one of them, invisible to the others until acked or its
+ * invisible time is over. So more pollers than queues all get work, and no offset store is involved.
+ *
+ * Composed of a {@link TopicRouteTable} (which brokers, their masters; refreshed on a timer), one
+ * {@link PopBrokerLoop} per broker group, {@link InFlightSlots} (at most `maxConcurrency` batches popped
+ * and unsettled) and a {@link PopBatchSettler} (ack, change invisible time, DLQ). Batches go to the same
+ * {@link MessageListener} the pull consumer uses, with the same result contract.
+ */
+import { PopClient } from '../../client/pop-client.js';
+import type { RemotingTransport } from '../../client/transport.js';
+import { buildSubscriptionData, type SubscriptionData } from '../../protocol/subscription.js';
+import { describeError } from '../../util/describe-error.js';
+import { childLogger, componentLogger, type Logger } from '../../util/logger.js';
+import { PeriodicTask } from '../../util/periodic-task.js';
+import { settlesWithin } from '../../util/settles-within.js';
+import type { ConsumerBrokerCalls, ConsumerClient } from '../consumer-client.js';
+import { type ConsumerCounters, newConsumerCounters, snapshotCounters } from '../consumer-counters.js';
+import { isFatalListenerError } from '../consumer-errors.js';
+import type { ConsumerHealth } from '../consumer-health.js';
+import type { ConsumerRuntimeEvent, ConsumerState } from '../consumer-status.js';
+import { TopicRouteTable } from '../membership/topic-route-table.js';
+import type { ConsumeResult, MessageListener } from '../message-listener.js';
+import { ConsumerRefusedError, isPermanentRefusal, RefusalWatch } from '../refusal-watch.js';
+import { InFlightSlots } from './in-flight-slots.js';
+import { PopBatchSettler, type PopDelivery } from './pop-batch-settler.js';
+import { PopBrokerLoop } from './pop-broker-loop.js';
+import {
+  type NormalizedPopConsumerOptions,
+  normalizePopConsumerOptions,
+  type PopConsumerOptions,
+} from './pop-consumer-options.js';
+import { assessPopHealth, newPopCounters, type PopConsumerStatus, type PopCounters } from './pop-status.js';
+
+/** What a POP consumer needs of the client layer; a `RocketMQClient` satisfies it. */
+export interface PopConsumerClient {
+  readonly clientId: string;
+  readonly nameServer: ConsumerClient['nameServer'];
+  /** CONSUMER_SEND_MSG_BACK, for the DLQ. */
+  readonly broker: Pick<ConsumerBrokerCalls, 'consumerSendMsgBack'>;
+  /** Carries the POP calls. */
+  readonly pool: RemotingTransport;
+}
+
+/** What a POP consumer is built from besides its options. */
+export interface PopConsumerDeps {
+  /** Shared by the consumers of one poller; not closed by the consumer. */
+  client: PopConsumerClient;
+  listener: MessageListener;
+  logger?: Logger | undefined;
+  /** The POP calls; default: a {@link PopClient} over `client.pool`. */
+  pop?: Pick<PopClient, 'popMessage' | 'ackMessage' | 'changeInvisibleTime'> | undefined;
+}
+
+/** One batch being consumed. */
+interface InFlightBatch {
+  readonly size: number;
+  readonly controller: AbortController;
+  /** Settles once the batch is consumed and settled (or given up). */
+  done: Promise<void>;
+}
+
+/**
+ * The POP consumer of one mapping.
+ *
+ * @example
+ * ```ts
+ * const consumer = new PopConsumer(
+ *   { name: 'orders', topic: 'Orders', consumerGroup: 'orders-fn', batchSize: 10, invisibleTimeMs: 120_000 },
+ *   { client, listener },
+ * );
+ * consumer.onEvent((event) => console.log(event.type));
+ * await consumer.start();
+ * // ...
+ * await consumer.stop();
+ * ```
+ */
+export class PopConsumer {
+  readonly options: NormalizedPopConsumerOptions;
+  readonly counters: ConsumerCounters = newConsumerCounters();
+  readonly popCounters: PopCounters = newPopCounters();
+  private readonly client: PopConsumerClient;
+  private readonly listener: MessageListener;
+  private readonly log: Logger;
+  private readonly pop: Pick<PopClient, 'popMessage' | 'ackMessage' | 'changeInvisibleTime'>;
+  private readonly routes: TopicRouteTable;
+  private readonly subscription: SubscriptionData;
+  private readonly slots: InFlightSlots;
+  private readonly settler: PopBatchSettler;
+  private readonly refusals: RefusalWatch;
+  private readonly routeTask: PeriodicTask;
+  private readonly loops = new Map<string, PopBrokerLoop>();
+  private readonly inFlight = new Set<InFlightBatch>();
+  private readonly listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
+  private currentState: ConsumerState = 'created';
+  private fatalError: unknown;
+  private startedAtMs: number | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(options: PopConsumerOptions, deps: PopConsumerDeps) {
+    this.options = normalizePopConsumerOptions(options);
+    const o = this.options;
+    this.client = deps.client;
+    this.listener = deps.listener;
+    this.log = childLogger(componentLogger('consumer.pop', deps.logger), {
+      mapping: o.name,
+      consumerGroup: o.consumerGroup,
+    });
+    this.pop = deps.pop ?? new PopClient({ transport: deps.client.pool });
+    this.routes = new TopicRouteTable({ nameServer: deps.client.nameServer, log: this.log });
+    this.subscription = buildSubscriptionData(o.topic, o.filter.expression, o.filter.type);
+    this.slots = new InFlightSlots(o.maxConcurrency);
+    this.refusals = new RefusalWatch((error) => this.onFatal(error));
+    this.settler = new PopBatchSettler({
+      pop: this.pop,
+      broker: deps.client.broker,
+      listener: deps.listener,
+      consumerGroup: o.consumerGroup,
+      topic: o.topic,
+      maxReconsumeTimes: o.maxReconsumeTimes,
+      retryDelaysMs: o.retryDelaysMs,
+      counters: this.counters,
+      popCounters: this.popCounters,
+      log: this.log,
+    });
+    this.routeTask = new PeriodicTask(
+      'route refresh',
+      o.routeRefreshIntervalMs,
+      () => this.syncBrokers(),
+      this.log,
+    );
+  }
+
+  /** The lifecycle state. */
+  get state(): ConsumerState {
+    return this.currentState;
+  }
+
+  /** The client id of the client this consumer uses. */
+  get clientId(): string {
+    return this.client.clientId;
+  }
+
+  /** Subscribes to lifecycle events (`started`, `fatal`, `stopped`); returns the unsubscribe function. */
+  onEvent(listener: (event: ConsumerRuntimeEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /**
+   * Looks up the topic's route and starts popping from every master that serves it. A name server
+   * that refuses us for good stops the start; a topic without a route yet is waited for (the route
+   * refresh picks it up).
+   */
+  async start(): Promise<void> {
+    if (this.currentState !== 'created')
+      throw new Error(`cannot start a consumer in state ${this.currentState}`);
+    this.currentState = 'starting';
+    this.startedAtMs = Date.now();
+    try {
+      await this.syncBrokers();
+      const failure = this.routes.lastFailure(this.options.topic);
+      if (isPermanentRefusal(failure))
+        throw new ConsumerRefusedError('the name servers refuse this consumer', failure);
+      if (this.loops.size === 0)
+        this.log.warn({ topic: this.options.topic }, 'topic has no readable broker yet: waiting');
+      this.routeTask.start();
+    } catch (error) {
+      this.log.error({ err: error }, 'start failed');
+      await this.stop();
+      throw error;
+    }
+    if (this.currentState === 'starting') this.currentState = 'running';
+    this.log.info({ brokers: [...this.loops.keys()], clientId: this.clientId }, 'POP consumer started');
+    this.emit({ type: 'started' });
+  }
+
+  /**
+   * Stops popping, lets batches in flight finish and settle (up to `shutdownTimeoutMs`; an aborted batch
+   * is not settled and comes back after its invisible time). Resolves when all is done; idempotent.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop();
+    return this.stopping;
+  }
+
+  /** A snapshot of state, brokers, in-flight work and counters. */
+  status(): PopConsumerStatus {
+    const o = this.options;
+    let inFlightMessages = 0;
+    for (const batch of this.inFlight) inFlightMessages += batch.size;
+    return {
+      name: o.name,
+      consumerGroup: o.consumerGroup,
+      topic: o.topic,
+      clientId: this.clientId,
+      state: this.currentState,
+      error: this.fatalError,
+      startedAtMs: this.startedAtMs,
+      brokers: [...this.loops.values()].map((loop) => loop.progress()),
+      inFlightBatches: this.inFlight.size,
+      inFlightMessages,
+      counters: snapshotCounters(this.counters),
+      popCounters: { ...this.popCounters },
+    };
+  }
+
+  /** Whether the consumer is doing its job (pop-status.ts). */
+  health(nowMs = Date.now()): ConsumerHealth {
+    return assessPopHealth(this.status(), nowMs);
+  }
+
+  private async doStop(): Promise<void> {
+    this.currentState = 'stopping';
+    await this.routeTask.stop();
+    await Promise.all([...this.loops.values()].map((loop) => loop.stop()));
+    const pending = () => Promise.all([...this.inFlight].map((batch) => batch.done));
+    if (!(await settlesWithin(pending(), this.options.shutdownTimeoutMs))) {
+      this.log.warn({ batches: this.inFlight.size }, 'shutdown timeout: aborting the batches in flight');
+      for (const batch of this.inFlight) batch.controller.abort();
+      await pending();
+    }
+    this.currentState = 'stopped';
+    this.log.info({ counters: this.popCounters }, 'POP consumer stopped');
+    this.emit({ type: 'stopped' });
+  }
+
+  /** Refreshes the route; starts a loop for every broker group now serving the topic, stops the others. */
+  private async syncBrokers(): Promise<void> {
+    const o = this.options;
+    await this.routes.refresh(o.topic);
+    if (this.currentState !== 'starting' && this.currentState !== 'running') return;
+    const serving = new Set((this.routes.readableQueues(o.topic) ?? []).map((queue) => queue.brokerName));
+    for (const [brokerName, loop] of this.loops) {
+      if (serving.has(brokerName)) continue;
+      this.loops.delete(brokerName);
+      this.log.info({ broker: brokerName }, 'broker no longer serves the topic: stopped popping there');
+      await loop.stop();
+    }
+    for (const brokerName of serving) {
+      if (this.loops.has(brokerName)) continue;
+      const loop = new PopBrokerLoop({
+        brokerName,
+        masterAddress: () => this.routes.masterAddress(brokerName),
+        pop: this.pop,
+        settler: this.settler,
+        options: o,
+        subscription: this.subscription,
+        slots: this.slots,
+        dispatch: (address, batch) => this.consumeBatch(address, batch),
+        counters: this.counters,
+        popCounters: this.popCounters,
+        outcomes: this.refusals,
+        onStaleRoute: () => {
+          this.routes
+            .refreshSoon(o.topic)
+            .catch((error: unknown) => this.log.warn({ err: error }, 'route refresh failed'));
+        },
+        log: childLogger(this.log, { broker: brokerName }),
+      });
+      this.loops.set(brokerName, loop);
+      loop.start();
+    }
+  }
+
+  /** Hands a batch to the listener and settles it; a fatal listener error stops the consumer. */
+  private consumeBatch(address: string, batch: PopDelivery[]): Promise<void> {
+    const entry: InFlightBatch = {
+      size: batch.length,
+      controller: new AbortController(),
+      done: Promise.resolve(),
+    };
+    this.inFlight.add(entry);
+    entry.done = this.runBatch(address, batch, entry.controller.signal).finally(() =>
+      this.inFlight.delete(entry),
+    );
+    return entry.done;
+  }
+
+  private async runBatch(address: string, batch: PopDelivery[], signal: AbortSignal): Promise<void> {
+    const o = this.options;
+    this.counters.batchesDispatched++;
+    let result: ConsumeResult;
+    try {
+      result = await this.listener.consume(
+        batch.map((d) => d.consumed),
+        { consumerGroup: o.consumerGroup, orderly: false, signal },
+      );
+    } catch (error) {
+      if (isFatalListenerError(error)) {
+        // Left unsettled: the messages come back after their invisible time, to whoever pops then.
+        this.onFatal(error);
+        return;
+      }
+      result = { status: 'FAILED', reason: describeError(error) };
+    }
+    if (signal.aborted) {
+      this.counters.discardedResults += batch.length;
+      return;
+    }
+    await this.settler.settle(address, batch, result);
+  }
+
+  private onFatal(error: unknown): void {
+    if (this.currentState !== 'running' && this.currentState !== 'starting') return;
+    this.currentState = 'failed';
+    this.fatalError = error;
+    this.log.error({ err: error, reason: describeError(error) }, 'fatal error: popping stopped');
+    this.emit({ type: 'fatal', error });
+    for (const loop of this.loops.values()) {
+      loop
+        .stop()
+        .catch((stopError: unknown) => this.log.error({ err: stopError }, 'stopping a pop loop failed'));
+    }
+  }
+
+  private emit(event: ConsumerRuntimeEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.log.error({ err: error, event: event.type }, 'event listener failed');
+      }
+    }
+  }
+}
