@@ -2,6 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ConsumeResult, MessageListener } from '../../../src/consumer/message-listener.js';
 import { PopConsumer } from '../../../src/consumer/pop/pop-consumer.js';
 import type { PopConsumerOptions } from '../../../src/consumer/pop/pop-consumer-options.js';
+import { describeError } from '../../../src/util/describe-error.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { expectQuietFor } from '../../support/quiet-window.js';
 import { createTopic, newClient, pullMessages, sleep, waitFor } from '../client/helpers.js';
@@ -103,8 +104,20 @@ describe('PopConsumer against the real broker', () => {
         all.missing(sent).length === 0 ? true : undefined,
       );
     } catch (error) {
-      // What each consumer was doing when the wait gave up, for the reader of the failure.
-      const states = consumers.map((c) => JSON.stringify({ ...c.status(), brokers: undefined }));
+      // What each consumer was doing when the wait gave up, for the reader of the failure; the last pop
+      // error says whether the broker stopped answering (an RPC timeout) or refused.
+      const states = consumers.map((c) => {
+        const { counters, popCounters, brokers } = c.status();
+        const lastErrors = brokers.map((b) =>
+          b.lastError === undefined ? 'none' : describeError(b.lastError),
+        );
+        return JSON.stringify({
+          pullRequests: counters.pullRequests,
+          pullErrors: counters.pullErrors,
+          popCounters,
+          lastErrors,
+        });
+      });
       throw new Error(
         `${all.missing(sent).length} of ${sent.length} still missing; consumers: ${states.join(' | ')}`,
         {
