@@ -129,6 +129,9 @@ export function registerCollectedMetrics(registry: Registry, source: CollectedSo
     if (definition.type === 'gauge') collectedGauge(registry, definition, fill);
     else collectedCounter(registry, definition, fill);
   };
+  perMapping(METRICS.lagShare, ({ lag }) =>
+    lag.queues.length > 0 && lag.unknownQueues >= lag.queues.length ? [] : [[{}, lag.total]],
+  );
   perMapping(METRICS.lagUnknownQueues, ({ lag }) => [[{}, lag.unknownQueues]]);
   perMapping(METRICS.queuesHeld, ({ status }) => [[{}, status.queues.length]]);
   perMapping(METRICS.pulls, ({ status: { counters } }) => [

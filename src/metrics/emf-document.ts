@@ -23,7 +23,7 @@ export const EMF_METRICS = {
     name: LAG_METRIC.metricName,
     unit: 'Count',
     description:
-      'Sum of the lag of the queues this task holds (0 when none; left out while none can be measured). The scaling policy reads its Average.',
+      "The lag this task answers for (`rocketmq_lambda_lag_share` summed over the group's mappings): its held queues' lag, or for POP its share of the group's backlog (0 when it holds none; left out while none can be measured). The scaling policy reads its Average.",
   },
   oldestMessageAge: {
     name: 'OldestMessageAge',

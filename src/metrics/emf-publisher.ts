@@ -54,7 +54,7 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
   const byName = new Map(metrics.map((metric) => [metric.name, metric.values]));
   const groups = new Map<
     string,
-    { lag: number; queues: number; unknown: number; age: number; unhealthy: boolean; totals: GroupTotals }
+    { lag: number; measured: boolean; age: number; unhealthy: boolean; totals: GroupTotals }
   >();
   const group = (labels: Record<string, string | number | undefined>) => {
     const name = String(labels.consumer_group ?? '');
@@ -62,8 +62,7 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
     if (found === undefined) {
       found = {
         lag: 0,
-        queues: 0,
-        unknown: 0,
+        measured: false,
         age: 0,
         unhealthy: false,
         totals: { invocations: 0, invokeErrors: 0, throttles: 0, sentBack: 0, deadLettered: 0 },
@@ -82,14 +81,10 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
     const found = group(labels);
     found.unhealthy ||= value !== 1;
   });
-  each(METRICS.consumerLag.name, (value, labels) => {
-    group(labels).lag += value;
-  });
-  each(METRICS.queuesHeld.name, (value, labels) => {
-    group(labels).queues += value;
-  });
-  each(METRICS.lagUnknownQueues.name, (value, labels) => {
-    group(labels).unknown += value;
+  each(METRICS.lagShare.name, (value, labels) => {
+    const found = group(labels);
+    found.lag += value;
+    found.measured = true;
   });
   each(METRICS.oldestMessageAge.name, (value, labels) => {
     const found = group(labels);
@@ -112,7 +107,8 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
   });
   return [...groups].map(([consumerGroup, found]) => ({
     consumerGroup,
-    lag: found.queues > 0 && found.unknown >= found.queues ? undefined : found.lag,
+    // No lag_share sample: no mapping of the group could be measured (publishing 0 would invite a scale-in).
+    lag: found.measured ? found.lag : undefined,
     oldestMessageAgeSeconds: found.age,
     unhealthy: found.unhealthy,
     totals: found.totals,

@@ -128,7 +128,15 @@ export const METRICS = {
     labels: QUEUE_LABELS,
     help: "Messages of a held queue not handled yet: the broker's max offset minus the consumed offset.",
     notes:
-      'Buffered and in-flight messages count. Measured at each scrape (one GET_MAX_OFFSET per held queue); a queue that cannot be measured has no sample (see `lag_unknown_queues`). EMF `ConsumerLag` is its sum per consumer group.',
+      'Buffered and in-flight messages count. Measured at each scrape (one GET_MAX_OFFSET per held queue); a queue that cannot be measured has no sample (see `lag_unknown_queues`). Their sum per mapping is `lag_share`.',
+  },
+  lagShare: {
+    name: 'rocketmq_lambda_lag_share',
+    type: 'gauge',
+    labels: MAPPING_LABELS,
+    help: "The lag this poller answers for: the sum of its held queues' lag, or for a consumeMode POP mapping the group's backlog divided by the group's registered pollers (rounded up).",
+    notes:
+      'A POP poller holds no queue: every poller pops every queue, so each reports an equal share of what the group has not popped yet (no `consumer_lag` series per queue). No sample while none of the queues can be measured. EMF `ConsumerLag` is its sum per consumer group, and the scaling policy averages that over the tasks.',
   },
   lagUnknownQueues: {
     name: 'rocketmq_lambda_lag_unknown_queues',

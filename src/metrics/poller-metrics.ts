@@ -24,7 +24,7 @@ import {
   type MetricDefinition,
 } from './metric-catalog.js';
 import { ObservedOffsetStore, type OffsetWriteOperation } from './observed-offset-store.js';
-import { measureConsumerLag } from './queue-lag.js';
+import { type ConsumerLag, measureConsumerLag } from './queue-lag.js';
 
 /** How long one snapshot of the mappings serves the metrics asking for it. */
 export const DEFAULT_SNAPSHOT_MAX_AGE_MS = 1000;
@@ -60,6 +60,11 @@ export interface MeteredMapping {
 export interface MeteredConsumer {
   status(): Promise<ConsumerRuntimeStatus>;
   maxOffset(queue: MessageQueue): Promise<number>;
+  /**
+   * The mapping's lag when it is not that of the held queues (a POP consumer holds none, see
+   * `popLag`); absent: measured from the status's queues.
+   */
+  measureLag?: (() => Promise<ConsumerLag>) | undefined;
   health(nowMs?: number): ConsumerHealth;
   onEvent(listener: (event: ConsumerRuntimeEvent) => void): () => void;
 }
@@ -248,7 +253,10 @@ export class PollerMetrics {
     const results = await Promise.allSettled(
       watched.map(async (entry) => {
         const status = await entry.consumer.status();
-        const lag = await measureConsumerLag(entry.consumer, status);
+        const lag =
+          entry.consumer.measureLag === undefined
+            ? await measureConsumerLag(entry.consumer, status)
+            : await entry.consumer.measureLag();
         return { mapping: entry.mapping, status, lag };
       }),
     );

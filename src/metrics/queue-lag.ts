@@ -6,6 +6,7 @@
  */
 
 import type { ConsumerRuntimeStatus, QueueStatus } from '../consumer/consumer-status.js';
+import type { PopBacklog } from '../consumer/pop/pop-backlog.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { describeError } from '../util/describe-error.js';
 
@@ -45,8 +46,16 @@ export interface ConsumerLag {
   readonly consumerGroup: string;
   readonly topic: string;
   readonly queues: readonly QueueLag[];
-  /** Sum of the measured queues' lag (retry queues included). */
+  /**
+   * The lag this poller answers for: the sum of the measured queues' lag (retry queues included) divided
+   * by `sharedBy`, rounded up. What the lag metric publishes and the autoscaling averages over tasks.
+   */
   readonly total: number;
+  /**
+   * Pollers sharing these queues' backlog: 1 for a PUSH mapping (a held queue is this poller's alone); for
+   * a POP mapping every poller of the group pops every queue, so it is the group's registered pollers.
+   */
+  readonly sharedBy: number;
   /** Held queues whose lag could not be measured. */
   readonly unknownQueues: number;
 }
@@ -133,14 +142,56 @@ export async function measureQueueLag(
 export function summarizeLag(
   mapping: { readonly name: string; readonly consumerGroup: string; readonly topic: string },
   queues: readonly QueueLag[],
+  sharedBy = 1,
 ): ConsumerLag {
-  let total = 0;
+  let sum = 0;
   let unknownQueues = 0;
   for (const queue of queues) {
     if (queue.lag === undefined) unknownQueues++;
-    else total += queue.lag;
+    else sum += queue.lag;
   }
-  return { ...mapping, queues, total, unknownQueues };
+  const pollers = Math.max(1, sharedBy);
+  const { name, consumerGroup, topic } = mapping;
+  return {
+    name,
+    consumerGroup,
+    topic,
+    queues,
+    total: Math.ceil(sum / pollers),
+    sharedBy: pollers,
+    unknownQueues,
+  };
+}
+
+/**
+ * The lag of a POP mapping from its group's backlog (consumer/pop/pop-backlog.ts): every readable queue of
+ * the topic, shared by the group's pollers. `total` is this poller's share, so the average over the
+ * group's tasks is the backlog per task, as for PUSH.
+ *
+ * @example
+ * ```ts
+ * const lag = popLag({ name: 'orders', consumerGroup: 'orders-fn', topic: 'Orders' }, await consumer.backlog());
+ * ```
+ */
+export function popLag(
+  mapping: { readonly name: string; readonly consumerGroup: string; readonly topic: string },
+  backlog: PopBacklog,
+): ConsumerLag {
+  const queues = backlog.queues.map((queue): QueueLag => {
+    const lag =
+      queue.maxOffset === undefined || queue.consumedOffset === undefined
+        ? undefined
+        : Math.max(0, queue.maxOffset - queue.consumedOffset);
+    return {
+      queue: queue.queue,
+      retry: queue.queue.topic.startsWith(RETRY_TOPIC_PREFIX),
+      maxOffset: queue.maxOffset,
+      consumedOffset: queue.consumedOffset,
+      lag,
+      error: queue.error,
+    };
+  });
+  return summarizeLag(mapping, queues, backlog.pollers);
 }
 
 /**

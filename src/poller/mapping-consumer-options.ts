@@ -93,6 +93,7 @@ export function popConsumerOptionsOf(
     invisibleTimeMs: maximumBatchingWindowMs + longestInvokeMs + POP_INVISIBLE_MARGIN_MS,
     pullDelayOnErrorMs: overrides?.pullDelayOnErrorMs,
     routeRefreshIntervalMs: overrides?.routeRefreshIntervalMs,
+    heartbeatIntervalMs: overrides?.heartbeatIntervalMs,
     shutdownTimeoutMs: overrides?.shutdownTimeoutMs ?? shutdownTimeoutMs,
   };
 }

@@ -18,6 +18,7 @@ import {
   consumerOptionsOf,
   popConsumerOptionsOf,
 } from './mapping-consumer-options.js';
+import { meteredPopConsumer } from './metered-pop-consumer.js';
 import { type OffsetStores, offsetStoreKindOf } from './offset-stores.js';
 import type { PollerTelemetry } from './poller-telemetry.js';
 
@@ -85,12 +86,12 @@ function consumerOf(
   const { config } = parts;
   const { listener, meter, logger } = own;
   if (mapping.consumeMode === 'POP') {
-    // Not watched by the meter: its gauges and lag read a runtime's queues; invokes are still counted.
-    return new PopConsumer(popConsumerOptionsOf(mapping, config.shutdownTimeoutMs, parts.consumerOverrides), {
-      client: parts.client,
-      listener,
-      logger,
-    });
+    const consumer = new PopConsumer(
+      popConsumerOptionsOf(mapping, config.shutdownTimeoutMs, parts.consumerOverrides),
+      { client: parts.client, listener, logger },
+    );
+    meter.watch(meteredPopConsumer(consumer));
+    return consumer;
   }
   const consumerOptions = {
     ...consumerOptionsOf(mapping, config.shutdownTimeoutMs, config.offsets.persistIntervalMs),

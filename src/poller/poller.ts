@@ -109,8 +109,8 @@ export interface Poller {
   /** A status snapshot of every POP mapping. */
   popStatus(): PopConsumerStatus[];
   /**
-   * The lag of every PUSH mapping's held queues (asks the brokers for their max offsets). A POP mapping
-   * holds no queue and keeps no offset, so its lag is unknown here and it is left out.
+   * The lag of every mapping: a PUSH mapping's held queues (asks the brokers for their max offsets); a
+   * POP mapping's group backlog on every queue of the topic, with this poller's share as the total.
    */
   lag(): Promise<ConsumerLag[]>;
   /** Invoke counters since the start. */

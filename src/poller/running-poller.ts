@@ -13,7 +13,7 @@ import { PopConsumer } from '../consumer/pop/pop-consumer.js';
 import type { PopConsumerStatus } from '../consumer/pop/pop-status.js';
 import { RocketMQError } from '../errors.js';
 import type { FunctionMessageListener } from '../invoke/function-listener.js';
-import { type ConsumerLag, measureConsumerLag } from '../metrics/queue-lag.js';
+import { type ConsumerLag, measureConsumerLag, popLag } from '../metrics/queue-lag.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, type Logger, rootLogger } from '../util/logger.js';
 import { FunctionTargets } from './function-targets.js';
@@ -106,7 +106,13 @@ export class RunningPoller implements Poller {
       .map((consumer) => consumer.status());
 
   readonly lag = (): Promise<ConsumerLag[]> =>
-    Promise.all(this.pushRuntimes().map((runtime) => measureConsumerLag(runtime)));
+    Promise.all(
+      [...this.runtimes.values()].map(async (consumer) =>
+        consumer instanceof PopConsumer
+          ? popLag(consumer.options, await consumer.backlog())
+          : measureConsumerLag(consumer),
+      ),
+    );
 
   readonly invokeStats = (): PollerInvokeStats => ({
     lambda: this.parts.targets.lambdaStats(),

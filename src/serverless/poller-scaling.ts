@@ -1,16 +1,25 @@
 /**
  * Scaling of the poller service on consumer lag: target tracking of the lag per task that the pollers
  * publish. Scaling out spreads a group's queues over more tasks (RocketMQ's rebalance), so the lag each
- * task holds falls; a group can use at most as many tasks as its topic has queues. Every task runs every
- * mapping, so the largest topic bounds the useful task count.
+ * task holds falls; a PUSH group can use at most as many tasks as its topic has queues. A POP group's tasks
+ * each pop every queue and publish an equal share of the group's backlog, so it can use more (bounded by
+ * Lambda's concurrency instead, see {@link usefulTasks}). Every task runs every mapping, so the mapping
+ * that can use the most tasks sets the default bound.
  *
- * On by default (1 task up to the largest topic's queue count); `scaling: false` runs a fixed count.
+ * On by default (1 task up to that bound); `scaling: false` runs a fixed count.
  */
 import { formatKeyPath, type KeyPath, problemLine } from '../config/config-problem.js';
+import { MAPPING_DEFAULTS } from '../config/config-schema.js';
 import { LAG_METRIC } from '../metrics/lag-metric.js';
 import type { CfnIntrinsic, CfnResource, CfnString } from './cfn-intrinsic.js';
 import { CUSTOM_DEFAULTS, MAX_TASK_COUNT, type RocketMQCustomOptions } from './rocketmq-custom-schema.js';
 import type { RocketMQEventOptions } from './rocketmq-event-schema.js';
+
+/**
+ * Invokes in flight at once that a POP mapping's default `maxCount` allows: Lambda's default concurrency
+ * quota per account and region (1,000). Raise `maxCount` when the account's quota is higher.
+ */
+export const POP_CONCURRENCY_BUDGET = 1000;
 
 /** Seconds between scale-out steps: quick, lag grows fast. */
 const SCALE_OUT_COOLDOWN_SECONDS = 60;
@@ -97,10 +106,14 @@ export function scalingPlan(
   const largestQueues = Math.max(
     ...mappings.map((mapping) => mapping.event.queues ?? CUSTOM_DEFAULTS.queuesPerTopic),
   );
+  const pop = mappings.some((mapping) => mapping.event.consumeMode === 'POP');
   const minCount = custom.minCount ?? CUSTOM_DEFAULTS.minCount;
-  const maxCount = custom.maxCount ?? Math.min(MAX_TASK_COUNT, Math.max(minCount, largestQueues));
+  const maxCount =
+    custom.maxCount ??
+    Math.min(MAX_TASK_COUNT, Math.max(minCount, ...mappings.map((mapping) => usefulTasks(mapping.event))));
   if (minCount > maxCount) problems.push(at('minCount', `must be ≤ maxCount (${maxCount}), got ${minCount}`));
-  if (custom.maxCount !== undefined && custom.maxCount > largestQueues) {
+  // A POP mapping uses tasks past the queue count (every task pops every queue).
+  if (!pop && custom.maxCount !== undefined && custom.maxCount > largestQueues) {
     const source = hinted
       ? "the events' queues"
       : `${CUSTOM_DEFAULTS.queuesPerTopic} per topic unless an event's queues says`;
@@ -121,6 +134,26 @@ export function scalingPlan(
   }
   const targetLagPerTask = custom.targetLagPerTask ?? CUSTOM_DEFAULTS.targetLagPerTask;
   return { plan: { kind: 'lag', minCount, maxCount, targetLagPerTask }, problems, warnings };
+}
+
+/**
+ * The most tasks one mapping can keep busy. PUSH: its topic's queue count (the group's queues are shared
+ * out over the tasks; a task beyond them holds none). POP: every task pops every queue, so the queues are
+ * no bound; the bound is Lambda's: each task runs up to `maxConcurrency` invokes, and past
+ * {@link POP_CONCURRENCY_BUDGET} invokes at once the function would meet the default account concurrency
+ * quota and be throttled.
+ *
+ * @example
+ * ```ts
+ * usefulTasks({ topic: 'Orders', consumerGroup: 'g', queues: 16 }); // => 16
+ * usefulTasks({ topic: 'Orders', consumerGroup: 'g', consumeMode: 'POP', maxConcurrency: 10 }); // => 100
+ * ```
+ */
+export function usefulTasks(event: RocketMQEventOptions): number {
+  if (event.consumeMode === 'POP') {
+    return Math.ceil(POP_CONCURRENCY_BUDGET / (event.maxConcurrency ?? MAPPING_DEFAULTS.maxConcurrency));
+  }
+  return event.queues ?? CUSTOM_DEFAULTS.queuesPerTopic;
 }
 
 /**

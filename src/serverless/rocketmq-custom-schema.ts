@@ -326,8 +326,8 @@ export const rocketmqCustomSchema = z.strictObject({
   }),
   maxCount: taskCount(1, {
     description:
-      "Scaling: the most tasks. A group's queues are shared out over the tasks, so tasks beyond the largest topic's queue count hold no queue.",
-    defaultText: `the largest \`queues\` among the mapped topics (${CUSTOM_DEFAULTS.queuesPerTopic} per topic unless an event says)`,
+      "Scaling: the most tasks. A PUSH group's queues are shared out over the tasks, so tasks beyond its topic's queue count hold no queue; every task of a `consumeMode: POP` group pops every queue, so POP uses tasks past the queue count.",
+    defaultText: `the largest \`queues\` among the mapped topics (${CUSTOM_DEFAULTS.queuesPerTopic} per topic unless an event says); for a POP event 1,000 / its \`maxConcurrency\` (Lambda's default concurrency quota) when larger`,
   }),
   targetLagPerTask: z
     .number()

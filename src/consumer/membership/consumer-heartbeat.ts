@@ -4,7 +4,7 @@
  * `%RETRY%<group>` (`*`), so the broker lets us pull the retry queues; UNREGISTER_CLIENT to every broker
  * on shutdown.
  */
-import type { HeartbeatData } from '../../protocol/bodies.js';
+import type { ConsumerData, HeartbeatData } from '../../protocol/bodies.js';
 import type { SubscriptionData } from '../../protocol/subscription.js';
 import type { Logger } from '../../util/logger.js';
 import { ThrottledLog } from '../../util/throttled-log.js';
@@ -18,7 +18,9 @@ export interface ConsumerHeartbeatOptions {
   clientId: string;
   broker: Pick<ConsumerBrokerCalls, 'heartbeat' | 'unregisterClient'>;
   routes: Pick<TopicRouteTable, 'allBrokerAddresses'>;
-  options: NormalizedConsumerOptions;
+  options: Pick<NormalizedConsumerOptions, 'consumerGroup' | 'messageModel' | 'startingPosition'>;
+  /** How the group consumes: a pull consumer is CONSUME_PASSIVELY (the default), a POP consumer CONSUME_POP. */
+  consumeType?: ConsumerData['consumeType'] | undefined;
   /** The subscriptions to register (topic, and retry topic in clustering). */
   subscriptions: readonly SubscriptionData[];
   log: Logger;
@@ -52,7 +54,7 @@ export class ConsumerHeartbeat {
       consumerDataSet: [
         {
           groupName: options.consumerGroup,
-          consumeType: 'CONSUME_PASSIVELY',
+          consumeType: this.o.consumeType ?? 'CONSUME_PASSIVELY',
           messageModel: options.messageModel,
           consumeFromWhere: consumeFromWhere(options.startingPosition),
           unitMode: false,

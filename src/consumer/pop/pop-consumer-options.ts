@@ -33,6 +33,8 @@ export const POP_CONSUMER_DEFAULTS = {
   /** The pause after a failed pop. */
   pullDelayOnErrorMs: 3000,
   routeRefreshIntervalMs: 30_000,
+  /** Registration with every master of the topic (the group's member list; operators see the pollers). */
+  heartbeatIntervalMs: 30_000,
   /** How long stop() waits for batches in flight before aborting them (they are then redelivered). */
   shutdownTimeoutMs: 30_000,
 } as const;
@@ -66,6 +68,7 @@ export interface PopConsumerOptions {
   pollTimeMs?: number | undefined;
   pullDelayOnErrorMs?: number | undefined;
   routeRefreshIntervalMs?: number | undefined;
+  heartbeatIntervalMs?: number | undefined;
   shutdownTimeoutMs?: number | undefined;
   /** @default {@link POP_RETRY_DELAYS_MS} */
   retryDelaysMs?: readonly number[] | undefined;
@@ -86,6 +89,7 @@ export interface NormalizedPopConsumerOptions {
   readonly pollTimeMs: number;
   readonly pullDelayOnErrorMs: number;
   readonly routeRefreshIntervalMs: number;
+  readonly heartbeatIntervalMs: number;
   readonly shutdownTimeoutMs: number;
   readonly retryDelaysMs: readonly number[];
 }
@@ -101,6 +105,8 @@ const RANGES: Record<keyof typeof POP_CONSUMER_DEFAULTS, readonly [number, numbe
   pollTimeMs: [0, 60_000],
   pullDelayOnErrorMs: [1, 600_000],
   routeRefreshIntervalMs: [100, 3_600_000],
+  // The broker drops a client it has not heard from for 120 s.
+  heartbeatIntervalMs: [100, 110_000],
   shutdownTimeoutMs: [0, 15 * 60_000],
 };
 

@@ -21,10 +21,12 @@ import { type ConsumerCounters, newConsumerCounters, snapshotCounters } from '..
 import { isFatalListenerError } from '../consumer-errors.js';
 import type { ConsumerHealth } from '../consumer-health.js';
 import type { ConsumerRuntimeEvent, ConsumerState } from '../consumer-status.js';
+import { ConsumerHeartbeat } from '../membership/consumer-heartbeat.js';
 import { TopicRouteTable } from '../membership/topic-route-table.js';
 import type { ConsumeResult, MessageListener } from '../message-listener.js';
 import { ConsumerRefusedError, isPermanentRefusal, RefusalWatch } from '../refusal-watch.js';
 import { InFlightSlots } from './in-flight-slots.js';
+import { measurePopBacklog, type PopBacklog } from './pop-backlog.js';
 import { PopBatchSettler, type PopDelivery } from './pop-batch-settler.js';
 import { PopBrokerLoop } from './pop-broker-loop.js';
 import {
@@ -38,8 +40,17 @@ import { assessPopHealth, newPopCounters, type PopConsumerStatus, type PopCounte
 export interface PopConsumerClient {
   readonly clientId: string;
   readonly nameServer: ConsumerClient['nameServer'];
-  /** CONSUMER_SEND_MSG_BACK, for the DLQ. */
-  readonly broker: Pick<ConsumerBrokerCalls, 'consumerSendMsgBack'>;
+  /** CONSUMER_SEND_MSG_BACK (the DLQ), registration, and what the backlog is read with. */
+  readonly broker: Pick<
+    ConsumerBrokerCalls,
+    | 'consumerSendMsgBack'
+    | 'heartbeat'
+    | 'unregisterClient'
+    | 'getConsumerListByGroup'
+    | 'getMaxOffset'
+    | 'getMinOffset'
+    | 'queryConsumerOffset'
+  >;
   /** Carries the POP calls. */
   readonly pool: RemotingTransport;
 }
@@ -91,6 +102,8 @@ export class PopConsumer {
   private readonly settler: PopBatchSettler;
   private readonly refusals: RefusalWatch;
   private readonly routeTask: PeriodicTask;
+  private readonly heartbeat: ConsumerHeartbeat;
+  private readonly heartbeatTask: PeriodicTask;
   private readonly loops = new Map<string, PopBrokerLoop>();
   private readonly inFlight = new Set<InFlightBatch>();
   private readonly listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
@@ -131,6 +144,31 @@ export class PopConsumer {
       () => this.syncBrokers(),
       this.log,
     );
+    // Registered as CONSUME_POP: the broker lists the pollers of the group (operators' consumer
+    // connections, and the member count that divides the backlog, see backlog()). POP itself does not
+    // need it: a pop is answered without registration.
+    this.heartbeat = new ConsumerHeartbeat({
+      clientId: deps.client.clientId,
+      broker: deps.client.broker,
+      routes: this.routes,
+      options: {
+        consumerGroup: o.consumerGroup,
+        messageModel: 'CLUSTERING',
+        startingPosition: o.startingPosition,
+      },
+      consumeType: 'CONSUME_POP',
+      subscriptions: [this.subscription],
+      log: this.log,
+      outcomes: this.refusals,
+    });
+    this.heartbeatTask = new PeriodicTask(
+      'heartbeat',
+      o.heartbeatIntervalMs,
+      async () => {
+        await this.heartbeat.sendToAll();
+      },
+      this.log,
+    );
   }
 
   /** The lifecycle state. */
@@ -168,7 +206,9 @@ export class PopConsumer {
         throw new ConsumerRefusedError('the name servers refuse this consumer', failure);
       if (this.loops.size === 0)
         this.log.warn({ topic: this.options.topic }, 'topic has no readable broker yet: waiting');
+      await this.heartbeat.sendToAll();
       this.routeTask.start();
+      this.heartbeatTask.start();
     } catch (error) {
       this.log.error({ err: error }, 'start failed');
       await this.stop();
@@ -209,6 +249,21 @@ export class PopConsumer {
     };
   }
 
+  /**
+   * The group's backlog on every readable queue of the topic and the pollers sharing it (pop-backlog.ts).
+   * Never throws; a queue that cannot be read carries its error.
+   */
+  backlog(): Promise<PopBacklog> {
+    const o = this.options;
+    return measurePopBacklog({
+      topic: o.topic,
+      consumerGroup: o.consumerGroup,
+      startingPosition: o.startingPosition,
+      routes: this.routes,
+      broker: this.client.broker,
+    });
+  }
+
   /** Whether the consumer is doing its job (pop-status.ts). */
   health(nowMs = Date.now()): ConsumerHealth {
     return assessPopHealth(this.status(), nowMs);
@@ -216,7 +271,7 @@ export class PopConsumer {
 
   private async doStop(): Promise<void> {
     this.currentState = 'stopping';
-    await this.routeTask.stop();
+    await Promise.all([this.routeTask.stop(), this.heartbeatTask.stop()]);
     await Promise.all([...this.loops.values()].map((loop) => loop.stop()));
     const pending = () => Promise.all([...this.inFlight].map((batch) => batch.done));
     if (!(await settlesWithin(pending(), this.options.shutdownTimeoutMs))) {
@@ -224,6 +279,8 @@ export class PopConsumer {
       for (const batch of this.inFlight) batch.controller.abort();
       await pending();
     }
+    // The other pollers of the group then count one less (their backlog share grows at once).
+    await this.heartbeat.unregisterFromAll();
     this.currentState = 'stopped';
     this.log.info({ counters: this.popCounters }, 'POP consumer stopped');
     this.emit({ type: 'stopped' });

@@ -88,8 +88,10 @@ describe('a poller with consumeMode POP', () => {
     }
     for (const poller of pollers) {
       expect(poller.runtimes.get('pop')).toBeInstanceOf(PopConsumer);
-      // No queue is held, so there is no queue lag to measure.
-      expect(await poller.lag()).toEqual([]);
+      // No queue is held: the lag is the group's backlog on every queue, shared by the three pollers.
+      const [lag] = await poller.lag();
+      expect(lag).toMatchObject({ sharedBy: POLLERS, unknownQueues: 0, total: 0 });
+      expect(lag?.queues).toHaveLength(QUEUES);
     }
 
     const sent = await produce(await newProducer(client), topic, MESSAGES, { queues: QUEUES, batch: 10 });

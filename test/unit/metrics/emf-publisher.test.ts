@@ -5,7 +5,9 @@ import {
   emfDocument,
 } from '../../../src/metrics/emf-document.js';
 import { EmfPublisher } from '../../../src/metrics/emf-publisher.js';
+import { METRICS } from '../../../src/metrics/metric-catalog.js';
 import { PollerMetrics } from '../../../src/metrics/poller-metrics.js';
+import { popLag } from '../../../src/metrics/queue-lag.js';
 import { emfProblems } from './emf-schema.js';
 import { FakeConsumer } from './fake-consumer.js';
 
@@ -106,6 +108,39 @@ describe('EMF lines', () => {
       SentBack: 1,
       DeadLettered: 0,
     });
+  });
+
+  it("a POP mapping (no held queue) reports its share of the group's backlog, added to the group's PUSH lag", async () => {
+    const { add, publisher, metrics } = setup();
+    const push = add('orders-push', 'orders-fn');
+    push.consumer.queues = [{ queueId: 0, lag: 5 }];
+    const pop = add('orders-pop', 'orders-fn');
+    const backlog = {
+      pollers: 4,
+      queues: [0, 1].map((queueId) => ({
+        queue: { topic: 'orders-pop', brokerName: 'b', queueId },
+        maxOffset: 110,
+        consumedOffset: 100,
+        error: undefined,
+      })),
+    };
+    pop.consumer.measureLag = async () => popLag(pop.consumer.mapping, backlog);
+    const document = parse((await publisher.publishOnce())[0]);
+    // 5 held by PUSH + ceil(20 / 4) for POP.
+    expect(document.ConsumerLag).toBe(10);
+    const share = await metrics.registry.getSingleMetric(METRICS.lagShare.name)?.get();
+    expect(share?.values.map(({ labels, value }) => [labels.mapping, value])).toEqual([
+      ['orders-push', 5],
+      ['orders-pop', 5],
+    ]);
+  });
+
+  it('leaves ConsumerLag out for a group whose consumer is not watched yet (0 would invite a scale-in)', async () => {
+    const { metrics, publisher } = setup();
+    metrics.mapping({ name: 'starting', consumerGroup: 'starting-fn', topic: 'T' });
+    const [line] = await publisher.publishOnce();
+    expect(emfProblems(line ?? '')).toEqual([]);
+    expect(parse(line)).not.toHaveProperty('ConsumerLag');
   });
 
   it('leaves ConsumerLag out while no held queue can be measured, and says Unhealthy', async () => {

@@ -27,6 +27,8 @@ export class FakeConsumer implements MeteredConsumer {
   verdict: ConsumerHealth = { healthy: true, problems: [] };
   statusCalls = 0;
   maxOffsetCalls = 0;
+  /** Set to report the lag of a consumer that holds no queue (a POP consumer). */
+  measureLag: MeteredConsumer['measureLag'];
   readonly #listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
 
   constructor(readonly mapping: MeteredMapping) {}

@@ -4,6 +4,7 @@ import { RocketMQError } from '../../../src/errors.js';
 import {
   consumedOffsetOf,
   measureQueueLag,
+  popLag,
   type QueueLag,
   summarizeLag,
 } from '../../../src/metrics/queue-lag.js';
@@ -152,11 +153,23 @@ describe('summarizeLag', () => {
   it('sums the measured lags (retry queues included) and counts the unknown ones', () => {
     const retry: QueueLag = { ...lagOf(0, 4), queue: queue(0, '%RETRY%orders-fn'), retry: true };
     const queues = [lagOf(0, 20), lagOf(1, undefined), lagOf(2, 0), retry, lagOf(3, undefined)];
-    expect(summarizeLag(MAPPING, queues)).toEqual({ ...MAPPING, queues, total: 24, unknownQueues: 2 });
+    expect(summarizeLag(MAPPING, queues)).toEqual({
+      ...MAPPING,
+      queues,
+      total: 24,
+      sharedBy: 1,
+      unknownQueues: 2,
+    });
   });
 
   it('holding no queue is a lag of 0 with nothing unknown', () => {
-    expect(summarizeLag(MAPPING, [])).toEqual({ ...MAPPING, queues: [], total: 0, unknownQueues: 0 });
+    expect(summarizeLag(MAPPING, [])).toEqual({
+      ...MAPPING,
+      queues: [],
+      total: 0,
+      sharedBy: 1,
+      unknownQueues: 0,
+    });
   });
 
   it('all unknown: total 0, every queue unknown', () => {
@@ -201,6 +214,76 @@ describe('summarizeLag', () => {
           }
         }
       }),
+    );
+  });
+});
+
+describe('popLag', () => {
+  const backlogOf = (
+    queues: { max: number | undefined; consumed: number | undefined }[],
+    pollers: number,
+  ) => ({
+    pollers,
+    queues: queues.map(({ max, consumed }, queueId) => ({
+      queue: queue(queueId),
+      maxOffset: max,
+      consumedOffset: consumed,
+      error: max === undefined || consumed === undefined ? 'broker down' : undefined,
+    })),
+  });
+
+  it("is the group's backlog per queue, and the poller's share of it as the total (rounded up)", () => {
+    const lag = popLag(
+      MAPPING,
+      backlogOf(
+        [
+          { max: 100, consumed: 40 },
+          { max: 50, consumed: 50 },
+          { max: 7, consumed: 0 },
+        ],
+        3,
+      ),
+    );
+    expect(lag.queues.map((q) => q.lag)).toEqual([60, 0, 7]);
+    expect(lag).toMatchObject({ total: 23, sharedBy: 3, unknownQueues: 0 });
+  });
+
+  it('leaves an unreadable queue unknown and never reports a negative lag', () => {
+    const lag = popLag(
+      MAPPING,
+      backlogOf(
+        [
+          { max: undefined, consumed: undefined },
+          { max: 10, consumed: 12 },
+        ],
+        1,
+      ),
+    );
+    expect(lag.queues.map((q) => [q.lag, q.error])).toEqual([
+      [undefined, 'broker down'],
+      [0, undefined],
+    ]);
+    expect(lag).toMatchObject({ total: 0, sharedBy: 1, unknownQueues: 1 });
+  });
+
+  it('property: the shares of all pollers cover the backlog and none is more than one message over', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 10_000 }), { maxLength: 16 }),
+        fc.integer({ min: 1, max: 64 }),
+        (backlogs, pollers) => {
+          const lag = popLag(
+            MAPPING,
+            backlogOf(
+              backlogs.map((b) => ({ max: b, consumed: 0 })),
+              pollers,
+            ),
+          );
+          const backlog = backlogs.reduce((sum, b) => sum + b, 0);
+          expect(lag.total * pollers).toBeGreaterThanOrEqual(backlog);
+          expect((lag.total - 1) * pollers).toBeLessThan(backlog);
+        },
+      ),
     );
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Scaling of the poller service: on by default from 1 task to the largest topic's queue count,
+ * Scaling of the poller service: on by default from 1 task to the largest topic's queue count (POP: to
+ * what Lambda's default concurrency allows),
  * and then no DesiredCount on the service (a deploy would reset the scaling's count); `scaling: false`
  * runs a fixed count; BROADCASTING turns it off.
  */
@@ -88,6 +89,26 @@ describe('scaling of the poller service', () => {
     expect(compiled.warnings).toEqual([
       "custom.rocketmq.maxCount: 10 is above the largest mapped topic's queue count, 4 (the events' queues): tasks beyond it hold no queue",
     ]);
+  });
+
+  it('scales a POP mapping past its queue count: up to the invokes 1,000 concurrent executions allow', () => {
+    const pop = { ...ORDERS, queues: 2, consumeMode: 'POP' };
+    expect(counts(compileRocketMQResources(input([pop])))).toMatchObject({ min: 1, max: 100, policy: true });
+    expect(counts(compileRocketMQResources(input([{ ...pop, maxConcurrency: 40 }]))).max).toBe(25);
+    // With a PUSH mapping beside it, the larger bound wins (the PUSH group's extra tasks just hold no queue).
+    expect(
+      counts(
+        compileRocketMQResources(
+          input([
+            { ...pop, maxConcurrency: 500 },
+            { ...LEDGER, queues: 16 },
+          ]),
+        ),
+      ).max,
+    ).toBe(16);
+    const above = compileRocketMQResources(input([pop], { maxCount: 40 }));
+    expect(counts(above).max).toBe(40);
+    expect(above.warnings).toEqual([]);
   });
 
   it('a one-queue topic leaves nothing to scale: a fixed count of minCount', () => {

@@ -1,0 +1,111 @@
+/**
+ * The backlog of a POP consumer group: what the group has not popped yet, per readable queue of the topic,
+ * and how many pollers share it. A POP poller holds no queue, so the lag of "its" queues (what a PUSH
+ * poller reports) does not exist; what it can answer for is its share of the group's backlog.
+ *
+ * The broker keeps a POP group's position as the group's consumer offset of each queue and moves it when
+ * messages are popped (not when they are acked: a popped, unacked message is tracked by its checkpoint and
+ * comes back through the revive). So max offset minus consumer offset is what no poller has taken yet.
+ */
+import type { MessageQueue } from '../../protocol/message-queue.js';
+import { describeError } from '../../util/describe-error.js';
+import type { ConsumerBrokerCalls } from '../consumer-client.js';
+import type { TopicRouteTable } from '../membership/topic-route-table.js';
+
+/**
+ * The backlog of one queue; `consumedOffset` and `maxOffset` are undefined when they could not be read
+ * (`error` says why).
+ *
+ * @example
+ * ```ts
+ * const queue: PopQueueBacklog = { queue, maxOffset: 120, consumedOffset: 100, error: undefined };
+ * ```
+ */
+export interface PopQueueBacklog {
+  readonly queue: MessageQueue;
+  readonly maxOffset: number | undefined;
+  readonly consumedOffset: number | undefined;
+  readonly error: string | undefined;
+}
+
+/**
+ * The group's backlog and the pollers registered in the group (at least 1: the one asking).
+ *
+ * @example
+ * ```ts
+ * const { queues, pollers } = await consumer.backlog();
+ * ```
+ */
+export interface PopBacklog {
+  readonly queues: readonly PopQueueBacklog[];
+  readonly pollers: number;
+}
+
+/** What {@link measurePopBacklog} reads. */
+export interface PopBacklogSources {
+  readonly topic: string;
+  readonly consumerGroup: string;
+  /** Where a group that never popped a queue starts it (the broker's rule, mirrored here). */
+  readonly startingPosition: 'TRIM_HORIZON' | 'LATEST';
+  readonly routes: Pick<TopicRouteTable, 'readableQueues' | 'masterAddress'>;
+  readonly broker: Pick<
+    ConsumerBrokerCalls,
+    'getMaxOffset' | 'getMinOffset' | 'queryConsumerOffset' | 'getConsumerListByGroup'
+  >;
+}
+
+/**
+ * Reads the backlog of every readable queue of the topic at its master (the consumer offset lives
+ * there) and the group's member count from one master. Never throws: a queue that cannot be read carries
+ * its error; a member list no master answers counts as 1 (this poller: its share is then the whole).
+ *
+ * @example
+ * ```ts
+ * const backlog = await measurePopBacklog({ topic, consumerGroup, startingPosition: 'TRIM_HORIZON', routes, broker });
+ * ```
+ */
+export async function measurePopBacklog(sources: PopBacklogSources): Promise<PopBacklog> {
+  const queues = sources.routes.readableQueues(sources.topic) ?? [];
+  const [measured, pollers] = await Promise.all([
+    Promise.all(queues.map((queue) => measureQueue(sources, queue))),
+    countPollers(sources, queues),
+  ]);
+  return { queues: measured, pollers };
+}
+
+async function measureQueue(sources: PopBacklogSources, queue: MessageQueue): Promise<PopQueueBacklog> {
+  const address = sources.routes.masterAddress(queue.brokerName);
+  if (address === undefined) {
+    return {
+      queue,
+      maxOffset: undefined,
+      consumedOffset: undefined,
+      error: `no master address for ${queue.brokerName}`,
+    };
+  }
+  const at = { topic: queue.topic, queueId: queue.queueId };
+  try {
+    const [maxOffset, stored] = await Promise.all([
+      sources.broker.getMaxOffset(address, at),
+      sources.broker.queryConsumerOffset(address, { ...at, consumerGroup: sources.consumerGroup }),
+    ]);
+    if (stored !== undefined) return { queue, maxOffset, consumedOffset: stored, error: undefined };
+    // Never popped: the broker would start at the first message (TRIM_HORIZON) or the end (LATEST).
+    const consumedOffset =
+      sources.startingPosition === 'LATEST' ? maxOffset : await sources.broker.getMinOffset(address, at);
+    return { queue, maxOffset, consumedOffset, error: undefined };
+  } catch (error) {
+    return { queue, maxOffset: undefined, consumedOffset: undefined, error: describeError(error) };
+  }
+}
+
+async function countPollers(sources: PopBacklogSources, queues: readonly MessageQueue[]): Promise<number> {
+  const addresses = [
+    ...new Set(queues.map((queue) => sources.routes.masterAddress(queue.brokerName))),
+  ].filter((address) => address !== undefined);
+  // Every poller heartbeats every master of the topic, so the first master to answer knows them all.
+  const members = await Promise.any(
+    addresses.map((address) => sources.broker.getConsumerListByGroup(address, sources.consumerGroup)),
+  ).catch(() => [] as string[]);
+  return Math.max(1, members.length);
+}
