@@ -225,6 +225,7 @@ describe('measureConsumerLag(ConsumerRuntime)', () => {
       topic: 'T',
       queues: [],
       total: 0,
+      sharedBy: 1,
       unknownQueues: 0,
     });
     expect(t.maxOffsetCalls).toEqual([]);
