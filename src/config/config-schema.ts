@@ -404,7 +404,7 @@ export const runConfigSchema = z
       .meta(
         info({
           description:
-            "This poller's availability zone (or machine room), the third `@` part of its client id as Java's `unitName`; read by `zoneNearby` allocation. Filled from `ROCKETMQ_LAMBDA_ZONE` when absent.",
+            "This poller's availability zone (or machine room), the third `@` part of its client id as Java's `unitName`; read by `zoneNearby` allocation. Filled from `ROCKETMQ_LAMBDA_ZONE` when absent, else (on ECS, when a mapping uses `zoneNearby`) from the task metadata's `AvailabilityZone`.",
           defaultText: 'none',
         }),
       ),

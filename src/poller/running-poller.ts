@@ -24,6 +24,7 @@ import type { MappingFailure, Poller, PollerExit, PollerInvokeStats, PollerOptio
 import { assessPollerHealth, type PollerHealth } from './poller-health.js';
 import { PollerTelemetry } from './poller-telemetry.js';
 import { rocketMQClientOf } from './rocketmq-client-of-config.js';
+import { withTaskZone } from './task-zone.js';
 
 /**
  * A poller over a validated config. The functions of {@link Poller} are own bound properties, so a
@@ -53,7 +54,12 @@ export class RunningPoller implements Poller {
    * releasing whatever started) when one cannot start.
    */
   static async start(config: RunConfig, options: PollerOptions): Promise<RunningPoller> {
-    const poller = new RunningPoller(config, options);
+    const zoned = await withTaskZone(config, {
+      env: process.env,
+      fetch,
+      log: componentLogger('poller', options.logger ?? rootLogger),
+    });
+    const poller = new RunningPoller(zoned, options);
     await poller.wireMappings();
     await poller.startMappings();
     poller.run();
