@@ -98,6 +98,11 @@ export interface ProducerMessage {
   flag?: number | undefined;
   /** Broker delay level (1 = 1 s, 2 = 5 s, ...). */
   delayLevel?: number | undefined;
+  /**
+   * The message id (UNIQ_KEY) to send under: a resend of a consumed message keeps its id, as Java's
+   * producer keeps an id already set. @default a new id
+   */
+  uniqueKey?: string | undefined;
 }
 
 /**
@@ -366,7 +371,7 @@ export class Producer {
       properties[MessageConst.DELAY] = String(message.delayLevel);
     }
     properties[MessageConst.WAIT] = 'true';
-    properties[MessageConst.UNIQ_KEY] = createUniqueId();
+    properties[MessageConst.UNIQ_KEY] = message.uniqueKey ?? createUniqueId();
     return properties;
   }
 

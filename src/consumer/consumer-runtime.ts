@@ -6,6 +6,7 @@
  * offset persistence. It knows nothing of Lambda: batches go to a {@link MessageListener}.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Producer } from '../client/producer.js';
 import { isSilentPeerClose } from '../network/errors.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import { OffsetStoreError } from '../offsets/offset-store-error.js';
@@ -66,6 +67,11 @@ export interface ConsumerRuntimeDeps {
   consumeServiceFactory?: ConsumeServiceFactory | undefined;
   /** Told of events no counter records (pull durations), for metrics. */
   observer?: ConsumerObserver | undefined;
+  /**
+   * Produces a failed message to `%RETRY%<group>` when its own broker group cannot take it back (master
+   * down); default: none (the message is consumed again locally until a send-back succeeds).
+   */
+  retryProducer?: Pick<Producer, 'send'> | undefined;
 }
 
 /**
@@ -146,6 +152,9 @@ export class ConsumerRuntime {
       masterAddress,
       consumerGroup: o.consumerGroup,
       maxReconsumeTimes: o.maxReconsumeTimes,
+      // Broadcasting has no retry topic: a failed message is only consumed again locally.
+      retryProducer: o.messageModel === 'CLUSTERING' ? deps.retryProducer : undefined,
+      log: this.log,
     });
     this.heartbeat = new ConsumerHeartbeat({
       clientId: deps.client.clientId,

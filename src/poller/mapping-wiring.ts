@@ -5,6 +5,8 @@
  * client and the mapping's offset store, observed by the mapping's meter; for POP a {@link PopConsumer}
  * over the client (no offset store: the broker keeps the position).
  */
+
+import type { Producer } from '../client/producer.js';
 import type { RocketMQClient } from '../client/rocketmq-client.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
 import { ConsumerRuntime } from '../consumer/consumer-runtime.js';
@@ -30,6 +32,8 @@ export interface SharedParts {
   readonly targets: FunctionTargets;
   readonly telemetry: PollerTelemetry;
   readonly consumerOverrides: ConsumerOverrides | undefined;
+  /** Takes failed messages to `%RETRY%<group>` when their broker group's master is down (started). */
+  readonly retryProducer: Producer;
   /** The poller's logger; each mapping logs through a child of it. */
   readonly log: Logger;
 }
@@ -103,6 +107,7 @@ function consumerOf(
     listener,
     logger,
     observer: meter.consumerObserver,
+    retryProducer: parts.retryProducer,
   });
   meter.watch(runtime);
   return runtime;

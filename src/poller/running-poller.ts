@@ -6,6 +6,7 @@
  * does not exist), then releases the stores, invokers, destinations and client.
  */
 
+import { Producer } from '../client/producer.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
 import { ConsumerRuntime } from '../consumer/consumer-runtime.js';
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
@@ -60,6 +61,7 @@ export class RunningPoller implements Poller {
       log: componentLogger('poller', options.logger ?? rootLogger),
     });
     const poller = new RunningPoller(zoned, options);
+    await poller.parts.retryProducer.start();
     await poller.wireMappings();
     await poller.startMappings();
     poller.run();
@@ -88,7 +90,8 @@ export class RunningPoller implements Poller {
       logger: options.logger,
     });
     const consumerOverrides = options.consumerOverrides;
-    this.parts = { config, client, stores, targets, telemetry, consumerOverrides, log };
+    const retryProducer = new Producer({ client, logger: options.logger });
+    this.parts = { config, client, stores, targets, telemetry, consumerOverrides, retryProducer, log };
     this.healthBeat =
       options.healthFile === undefined
         ? undefined

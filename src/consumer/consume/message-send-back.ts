@@ -2,13 +2,18 @@
  * CONSUMER_SEND_MSG_BACK for a failed or expired message: to the master of the broker group the message
  * was pulled from, with the real topic and Java's header values (docs/protocol.md, "Send-back, retry and
  * DLQ"). The broker then delivers it again through `%RETRY%<group>`, or puts it into `%DLQ%<group>` once
- * `maxReconsumeTimes` is reached.
+ * `maxReconsumeTimes` is reached. When that broker group cannot take it (master down), a copy is produced
+ * to `%RETRY%<group>` on whichever group serves it, as Java's consumer does (docs/clusters.md).
  */
 import { NoMasterError } from '../../client/no-master-error.js';
+import type { Producer } from '../../client/producer.js';
 import { DEAD_LETTER_DELAY_LEVEL } from '../../protocol/dead-letter-delay-level.js';
-import type { MessageExt } from '../../protocol/message.js';
+import { MessageConst, type MessageExt } from '../../protocol/message.js';
 import type { MessageQueue } from '../../protocol/message-queue.js';
+import { describeError } from '../../util/describe-error.js';
+import type { Logger } from '../../util/logger.js';
 import type { ConsumerBrokerCalls } from '../consumer-client.js';
+import { retryTopicOf } from '../consumer-options.js';
 
 /** Options of {@link MessageSendBack}. */
 export interface MessageSendBackOptions {
@@ -16,7 +21,17 @@ export interface MessageSendBackOptions {
   masterAddress: (brokerName: string) => string | undefined;
   consumerGroup: string;
   maxReconsumeTimes: number;
+  /**
+   * Sends a copy to `%RETRY%<group>` when the message's own broker group cannot take it back (its master
+   * is down or refuses): any broker group serving the retry topic then holds the retry. Without it a
+   * failed send-back is only a failure (the caller consumes the message again locally).
+   */
+  retryProducer?: Pick<Producer, 'send'> | undefined;
+  log?: Logger | undefined;
 }
+
+/** Java's delay level of a retry sent through the producer: 3 (10 s) plus the attempts so far. */
+const FALLBACK_BASE_DELAY_LEVEL = 3;
 
 /**
  * Sends messages back to their broker.
@@ -42,20 +57,70 @@ export class MessageSendBack {
     realTopic: string,
     delayLevel: number,
   ): Promise<void> {
-    const address = this.options.masterAddress(queue.brokerName);
-    if (address === undefined) {
-      throw new NoMasterError(queue.brokerName);
+    try {
+      const address = this.options.masterAddress(queue.brokerName);
+      if (address === undefined) {
+        throw new NoMasterError(queue.brokerName);
+      }
+      await this.options.broker.consumerSendMsgBack(address, {
+        offset: message.physicalOffset,
+        group: this.options.consumerGroup,
+        delayLevel,
+        originMsgId: message.msgId,
+        originTopic: realTopic,
+        unitMode: false,
+        maxReconsumeTimes: this.options.maxReconsumeTimes,
+        bname: queue.brokerName,
+      });
+    } catch (error) {
+      // A dead letter (delay level -1) has no producer path: the broker's DLQ move needs the send-back.
+      const producer = this.options.retryProducer;
+      if (producer === undefined || delayLevel < 0) throw error;
+      await this.resendToRetryTopic(producer, message, realTopic, delayLevel, error);
     }
-    await this.options.broker.consumerSendMsgBack(address, {
-      offset: message.physicalOffset,
-      group: this.options.consumerGroup,
-      delayLevel,
-      originMsgId: message.msgId,
-      originTopic: realTopic,
-      unitMode: false,
-      maxReconsumeTimes: this.options.maxReconsumeTimes,
-      bname: queue.brokerName,
-    });
+  }
+
+  /**
+   * Java's fall-back when CONSUMER_SEND_MSG_BACK fails: the message, with its properties and id, produced
+   * to `%RETRY%<group>` with `RETRY_TOPIC`, `ORIGIN_MESSAGE_ID`, `reconsumeTimes + 1` and the retry limit,
+   * delayed by `delayLevel` (or 3 + the attempts so far). The broker that takes it moves it to the DLQ
+   * when the limit is reached. Rejects with the send-back's error when this fails too.
+   */
+  private async resendToRetryTopic(
+    producer: Pick<Producer, 'send'>,
+    message: MessageExt,
+    realTopic: string,
+    delayLevel: number,
+    sendBackError: unknown,
+  ): Promise<void> {
+    const { [MessageConst.TRAN_MSG]: _prepared, [MessageConst.DELAY]: _delay, ...kept } = message.properties;
+    const properties: Record<string, string> = {
+      ...kept,
+      [MessageConst.RETRY_TOPIC]: realTopic,
+      [MessageConst.ORIGIN_MESSAGE_ID]: message.properties[MessageConst.ORIGIN_MESSAGE_ID] ?? message.msgId,
+      [MessageConst.RECONSUME_TIME]: String(message.reconsumeTimes + 1),
+      [MessageConst.MAX_RECONSUME_TIMES]: String(this.options.maxReconsumeTimes),
+    };
+    try {
+      await producer.send({
+        topic: retryTopicOf(this.options.consumerGroup),
+        body: message.body,
+        flag: message.flag,
+        properties,
+        delayLevel: delayLevel > 0 ? delayLevel : FALLBACK_BASE_DELAY_LEVEL + message.reconsumeTimes,
+        uniqueKey: message.msgId,
+      });
+    } catch (resendError) {
+      this.options.log?.warn(
+        { err: resendError, msgId: message.msgId },
+        'the retry topic did not take the message either',
+      );
+      throw sendBackError;
+    }
+    this.options.log?.warn(
+      { reason: describeError(sendBackError), msgId: message.msgId, topic: realTopic },
+      'send-back failed: the message went to the retry topic through another broker instead',
+    );
   }
 
   /**

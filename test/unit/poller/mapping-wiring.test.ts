@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Producer } from '../../../src/client/producer.js';
 import { RocketMQClient } from '../../../src/client/rocketmq-client.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import type { RunConfig } from '../../../src/config/run-config.js';
@@ -66,6 +67,7 @@ function sharedParts(run: RunConfig, lines: Record<string, unknown>[]): SharedPa
     targets,
     telemetry,
     consumerOverrides: { localRetryDelayMs: 7 },
+    retryProducer: new Producer({ client }),
     log,
   };
 }
