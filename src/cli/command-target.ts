@@ -76,6 +76,11 @@ export interface TargetMapping {
   readonly startingPositionTimestampMs: number | undefined;
   /** Which store holds its offsets (`file`/`memory` for broadcasting mappings or such configs). */
   readonly offsetStoreKind: OffsetStoreKind;
+  /**
+   * PUSH: the pollers hold queues and commit to the offset store. POP: the broker keeps the group's
+   * position (docs/protocol.md, POP consumption) and the offset store holds nothing of the mapping.
+   */
+  readonly consumeMode: MappingConfig['consumeMode'];
 }
 
 /**
@@ -269,6 +274,7 @@ function createTarget(source: string, config: RunConfig, logger: Logger | undefi
     startingPosition: mapping.startingPosition,
     startingPositionTimestampMs: mapping.startingPositionTimestampMs,
     offsetStoreKind: offsetStoreKindOf(config.offsets, mapping),
+    consumeMode: mapping.consumeMode,
   }));
   const names = mappings.map((mapping) => mapping.name);
   return {

@@ -3,6 +3,8 @@
  * which pollers of a group run (a file store must not be reset under them), and applying a plan to the
  * store and to the brokers' copies of the group's offsets.
  */
+
+import type { BrokerClient } from '../client/broker-client.js';
 import { BrokerError } from '../client/broker-error.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import { messageQueueKey } from '../protocol/message-queue.js';
@@ -97,13 +99,13 @@ export function unsafeStoreReason(mapping: TargetMapping): string | undefined {
  *
  * @example
  * ```ts
- * const running = await runningPollers(target, mapping, ['127.0.0.1:10911']);
+ * const running = await runningPollers(target.client.broker, mapping.consumerGroup, ['127.0.0.1:10911']);
  * if ('ids' in running && running.ids.length > 0) refuse(running.ids);
  * ```
  */
 export async function runningPollers(
-  target: CommandTarget,
-  mapping: TargetMapping,
+  broker: Pick<BrokerClient, 'getConsumerListByGroup'>,
+  consumerGroup: string,
   addresses: readonly string[],
 ): Promise<{ ids: string[] } | { unknown: string }> {
   const ids = new Set<string>();
@@ -111,8 +113,7 @@ export async function runningPollers(
   let answered = false;
   for (const address of addresses) {
     try {
-      for (const id of await target.client.broker.getConsumerListByGroup(address, mapping.consumerGroup))
-        ids.add(id);
+      for (const id of await broker.getConsumerListByGroup(address, consumerGroup)) ids.add(id);
       answered = true;
     } catch (error) {
       // A broker that knows no consumer of the group answers SYSTEM_ERROR (its only refusal of this request).

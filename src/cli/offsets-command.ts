@@ -8,7 +8,9 @@
  * a queue at the higher of the store's and the broker's offsets (start-offset.ts), so a reset backwards
  * that left the broker's copy alone would be undone by the next start. Stores that cannot take a safe
  * reset are refused with the reason: broadcasting mappings (each poller's own files), the memory store,
- * and the file store while a poller of the group runs.
+ * and the file store while a poller of the group runs. A consumeMode POP mapping has no committed
+ * offsets at all (the brokers keep its group's position): both commands refuse it and say what to use
+ * instead (pop-offsets-refusal.ts).
  */
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
@@ -29,6 +31,7 @@ import {
   type QueueResetStep,
   type ResetTo,
 } from './offset-reset-plan.js';
+import { popOffsetsRefusal } from './pop-offsets-refusal.js';
 import { readCommittedRecords, readMappingOffsets } from './queue-offsets.js';
 import { reportUnreachable } from './status-command.js';
 import { statusJson, statusTable } from './status-render.js';
@@ -45,18 +48,20 @@ import { terminalStyle } from './terminal-style.js';
 /** What `offsets show --help` says beyond its options. */
 export const OFFSETS_SHOW_HELP: CommandHelp = {
   name: 'offsets show',
-  description: `Shows the committed offsets of each mapping (or of --mapping), per queue, with the broker's min and max offsets, the lag, the offset generation and the poller holding the queue.`,
+  description: `Shows the committed offsets of each mapping (or of --mapping), per queue, with the broker's min and max offsets, the lag, the offset generation and the poller holding the queue. A consumeMode POP mapping has none (the broker keeps its group's position; see it with status): refused when --mapping names it, skipped with a note otherwise.`,
   examples: [
     'rocketmq-lambda offsets show --config poller.yaml',
     'rocketmq-lambda offsets show --mapping orders --json',
   ],
-  exitCodes: { [EXIT_FAILURE]: 'a broker or the offset store could not be read' },
+  exitCodes: {
+    [EXIT_FAILURE]: 'a broker or the offset store could not be read, or every mapping shown is a POP mapping',
+  },
 };
 
 /** What `offsets reset --help` says beyond its options. */
 export const OFFSETS_RESET_HELP: CommandHelp = {
   name: 'offsets reset',
-  description: `Moves the committed offsets of a mapping's queues (all, or --queue): to the oldest stored message (earliest), past the newest (latest), to the first message stored at or after an ISO time, or to an offset (refused outside the queue's [min, max]). Prints before -> after per queue; --dry-run stops there. Safe while pollers run (DynamoDB store): the reset is a new offset generation, which running pollers adopt within a few seconds, restarting the queue there; the broker's copy of the group's offset moves too. Refused (exit 1, with the reason) for broadcasting mappings, the memory store, and the file store while a poller of the group runs. Asks for confirmation on a terminal unless --yes; elsewhere --yes is required.`,
+  description: `Moves the committed offsets of a mapping's queues (all, or --queue): to the oldest stored message (earliest), past the newest (latest), to the first message stored at or after an ISO time, or to an offset (refused outside the queue's [min, max]). Prints before -> after per queue; --dry-run stops there. Safe while pollers run (DynamoDB store): the reset is a new offset generation, which running pollers adopt within a few seconds, restarting the queue there; the broker's copy of the group's offset moves too. Refused (exit 1, with the reason) for broadcasting mappings, the memory store, the file store while a poller of the group runs, and consumeMode POP mappings (the broker keeps their group's position: move it with mqadmin resetOffsetByTime). Asks for confirmation on a terminal unless --yes; elsewhere --yes is required.`,
   examples: [
     'rocketmq-lambda offsets reset --mapping orders --to earliest --dry-run',
     'rocketmq-lambda offsets reset --config poller.yaml --mapping orders --to 2026-12-01T12:00:00Z --yes',
@@ -65,7 +70,7 @@ export const OFFSETS_RESET_HELP: CommandHelp = {
   exitCodes: {
     [EXIT_OK]: 'reset (or, with --dry-run, planned)',
     [EXIT_FAILURE]:
-      'refused (the reason is on stderr: out of range, unsafe store, no confirmation) or failed',
+      'refused (the reason is on stderr: out of range, unsafe store, POP mapping, no confirmation) or failed',
   },
 };
 
@@ -75,6 +80,7 @@ export const OFFSETS_USAGE = `Usage: rocketmq-lambda offsets [options]
        rocketmq-lambda offsets reset --to <earliest|latest|ISO time|offset> [options]
 
 A mapping's committed offsets: look at them, move them (safe while pollers run, DynamoDB store).
+A consumeMode POP mapping has none (the broker keeps its group's position): see it with status.
 
 Commands:
   show    the committed offsets of the mappings, per queue
@@ -123,7 +129,15 @@ async function offsetsShow(args: readonly string[], io: CliIo): Promise<number> 
   const parsed = parseCommand<TargetOptionValues & { json?: boolean }>(command, args);
   if (typeof parsed === 'number') return parsed;
   const options = parsed.options;
-  return withTarget(command, options, io, async (target, mappings) => {
+  return withTarget(command, options, io, async (target, selected) => {
+    // A POP mapping has no committed offsets: refused when named, skipped (with the reason) otherwise.
+    const mappings = selected.filter((m) => popOffsetsRefusal(m) === undefined);
+    const verdict = mappings.length === 0 ? 'refused' : 'skipped';
+    for (const m of selected) {
+      const refusal = popOffsetsRefusal(m);
+      if (refusal !== undefined) io.stderr.write(`${command.name()}: ${verdict}: ${refusal}\n`);
+    }
+    if (mappings.length === 0 && selected.length > 0) return EXIT_FAILURE;
     const snapshots = await Promise.all(
       mappings.map((m) =>
         readMappingOffsets(target.client, m, target.offsetStore(m), { messageAges: false }),
@@ -164,6 +178,8 @@ async function offsetsReset(args: readonly string[], io: CliIo): Promise<number>
   try {
     const mapping = selectMapping(command, target, options, io);
     if (typeof mapping === 'number') return mapping;
+    const pop = popOffsetsRefusal(mapping);
+    if (pop !== undefined) return fail(`refused: ${pop}`);
     const unsafe = unsafeStoreReason(mapping);
     if (unsafe !== undefined) return fail(`refused: ${unsafe}`);
     const reader = new QueueReader({ client: target.client, consumerGroup: mapping.consumerGroup });
@@ -227,7 +243,9 @@ async function offsetsReset(args: readonly string[], io: CliIo): Promise<number>
     }
     const store = target.offsetStore(mapping);
     if (!isResettableStore(store)) {
-      const running = await runningPollers(target, mapping, [...new Set(addresses.values())]);
+      const running = await runningPollers(target.client.broker, mapping.consumerGroup, [
+        ...new Set(addresses.values()),
+      ]);
       if ('unknown' in running) {
         return fail(
           `refused: cannot tell whether a poller of the group runs (the brokers did not say: ${running.unknown})`,

@@ -1,8 +1,10 @@
 /**
  * `rocketmq-lambda status`: where each mapping's consumption stands, queue by queue (broker min/max
  * offsets, committed offset, lag, age of the oldest unconsumed message, the poller holding the queue and
- * its last commit). A table on a terminal, `--json` for tools (shape in status-render.ts), `--watch`
- * redraws until Ctrl-C. Exit 1 when a broker or the offset store could not be read (stderr says which).
+ * its last commit). A POP mapping has no committed offset: its rows show the group's consumer offset at
+ * the broker and the lag from it, with the group's registered pollers (pop-queue-offsets.ts). A table on
+ * a terminal, `--json` for tools (shape in status-render.ts), `--watch` redraws until Ctrl-C. Exit 1 when
+ * a broker or the offset store could not be read (stderr says which).
  */
 
 import type { Command } from 'commander';
@@ -12,8 +14,9 @@ import type { CliIo } from './cli-io.js';
 import type { CommandTarget } from './command-target.js';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { positiveInteger } from './option-parsers.js';
-import { type MappingOffsets, readMappingOffsets } from './queue-offsets.js';
-import { statusJson, statusTable } from './status-render.js';
+import { readPopMappingOffsets } from './pop-queue-offsets.js';
+import { readMappingOffsets } from './queue-offsets.js';
+import { isPopSnapshot, type StatusSnapshot, statusJson, statusTable } from './status-render.js';
 import { declareTargetOptions, type TargetOptionValues, withTarget } from './target-options.js';
 import { terminalStyle } from './terminal-style.js';
 
@@ -23,7 +26,7 @@ export const DEFAULT_WATCH_SECONDS = 2;
 /** What `status --help` says beyond its options. */
 export const STATUS_HELP: CommandHelp = {
   name: 'status',
-  description: `Shows where each mapping's consumption stands, per queue: the broker's min and max offsets, the committed offset (and its generation), the lag, the age of the oldest unconsumed message, the poller holding the queue (released: it handed the queue over) and its last commit. Reads the poller config given with --config, or ./serverless.yml: its running dev session, else its deployed settings.`,
+  description: `Shows where each mapping's consumption stands, per queue: the broker's min and max offsets, the committed offset (and its generation), the lag, the age of the oldest unconsumed message, the poller holding the queue (released: it handed the queue over) and its last commit. For a consumeMode POP mapping (no committed offsets: the broker keeps the group's position) the group's consumer offset at the broker, the lag from it and the group's registered pollers instead. Reads the poller config given with --config, or ./serverless.yml: its running dev session, else its deployed settings.`,
   examples: [
     'rocketmq-lambda status --config poller.yaml',
     'rocketmq-lambda status --mapping orders --watch',
@@ -75,8 +78,11 @@ async function printOnce(
   redraw: boolean,
 ): Promise<number> {
   const snapshots = await Promise.all(
-    mappings.map((mapping) =>
-      readMappingOffsets(target.client, mapping, target.offsetStore(mapping), { retryQueues: true }),
+    mappings.map(
+      (mapping): Promise<StatusSnapshot> =>
+        mapping.consumeMode === 'POP'
+          ? readPopMappingOffsets(target.client, mapping)
+          : readMappingOffsets(target.client, mapping, target.offsetStore(mapping), { retryQueues: true }),
     ),
   );
   const nowMs = Date.now();
@@ -101,9 +107,11 @@ async function printOnce(
  * return reportUnreachable(command, snapshots, io);
  * ```
  */
-export function reportUnreachable(command: Command, snapshots: readonly MappingOffsets[], io: CliIo): number {
+export function reportUnreachable(command: Command, snapshots: readonly StatusSnapshot[], io: CliIo): number {
   let code = EXIT_OK;
-  for (const { mapping, brokerError, storeError } of snapshots) {
+  for (const snapshot of snapshots) {
+    const { mapping, brokerError } = snapshot;
+    const storeError = isPopSnapshot(snapshot) ? undefined : snapshot.storeError;
     for (const [what, error] of [
       ['broker', brokerError],
       ['offset store', storeError],

@@ -8,6 +8,7 @@
  *   "source": "poller.yaml",                      // where the settings came from
  *   "mappings": [{
  *     "name": "orders", "topic": "Orders", "consumerGroup": "orders-lambda",
+ *     "consumeMode": "PUSH",                      // PUSH (below) | POP (see under this block)
  *     "offsetStore": "dynamodb",                  // dynamodb | file | memory
  *     "lag": 12,                                  // sum over the queues whose lag is known (null: none is)
  *     "brokerError": null, "storeError": null,    // why the brokers / the store could not be read
@@ -27,8 +28,29 @@
  *   }]
  * }
  * ```
+ *
+ * A `consumeMode: POP` mapping has no committed offsets: the brokers keep the group's position, and no poller
+ * holds a queue (pop-queue-offsets.ts). Its entry says so and carries the broker's figures instead:
+ *
+ * ```
+ * { "name": "audit", "topic": "Audit", "consumerGroup": "audit-lambda",
+ *   "consumeMode": "POP",                         // PUSH entries say "PUSH"
+ *   "offsetStore": "broker",                      // the position is the group's consumer offset at the brokers
+ *   "pollers": 2,                                 // the group's pollers the brokers know (null: none answered)
+ *   "lag": 40, "brokerError": null, "storeError": null,
+ *   "queues": [{
+ *     "topic": "Audit", "broker": "broker-a", "queueId": 0,
+ *     "minOffset": 0, "maxOffset": 120,
+ *     "consumerOffset": 100,                      // QUERY_CONSUMER_OFFSET at the master (null: never popped)
+ *     "resumeOffset": 100,                        // consumerOffset, else where the broker starts the queue
+ *     "lag": 20,                                  // maxOffset - resumeOffset: what no poller popped yet
+ *     "oldestUnconsumedAgeMs": 5300               // age of the message at resumeOffset when lag > 0
+ *   }]
+ * }
+ * ```
  */
 import type { StoredOffsetRecord } from '../offsets/offset-store.js';
+import type { PopMappingOffsets, PopQueueOffsets } from './pop-queue-offsets.js';
 import type { MappingOffsets, QueueOffsets } from './queue-offsets.js';
 import type { TerminalStyle } from './terminal-style.js';
 
@@ -60,36 +82,111 @@ export interface QueueStatusJson {
 }
 
 /**
- * One mapping in the JSON output.
+ * One queue of a POP mapping in the JSON output (see the file header).
+ *
+ * @example
+ * ```ts
+ * const mapping = statusJson('poller.yaml', snapshots, Date.now()).mappings[0];
+ * if (mapping.consumeMode === 'POP') console.log(mapping.queues[0].consumerOffset);
+ * ```
+ */
+export interface PopQueueStatusJson {
+  readonly topic: string;
+  readonly broker: string;
+  readonly queueId: number;
+  readonly minOffset: number | null;
+  readonly maxOffset: number | null;
+  readonly consumerOffset: number | null;
+  readonly resumeOffset: number | null;
+  readonly lag: number | null;
+  readonly oldestUnconsumedAgeMs: number | null;
+}
+
+/** What the JSON entries of PUSH and POP mappings share. */
+interface MappingStatusJsonBase {
+  readonly name: string;
+  readonly topic: string;
+  readonly consumerGroup: string;
+  readonly lag: number | null;
+  readonly brokerError: string | null;
+  readonly storeError: string | null;
+}
+
+/**
+ * One PUSH mapping in the JSON output: its committed offsets, queue by queue.
  *
  * @example
  * ```ts
  * const total = statusJson('poller.yaml', snapshots, Date.now()).mappings[0].lag;
  * ```
  */
-export interface MappingStatusJson {
-  readonly name: string;
-  readonly topic: string;
-  readonly consumerGroup: string;
+export interface PushMappingStatusJson extends MappingStatusJsonBase {
+  readonly consumeMode: 'PUSH';
   readonly offsetStore: string;
-  readonly lag: number | null;
-  readonly brokerError: string | null;
-  readonly storeError: string | null;
   readonly queues: readonly QueueStatusJson[];
 }
 
 /**
- * The JSON output of one snapshot.
+ * One POP mapping in the JSON output: the group's consumer offsets at the brokers, and its pollers.
+ *
+ * @example
+ * ```ts
+ * const mapping = statusJson('poller.yaml', snapshots, Date.now()).mappings[0];
+ * if (mapping.consumeMode === 'POP') console.log(mapping.pollers, mapping.lag);
+ * ```
+ */
+export interface PopMappingStatusJson extends MappingStatusJsonBase {
+  readonly consumeMode: 'POP';
+  readonly offsetStore: 'broker';
+  readonly pollers: number | null;
+  readonly queues: readonly PopQueueStatusJson[];
+}
+
+/**
+ * One mapping in the JSON output; `consumeMode` tells which.
+ *
+ * @example
+ * ```ts
+ * const mapping: MappingStatusJson = statusJson('poller.yaml', snapshots, Date.now()).mappings[0];
+ * ```
+ */
+export type MappingStatusJson = PushMappingStatusJson | PopMappingStatusJson;
+
+/**
+ * The JSON output of one snapshot (`M`: what a caller knows its mappings to be).
  *
  * @example
  * ```ts
  * io.stdout.write(`${JSON.stringify(statusJson(target.source, snapshots, Date.now()))}\n`);
+ * const pushOnly = JSON.parse(out) as StatusJson<PushMappingStatusJson>;
  * ```
  */
-export interface StatusJson {
+export interface StatusJson<M extends MappingStatusJson = MappingStatusJson> {
   readonly at: string;
   readonly source: string;
-  readonly mappings: readonly MappingStatusJson[];
+  readonly mappings: readonly M[];
+}
+
+/**
+ * What `status` reads of one mapping: committed offsets (PUSH) or the broker's (POP).
+ *
+ * @example
+ * ```ts
+ * const snapshots: StatusSnapshot[] = [await readPopMappingOffsets(target.client, mapping)];
+ * ```
+ */
+export type StatusSnapshot = MappingOffsets | PopMappingOffsets;
+
+/**
+ * Whether `snapshot` is a POP mapping's.
+ *
+ * @example
+ * ```ts
+ * if (isPopSnapshot(snapshot)) console.log(snapshot.pollers);
+ * ```
+ */
+export function isPopSnapshot(snapshot: StatusSnapshot): snapshot is PopMappingOffsets {
+  return 'pollers' in snapshot;
 }
 
 /**
@@ -100,21 +197,57 @@ export interface StatusJson {
  * statusJson('poller.yaml', [snapshot], Date.now()).mappings[0].queues[0].lag; // => 2
  * ```
  */
-export function statusJson(source: string, snapshots: readonly MappingOffsets[], nowMs: number): StatusJson {
+export function statusJson(source: string, snapshots: readonly StatusSnapshot[], nowMs: number): StatusJson {
   return {
     at: new Date(nowMs).toISOString(),
     source,
-    mappings: snapshots.map((snapshot) => ({
-      name: snapshot.mapping.name,
-      topic: snapshot.mapping.topic,
-      consumerGroup: snapshot.mapping.consumerGroup,
-      offsetStore: snapshot.mapping.offsetStoreKind,
-      lag: totalLag(snapshot.queues) ?? null,
-      brokerError: snapshot.brokerError ?? null,
-      storeError: snapshot.storeError ?? null,
-      queues: snapshot.queues.map((row) => queueJson(row, nowMs)),
-    })),
+    mappings: snapshots.map((snapshot) => {
+      const common = {
+        name: snapshot.mapping.name,
+        topic: snapshot.mapping.topic,
+        consumerGroup: snapshot.mapping.consumerGroup,
+      };
+      if (isPopSnapshot(snapshot)) {
+        return {
+          ...common,
+          consumeMode: 'POP',
+          offsetStore: 'broker',
+          pollers: snapshot.pollers ?? null,
+          lag: totalLag(snapshot.queues) ?? null,
+          brokerError: snapshot.brokerError ?? null,
+          storeError: null,
+          queues: snapshot.queues.map((row) => popQueueJson(row, nowMs)),
+        } satisfies PopMappingStatusJson;
+      }
+      return {
+        ...common,
+        consumeMode: 'PUSH',
+        offsetStore: snapshot.mapping.offsetStoreKind,
+        lag: totalLag(snapshot.queues) ?? null,
+        brokerError: snapshot.brokerError ?? null,
+        storeError: snapshot.storeError ?? null,
+        queues: snapshot.queues.map((row) => queueJson(row, nowMs)),
+      } satisfies PushMappingStatusJson;
+    }),
   };
+}
+
+function popQueueJson(row: PopQueueOffsets, nowMs: number): PopQueueStatusJson {
+  return {
+    topic: row.queue.topic,
+    broker: row.queue.brokerName,
+    queueId: row.queue.queueId,
+    minOffset: row.minOffset ?? null,
+    maxOffset: row.maxOffset ?? null,
+    consumerOffset: row.consumerOffset ?? null,
+    resumeOffset: row.resumeOffset ?? null,
+    lag: row.lag ?? null,
+    oldestUnconsumedAgeMs: ageMs(row.oldestUnconsumedAtMs, nowMs),
+  };
+}
+
+function ageMs(atMs: number | undefined, nowMs: number): number | null {
+  return atMs === undefined ? null : Math.max(0, nowMs - atMs);
 }
 
 function queueJson(row: QueueOffsets, nowMs: number): QueueStatusJson {
@@ -129,8 +262,7 @@ function queueJson(row: QueueOffsets, nowMs: number): QueueStatusJson {
     resumeOffset: row.resumeOffset ?? null,
     generation: record?.generation ?? null,
     lag: row.lag ?? null,
-    oldestUnconsumedAgeMs:
-      row.oldestUnconsumedAtMs === undefined ? null : Math.max(0, nowMs - row.oldestUnconsumedAtMs),
+    oldestUnconsumedAgeMs: ageMs(row.oldestUnconsumedAtMs, nowMs),
     holder: record?.holder ?? null,
     released: record?.released ?? null,
     lastCommitAt: record?.updatedAtMs === undefined ? null : new Date(record.updatedAtMs).toISOString(),
@@ -139,7 +271,8 @@ function queueJson(row: QueueOffsets, nowMs: number): QueueStatusJson {
 
 /**
  * The table of `snapshots` for a terminal (or a plain log): per mapping a title line and one row per
- * queue; lagging queues in yellow, stale holders and errors in red when `style` colours.
+ * queue; lagging queues in yellow, stale holders and errors in red when `style` colours. A POP mapping's
+ * title says POP and its pollers; its rows show the group's consumer offset at the broker, and no holder.
  *
  * @example
  * ```ts
@@ -147,7 +280,7 @@ function queueJson(row: QueueOffsets, nowMs: number): QueueStatusJson {
  * ```
  */
 export function statusTable(
-  snapshots: readonly MappingOffsets[],
+  snapshots: readonly StatusSnapshot[],
   nowMs: number,
   style: TerminalStyle,
 ): string {
@@ -156,38 +289,51 @@ export function statusTable(
     const { mapping } = snapshot;
     const lag = totalLag(snapshot.queues);
     const lagText = lag === undefined ? 'lag ?' : `lag ${lag}`;
+    const kind = isPopSnapshot(snapshot)
+      ? `(POP, offsets at the broker)  pollers ${snapshot.pollers ?? '?'}`
+      : `(${mapping.offsetStoreKind})`;
     out.push(
-      `${style.bold(mapping.name)}  topic ${mapping.topic}  group ${mapping.consumerGroup}  (${mapping.offsetStoreKind})  ${lag !== undefined && lag > 0 ? style.yellow(lagText) : lagText}`,
+      `${style.bold(mapping.name)}  topic ${mapping.topic}  group ${mapping.consumerGroup}  ${kind}  ${lag !== undefined && lag > 0 ? style.yellow(lagText) : lagText}`,
     );
     if (snapshot.brokerError !== undefined)
       out.push(style.red(`  broker unreachable: ${snapshot.brokerError}`));
-    if (snapshot.storeError !== undefined)
+    if (!isPopSnapshot(snapshot) && snapshot.storeError !== undefined)
       out.push(style.red(`  offset store unreachable: ${snapshot.storeError}`));
-    const header = ['QUEUE', 'MIN', 'MAX', 'COMMITTED', 'LAG', 'OLDEST', 'HOLDER', 'LAST COMMIT'];
-    const rows = snapshot.queues.map((row) => queueCells(row, snapshot.mapping.topic, nowMs));
-    const widths = header.map((title, column) =>
-      Math.max(title.length, ...rows.map((cells) => cells[column]?.text.length ?? 0)),
-    );
-    out.push(
-      `  ${header
-        .map((title, column) => title.padEnd(widths[column] ?? 0))
-        .join('  ')
-        .trimEnd()}`,
-    );
-    for (const cells of rows) {
-      const line = cells.map((cell, column) => {
-        const padded = cell.text.padEnd(widths[column] ?? 0);
-        if (cell.tone === 'warn') return style.yellow(padded);
-        if (cell.tone === 'bad') return style.red(padded);
-        return padded;
-      });
-      out.push(`  ${line.join('  ').trimEnd()}`);
-    }
+    const [header, rows] = isPopSnapshot(snapshot)
+      ? [POP_HEADER, snapshot.queues.map((row) => popQueueCells(row, nowMs))]
+      : [PUSH_HEADER, snapshot.queues.map((row) => queueCells(row, mapping.topic, nowMs))];
+    out.push(...tableLines(header, rows, style));
     if (snapshot.queues.length === 0 && snapshot.brokerError === undefined)
       out.push('  (the topic has no readable queue)');
     out.push('');
   }
   return `${out.join('\n')}`;
+}
+
+const PUSH_HEADER = ['QUEUE', 'MIN', 'MAX', 'COMMITTED', 'LAG', 'OLDEST', 'HOLDER', 'LAST COMMIT'] as const;
+const POP_HEADER = ['QUEUE', 'MIN', 'MAX', 'CONSUMER OFFSET', 'LAG', 'OLDEST'] as const;
+
+/** The header and the rows, each column as wide as its widest cell, indented by two spaces. */
+function tableLines(header: readonly string[], rows: readonly Cell[][], style: TerminalStyle): string[] {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((cells) => cells[column]?.text.length ?? 0)),
+  );
+  const lines = [
+    `  ${header
+      .map((title, column) => title.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd()}`,
+  ];
+  for (const cells of rows) {
+    const line = cells.map((cell, column) => {
+      const padded = cell.text.padEnd(widths[column] ?? 0);
+      if (cell.tone === 'warn') return style.yellow(padded);
+      if (cell.tone === 'bad') return style.red(padded);
+      return padded;
+    });
+    lines.push(`  ${line.join('  ').trimEnd()}`);
+  }
+  return lines;
 }
 
 interface Cell {
@@ -232,6 +378,27 @@ function queueCells(row: QueueOffsets, topic: string, nowMs: number): Cell[] {
   ];
 }
 
+function popQueueCells(row: PopQueueOffsets, nowMs: number): Cell[] {
+  const lagging = row.lag !== undefined && row.lag > 0;
+  return [
+    { text: `${row.queue.brokerName}:${row.queue.queueId}` },
+    { text: numberText(row.minOffset) },
+    { text: numberText(row.maxOffset) },
+    {
+      // No consumer offset at the broker yet: the group never popped the queue.
+      text:
+        row.consumerOffset === undefined
+          ? `- (starts at ${row.resumeOffset ?? '?'})`
+          : String(row.consumerOffset),
+    },
+    { text: numberText(row.lag), tone: lagging ? 'warn' : undefined },
+    {
+      text: row.oldestUnconsumedAtMs === undefined ? '-' : formatDuration(nowMs - row.oldestUnconsumedAtMs),
+      tone: lagging ? 'warn' : undefined,
+    },
+  ];
+}
+
 function numberText(value: number | undefined): string {
   return value === undefined ? '?' : String(value);
 }
@@ -244,7 +411,7 @@ function numberText(value: number | undefined): string {
  * totalLag(snapshot.queues); // => 12
  * ```
  */
-export function totalLag(queues: readonly QueueOffsets[]): number | undefined {
+export function totalLag(queues: readonly { readonly lag: number | undefined }[]): number | undefined {
   const known = queues.flatMap((row) => (row.lag === undefined ? [] : [row.lag]));
   return known.length === 0 ? undefined : known.reduce((sum, lag) => sum + lag, 0);
 }

@@ -87,7 +87,13 @@ async function measureQueue(sources: PopBacklogSources, queue: MessageQueue): Pr
   try {
     const [maxOffset, stored] = await Promise.all([
       sources.broker.getMaxOffset(address, at),
-      sources.broker.queryConsumerOffset(address, { ...at, consumerGroup: sources.consumerGroup }),
+      // Without setZeroIfNotFound: false the broker answers 0 for a never-consumed queue whose min offset
+      // is 0, and a LATEST group's untouched queue would count whole.
+      sources.broker.queryConsumerOffset(address, {
+        ...at,
+        consumerGroup: sources.consumerGroup,
+        setZeroIfNotFound: false,
+      }),
     ]);
     if (stored !== undefined) return { queue, maxOffset, consumedOffset: stored, error: undefined };
     // Never popped: the broker would start at the first message (TRIM_HORIZON) or the end (LATEST).

@@ -21,7 +21,7 @@ import type { CliIo } from '../../../src/cli/cli-io.js';
 import { offsetsCommand } from '../../../src/cli/offsets-command.js';
 import { sendCommand } from '../../../src/cli/send-command.js';
 import { statusCommand } from '../../../src/cli/status-command.js';
-import type { StatusJson } from '../../../src/cli/status-render.js';
+import type { StatusJson as AnyStatusJson, PushMappingStatusJson } from '../../../src/cli/status-render.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import type { InvokeOutcome, InvokeRequest, Invoker } from '../../../src/invoke/invoker.js';
 import { type Poller, startPoller } from '../../../src/poller/poller.js';
@@ -31,6 +31,9 @@ import { type CapturedRun, fakeCliIo, runCaptured } from '../../support/fake-cli
 import { expectQuietFor } from '../../support/quiet-window.js';
 import { storeTimeBoundary } from '../../support/store-time-boundary.js';
 import { createTopic, newClient, newProducer, produce, waitFor } from '../consumer/helpers.js';
+
+/** Every mapping here is a PUSH mapping. */
+type StatusJson = AnyStatusJson<PushMappingStatusJson>;
 
 let db: DynaliteHandle;
 

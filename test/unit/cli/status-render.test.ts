@@ -19,6 +19,7 @@ const mapping: TargetMapping = {
   startingPosition: 'TRIM_HORIZON',
   startingPositionTimestampMs: undefined,
   offsetStoreKind: 'dynamodb',
+  consumeMode: 'PUSH',
 };
 const q = (queueId: number) => ({ topic: 'Orders', brokerName: 'broker-a', queueId });
 
