@@ -3,8 +3,9 @@
  * messages wait on both masters (4 queues each) and the slaves have caught up; a consumer drains them
  * slowly, failing 1 message in 20 on its first delivery (send-back to `%RETRY%<group>`). A sixth into
  * the drain broker-a's master is SIGKILLed: the name server drops it from the route, the consumer's
- * pulls of broker-a's queues go to its slave (Java's fall-back when the master is absent), send-backs
- * and offset commits of broker-a wait for the master. It comes back on its store after a while; the
+ * pulls of broker-a's queues go to its slave (Java's fall-back when the master is absent), a failed
+ * broker-a message is produced to `%RETRY%<group>` on broker-b instead of being sent back (Java's
+ * fall-back, message-send-back.ts), and offset commits of broker-a wait for the master. It comes back on its store after a while; the
  * ledger then must show every message handled (lost 0), duplicates reported, and broker-a's master must
  * hold the group's offsets at the ends of its queues again.
  */
@@ -78,6 +79,10 @@ describe('master SIGKILL mid-drain in a 2-group master/slave cluster', () => {
 
       const consumerClient = clusterClient(cluster);
       const pulls = spyOnPulls(consumerClient);
+      const retryProducer = new Producer({ client: consumerClient });
+      await retryProducer.start();
+      let masterDown = false;
+      let failedFromAWhileDown = 0;
       const ledger = new Ledger();
       const handledFromA: number[] = [];
       let failedOnPurpose = 0;
@@ -97,6 +102,7 @@ describe('master SIGKILL mid-drain in a 2-group master/slave cluster', () => {
         {
           client: consumerClient,
           offsetStore: new MemoryOffsetStore(),
+          retryProducer,
           listener: {
             async consume(messages) {
               await sleep(BATCH_MS);
@@ -109,6 +115,11 @@ describe('master SIGKILL mid-drain in a 2-group master/slave cluster', () => {
                 return true;
               });
               failedOnPurpose += failedIndexes.length;
+              if (masterDown) {
+                failedFromAWhileDown += failedIndexes.filter(
+                  (index) => brokerOf.get(messages[index]?.message.msgId ?? '') === brokerA.brokerName,
+                ).length;
+              }
               // Only successful handlings go to the ledger: a message whose retry never came is lost.
               ledger.record(handled);
               for (const m of handled)
@@ -131,11 +142,13 @@ describe('master SIGKILL mid-drain in a 2-group master/slave cluster', () => {
       );
       const handledAtKill = ledger.counts.size;
       await masterA.kill();
+      masterDown = true;
       const killedAt = Date.now();
       const pullsAtKill = pulls.length;
       await sleep(DOWN_MS);
       const restartStartedAt = Date.now();
       await masterA.restart();
+      masterDown = false;
       const backAt = Date.now();
       const whileDown = pulls.slice(pullsAtKill).filter((p) => p.topic === topic);
       // Pulls that went out before the restart finished (the restart call covers the JVM's boot).
@@ -169,6 +182,13 @@ describe('master SIGKILL mid-drain in a 2-group master/slave cluster', () => {
         return true;
       });
       const counters = (await runtime.status()).counters;
+      // broker-a messages retried from broker-b's %RETRY% queues: only the producer fall-back puts them there.
+      const retriedOnB = ledger.deliveries.filter(
+        (d) =>
+          brokerOf.get(d.message.msgId) === brokerA.brokerName &&
+          d.queue.brokerName !== brokerA.brokerName &&
+          d.queue.topic.startsWith('%RETRY%'),
+      ).length;
       const summary = summarizeLedger(
         sent,
         ledger.deliveries.map((d) => ({
@@ -185,7 +205,8 @@ describe('master SIGKILL mid-drain in a 2-group master/slave cluster', () => {
           `(${slaveServed.reduce((n, p) => n + p.found, 0)} messages), ${handledFromAWhileDown} broker-a messages handled, ` +
           `${sendBackFailuresWhileDown} send-back failures; drained ${Math.round((drainedAt - backAt) / 1000)} s after the restart; ` +
           `ledger: sent ${summary.sent}, delivered ${summary.delivered}, lost ${summary.lost}, duplicates ${summary.duplicates}, ` +
-          `failed on purpose ${failedOnPurpose}, send-back failures ${counters.sendBackFailures}, pull errors ${counters.pullErrors}`,
+          `failed on purpose ${failedOnPurpose} (${failedFromAWhileDown} from broker-a while its master was down, ${retriedOnB} of them retried from broker-b's retry queues), ` +
+          `send-back failures ${counters.sendBackFailures}, pull errors ${counters.pullErrors}`,
       );
 
       expect(summary.lost, `lost e.g. ${summary.lostIds.join(', ')}`).toBe(0);
@@ -200,6 +221,12 @@ describe('master SIGKILL mid-drain in a 2-group master/slave cluster', () => {
         'broker-a messages were handled while its master was dead',
       ).toBeGreaterThan(0);
       for (const pull of pulls.filter((p) => p.address === slaveA.address)) expect(pull.commitOffset).toBe(0);
+      // The producer fall-back: failures of broker-a messages while its master was dead went to the
+      // retry topic on broker-b. A send in flight at the kill can still fail both ways (then the message
+      // is consumed again locally); without the fall-back every one of them would.
+      expect(failedFromAWhileDown, 'broker-a messages failed while its master was dead').toBeGreaterThan(0);
+      expect(retriedOnB, "broker-a messages retried from broker-b's %RETRY% queues").toBeGreaterThan(0);
+      expect(sendBackFailuresWhileDown).toBeLessThan(failedFromAWhileDown);
     },
     TEST_TIMEOUT_MS,
   );
