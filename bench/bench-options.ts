@@ -44,8 +44,12 @@ export interface BenchOptions {
   readonly brokerHeapMb: number;
   /** Run the PULL body decode micro-benchmark. */
   readonly decode: boolean;
-  /** `decode`: only the decode micro-benchmark (no produce, no consumer runs); `--rounds` rounds of it. */
-  readonly only: 'decode' | undefined;
+  /**
+   * `decode`: only the decode micro-benchmark (no produce, no consumer runs); `--rounds` rounds of it.
+   * `scale`: only the scale bench (scale-bench.ts: one poller, many mappings and queues, on a two-group
+   * cluster); `--rounds` runs of every case.
+   */
+  readonly only: 'decode' | 'scale' | undefined;
   /** A consumer run that has not seen every message by then fails. */
   readonly runTimeoutMs: number;
   /** Where the Markdown report is written. */
@@ -54,7 +58,7 @@ export interface BenchOptions {
 
 const USAGE = `usage: npm run bench -- [--quick] [--messages N] [--message-bytes N] [--queues N] [--rounds N]
   [--warmup-rounds N] [--node-heap-mb N]  [--consumers ours,ours-function,java] [--java-heap-mb N] [--broker-heap-mb N] [--no-decode]
-  [--run-timeout-ms N] [--out FILE] [--only decode]
+  [--run-timeout-ms N] [--out FILE] [--only decode|scale]
 Environment: BENCH_MESSAGES, BENCH_MESSAGE_BYTES, BENCH_QUEUES, BENCH_ROUNDS, BENCH_WARMUP_ROUNDS,
   BENCH_CONSUMERS, BENCH_JAVA_HEAP_MB, BENCH_NODE_HEAP_MB, BENCH_BROKER_HEAP_MB (flags win).`;
 
@@ -78,6 +82,12 @@ export const BENCH_DEFAULTS = {
   javaHeapMb: 256,
   brokerHeapMb: 512,
   runTimeoutMs: 180_000,
+  /** `--only scale`: its own results files, runs and (two) brokers' heap. */
+  scale: {
+    full: { rounds: 3, outFile: `${RESULTS_DIR}scale.md` },
+    quick: { rounds: 1, outFile: `${RESULTS_DIR}scale-quick.md` },
+    brokerHeapMb: 256,
+  },
 } as const;
 
 /**
@@ -134,14 +144,16 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     if (!known.has(name)) throw new BenchUsageError(`unknown option ${name}`);
   }
   const only = flags.get('--only');
-  if (only !== undefined && only !== 'decode') {
-    throw new BenchUsageError(`--only: unknown part ${JSON.stringify(only)} (decode)`);
+  if (only !== undefined && only !== 'decode' && only !== 'scale') {
+    throw new BenchUsageError(`--only: unknown part ${JSON.stringify(only)} (decode, scale)`);
   }
   if (only === 'decode' && switches.has('--no-decode')) {
     throw new BenchUsageError('--only decode and --no-decode exclude each other');
   }
   const quick = switches.has('--quick');
+  const scale = only === 'scale';
   const mode = quick ? BENCH_DEFAULTS.quick : BENCH_DEFAULTS.full;
+  const scaleMode = quick ? BENCH_DEFAULTS.scale.quick : BENCH_DEFAULTS.scale.full;
   const pick = (flag: string, envName: string): string | undefined => flags.get(flag) ?? env[envName];
   return {
     quick,
@@ -154,7 +166,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
       4 * 1024 * 1024,
     ),
     queues: int('--queues', pick('--queues', 'BENCH_QUEUES'), BENCH_DEFAULTS.queues, 1, 64),
-    rounds: int('--rounds', pick('--rounds', 'BENCH_ROUNDS'), mode.rounds, 1, 20),
+    rounds: int('--rounds', pick('--rounds', 'BENCH_ROUNDS'), scale ? scaleMode.rounds : mode.rounds, 1, 20),
     warmupRounds: int(
       '--warmup-rounds',
       pick('--warmup-rounds', 'BENCH_WARMUP_ROUNDS'),
@@ -174,11 +186,11 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     brokerHeapMb: int(
       '--broker-heap-mb',
       pick('--broker-heap-mb', 'BENCH_BROKER_HEAP_MB'),
-      BENCH_DEFAULTS.brokerHeapMb,
+      scale ? BENCH_DEFAULTS.scale.brokerHeapMb : BENCH_DEFAULTS.brokerHeapMb,
       256,
       16_384,
     ),
-    decode: !switches.has('--no-decode'),
+    decode: !switches.has('--no-decode') && !scale,
     only,
     runTimeoutMs: int(
       '--run-timeout-ms',
@@ -187,7 +199,9 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
       1000,
       3_600_000,
     ),
-    outFile: flags.get('--out') ?? (only === 'decode' ? `${RESULTS_DIR}decode.md` : mode.outFile),
+    outFile:
+      flags.get('--out') ??
+      (only === 'decode' ? `${RESULTS_DIR}decode.md` : scale ? scaleMode.outFile : mode.outFile),
   };
 }
 

@@ -24,6 +24,7 @@ import { ensureJavaBenchBuilt, type JavaBenchBuild, javaBenchArgs } from './java
 import { benchMessageBody } from './message-body.js';
 import { buildNodeChild } from './node-child-build.js';
 import { type BenchEnvironment, type ConsumerRun, renderReport } from './report.js';
+import { runScaleBench } from './scale-bench.js';
 
 /** Body bytes per producer batch (SEND_BATCH_MESSAGE); the broker's limit is far above. */
 const PRODUCE_BATCH_BYTES = 128 * 1024;
@@ -49,6 +50,7 @@ async function main(): Promise<number> {
     return 2;
   }
   rootLogger.level = process.env.LOG_LEVEL ?? 'warn';
+  if (options.only === 'scale') return runScaleBench(options, { environment: await environment(), log });
   const onlyDecode = options.only === 'decode';
   const needsJava = (options.consumers.includes('java') && !onlyDecode) || options.decode;
   const startedAt = Date.now();
