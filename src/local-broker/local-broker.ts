@@ -1,5 +1,6 @@
 /**
- * A real RocketMQ 5.3.3 (one namesrv, one broker) on loopback, for integration tests, fault tests and
+ * A real RocketMQ (5.3.3 unless `ROCKETMQ_LAMBDA_BROKER_VERSION` or `version` picks another of
+ * broker-version.ts; one namesrv, one broker) on loopback, for integration tests, fault tests and
  * `rocketmq-lambda dev --local-broker`: fresh temp directory and free ports per start, small heap
  * and mapped files, readiness by asking the namesrv for the broker's route (no sleeps), JVMs that
  * never outlive the Node process, optional TLS and ACL, and a broker that can be killed and restarted
@@ -20,6 +21,12 @@ import {
 } from './broker-config.js';
 import { type BrokerLaunch, type LocalBroker, RunningLocalBroker } from './broker-lifecycle.js';
 import { type LocalBrokerTlsOptions, probeTlsOptions, tlsConfigFileValues } from './broker-tls.js';
+import {
+  type BrokerVersionName,
+  type BrokerVersionProfile,
+  brokerVersionProfile,
+  selectedBrokerVersion,
+} from './broker-version.js';
 import { findBrokerPorts } from './free-ports.js';
 import { assertJavaAvailable } from './java-runtime.js';
 import { localJvmArgs } from './jvm-args.js';
@@ -35,6 +42,8 @@ export type { LocalBrokerTlsOptions } from './broker-tls.js';
 const NAMESRV_MAIN = 'org.apache.rocketmq.namesrv.NamesrvStartup';
 const BROKER_MAIN = 'org.apache.rocketmq.broker.BrokerStartup';
 const MAX_START_ATTEMPTS = 3;
+/** Where 4.x's NamesrvStartup and BrokerStartup read logback from, relative to `$ROCKETMQ_HOME/conf`. */
+const LEGACY_LOGBACK_FILES = { namesrv: 'logback_namesrv.xml', broker: 'logback_broker.xml' } as const;
 
 /** Options of {@link startLocalBroker}; every field is optional. */
 export interface LocalBrokerOptions {
@@ -69,6 +78,12 @@ export interface LocalBrokerOptions {
    * @default no ACL
    */
   acl?: LocalBrokerAclOptions | undefined;
+  /**
+   * The RocketMQ version of namesrv and broker (a `-proxy` version starts its plain broker here; the
+   * proxy is started by startLocalProxy()).
+   * @default the version `ROCKETMQ_LAMBDA_BROKER_VERSION` selects, 5.3.3 when unset
+   */
+  version?: BrokerVersionName | undefined;
 }
 
 interface ResolvedOptions {
@@ -84,6 +99,7 @@ interface ResolvedOptions {
   extraJvmOptions: readonly string[];
   tls: LocalBrokerTlsOptions | undefined;
   acl: LocalBrokerAclOptions | undefined;
+  version: BrokerVersionProfile;
 }
 
 /**
@@ -117,9 +133,19 @@ export async function startLocalBroker(options: LocalBrokerOptions = {}): Promis
     extraJvmOptions: options.extraJvmOptions ?? [],
     tls: options.tls,
     acl: options.acl,
+    version: options.version === undefined ? selectedBrokerVersion() : brokerVersionProfile(options.version),
   };
+  if (resolved.acl !== undefined && !resolved.version.features.acl2) {
+    throw new LocalBrokerError(
+      `the local RocketMQ ${resolved.version.name} cannot run ACL 2.0: ${resolved.version.aclUnavailableReason ?? 'not supported'}`,
+    );
+  }
   await assertJavaAvailable();
-  const jars = await ensureRocketMQJars({ cacheDir: resolved.cacheDir, log: resolved.log });
+  const jars = await ensureRocketMQJars({
+    cacheDir: resolved.cacheDir,
+    version: resolved.version,
+    log: resolved.log,
+  });
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(jars.classpath, resolved);
@@ -162,7 +188,11 @@ async function startOnce(classpath: string, options: ResolvedOptions): Promise<L
     brokerPort,
     namesrvAddr,
     storeDir,
-    overrides: { ...(options.acl === undefined ? {} : aclBrokerConfig(options.acl)), ...options.overrides },
+    overrides: {
+      ...options.version.brokerConfig,
+      ...(options.acl === undefined ? {} : aclBrokerConfig(options.acl)),
+      ...options.overrides,
+    },
   });
   await Promise.all([
     writeFile(files.namesrvConf, toPropertiesText(namesrvConfig(namesrvPort, homeDir))),
@@ -172,6 +202,12 @@ async function startOnce(classpath: string, options: ResolvedOptions): Promise<L
     options.tls === undefined
       ? undefined
       : writeFile(files.tlsConf, toPropertiesText(tlsConfigFileValues(options.tls))),
+    ...(options.version.logbackInHomeConf
+      ? [
+          writeFile(join(confDir, LEGACY_LOGBACK_FILES.namesrv), logbackConfig(files.namesrvLog)),
+          writeFile(join(confDir, LEGACY_LOGBACK_FILES.broker), logbackConfig(files.brokerLog)),
+        ]
+      : []),
   ]);
 
   const env: NodeJS.ProcessEnv = { ...process.env, ROCKETMQ_HOME: homeDir };
@@ -231,6 +267,7 @@ async function startOnce(classpath: string, options: ResolvedOptions): Promise<L
       namesrvAddr,
       brokerAddr,
       brokerName: options.brokerName,
+      version: options.version.name,
       homeDir,
       tls: options.tls !== undefined,
       acl: options.acl !== undefined,

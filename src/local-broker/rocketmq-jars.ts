@@ -1,20 +1,27 @@
 /**
- * The RocketMQ 5.3.3 jars (namesrv, broker, client, tools and their dependencies), fetched once with
- * Maven from infra/local-broker/pom.xml into a cache directory outside the work tree, and reused.
+ * The RocketMQ jars (namesrv, broker, client, tools and their dependencies; with the proxy for the
+ * proxy entry) of one broker version, fetched once with Maven from infra/local-broker/pom.xml into a
+ * cache directory per version outside the work tree, and reused.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { componentLogger, type Logger } from '../util/logger.js';
+import {
+  type BrokerVersionProfile,
+  DEFAULT_BROKER_VERSION,
+  selectedBrokerVersion,
+} from './broker-version.js';
 import { assertMavenAvailable } from './java-runtime.js';
 import { LocalBrokerError } from './local-broker-error.js';
 import { runCommand, tailLines } from './run-command.js';
 
 /**
- * The RocketMQ version the local broker and the interop peer run.
+ * The default RocketMQ version of the local broker (see broker-version.ts for the others), and the one
+ * the Java interop peer is built against.
  *
  * @example
  * ```ts
@@ -50,8 +57,10 @@ export interface RocketMQJars {
 
 /** Options of {@link ensureRocketMQJars}. */
 export interface EnsureJarsOptions {
-  /** @default {@link defaultRocketMQCacheDir}() */
-  cacheDir?: string;
+  /** @default {@link rocketmqCacheDir}(version) */
+  cacheDir?: string | undefined;
+  /** @default the version `ROCKETMQ_LAMBDA_BROKER_VERSION` selects (5.3.3 when unset) */
+  version?: BrokerVersionProfile | undefined;
   log?: Logger;
 }
 
@@ -68,6 +77,43 @@ export function defaultRocketMQCacheDir(): string {
   const fromEnv = process.env.ROCKETMQ_LAMBDA_CACHE;
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
   return join(homedir(), '.cache', 'rocketmq-lambda', `rocketmq-${ROCKETMQ_VERSION}`);
+}
+
+/**
+ * The jar cache directory of a broker version: {@link defaultRocketMQCacheDir}() for the default
+ * version (as before versions existed), a sibling named after the version for the others
+ * (`.../rocketmq-4.9.7`; with `$ROCKETMQ_LAMBDA_CACHE` set, `$ROCKETMQ_LAMBDA_CACHE-4.9.7`), so switching
+ * versions never refetches.
+ *
+ * @example
+ * ```ts
+ * rocketmqCacheDir(brokerVersionProfile('4.9.7')) // => '/home/me/.cache/rocketmq-lambda/rocketmq-4.9.7'
+ * ```
+ */
+export function rocketmqCacheDir(version: BrokerVersionProfile = selectedBrokerVersion()): string {
+  const base = defaultRocketMQCacheDir();
+  if (version.name === DEFAULT_BROKER_VERSION) return base;
+  const fromEnv = process.env.ROCKETMQ_LAMBDA_CACHE;
+  if (fromEnv !== undefined && fromEnv !== '') return `${base}-${version.name}`;
+  return join(dirname(base), basename(base).replace(ROCKETMQ_VERSION, version.name));
+}
+
+/**
+ * The Maven properties that pick a version's jars from infra/local-broker/pom.xml (`rocketmq.proxy`
+ * turns on the profile that adds rocketmq-proxy).
+ *
+ * @example
+ * ```ts
+ * mavenVersionArgs(brokerVersionProfile('5.5.1'))
+ * // => ['-Drocketmq.version=5.5.1', '-Drocketmq.companion.version=5.5.0']
+ * ```
+ */
+export function mavenVersionArgs(version: BrokerVersionProfile): string[] {
+  return [
+    `-Drocketmq.version=${version.rocketmqVersion}`,
+    `-Drocketmq.companion.version=${version.companionVersion}`,
+    ...(version.proxy ? ['-Drocketmq.proxy=true'] : []),
+  ];
 }
 
 /**
@@ -96,10 +142,14 @@ export function rocketmqClasspath(libDir: string, extraEntries: readonly string[
  */
 export async function ensureRocketMQJars(options: EnsureJarsOptions = {}): Promise<RocketMQJars> {
   const log = options.log ?? componentLogger('local-broker.jars');
-  const cacheDir = options.cacheDir ?? defaultRocketMQCacheDir();
+  const version = options.version ?? selectedBrokerVersion();
+  const cacheDir = options.cacheDir ?? rocketmqCacheDir(version);
   const libDir = join(cacheDir, 'lib');
   const markerPath = join(cacheDir, MARKER_FILE);
-  const pomHash = await hashFile(LOCAL_BROKER_POM);
+  const versionArgs = mavenVersionArgs(version);
+  // The marker covers the Maven properties too: a cache directory given by the caller that held
+  // another version's jars is fetched anew.
+  const pomHash = await hashFile(LOCAL_BROKER_POM, versionArgs.join(' '));
   const result = { cacheDir, libDir, classpath: rocketmqClasspath(libDir) };
 
   if (existsSync(libDir) && (await readMarker(markerPath)) === pomHash) {
@@ -110,16 +160,24 @@ export async function ensureRocketMQJars(options: EnsureJarsOptions = {}): Promi
   await mkdir(cacheDir, { recursive: true });
   const stagingDir = join(cacheDir, `lib.staging-${process.pid}-${Date.now()}`);
   const startedAt = Date.now();
-  log.info({ cacheDir, pom: LOCAL_BROKER_POM }, 'fetching RocketMQ jars with Maven');
+  log.info({ cacheDir, pom: LOCAL_BROKER_POM, version: version.name }, 'fetching RocketMQ jars with Maven');
   const mvn = await runCommand(
     'mvn',
-    ['-q', '-B', '-f', LOCAL_BROKER_POM, 'dependency:copy-dependencies', `-DoutputDirectory=${stagingDir}`],
+    [
+      '-q',
+      '-B',
+      '-f',
+      LOCAL_BROKER_POM,
+      'dependency:copy-dependencies',
+      ...versionArgs,
+      `-DoutputDirectory=${stagingDir}`,
+    ],
     { timeoutMs: FETCH_TIMEOUT_MS },
   );
   if (mvn.exitCode !== 0) {
     await rm(stagingDir, { recursive: true, force: true });
     throw new LocalBrokerError(
-      `fetching the RocketMQ ${ROCKETMQ_VERSION} jars failed (mvn exit ${String(mvn.exitCode)}):\n${tailLines(
+      `fetching the RocketMQ ${version.name} jars failed (mvn exit ${String(mvn.exitCode)}):\n${tailLines(
         `${mvn.stdout}${mvn.stderr}`,
         40,
       )}`,
@@ -132,10 +190,11 @@ export async function ensureRocketMQJars(options: EnsureJarsOptions = {}): Promi
   return { ...result, fetched: true };
 }
 
-async function hashFile(path: string): Promise<string> {
+async function hashFile(path: string, extra: string): Promise<string> {
   try {
     return createHash('sha256')
       .update(await readFile(path))
+      .update(extra)
       .digest('hex');
   } catch (cause) {
     throw new LocalBrokerError(`cannot read ${path}: is the package's infra/ directory present?`, { cause });

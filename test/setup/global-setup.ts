@@ -2,9 +2,14 @@
  * vitest globalSetup of the integration project: one real RocketMQ (namesrv + broker) for the whole
  * run, its addresses handed to tests with `provide` (read them with testBroker()), and the Java
  * interop peer built once, and the PyPI tools (cfn-lint, moto) installed meanwhile. The broker is stopped (and its temp dir removed) on teardown.
+ * The RocketMQ version is the one `ROCKETMQ_LAMBDA_BROKER_VERSION` selects (5.3.3 when unset; see
+ * src/local-broker/broker-version.ts); for a `-proxy` version a 5.x proxy in cluster mode is started in
+ * front of the broker and its remoting address is what tests get as their name server.
  */
 import type { TestProject } from 'vitest/node';
+import { type BrokerVersionName, selectedBrokerVersion } from '../../src/local-broker/broker-version.js';
 import { type LocalBroker, startLocalBroker } from '../../src/local-broker/local-broker.js';
+import { type LocalProxy, startLocalProxy } from '../../src/local-broker/local-proxy.js';
 import { ensureRocketMQJars } from '../../src/local-broker/rocketmq-jars.js';
 import { ensureCfnLint } from '../support/cfn-lint.js';
 import { ensureJavaInteropBuilt } from '../support/java-interop.js';
@@ -15,6 +20,9 @@ declare module 'vitest' {
     namesrvAddr: string;
     brokerAddr: string;
     brokerName: string;
+    brokerVersion: BrokerVersionName;
+    /** The proxy's remoting address for a `-proxy` version (then also `namesrvAddr`), '' otherwise. */
+    proxyAddr: string;
   }
 }
 
@@ -30,6 +38,8 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const startedAt = Date.now();
+  // First, so that a mistyped ROCKETMQ_LAMBDA_BROKER_VERSION fails the run before anything starts.
+  const version = selectedBrokerVersion();
   // Jars first: two Maven runs resolving into the same local repository at once can collide; once
   // the broker's jars are in, the interop build only adds its (small) plugins.
   await ensureRocketMQJars();
@@ -49,17 +59,36 @@ export default async function setup(project: TestProject): Promise<() => Promise
       : (buildResult as PromiseRejectedResult).reason;
   }
   if (!broker) throw new Error('unreachable: broker start settled without a broker');
+  let proxy: LocalProxy | undefined;
+  if (version.proxy) {
+    try {
+      proxy = await startLocalProxy({
+        namesrvAddr: broker.namesrvAddr,
+        clusterName: broker.clusterName,
+        version,
+      });
+    } catch (err) {
+      await broker.stop();
+      throw err;
+    }
+  }
   for (const result of toolResults) {
     // The tests that need the tool install it again and fail with this reason; the others can run.
     if (result.status === 'rejected') process.stdout.write(`[integration] ${String(result.reason)}\n`);
   }
   process.stdout.write(
-    `[integration] RocketMQ ready in ${Date.now() - startedAt} ms: namesrv ${broker.namesrvAddr}, broker ${broker.brokerAddr}\n`,
+    `[integration] RocketMQ ${version.name} ready in ${Date.now() - startedAt} ms: namesrv ${broker.namesrvAddr}, broker ${broker.brokerAddr}` +
+      `${proxy === undefined ? '' : `, proxy ${proxy.remotingAddr} (the tests' name server)`}\n`,
   );
-  project.provide('namesrvAddr', broker.namesrvAddr);
+  // Behind a proxy, clients find everything through it; admin requests the proxy does not serve
+  // (creating topics and groups) still go straight to the broker at brokerAddr.
+  project.provide('namesrvAddr', proxy?.remotingAddr ?? broker.namesrvAddr);
   project.provide('brokerAddr', broker.brokerAddr);
   project.provide('brokerName', broker.brokerName);
+  project.provide('brokerVersion', version.name);
+  project.provide('proxyAddr', proxy?.remotingAddr ?? '');
   return async () => {
+    await proxy?.stop();
     await broker.stop();
   };
 }

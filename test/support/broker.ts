@@ -4,14 +4,25 @@
  */
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import type { BrokerVersionName } from '../../src/local-broker/broker-version.js';
 
 /** Addresses of the broker started by test/setup/global-setup.ts. */
 export interface TestBroker {
-  /** `127.0.0.1:<port>` of the name server. */
+  /**
+   * `127.0.0.1:<port>` of the name server clients use: the namesrv, or the proxy's remoting listener
+   * when the run is against a `-proxy` version (it answers routes with itself as the broker).
+   */
   namesrvAddr: string;
-  /** `127.0.0.1:<port>` of the broker master. */
+  /**
+   * `127.0.0.1:<port>` of the broker master itself, also behind a proxy: admin requests (create topic,
+   * subscription group) are served by the broker only.
+   */
   brokerAddr: string;
   brokerName: string;
+  /** The `ROCKETMQ_LAMBDA_BROKER_VERSION` of this run (5.3.3 when unset). */
+  version: BrokerVersionName;
+  /** The proxy's remoting address when the run is against a `-proxy` version. */
+  proxyAddr?: string | undefined;
 }
 
 /**
@@ -27,13 +38,21 @@ export function testBroker(): TestBroker {
   const namesrvAddr = inject('namesrvAddr');
   const brokerAddr = inject('brokerAddr');
   const brokerName = inject('brokerName');
-  if (!namesrvAddr || !brokerAddr || !brokerName) {
+  const version = inject('brokerVersion');
+  const proxyAddr = inject('proxyAddr');
+  if (!namesrvAddr || !brokerAddr || !brokerName || !version) {
     throw new Error(
       'no test broker: run integration tests through the vitest "integration" project ' +
         '(its globalSetup test/setup/global-setup.ts starts RocketMQ), e.g. `npx vitest run --project integration`',
     );
   }
-  return { namesrvAddr, brokerAddr, brokerName };
+  return {
+    namesrvAddr,
+    brokerAddr,
+    brokerName,
+    version,
+    proxyAddr: proxyAddr === '' ? undefined : proxyAddr,
+  };
 }
 
 let counter = 0;
