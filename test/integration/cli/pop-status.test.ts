@@ -12,38 +12,14 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import type { PopMappingStatusJson, StatusJson } from '../../../src/cli/status-render.js';
 import { loadConfig } from '../../../src/config/load-config.js';
-import type { InvokeOutcome, Invoker } from '../../../src/invoke/invoker.js';
 import { startPoller } from '../../../src/poller/poller.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { runCaptured } from '../../support/fake-cli-io.js';
+import { GatedInvoker } from '../../support/gated-invoker.js';
 import { createTopic, newClient, newProducer, produce, waitFor } from '../consumer/helpers.js';
 
 const QUEUES = 2;
 const MESSAGES = 20;
-
-/** An invoker that holds every invoke until opened, counting the messages it was handed. */
-class GatedInvoker implements Invoker {
-  received = 0;
-  #open: () => void = () => undefined;
-  readonly #gate = new Promise<void>((resolve) => {
-    this.#open = resolve;
-  });
-
-  async invoke(request: { payload: Buffer }): Promise<InvokeOutcome> {
-    const event = JSON.parse(request.payload.toString('utf8')) as { Records: unknown[] };
-    this.received += event.Records.length;
-    await this.#gate;
-    return { ok: true, payload: Buffer.from('{"batchItemFailures":[]}') };
-  }
-
-  open(): void {
-    this.#open();
-  }
-
-  async close(): Promise<void> {
-    this.open();
-  }
-}
 
 /** `status --json` through main: exit 0, nothing on stderr, the one POP mapping. */
 async function popStatus(configFile: string): Promise<PopMappingStatusJson> {

@@ -7,39 +7,15 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseConfig } from '../../../src/config/load-config.js';
-import type { InvokeOutcome, Invoker } from '../../../src/invoke/invoker.js';
 import type { ConsumerLag } from '../../../src/metrics/queue-lag.js';
 import { type Poller, startPoller } from '../../../src/poller/poller.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
+import { GatedInvoker } from '../../support/gated-invoker.js';
 import { createTopic, newClient, newProducer, produce, waitFor } from '../consumer/helpers.js';
 
 const QUEUES = 2;
 const MESSAGES = 40;
 const HANDLERS_DIR = fileURLToPath(new URL('../../fixtures/config/handlers/', import.meta.url));
-
-/** An invoker that holds every invoke until opened, counting the messages it was handed. */
-class GatedInvoker implements Invoker {
-  received = 0;
-  #open: () => void = () => undefined;
-  readonly #gate = new Promise<void>((resolve) => {
-    this.#open = resolve;
-  });
-
-  async invoke(request: { payload: Buffer }): Promise<InvokeOutcome> {
-    const event = JSON.parse(request.payload.toString('utf8')) as { Records: unknown[] };
-    this.received += event.Records.length;
-    await this.#gate;
-    return { ok: true, payload: Buffer.from('{"batchItemFailures":[]}') };
-  }
-
-  open(): void {
-    this.#open();
-  }
-
-  async close(): Promise<void> {
-    this.open();
-  }
-}
 
 const backlogOf = (lag: ConsumerLag) => lag.queues.reduce((sum, queue) => sum + (queue.lag ?? 0), 0);
 

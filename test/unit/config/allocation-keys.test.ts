@@ -3,35 +3,8 @@
  * `zone` (or `ROCKETMQ_LAMBDA_ZONE`).
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../src/config/config-error.js';
-import { parseConfig } from '../../../src/config/load-config.js';
-import type { RunConfig } from '../../../src/config/run-config.js';
 import { consumerOptionsOf } from '../../../src/poller/poller.js';
-
-const MAPPING = { topic: 'Orders', consumerGroup: 'orders-fn', function: 'local:./h.mjs' };
-
-function raw(mapping: Record<string, unknown> = {}, top: Record<string, unknown> = {}): unknown {
-  return {
-    nameServer: '127.0.0.1:9876',
-    offsets: { store: 'memory' },
-    mappings: [{ ...MAPPING, ...mapping }],
-    ...top,
-  };
-}
-
-function parse(input: unknown, env: Record<string, string> = {}): RunConfig {
-  return parseConfig(input, { baseDir: '/app', env });
-}
-
-function problems(input: unknown): readonly string[] {
-  try {
-    parse(input);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('the config was accepted');
-}
+import { parse, problems, raw } from './one-mapping-config.js';
 
 describe('allocation keys', () => {
   it('default to AVG with 10 virtual nodes and no zones', () => {
