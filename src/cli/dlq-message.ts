@@ -8,6 +8,13 @@
  * bookkeeping (`DELAY`, `WAIT`, `REAL_TOPIC`, `CLUSTER`, ...). Messages a proxy dead-lettered carry
  * `DLQ_ORIGIN_TOPIC` / `DLQ_ORIGIN_MESSAGE_ID` instead; those win when present.
  *
+ * `RETRY_TOPIC` is whatever topic the broker found the message in when it was sent back, unless the
+ * message already carried one. A POP group's retried message sits in the POP retry topic
+ * `%RETRY%<group>_<topic>` (or `%RETRY%<group>+<topic>`), and the broker's revive copies it there
+ * without a `RETRY_TOPIC`, so the dead letter of a message that failed after a retry names that retry
+ * topic. It is read back as the original topic (the broker's `KeyBuilder.parseNormalTopic`), so a
+ * redrive to the topic reaches the real topic, not a retry topic that only the broker writes.
+ *
  * A redriven message keeps the body, tags, keys, flag and user properties and drops every system
  * property, so its reconsume times start at 0 again. `retry` sends it to `%RETRY%<group>` with
  * `RETRY_TOPIC` = the original topic: only that group receives it, and its consumer (ours:
@@ -17,6 +24,7 @@
 import type { ProducerMessage } from '../client/producer.js';
 import { retryTopicOf } from '../consumer/consumer-options.js';
 import { MessageConst, type MessageExt, userProperties } from '../protocol/message.js';
+import { popRetryTopic } from '../protocol/pop-extra-info.js';
 
 /**
  * Where `dlq redrive` sends messages.
@@ -62,20 +70,26 @@ export interface DeadLetterView {
 }
 
 /**
- * Reads what the broker recorded of a dead letter's origin.
+ * Reads what the broker recorded of a dead letter's origin. With the DLQ's `consumerGroup`, a POP retry
+ * topic of that group in `RETRY_TOPIC` reads as the topic it retries (see the file header).
  *
  * @example
  * ```ts
- * describeDeadLetter(message).originalTopic; // => 'Orders'
+ * describeDeadLetter(message, 'orders-fn').originalTopic; // => 'Orders' (also for RETRY_TOPIC %RETRY%orders-fn_Orders)
  * ```
  */
-export function describeDeadLetter(message: MessageExt): DeadLetterView {
+export function describeDeadLetter(message: MessageExt, consumerGroup?: string): DeadLetterView {
   const p = message.properties;
+  const retryTopic = nonEmpty(p[MessageConst.RETRY_TOPIC]);
   return {
     dlqOffset: message.queueOffset,
     msgId: message.msgId,
     offsetMsgId: message.offsetMsgId,
-    originalTopic: nonEmpty(p[MessageConst.DLQ_ORIGIN_TOPIC]) ?? nonEmpty(p[MessageConst.RETRY_TOPIC]),
+    originalTopic:
+      nonEmpty(p[MessageConst.DLQ_ORIGIN_TOPIC]) ??
+      (retryTopic === undefined || consumerGroup === undefined
+        ? retryTopic
+        : topicOfPopRetryTopic(retryTopic, consumerGroup)),
     originalMsgId:
       nonEmpty(p[MessageConst.DLQ_ORIGIN_MESSAGE_ID]) ?? nonEmpty(p[MessageConst.ORIGIN_MESSAGE_ID]),
     reconsumeTimes: message.reconsumeTimes,
@@ -117,6 +131,23 @@ export function redriveMessageOf(
     properties,
     ...(deadLetter.flag === 0 ? {} : { flag: deadLetter.flag }),
   };
+}
+
+/**
+ * The topic a POP retry topic of `consumerGroup` retries (`%RETRY%<group>_<topic>` or
+ * `%RETRY%<group>+<topic>`); any other topic as it is.
+ *
+ * @example
+ * ```ts
+ * topicOfPopRetryTopic('%RETRY%orders-fn_Orders', 'orders-fn'); // => 'Orders'
+ * ```
+ */
+export function topicOfPopRetryTopic(topic: string, consumerGroup: string): string {
+  for (const v2 of [false, true]) {
+    const prefix = popRetryTopic('', consumerGroup, v2);
+    if (topic.startsWith(prefix) && topic.length > prefix.length) return topic.slice(prefix.length);
+  }
+  return topic;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -8,6 +8,7 @@ import { Option } from 'commander';
 import { Producer } from '../client/producer.js';
 import { retryTopicOf } from '../consumer/consumer-options.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
+import { popRetryTopic } from '../protocol/pop-extra-info.js';
 import { describeError } from '../util/describe-error.js';
 import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
@@ -31,7 +32,9 @@ properties; its reconsume times start at 0 again and it gets a new msgId.
 
 --to retry (default) sends it to %RETRY%<consumerGroup>: only this mapping's group receives it
 again, under its original topic. --to topic sends it to the original topic: EVERY consumer group
-subscribed to that topic receives it again.
+subscribed to that topic receives it again. A consumeMode POP mapping takes --to topic only (its
+group reads retries from the broker's POP retry topic, which no producer can address); its dead
+letters of retried messages name that retry topic, and are sent to the topic it retries.
 
 The redrive position moves over what was sent, so a second redrive sends nothing twice. The first
 send that fails stops the run there (the next redrive starts with that message; --from <offset+1>
@@ -227,8 +230,19 @@ export async function dlqRedriveCommand(
       return EXIT_OK;
     },
     (target, mapping) => {
+      if (options.to !== 'retry') return undefined;
+      if (mapping.consumeMode === 'POP') {
+        // PopMessageProcessor pops %RETRY%<group>_<topic>, never %RETRY%<group>; and a send to the POP
+        // retry topic is checked by SendMessageProcessor against the group KeyBuilder.parseGroup reads
+        // out of it, '<group>_<topic>', which does not exist.
+        return usageError(
+          command,
+          io,
+          `mapping ${mapping.name} is consumeMode POP: its group takes retries only from the broker's POP retry topic ${popRetryTopic(mapping.topic, mapping.consumerGroup)}, which a producer cannot address; use --to topic (every group subscribed to ${mapping.topic} receives them again)`,
+        );
+      }
       const settings = target.config.mappings.find((m) => m.name === mapping.name);
-      if (options.to !== 'retry' || settings?.orderly !== true) return undefined;
+      if (settings?.orderly !== true) return undefined;
       // SendMessageProcessor: a send to the retry topic of a group with live queue locks goes to the DLQ.
       return usageError(
         command,

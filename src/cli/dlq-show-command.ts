@@ -92,7 +92,7 @@ export async function dlqShowCommand(
             note.write(`  (offset ${page.movedFrom} is no longer stored: starting at ${page.minOffset})\n`);
           }
           for (const message of page.messages) {
-            const view = describeDeadLetter(message);
+            const view = describeDeadLetter(message, dlq.consumerGroup);
             io.stdout.write(
               options.json === true ? deadLetterJsonLine(queue, view) : renderDeadLetter(view, style),
             );

@@ -4,7 +4,9 @@
  * the broker moves when messages are popped (docs/protocol.md, POP consumption). So the lag is the max
  * offset minus that consumer offset (what no poller has taken yet), measured as the pollers measure it
  * (measurePopBacklog); no poller holds a queue, so there is no holder, generation or commit time. Beside
- * the queues: how many pollers of the group the brokers know (GET_CONSUMER_LIST_BY_GROUP).
+ * the queues: how many pollers of the group the brokers know (GET_CONSUMER_LIST_BY_GROUP). After them, the
+ * queues of the group's POP retry topic (`%RETRY%<group>_<topic>`) at each master that has one: failed
+ * messages waiting for their next delivery, backlog all the same (pop-backlog.ts says why and how).
  *
  * Read-only, and failures are reported, not thrown (`brokerError`), as in queue-offsets.ts.
  */
@@ -24,12 +26,15 @@ import { queueLabel } from './queue-offsets.js';
  *
  * @example
  * ```ts
- * const row: PopQueueOffsets = { queue: { topic: 'Orders', brokerName: 'broker-a', queueId: 0 }, minOffset: 0,
- *   maxOffset: 120, consumerOffset: 100, resumeOffset: 100, lag: 20, oldestUnconsumedAtMs: 1767225600000 };
+ * const row: PopQueueOffsets = { queue: { topic: 'Orders', brokerName: 'broker-a', queueId: 0 }, retry: false,
+ *   minOffset: 0, maxOffset: 120, consumerOffset: 100, resumeOffset: 100, lag: 20,
+ *   oldestUnconsumedAtMs: 1767225600000 };
  * ```
  */
 export interface PopQueueOffsets {
   readonly queue: MessageQueue;
+  /** A queue of the group's POP retry topic (`queue.topic` names it). */
+  readonly retry: boolean;
   /** The smallest offset the broker still stores (undefined when the broker could not be asked). */
   readonly minOffset: number | undefined;
   /** The offset the queue's next message gets. */
@@ -81,9 +86,10 @@ export interface ReadPopOffsetsOptions {
 }
 
 /**
- * Reads every readable queue of the POP `mapping`'s topic at its master: min/max offsets and the group's
- * consumer offset (and the lag, with measurePopBacklog), the store time of the first message not popped
- * of each lagging queue, and the group's registered pollers.
+ * Reads every readable queue of the POP `mapping`'s topic at its master, and the group's POP retry queue
+ * at each master that has one: min/max offsets and the group's consumer offset (and the lag, with
+ * measurePopBacklog), the store time of the first message not popped of each lagging queue, and the
+ * group's registered pollers.
  *
  * @example
  * ```ts
@@ -131,7 +137,7 @@ export async function readPopMappingOffsets(
         ...header,
         setZeroIfNotFound: false,
       });
-      stored.set(storedKey(address, header.queueId), offset);
+      stored.set(storedKey(address, header.topic, header.queueId), offset);
       return offset;
     },
   };
@@ -157,49 +163,64 @@ export async function readPopMappingOffsets(
     addresses.length === 0 ? undefined : runningPollers(client.broker, mapping.consumerGroup, addresses),
   ]);
   let brokerError: string | undefined;
-  const reader = new QueueReader({ client, consumerGroup: mapping.consumerGroup });
+  // A POP retry topic lives at the masters of the topic, and the name server may not know it yet (the
+  // broker registers it with its next heartbeat): its messages are read where the topic's route says.
+  const retryTopics = new Set(backlog.queues.filter((q) => q.retry === true).map((q) => q.queue.topic));
+  const reader = new QueueReader({
+    client: {
+      broker: client.broker,
+      nameServer: {
+        getRoute: (topic, options) =>
+          retryTopics.has(topic) ? Promise.resolve(route) : client.nameServer.getRoute(topic, options),
+      },
+    },
+    consumerGroup: mapping.consumerGroup,
+  });
   const queues = await Promise.all(
-    backlog.queues.map(async ({ queue, maxOffset, consumedOffset, error }): Promise<PopQueueOffsets> => {
-      if (error !== undefined) brokerError ??= `${queueLabel(queue)}: ${error}`;
-      const address = routes.masterAddress(queue.brokerName);
-      let minOffset: number | undefined;
-      if (address !== undefined && error === undefined) {
-        try {
-          minOffset = await client.broker.getMinOffset(address, {
-            topic: queue.topic,
-            queueId: queue.queueId,
-            bname: queue.brokerName,
-          });
-        } catch (failure) {
-          brokerError ??= `${queueLabel(queue)}: ${describeError(failure)}`;
+    backlog.queues.map(
+      async ({ queue, retry, maxOffset, consumedOffset, error }): Promise<PopQueueOffsets> => {
+        if (error !== undefined) brokerError ??= `${queueLabel(queue)}: ${error}`;
+        const address = routes.masterAddress(queue.brokerName);
+        let minOffset: number | undefined;
+        if (address !== undefined && error === undefined) {
+          try {
+            minOffset = await client.broker.getMinOffset(address, {
+              topic: queue.topic,
+              queueId: queue.queueId,
+              bname: queue.brokerName,
+            });
+          } catch (failure) {
+            brokerError ??= `${queueLabel(queue)}: ${describeError(failure)}`;
+          }
         }
-      }
-      const consumerOffset =
-        address === undefined ? undefined : stored.get(storedKey(address, queue.queueId));
-      const lag =
-        maxOffset === undefined || consumedOffset === undefined
-          ? undefined
-          : Math.max(0, maxOffset - consumedOffset);
-      let oldestUnconsumedAtMs: number | undefined;
-      if ((options.messageAges ?? true) && lag !== undefined && lag > 0 && consumedOffset !== undefined) {
-        // Below the min offset the first message not popped is the oldest still stored.
-        const at = Math.max(consumedOffset, minOffset ?? consumedOffset);
-        try {
-          oldestUnconsumedAtMs = (await reader.readAt(queue, at))?.storeTimestamp;
-        } catch (failure) {
-          brokerError ??= `${queueLabel(queue)}: reading the message at offset ${at}: ${describeError(failure)}`;
+        const consumerOffset =
+          address === undefined ? undefined : stored.get(storedKey(address, queue.topic, queue.queueId));
+        const lag =
+          maxOffset === undefined || consumedOffset === undefined
+            ? undefined
+            : Math.max(0, maxOffset - consumedOffset);
+        let oldestUnconsumedAtMs: number | undefined;
+        if ((options.messageAges ?? true) && lag !== undefined && lag > 0 && consumedOffset !== undefined) {
+          // Below the min offset the first message not popped is the oldest still stored.
+          const at = Math.max(consumedOffset, minOffset ?? consumedOffset);
+          try {
+            oldestUnconsumedAtMs = (await reader.readAt(queue, at))?.storeTimestamp;
+          } catch (failure) {
+            brokerError ??= `${queueLabel(queue)}: reading the message at offset ${at}: ${describeError(failure)}`;
+          }
         }
-      }
-      return {
-        queue,
-        minOffset,
-        maxOffset,
-        consumerOffset,
-        resumeOffset: consumedOffset,
-        lag,
-        oldestUnconsumedAtMs,
-      };
-    }),
+        return {
+          queue,
+          retry: retry === true,
+          minOffset,
+          maxOffset,
+          consumerOffset,
+          resumeOffset: consumedOffset,
+          lag,
+          oldestUnconsumedAtMs,
+        };
+      },
+    ),
   );
   if (running !== undefined && 'unknown' in running) {
     brokerError ??= `the pollers of group ${mapping.consumerGroup}: ${running.unknown}`;
@@ -212,7 +233,7 @@ export async function readPopMappingOffsets(
   };
 }
 
-/** One queue of the topic at one master (the topic is the mapping's). */
-function storedKey(address: string, queueId: number): string {
-  return `${address}#${queueId}`;
+/** One queue at one master: of the mapping's topic or of its POP retry topic. */
+function storedKey(address: string, topic: string, queueId: number): string {
+  return `${address}#${topic}#${queueId}`;
 }

@@ -37,9 +37,13 @@
  *   "consumeMode": "POP",                         // PUSH entries say "PUSH"
  *   "offsetStore": "broker",                      // the position is the group's consumer offset at the brokers
  *   "pollers": 2,                                 // the group's pollers the brokers know (null: none answered)
- *   "lag": 40, "brokerError": null, "storeError": null,
+ *   "lag": 43,                                    // every queue below, the retry queues included
+ *   "retryLag": 3,                                // the retry queues' part of it (null: no retry topic yet)
+ *   "brokerError": null, "storeError": null,
  *   "queues": [{
- *     "topic": "Audit", "broker": "broker-a", "queueId": 0,
+ *     "topic": "Audit",                           // or the POP retry topic %RETRY%audit-lambda_Audit
+ *     "retry": false,                             // true: failed messages waiting for their next delivery
+ *     "broker": "broker-a", "queueId": 0,
  *     "minOffset": 0, "maxOffset": 120,
  *     "consumerOffset": 100,                      // QUERY_CONSUMER_OFFSET at the master (null: never popped)
  *     "resumeOffset": 100,                        // consumerOffset, else where the broker starts the queue
@@ -92,6 +96,8 @@ export interface QueueStatusJson {
  */
 export interface PopQueueStatusJson {
   readonly topic: string;
+  /** A queue of the group's POP retry topic. */
+  readonly retry: boolean;
   readonly broker: string;
   readonly queueId: number;
   readonly minOffset: number | null;
@@ -139,6 +145,8 @@ export interface PopMappingStatusJson extends MappingStatusJsonBase {
   readonly consumeMode: 'POP';
   readonly offsetStore: 'broker';
   readonly pollers: number | null;
+  /** The lag of the POP retry queues (part of `lag`); null when the group has no retry topic yet. */
+  readonly retryLag: number | null;
   readonly queues: readonly PopQueueStatusJson[];
 }
 
@@ -214,6 +222,7 @@ export function statusJson(source: string, snapshots: readonly StatusSnapshot[],
           offsetStore: 'broker',
           pollers: snapshot.pollers ?? null,
           lag: totalLag(snapshot.queues) ?? null,
+          retryLag: totalLag(snapshot.queues.filter((row) => row.retry)) ?? null,
           brokerError: snapshot.brokerError ?? null,
           storeError: null,
           queues: snapshot.queues.map((row) => popQueueJson(row, nowMs)),
@@ -235,6 +244,7 @@ export function statusJson(source: string, snapshots: readonly StatusSnapshot[],
 function popQueueJson(row: PopQueueOffsets, nowMs: number): PopQueueStatusJson {
   return {
     topic: row.queue.topic,
+    retry: row.retry,
     broker: row.queue.brokerName,
     queueId: row.queue.queueId,
     minOffset: row.minOffset ?? null,
@@ -272,7 +282,8 @@ function queueJson(row: QueueOffsets, nowMs: number): QueueStatusJson {
 /**
  * The table of `snapshots` for a terminal (or a plain log): per mapping a title line and one row per
  * queue; lagging queues in yellow, stale holders and errors in red when `style` colours. A POP mapping's
- * title says POP and its pollers; its rows show the group's consumer offset at the broker, and no holder.
+ * title says POP, its pollers and, once the group has a POP retry topic, the retry queues' part of the lag;
+ * its rows show the group's consumer offset at the broker, and no holder.
  *
  * @example
  * ```ts
@@ -288,7 +299,10 @@ export function statusTable(
   for (const snapshot of snapshots) {
     const { mapping } = snapshot;
     const lag = totalLag(snapshot.queues);
-    const lagText = lag === undefined ? 'lag ?' : `lag ${lag}`;
+    const retryLag = isPopSnapshot(snapshot)
+      ? totalLag(snapshot.queues.filter((row) => row.retry))
+      : undefined;
+    const lagText = `${lag === undefined ? 'lag ?' : `lag ${lag}`}${retryLag === undefined ? '' : ` (retry ${retryLag})`}`;
     const kind = isPopSnapshot(snapshot)
       ? `(POP, offsets at the broker)  pollers ${snapshot.pollers ?? '?'}`
       : `(${mapping.offsetStoreKind})`;
@@ -381,7 +395,7 @@ function queueCells(row: QueueOffsets, topic: string, nowMs: number): Cell[] {
 function popQueueCells(row: PopQueueOffsets, nowMs: number): Cell[] {
   const lagging = row.lag !== undefined && row.lag > 0;
   return [
-    { text: `${row.queue.brokerName}:${row.queue.queueId}` },
+    { text: `${row.retry ? 'retry ' : ''}${row.queue.brokerName}:${row.queue.queueId}` },
     { text: numberText(row.minOffset) },
     { text: numberText(row.maxOffset) },
     {

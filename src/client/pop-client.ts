@@ -86,6 +86,8 @@ export class PopClient {
   /**
    * POP_MESSAGE (200050). The broker holds the request up to `header.pollTime` while nothing is there;
    * the RPC timeout defaults to `pollTime + POP_RPC_MARGIN_MS`. `brokerName` goes into the receipts.
+   * Sent as a long poll: its timeout closes the shared connection only when that looks stuck
+   * (`ConnectionOptions.closeOnTimeout`).
    */
   async popMessage(
     address: string,
@@ -99,7 +101,13 @@ export class PopClient {
     }
     const response = await this.transport.request(
       address,
-      { code: RequestCode.POP_MESSAGE, extFields: toExtFields({ bname: brokerName, ...header }) },
+      {
+        code: RequestCode.POP_MESSAGE,
+        extFields: toExtFields({ bname: brokerName, ...header }),
+        // A broker that holds the poll is silent until it answers: a late answer is no reason to close
+        // the connection the group's other calls share (Java's popAsync keeps the channel too).
+        longPoll: header.pollTime > 0,
+      },
       timeoutMs,
     );
     return toPopResult(response, address, brokerName);

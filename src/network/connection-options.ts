@@ -76,6 +76,12 @@ export interface RemotingRequest {
   code: number;
   extFields?: Record<string, string>;
   body?: Buffer;
+  /**
+   * The peer may hold this request without a word until shortly before its timeout (a long poll such as
+   * POP_MESSAGE), so its timeout alone says nothing about the connection: it closes the socket only on
+   * the evidence that any timeout does (see `closeOnTimeout`). Not sent.
+   */
+  longPoll?: boolean;
 }
 
 /**
@@ -123,6 +129,18 @@ export interface ConnectionCloseEvent {
 }
 
 /**
+ * Request timeouts in a row, with no response between them, after which a connection is taken for stuck
+ * even when bytes kept arriving or the requests were long polls (`closeOnTimeout`).
+ *
+ * @example
+ * ```ts
+ * for (let i = 0; i < MAX_QUIET_TIMEOUTS; i++) await connection.request(longPoll, 100).catch(() => {});
+ * // The last of them closed the socket.
+ * ```
+ */
+export const MAX_QUIET_TIMEOUTS = 3;
+
+/**
  * Options of a {@link Connection}; all but `address` have defaults.
  */
 export interface ConnectionOptions {
@@ -135,11 +153,17 @@ export interface ConnectionOptions {
   /** Requests beyond it fail fast with InFlightLimitError. @default 4096 */
   maxInFlight?: number;
   /**
-   * Close the socket a request (or a oneway's write) timed out on, failing the other requests on it with
-   * a retriable ConnectionClosedError, so the next request reconnects. A timeout usually means the
-   * connection is the problem (a half-open TCP connection after a network change, a peer stuck
-   * mid-frame, a load balancer that dropped the flow): keeping it would time out every later request
-   * too. Java's client does the same (`clientCloseSocketIfTimeout`, on by default).
+   * Close the socket a request (or a oneway's write) timed out on when the connection looks stuck,
+   * failing the other requests on it with a retriable ConnectionClosedError, so the next request
+   * reconnects. A stuck connection (a half-open TCP connection after a network change, a peer stuck
+   * mid-frame, a load balancer that dropped the flow) would time out every later request too. It looks
+   * stuck when, at the timeout: a oneway's frame was still not written; a frame from the peer stopped
+   * half-way; not one byte arrived since the request was sent (except for a `longPoll` request: a
+   * broker holding a poll is silent too); or {@link MAX_QUIET_TIMEOUTS} requests in a row timed out
+   * with no response between them. Otherwise the timeout fails only its own request (a busy broker
+   * answering late), and its late answer is dropped. Java's client closes on the timeout of a
+   * synchronous call (`clientCloseSocketIfTimeout`) and keeps the channel for an asynchronous one such
+   * as a pull or a pop.
    * @default true
    */
   closeOnTimeout?: boolean;

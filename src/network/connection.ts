@@ -1,7 +1,8 @@
 /**
  * A remoting connection to one name server or broker: request/response correlation by opaque, per-request
- * timeouts (closing the socket a request timed out on), oneway sends, answers to broker-initiated
- * requests under a memory budget, lazy connect and reconnect on demand. It knows frames, not request codes.
+ * timeouts (closing the socket a request timed out on when it looks stuck), oneway sends, answers to
+ * broker-initiated requests under a memory budget, lazy connect and reconnect on demand. It knows frames,
+ * not request codes.
  */
 import type tls from 'node:tls';
 import { RocketMQError } from '../errors.js';
@@ -24,6 +25,7 @@ import {
   DEFAULT_MAX_QUEUED_BYTES,
   DEFAULT_ONEWAY_TIMEOUT_MS,
   DEFAULT_PARTIAL_FRAME_TIMEOUT_MS,
+  MAX_QUIET_TIMEOUTS,
   type RemotingRequest,
   type RequestHandler,
 } from './connection-options.js';
@@ -52,6 +54,7 @@ export {
   DEFAULT_MAX_QUEUED_BYTES,
   DEFAULT_ONEWAY_TIMEOUT_MS,
   DEFAULT_PARTIAL_FRAME_TIMEOUT_MS,
+  MAX_QUIET_TIMEOUTS,
 } from './connection-options.js';
 
 /** Node's setTimeout fires at once for delays above 2^31 - 1 ms, so longer timeouts are clamped to it. */
@@ -61,6 +64,11 @@ interface PendingRequest {
   opaque: number;
   code: number;
   link: SocketLink;
+  longPoll: boolean;
+  /** The link's received bytes when the request was sent: unchanged at its timeout, the peer was silent. */
+  receivedBytesAtSend: number;
+  /** The socket took the frame. */
+  written: boolean;
   timer: NodeJS.Timeout;
   write: WriteHandle | undefined;
   resolve: (response: RemotingCommand) => void;
@@ -70,7 +78,8 @@ interface PendingRequest {
 /**
  * One remoting connection. Connects on the first request (concurrent first requests share the connect),
  * reconnects on the next request after the socket closed, and never reconnects on its own while idle.
- * A request that times out closes its socket (unless `closeOnTimeout: false`). Emits no events; failures
+ * A request that times out closes its socket when the socket looks stuck (`closeOnTimeout` says when;
+ * never with `closeOnTimeout: false`); otherwise only that request fails. Emits no events; failures
  * surface as typed rejections of the calls that they affect.
  *
  * @example
@@ -100,6 +109,8 @@ export class Connection {
   /** The inbound-request budget of {@link Connection.link}. */
   private budget: InboundBudget | undefined;
   private readonly pending = new Map<number, PendingRequest>();
+  /** Request timeouts in a row on a link with no response between them. */
+  private readonly quietTimeouts = new WeakMap<SocketLink, number>();
   private onewaysInFlight = 0;
   private closedByUser = false;
 
@@ -162,8 +173,9 @@ export class Connection {
   /**
    * Sends a request and resolves with the response, whatever its code. Rejects with
    * RequestTimeoutError, ConnectError, ConnectionClosedError, InFlightLimitError, SendQueueFullError, or
-   * the ProtocolError of an unencodable request. With `closeOnTimeout`, a timeout also fails the other
-   * requests on the same socket with a ConnectionClosedError whose `cause` is the RequestTimeoutError.
+   * the ProtocolError of an unencodable request. With `closeOnTimeout`, a timeout on a socket that looks
+   * stuck also fails the other requests on it with a ConnectionClosedError whose `cause` is the
+   * RequestTimeoutError; a long poll's timeout alone does not (see {@link RemotingRequest.longPoll}).
    */
   request(request: RemotingRequest, timeoutMs: number): Promise<RemotingCommand> {
     return new Promise<RemotingCommand>((resolve, reject) => {
@@ -183,6 +195,9 @@ export class Connection {
         opaque,
         code: request.code,
         link,
+        longPoll: request.longPoll === true,
+        receivedBytesAtSend: link.receivedBytes,
+        written: false,
         timer: setTimeout(() => this.onTimeout(entry, timeoutMs), Math.min(timeoutMs, MAX_TIMER_DELAY_MS)),
         write: undefined,
         resolve,
@@ -191,6 +206,7 @@ export class Connection {
       this.pending.set(opaque, entry);
       entry.write = link.write(frame, (error) => {
         if (error) this.settle(entry, error);
+        else entry.written = true;
       });
     });
   }
@@ -235,7 +251,7 @@ export class Connection {
             code: request.code,
           });
           finish(timeout);
-          this.closeAfterTimeout(link, timeout);
+          this.closeAfterTimeout(link, timeout, 'its frame was not written');
         },
         Math.min(timeoutMs, MAX_TIMER_DELAY_MS),
       );
@@ -339,6 +355,7 @@ export class Connection {
       });
       return;
     }
+    this.quietTimeouts.delete(link);
     const entry = this.pending.get(command.opaque);
     if (entry === undefined || entry.link !== link) {
       this.logger.debug(
@@ -359,21 +376,48 @@ export class Connection {
       code: entry.code,
     });
     this.settle(entry, timeout);
-    this.closeAfterTimeout(entry.link, timeout);
+    const stuck = this.stuckEvidence(entry);
+    if (stuck !== undefined) {
+      this.closeAfterTimeout(entry.link, timeout, stuck);
+      return;
+    }
+    // A busy peer answers late: its answer is dropped, and the connection keeps serving the others.
+    this.logger.debug(
+      { address: this.address, code: entry.code, timeoutMs, longPoll: entry.longPoll },
+      'request timed out; the connection is not stuck and stays open',
+    );
   }
 
   /**
-   * With `closeOnTimeout`, fails the link a request timed out on: the other requests on it fail now
-   * with a retriable ConnectionClosedError caused by the timeout, and the next request reconnects.
+   * Why the link a request timed out on looks stuck (see `closeOnTimeout`), or undefined when it does
+   * not. Counts the timeout among the link's quiet timeouts.
    */
-  private closeAfterTimeout(link: SocketLink, timeout: RequestTimeoutError): void {
+  private stuckEvidence(entry: PendingRequest): string | undefined {
+    const { link } = entry;
+    const quiet = (this.quietTimeouts.get(link) ?? 0) + 1;
+    this.quietTimeouts.set(link, quiet);
+    if (!entry.written) return 'its frame was not written';
+    if (link.partialFrameBytes > 0) return 'a frame from the peer stopped half-way';
+    if (!entry.longPoll && link.receivedBytes === entry.receivedBytesAtSend) {
+      return 'nothing arrived since it was sent';
+    }
+    if (quiet >= MAX_QUIET_TIMEOUTS) return `${quiet} requests in a row timed out`;
+    return undefined;
+  }
+
+  /**
+   * With `closeOnTimeout`, fails the link a request timed out on (`evidence`: why it looks stuck): the
+   * other requests on it fail now with a retriable ConnectionClosedError caused by the timeout, and the
+   * next request reconnects.
+   */
+  private closeAfterTimeout(link: SocketLink, timeout: RequestTimeoutError, evidence: string): void {
     if (!this.closeOnTimeout || link.state === 'closed') return;
     const message =
       `connection to ${this.address} closed because request code ${timeout.code} ` +
-      `(opaque ${timeout.opaque}) timed out after ${timeout.timeoutMs} ms`;
+      `(opaque ${timeout.opaque}) timed out after ${timeout.timeoutMs} ms and ${evidence}`;
     this.logger.warn(
-      { address: this.address, code: timeout.code, timeoutMs: timeout.timeoutMs },
-      'request timed out, closing the connection',
+      { address: this.address, code: timeout.code, timeoutMs: timeout.timeoutMs, evidence },
+      'request timed out on a stuck connection, closing it',
     );
     link.abort(new ConnectionClosedError(message, { address: this.address, cause: timeout }));
   }

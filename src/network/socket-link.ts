@@ -160,6 +160,16 @@ export class SocketLink {
     return this.unsentBytes;
   }
 
+  /** Bytes read from the socket so far: any change shows that the peer and our reading still work. */
+  get receivedBytes(): number {
+    return this.bytesReceived;
+  }
+
+  /** Bytes of a frame begun and not yet complete (0 between frames). */
+  get partialFrameBytes(): number {
+    return this.splitter.pendingBytes;
+  }
+
   /** True while reading is paused with {@link SocketLink.pauseReading}. */
   get isReadingPaused(): boolean {
     return this.readPaused;

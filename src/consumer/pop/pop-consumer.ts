@@ -250,8 +250,8 @@ export class PopConsumer {
   }
 
   /**
-   * The group's backlog on every readable queue of the topic and the pollers sharing it (pop-backlog.ts).
-   * Never throws; a queue that cannot be read carries its error.
+   * The group's backlog on every readable queue of the topic and on its POP retry queues (failed messages
+   * waiting for their next delivery), and the pollers sharing it (pop-backlog.ts). Never throws; a queue that cannot be read carries its error.
    */
   backlog(): Promise<PopBacklog> {
     const o = this.options;

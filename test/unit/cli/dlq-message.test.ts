@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeDeadLetter, redriveMessageOf } from '../../../src/cli/dlq-message.js';
+import { describeDeadLetter, redriveMessageOf, topicOfPopRetryTopic } from '../../../src/cli/dlq-message.js';
 import { deadLetter, deadLetterIdentity } from './dlq-fixtures.js';
 
 describe('describeDeadLetter', () => {
@@ -19,6 +19,27 @@ describe('describeDeadLetter', () => {
     message.properties.DLQ_ORIGIN_TOPIC = 'Payments';
     message.properties.DLQ_ORIGIN_MESSAGE_ID = 'ORIGIN';
     expect(describeDeadLetter(message)).toMatchObject({ originalTopic: 'Payments', originalMsgId: 'ORIGIN' });
+  });
+
+  it("reads a POP group's retry topic in RETRY_TOPIC (a message that failed after a retry) as its topic", () => {
+    for (const retryTopic of ['%RETRY%G_Orders', '%RETRY%G+Orders']) {
+      const message = deadLetter(0);
+      message.properties.RETRY_TOPIC = retryTopic;
+      expect(describeDeadLetter(message, 'G').originalTopic).toBe('Orders');
+      // Another group's retry topic, or no group to read it with, stays as recorded.
+      expect(describeDeadLetter(message, 'H').originalTopic).toBe(retryTopic);
+      expect(describeDeadLetter(message).originalTopic).toBe(retryTopic);
+      expect(redriveMessageOf(describeDeadLetter(message, 'G'), 'topic', 'G', 'Fallback').topic).toBe(
+        'Orders',
+      );
+    }
+  });
+
+  it('topicOfPopRetryTopic splits after the group, whatever the topic and group contain', () => {
+    expect(topicOfPopRetryTopic('%RETRY%my_group_my_topic', 'my_group')).toBe('my_topic');
+    expect(topicOfPopRetryTopic('%RETRY%my_group+my+topic', 'my_group')).toBe('my+topic');
+    expect(topicOfPopRetryTopic('%RETRY%my_group', 'my_group')).toBe('%RETRY%my_group');
+    expect(topicOfPopRetryTopic('Orders', 'my_group')).toBe('Orders');
   });
 
   it('says undefined when no origin was recorded', () => {

@@ -54,6 +54,8 @@ interface FakeBroker {
   readonly failing?: readonly number[];
   /** The group's members; a BrokerError code instead makes the member list fail with it. */
   readonly members: readonly string[] | number;
+  /** POP retry topic -> [min, max, the group's consumer offset] of its queue 0 (absent: no such topic). */
+  readonly retry?: Readonly<Record<string, [number, number, number]>>;
 }
 
 function fakeClient(broker: FakeBroker): PopOffsetsClient & { readonly queried: string[] } {
@@ -64,8 +66,12 @@ function fakeClient(broker: FakeBroker): PopOffsetsClient & { readonly queried: 
     queried,
     nameServer: { getRoute: async () => route },
     broker: {
-      getMinOffset: async (_address, header) => broker.offsets[header.queueId]?.[0] ?? 0,
+      getMinOffset: async (_address, header) =>
+        header.topic === 'Audit'
+          ? (broker.offsets[header.queueId]?.[0] ?? 0)
+          : (broker.retry?.[header.topic]?.[0] ?? 0),
       getMaxOffset: async (_address, header) => {
+        if (header.topic !== 'Audit') return broker.retry?.[header.topic]?.[1] ?? 0;
         if (broker.failing?.includes(header.queueId)) throw new Error('read timed out');
         return broker.offsets[header.queueId]?.[1] ?? 0;
       },
@@ -73,6 +79,7 @@ function fakeClient(broker: FakeBroker): PopOffsetsClient & { readonly queried: 
         queried.push(
           `${address} ${header.consumerGroup} ${header.topic}:${header.queueId} zero=${header.setZeroIfNotFound}`,
         );
+        if (header.topic !== 'Audit') return broker.retry?.[header.topic]?.[2];
         return broker.consumed[header.queueId];
       },
       getConsumerListByGroup: async () => {
@@ -112,7 +119,40 @@ describe('readPopMappingOffsets', () => {
       // Never popped: no consumer offset at the broker; a TRIM_HORIZON group starts at the min offset.
       [2, 0, 9, undefined, 0, 9],
     ]);
-    expect(client.queried).toEqual([0, 1, 2].map((id) => `${MASTER} audit-lambda Audit:${id} zero=false`));
+    expect(client.queried.sort()).toEqual(
+      [
+        ...[0, 1, 2].map((id) => `${MASTER} audit-lambda Audit:${id} zero=false`),
+        // Whether the broker made a POP retry topic for the group (either naming): it has none.
+        `${MASTER} audit-lambda %RETRY%audit-lambda_Audit:0 zero=false`,
+        `${MASTER} audit-lambda %RETRY%audit-lambda+Audit:0 zero=false`,
+      ].sort(),
+    );
+  });
+
+  it("adds the group's POP retry queue where the broker made one, as retry backlog", async () => {
+    const client = fakeClient({
+      offsets: { 0: [0, 30], 1: [0, 12], 2: [0, 9] },
+      consumed: { 0: 30, 1: 12, 2: 9 },
+      members: ['p1'],
+      retry: { '%RETRY%audit-lambda_Audit': [0, 7, 3] },
+    });
+    const snapshot = await readPopMappingOffsets(client, mapping, { messageAges: false });
+    expect(snapshot.brokerError).toBeUndefined();
+    expect(
+      snapshot.queues.map((q) => [q.queue.topic, q.queue.queueId, q.retry, q.consumerOffset, q.lag]),
+    ).toEqual([
+      ['Audit', 0, false, 30, 0],
+      ['Audit', 1, false, 12, 0],
+      ['Audit', 2, false, 9, 0],
+      ['%RETRY%audit-lambda_Audit', 0, true, 3, 4],
+    ]);
+    const json = statusJson('poller.yaml', [snapshot], NOW).mappings[0];
+    expect(json).toMatchObject({ lag: 4, retryLag: 4 });
+    const lines = statusTable([snapshot], NOW, terminalStyle({ isTTY: false }, {})).split('\n');
+    expect(lines[0]).toBe(
+      'audit  topic Audit  group audit-lambda  (POP, offsets at the broker)  pollers 1  lag 4 (retry 4)',
+    );
+    expect(lines[5]).toMatch(/^ {2}retry broker-a:0\s+0\s+7\s+3\s+4\s+-$/);
   });
 
   it('starts a never-popped queue of a LATEST group at its max offset (no lag)', async () => {
@@ -173,6 +213,7 @@ const popSnapshot: PopMappingOffsets = {
   queues: [
     {
       queue: q(0),
+      retry: false,
       minOffset: 0,
       maxOffset: 30,
       consumerOffset: 28,
@@ -182,6 +223,7 @@ const popSnapshot: PopMappingOffsets = {
     },
     {
       queue: q(1),
+      retry: false,
       minOffset: 0,
       maxOffset: 9,
       consumerOffset: undefined,
@@ -191,6 +233,7 @@ const popSnapshot: PopMappingOffsets = {
     },
     {
       queue: q(2),
+      retry: false,
       minOffset: 0,
       maxOffset: 12,
       consumerOffset: 12,
@@ -212,12 +255,14 @@ describe('statusJson of a POP mapping', () => {
       offsetStore: 'broker',
       pollers: 2,
       lag: 11,
+      retryLag: null,
       brokerError: null,
       storeError: null,
     });
     expect(json.mappings[0]?.queues).toEqual([
       {
         topic: 'Audit',
+        retry: false,
         broker: 'broker-a',
         queueId: 0,
         minOffset: 0,
@@ -229,6 +274,7 @@ describe('statusJson of a POP mapping', () => {
       },
       {
         topic: 'Audit',
+        retry: false,
         broker: 'broker-a',
         queueId: 1,
         minOffset: 0,
@@ -240,6 +286,7 @@ describe('statusJson of a POP mapping', () => {
       },
       {
         topic: 'Audit',
+        retry: false,
         broker: 'broker-a',
         queueId: 2,
         minOffset: 0,
