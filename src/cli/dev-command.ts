@@ -1,11 +1,13 @@
 /**
  * `rocketmq-lambda dev`: runs the poller for serverless.yml's `rocketmq` events on this machine, with the
  * handlers invoked in-process (TypeScript without a build step, reloaded on edit), offsets in an embedded
- * DynamoDB persisted under `.rocketmq-lambda/`, against a given name server or a local broker. Ctrl-C
+ * DynamoDB persisted under `.rocketmq-lambda/`, against a given name server, a local broker or a local
+ * cluster. Ctrl-C
  * stops everything it started (exit 0); a second Ctrl-C exits at once.
  */
 import { ConfigError } from '../config/config-error.js';
 import { type DevSession, startDevSession } from '../dev/dev-session.js';
+import { localBrokersLine } from '../dev/local-rocketmq.js';
 import { DEV_PLACEHOLDER_CREDENTIAL } from '../dev/serverless-print.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, type Logger } from '../util/logger.js';
@@ -24,6 +26,7 @@ export const DEV_HELP: CommandHelp = {
     `serverless.yml is read as \`serverless print\` resolves it: a file with variables (\${self:...}, \${sls:stage}, \${opt:...}, \${env:...}, \${file(...)}, \${param:...}, \${ssm:...}, ...) needs the Serverless Framework installed in the service (serverless v3 or osls), which dev runs there with --stage, --region and --param.`,
   examples: [
     'rocketmq-lambda dev --local-broker',
+    'rocketmq-lambda dev --local-cluster --with-slaves',
     'rocketmq-lambda dev --name-server 127.0.0.1:9876 --stage test --param tableName=orders',
     'rocketmq-lambda dev --invoke-endpoint http://127.0.0.1:3002',
   ],
@@ -39,6 +42,8 @@ interface DevOptions {
   readonly config: string;
   readonly nameServer?: string;
   readonly localBroker?: boolean;
+  readonly localCluster?: boolean;
+  readonly withSlaves?: boolean;
   readonly stage?: string;
   readonly region?: string;
   readonly param: string[];
@@ -66,6 +71,11 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
       '--local-broker',
       'start a local RocketMQ (Java 17 + Maven) and create the mapped topics (4 queues)',
     )
+    .option(
+      '--local-cluster',
+      'start a local RocketMQ cluster instead: 2 broker groups (broker-a, broker-b), the mapped topics on both masters (4 queues each)',
+    )
+    .option('--with-slaves', 'with --local-cluster: a slave beside each master (master/slave replication)')
     .option('--stage <stage>', 'the stage, as serverless --stage (default provider.stage, else dev)')
     .option('--region <region>', 'the region, as serverless --region')
     .option(
@@ -89,8 +99,20 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
   const parsed = parseCommand<DevOptions>(command, args);
   if (typeof parsed === 'number') return parsed;
   const values = parsed.options;
-  if (values.localBroker === true && values.nameServer !== undefined) {
-    return usageError(command, io, 'use --name-server or --local-broker, not both');
+  const locals = [
+    values.nameServer === undefined ? undefined : '--name-server',
+    values.localBroker === true ? '--local-broker' : undefined,
+    values.localCluster === true ? '--local-cluster' : undefined,
+  ].filter((flag) => flag !== undefined);
+  if (locals.length > 1) {
+    return usageError(
+      command,
+      io,
+      `use one of --name-server, --local-broker, --local-cluster, not ${locals.join(' and ')}`,
+    );
+  }
+  if (values.withSlaves === true && values.localCluster !== true) {
+    return usageError(command, io, '--with-slaves needs --local-cluster');
   }
   const invokeEndpoint = values.invokeEndpoint;
   if (invokeEndpoint !== undefined && !/^https?:\/\/[^/]/.test(invokeEndpoint)) {
@@ -126,6 +148,8 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
         params: values.param,
         nameServer: values.nameServer,
         localBroker: values.localBroker === true,
+        localCluster:
+          values.localCluster === true ? { slavesPerGroup: values.withSlaves === true ? 1 : 0 } : undefined,
         stateDir: values.stateDir,
         invokeEndpoint,
         logger,
@@ -171,15 +195,18 @@ function useLocalCredentials(env: Readonly<Record<string, string | undefined>>):
 }
 
 /**
- * The line dev prints once it runs: the name server (for other tools), and how to send a test message.
+ * The lines dev prints once it runs: the name server (for other tools) and how to send a test message,
+ * then the local broker's or cluster's brokers when dev started them.
  *
  * @example
  * ```ts
  * startedLine(session);
- * // => 'name server 127.0.0.1:34567 (rocketmq-lambda send --topic Orders --body hi sends a test message)'
+ * // => 'name server 127.0.0.1:34567 (rocketmq-lambda send --topic Orders --body hi sends a test message)\n'
+ * //  + 'local cluster DefaultCluster: broker-a 127.0.0.1:40001 (master), broker-b 127.0.0.1:40003 (master)'
  * ```
  */
-export function startedLine(session: Pick<DevSession, 'nameServer' | 'state'>): string {
+export function startedLine(session: Pick<DevSession, 'nameServer' | 'state' | 'local'>): string {
   const topic = session.state.topics[0] ?? '<topic>';
-  return `name server ${session.nameServer} (rocketmq-lambda send --topic ${topic} --body hi sends a test message)`;
+  const nameServer = `name server ${session.nameServer} (rocketmq-lambda send --topic ${topic} --body hi sends a test message)`;
+  return session.local === undefined ? nameServer : `${nameServer}\n${localBrokersLine(session.local)}`;
 }

@@ -14,6 +14,7 @@ import {
   parseConsumerListBody,
   parseLockBatchResponseBody,
 } from '../protocol/bodies.js';
+import { type ConsumerOffsetTable, parseConsumerOffsetTable } from '../protocol/consumer-offset-table.js';
 import { parseOffsetResponseHeader } from '../protocol/header-parsers.js';
 import {
   type ConsumerSendMsgBackRequestHeader,
@@ -29,6 +30,7 @@ import {
   type UpdateConsumerOffsetRequestHeader,
 } from '../protocol/headers.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
+import type { MQVersionCode } from '../protocol/mq-version.js';
 import { toExtFields } from '../protocol/remoting-command.js';
 import { RequestCode } from '../protocol/request-code.js';
 import { ResponseCode } from '../protocol/response-code.js';
@@ -76,6 +78,21 @@ export const DEFAULT_BROKER_TIMEOUTS: Readonly<BrokerTimeouts> = {
   offsetMs: 5000,
   sendMs: 3000,
 };
+
+/**
+ * What QUERY_CONSUMER_OFFSET answered.
+ *
+ * @example
+ * ```ts
+ * const { offset, brokerVersion } = await broker.queryConsumerOffsetAnswer(address, header);
+ * ```
+ */
+export interface ConsumerOffsetAnswer {
+  /** The stored offset, or undefined on QUERY_NOT_FOUND. */
+  offset: number | undefined;
+  /** The answering broker's version code ({@link MQVersionCode}); 0 when it did not say. */
+  brokerVersion: number;
+}
 
 /**
  * Options of {@link BrokerClient}.
@@ -218,11 +235,26 @@ export class BrokerClient {
     );
   }
 
-  /** QUERY_CONSUMER_OFFSET (14): the group's stored offset, or `undefined` on QUERY_NOT_FOUND. */
+  /**
+   * QUERY_CONSUMER_OFFSET (14): the group's stored offset, or `undefined` on QUERY_NOT_FOUND. A broker
+   * before 5.0 ignores `setZeroIfNotFound` and may answer 0 for a group without an offset: see
+   * {@link queryConsumerOffsetAnswer}.
+   */
   async queryConsumerOffset(
     address: string,
     header: QueryConsumerOffsetRequestHeader,
   ): Promise<number | undefined> {
+    return (await this.queryConsumerOffsetAnswer(address, header)).offset;
+  }
+
+  /**
+   * QUERY_CONSUMER_OFFSET (14) with the answering broker's version code (the response's `version`,
+   * {@link MQVersionCode}), which says whether a 0 may stand for "no offset" (a broker before 5.0).
+   */
+  async queryConsumerOffsetAnswer(
+    address: string,
+    header: QueryConsumerOffsetRequestHeader,
+  ): Promise<ConsumerOffsetAnswer> {
     const request = { code: RequestCode.QUERY_CONSUMER_OFFSET, extFields: toExtFields(header) };
     const response = expectSuccess(
       await this.transport.request(address, request, this.timeouts.offsetMs),
@@ -230,8 +262,26 @@ export class BrokerClient {
       address,
       [ResponseCode.SUCCESS, ResponseCode.QUERY_NOT_FOUND],
     );
-    if (response.code === ResponseCode.QUERY_NOT_FOUND) return undefined;
-    return parseOffsetResponseHeader(response.extFields, 'QUERY_CONSUMER_OFFSET').offset;
+    const offset =
+      response.code === ResponseCode.QUERY_NOT_FOUND
+        ? undefined
+        : parseOffsetResponseHeader(response.extFields, 'QUERY_CONSUMER_OFFSET').offset;
+    return { offset, brokerVersion: response.version };
+  }
+
+  /**
+   * GET_ALL_CONSUMER_OFFSET (43): every group's committed offsets on the broker, whose absence for a
+   * queue means the group never committed there. The body holds the broker's whole table: ask only when
+   * QUERY_CONSUMER_OFFSET cannot tell.
+   */
+  async getAllConsumerOffset(address: string): Promise<ConsumerOffsetTable> {
+    const response = await this.call(
+      address,
+      RequestCode.GET_ALL_CONSUMER_OFFSET,
+      {},
+      this.timeouts.offsetMs,
+    );
+    return parseConsumerOffsetTable(response.body);
   }
 
   /** UPDATE_CONSUMER_OFFSET (15), waiting for the broker's answer. */

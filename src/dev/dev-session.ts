@@ -1,20 +1,19 @@
 /**
- * One `rocketmq-lambda dev` run: the embedded DynamoDB, optionally a local broker (with the mapped topics),
+ * One `rocketmq-lambda dev` run: the embedded DynamoDB, optionally a local broker or cluster (with the
+ * mapped topics),
  * the poller over serverless.yml's `rocketmq` events with handlers invoked in-process (reloaded on edit),
  * and the live status. `stop()` releases everything it started, in reverse order.
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { LOCAL_ENDPOINT_REGION, type RunConfig } from '../config/run-config.js';
-import type { LocalBroker } from '../local-broker/local-broker.js';
-import { startLocalBroker } from '../local-broker/local-broker.js';
 import { type PollerExit, startPoller } from '../poller/poller.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { type DevState, removeDevState, writeDevState } from './dev-state-file.js';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb.js';
 import { type HandlerWatcher, watchHandlerSources } from './handler-watcher.js';
 import { loadServerlessService } from './load-serverless-service.js';
-import { createLocalTopics } from './local-topics.js';
+import { type DevRocketMQ, type DevRocketMQKind, startDevRocketMQ } from './local-rocketmq.js';
 import { ReloadingInvoker } from './reloading-invoker.js';
 import { DEV_OFFSETS_TABLE, type DevConfig, devConfigFromServerless } from './serverless-dev-config.js';
 import { LastInvokeTracker, mappingLineOf, StatusDisplay, type TextStream } from './status-display.js';
@@ -39,6 +38,11 @@ export interface DevSessionOptions {
   readonly nameServer?: string | undefined;
   /** Start a local RocketMQ (stopped with the session). */
   readonly localBroker?: boolean | undefined;
+  /**
+   * Start a local cluster instead: 2 broker groups, each a master and `slavesPerGroup` slaves (stopped
+   * with the session); the topics are created on every broker.
+   */
+  readonly localCluster?: { readonly slavesPerGroup: number } | undefined;
   /** State (offsets, shims, broker logs). @default `<service dir>/.rocketmq-lambda` */
   readonly stateDir?: string | undefined;
   readonly logger: Logger;
@@ -71,6 +75,8 @@ export interface DevSession {
   readonly state: DevState;
   /** The name server the poller uses. */
   readonly nameServer: string;
+  /** The local broker or cluster the session started, if any. */
+  readonly local?: Pick<DevRocketMQ, 'kind' | 'clusterName' | 'brokers'> | undefined;
   readonly dynamoDbEndpoint: string;
   readonly stateDir: string;
   /** Resolves once everything has stopped (after `stop()`, or a fatal mapping failure). */
@@ -117,9 +123,15 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       source: options.configFile,
       invokeEndpoint: options.invokeEndpoint,
     });
+  const localKind: DevRocketMQKind | undefined =
+    options.localCluster !== undefined
+      ? { kind: 'cluster', slavesPerGroup: options.localCluster.slavesPerGroup }
+      : options.localBroker === true
+        ? { kind: 'broker' }
+        : undefined;
   // Validate before starting anything slow.
   const checked = build(
-    options.localBroker === true ? PLACEHOLDER_NAME_SERVER : options.nameServer,
+    localKind !== undefined ? PLACEHOLDER_NAME_SERVER : options.nameServer,
     'http://127.0.0.1:1',
   );
   for (const notice of checked.notices) log.warn(notice);
@@ -136,7 +148,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
   };
   try {
     const dataDir = path.join(stateDir, 'dynamodb');
-    if (options.localBroker === true) {
+    if (localKind !== undefined) {
       // Each local broker starts with an empty store: offsets kept from an earlier run would point past
       // the end of every queue, so they start over with the broker.
       await rm(dataDir, { recursive: true, force: true });
@@ -146,24 +158,20 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     log.info({ endpoint: db.endpoint, dataDir: db.dataDir }, 'embedded DynamoDB started');
 
     let nameServer = options.nameServer;
-    if (options.localBroker === true) {
-      const broker: LocalBroker = await startLocalBroker({
-        logDir: path.join(stateDir, 'broker-logs'),
-        log: componentLogger('local-broker', options.logger),
-      });
-      cleanups.push({ what: 'local broker', run: () => broker.stop() });
-      log.info({ nameServer: broker.namesrvAddr, broker: broker.brokerAddr }, 'local broker started');
-      nameServer = broker.namesrvAddr;
+    let local: DevRocketMQ | undefined;
+    if (localKind !== undefined) {
       const topics = new Map<string, boolean>();
       for (const mapping of checked.config.mappings) {
         topics.set(mapping.topic, (topics.get(mapping.topic) ?? false) || mapping.orderly);
       }
-      await createLocalTopics(
-        broker.namesrvAddr,
-        broker.brokerAddr,
-        [...topics].map(([topic, orderly]) => ({ topic, orderly })),
-        log,
-      );
+      local = await startDevRocketMQ(localKind, {
+        topics: [...topics].map(([topic, orderly]) => ({ topic, orderly })),
+        logDir: path.join(stateDir, 'broker-logs'),
+        logger: options.logger,
+      });
+      const started = local;
+      cleanups.push({ what: `local ${started.kind}`, run: () => started.stop() });
+      nameServer = local.nameServer;
     }
     const { config, handlers, functionKeys } = build(nameServer, db.endpoint);
     const files = [...new Set([...handlers.values()].map((h) => h.file))];
@@ -262,6 +270,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       config,
       state,
       nameServer: config.nameServerAddresses.join(';'),
+      local,
       dynamoDbEndpoint: db.endpoint,
       stateDir,
       stopped: poller.stopped.then(() => stop()),

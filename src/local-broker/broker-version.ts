@@ -74,6 +74,11 @@ export interface BrokerVersionProfile {
    * (and exit when it is missing) instead of `-Drmq.logback.configurationFile`.
    */
   logbackInHomeConf: boolean;
+  /**
+   * True when a slave refuses topic and subscription-group changes and copies them from its master
+   * instead (4.x, every 10 s): the local cluster then changes the masters and waits for the copy.
+   */
+  slavesRefuseAdmin: boolean;
   /** Why this version needs what it needs, for docs and error messages. */
   notes: readonly string[];
 }
@@ -95,6 +100,7 @@ const PROFILES: Readonly<Record<BrokerVersionName, BrokerVersionProfile>> = {
     features: FULL_5X_FEATURES,
     brokerConfig: {},
     logbackInHomeConf: false,
+    slavesRefuseAdmin: false,
     notes: ['the default: the version docs/protocol.md describes, and the one CI runs'],
   },
   '5.5.1': {
@@ -112,6 +118,7 @@ const PROFILES: Readonly<Record<BrokerVersionName, BrokerVersionProfile>> = {
       'lacks (NoSuchMethodError on every request), and rocketmq-auth 5.5.1 is not on Maven Central',
     brokerConfig: {},
     logbackInHomeConf: false,
+    slavesRefuseAdmin: false,
     notes: [
       'Maven Central holds only part of 5.5.1 (broker, store, common, remoting, tiered-store, controller); ' +
         'the namesrv, client, tools, srvutil, filter and auth modules are 5.5.0',
@@ -132,6 +139,8 @@ const PROFILES: Readonly<Record<BrokerVersionName, BrokerVersionProfile>> = {
     brokerConfig: {},
     // 4.9.7's NamesrvStartup and BrokerStartup configure logback from $ROCKETMQ_HOME/conf by hand.
     logbackInHomeConf: true,
+    // AdminBrokerProcessor.validateSlave; SlaveSynchronize copies the master's configs every 10 s.
+    slavesRefuseAdmin: true,
     notes: [
       'runs on Java 17 with the same --add-opens/--add-exports as 5.x (its store unmaps buffers through JDK internals)',
       'logback is read from $ROCKETMQ_HOME/conf/logback_namesrv.xml and logback_broker.xml; the JVMs exit without them',
@@ -149,6 +158,7 @@ const PROFILES: Readonly<Record<BrokerVersionName, BrokerVersionProfile>> = {
     features: { acl2: true, pop: true, timerWheel: true, adminAtClientAddress: false },
     brokerConfig: {},
     logbackInHomeConf: false,
+    slavesRefuseAdmin: false,
     notes: [
       'namesrv + broker 5.3.3 and rocketmq-proxy 5.3.3 in cluster mode; clients use the proxy remoting port as their name server',
       'the proxy answers GET_ROUTEINFO_BY_TOPIC with itself as every broker address, so the data path goes through it',

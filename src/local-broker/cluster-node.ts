@@ -72,6 +72,8 @@ export interface ClusterNodeLaunch {
   /** SIGTERM-to-SIGKILL grace when the whole cluster stops. */
   stopGraceMs: number;
   log: Logger;
+  /** Values masked in the log tails of errors (ACL secret keys, key passwords). */
+  secrets?: readonly string[] | undefined;
 }
 
 /**
@@ -215,7 +217,7 @@ export class ClusterBrokerNode implements LocalClusterNode {
         'namesrv.log': this.launch.namesrvLogFile,
         [`${this.brokerName}-${this.brokerId}.log`]: this.logFile,
       },
-      [],
+      this.launch.secrets ?? [],
     );
     let summary = fallback;
     if (err instanceof JvmExitedError) summary = err.message;

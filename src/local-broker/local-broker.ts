@@ -28,6 +28,7 @@ import {
   selectedBrokerVersion,
 } from './broker-version.js';
 import { findBrokerPorts } from './free-ports.js';
+import { writeHomeConfLogback } from './home-conf-logback.js';
 import { assertJavaAvailable } from './java-runtime.js';
 import { localJvmArgs } from './jvm-args.js';
 import { spawnJvm } from './jvm-process.js';
@@ -42,8 +43,6 @@ export type { LocalBrokerTlsOptions } from './broker-tls.js';
 const NAMESRV_MAIN = 'org.apache.rocketmq.namesrv.NamesrvStartup';
 const BROKER_MAIN = 'org.apache.rocketmq.broker.BrokerStartup';
 const MAX_START_ATTEMPTS = 3;
-/** Where 4.x's NamesrvStartup and BrokerStartup read logback from, relative to `$ROCKETMQ_HOME/conf`. */
-const LEGACY_LOGBACK_FILES = { namesrv: 'logback_namesrv.xml', broker: 'logback_broker.xml' } as const;
 
 /** Options of {@link startLocalBroker}; every field is optional. */
 export interface LocalBrokerOptions {
@@ -202,12 +201,7 @@ async function startOnce(classpath: string, options: ResolvedOptions): Promise<L
     options.tls === undefined
       ? undefined
       : writeFile(files.tlsConf, toPropertiesText(tlsConfigFileValues(options.tls))),
-    ...(options.version.logbackInHomeConf
-      ? [
-          writeFile(join(confDir, LEGACY_LOGBACK_FILES.namesrv), logbackConfig(files.namesrvLog)),
-          writeFile(join(confDir, LEGACY_LOGBACK_FILES.broker), logbackConfig(files.brokerLog)),
-        ]
-      : []),
+    writeHomeConfLogback(options.version, homeDir, { namesrv: files.namesrvLog, broker: files.brokerLog }),
   ]);
 
   const env: NodeJS.ProcessEnv = { ...process.env, ROCKETMQ_HOME: homeDir };

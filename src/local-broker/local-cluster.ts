@@ -1,5 +1,6 @@
 /**
- * A real RocketMQ 5.3.3 cluster on loopback: one namesrv and N broker groups (`broker-a`, `broker-b`,
+ * A real RocketMQ cluster on loopback (5.3.3 unless `ROCKETMQ_LAMBDA_BROKER_VERSION` or `version` picks
+ * another of broker-version.ts; a `-proxy` version starts its plain brokers, no proxy): one namesrv and N broker groups (`broker-a`, `broker-b`,
  * ...), each a master (brokerId 0, ASYNC_MASTER) and its slaves (brokerId 1.., SLAVE) with classic
  * master/slave replication over the master's HA port. Every broker has its own store and ports, a small
  * heap, and can be killed and restarted on its store while the rest runs on (docs/clusters.md says why
@@ -9,11 +10,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { encodeSubscriptionGroupConfig, type SubscriptionGroupConfig } from '../protocol/bodies.js';
 import type { CreateTopicRequestHeader } from '../protocol/headers.js';
 import { toExtFields } from '../protocol/remoting-command.js';
 import { RequestCode } from '../protocol/request-code.js';
 import { PermName } from '../protocol/route-data.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { aclBrokerConfig, aclCredentials, type LocalBrokerAclOptions } from './broker-acl.js';
 import {
   type BrokerConfigValues,
   brokerConfig,
@@ -22,14 +25,18 @@ import {
   namesrvConfig,
   toPropertiesText,
 } from './broker-config.js';
+import { type LocalBrokerTlsOptions, probeTlsOptions, tlsConfigFileValues } from './broker-tls.js';
+import { type BrokerVersionName, brokerVersionProfile, selectedBrokerVersion } from './broker-version.js';
+import { applyAcrossCluster, subscriptionGroupChange, topicChange } from './cluster-admin.js';
 import { ClusterBrokerNode, type LocalClusterNode } from './cluster-node.js';
 import { findClusterPorts } from './free-ports.js';
+import { writeHomeConfLogback } from './home-conf-logback.js';
 import { assertJavaAvailable } from './java-runtime.js';
 import { localJvmArgs } from './jvm-args.js';
 import { spawnJvm } from './jvm-process.js';
 import { LocalBrokerError } from './local-broker-error.js';
 import { ensureRocketMQJars } from './rocketmq-jars.js';
-import { oneShotRequest, probeTopicRoute } from './route-probe.js';
+import { type ProbeConnectOptions, probeTopicRoute } from './route-probe.js';
 
 export type { LocalClusterNode } from './cluster-node.js';
 
@@ -82,6 +89,23 @@ export interface LocalClusterOptions {
   cacheDir?: string;
   /** More flags for every JVM, after ours. @default [] */
   extraJvmOptions?: readonly string[];
+  /**
+   * The RocketMQ version of every JVM (a `-proxy` version starts its plain brokers; no proxy).
+   * @default the version `ROCKETMQ_LAMBDA_BROKER_VERSION` selects, 5.3.3 when unset
+   */
+  version?: BrokerVersionName | undefined;
+  /**
+   * Run the namesrv and every broker TLS-only with this certificate (as the single broker's `tls`);
+   * clients then need TLS trusting `tls.caPath`.
+   * @default plaintext only
+   */
+  tls?: LocalBrokerTlsOptions | undefined;
+  /**
+   * ACL 2.0 on every broker with this super user (as the single broker's `acl`); the brokers use it for
+   * their own calls to each other too (`innerClientAuthenticationCredentials`).
+   * @default no ACL
+   */
+  acl?: LocalBrokerAclOptions | undefined;
 }
 
 /**
@@ -123,9 +147,15 @@ export interface LocalCluster {
   node(brokerName: string, brokerId: number): LocalClusterNode;
   /**
    * Creates `topic` with `queuesPerGroup` read and write queues on every running broker (masters and
-   * slaves), and resolves once the name server routes it on every running master.
+   * slaves), and resolves once the name server routes it on every running master. `order` marks it an
+   * ordered topic (the topic config's `order` flag).
    */
-  createTopic(topic: string, queuesPerGroup: number): Promise<void>;
+  createTopic(topic: string, queuesPerGroup: number, options?: { order?: boolean }): Promise<void>;
+  /**
+   * Creates or updates a subscription group on every running broker (4.x: on the masters, then waits
+   * until their slaves copied it).
+   */
+  createSubscriptionGroup(config: SubscriptionGroupConfig): Promise<void>;
   /** Stops every JVM and removes the temp directory. */
   stop(): Promise<void>;
 }
@@ -162,8 +192,26 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   const clusterName = options.clusterName ?? 'DefaultCluster';
   const heapMb = options.heapMb ?? 192;
   const extraJvmOptions = options.extraJvmOptions ?? [];
+  const version =
+    options.version === undefined ? selectedBrokerVersion() : brokerVersionProfile(options.version);
+  if (options.acl !== undefined && !version.features.acl2) {
+    throw new LocalBrokerError(
+      `the local RocketMQ ${version.name} cannot run ACL 2.0: ${version.aclUnavailableReason ?? 'not supported'}`,
+    );
+  }
+  const aclConfig = options.acl === undefined ? {} : aclBrokerConfig(options.acl);
+  // Read before the temp directory exists: an unreadable CA file then leaves nothing behind.
+  const connect: ProbeConnectOptions = {
+    tls: options.tls === undefined ? undefined : await probeTlsOptions(options.tls),
+    credentials: options.acl === undefined ? undefined : aclCredentials(options.acl),
+  };
+  const secrets = [
+    options.acl?.secretKey,
+    options.tls?.keyPassword,
+    options.tls?.clientAuth?.keyPassword,
+  ].filter((secret): secret is string => secret !== undefined && secret !== '');
   await assertJavaAvailable();
-  const { classpath } = await ensureRocketMQJars({ cacheDir: options.cacheDir, log });
+  const { classpath } = await ensureRocketMQJars({ cacheDir: options.cacheDir, version, log });
   const startedAt = Date.now();
 
   const homeDir = await mkdtemp(join(tmpdir(), 'rocketmq-lambda-cluster-'));
@@ -179,12 +227,25 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   const namesrvLogFile = join(logDir, 'namesrv.log');
   const namesrvConf = join(confDir, 'namesrv.properties');
   const namesrvLogback = join(confDir, 'namesrv.logback.xml');
+  const tlsConf = join(confDir, 'tls.properties');
   await Promise.all([
+    options.tls === undefined
+      ? undefined
+      : writeFile(tlsConf, toPropertiesText(tlsConfigFileValues(options.tls))),
     writeFile(namesrvConf, toPropertiesText(namesrvConfig(namesrvPort, homeDir))),
     writeFile(namesrvLogback, logbackConfig(namesrvLogFile)),
+    writeHomeConfLogback(version, homeDir, { namesrv: namesrvLogFile }),
   ]);
   const jvmArgs = (jvmHeapMb: number, logbackFile: string, maxDirectMemoryMb?: number): string[] =>
-    localJvmArgs({ heapMb: jvmHeapMb, maxDirectMemoryMb, logbackFile, homeDir, classpath, extraJvmOptions });
+    localJvmArgs({
+      heapMb: jvmHeapMb,
+      maxDirectMemoryMb,
+      logbackFile,
+      homeDir,
+      classpath,
+      tlsConfigFile: options.tls === undefined ? undefined : tlsConf,
+      extraJvmOptions,
+    });
   const namesrv = spawnJvm({
     name: 'namesrv',
     args: [...jvmArgs(NAMESRV_HEAP_MB, namesrvLogback), NAMESRV_MAIN, '-c', namesrvConf],
@@ -207,6 +268,9 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
       const logback = join(confDir, `${nodeName}.logback.xml`);
       const logFile = join(logDir, `${nodeName}.log`);
       await mkdir(storeDir, { recursive: true });
+      // A 4.x broker reads logback from <rocketmqHome>/conf/logback_broker.xml: one home per broker, so
+      // that each logs to its own file.
+      const nodeHome = version.logbackInHomeConf ? join(homeDir, 'home', nodeName) : undefined;
       const isMaster = brokerId === 0;
       const config = brokerConfig({
         clusterName,
@@ -215,10 +279,13 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
         namesrvAddr,
         storeDir,
         overrides: {
+          ...version.brokerConfig,
           ...CLUSTER_BROKER_DEFAULTS,
+          ...(nodeHome === undefined ? {} : { rocketmqHome: nodeHome }),
           brokerId,
           brokerRole: isMaster ? 'ASYNC_MASTER' : 'SLAVE',
           haListenPort: port + 1,
+          ...aclConfig,
           ...options.brokerConfig,
           ...(isMaster ? options.masterConfig : options.slaveConfig),
         },
@@ -226,6 +293,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
       await Promise.all([
         writeFile(brokerConf, toPropertiesText(config)),
         writeFile(logback, logbackConfig(logFile)),
+        nodeHome === undefined ? undefined : writeHomeConfLogback(version, nodeHome, { broker: logFile }),
       ]);
       const node = new ClusterBrokerNode({
         brokerId,
@@ -246,7 +314,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
           brokerName,
           brokerId,
           brokerPermission: String(config.brokerPermission ?? 6),
-          connect: {},
+          connect,
           log,
         },
         namesrv,
@@ -254,6 +322,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
         readyTimeoutMs,
         stopGraceMs,
         log,
+        secrets,
       });
       groupNodes.push(node);
       nodes.push(node);
@@ -271,6 +340,8 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     nodes,
     namesrv,
     stopGraceMs,
+    slavesRefuseAdmin: version.slavesRefuseAdmin,
+    connect,
   });
   try {
     // All brokers boot at once; the namesrv lists a slave beside its master whenever it registers.
@@ -286,7 +357,10 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   log.info(
     {
       namesrvAddr,
+      version: version.name,
       brokers: nodes.map((node) => ({ name: node.brokerName, id: node.brokerId, address: node.address })),
+      tls: options.tls !== undefined,
+      acl: options.acl !== undefined,
       homeDir,
       elapsedMs: Date.now() - startedAt,
     },
@@ -304,6 +378,9 @@ interface RunningClusterParts {
   nodes: ClusterBrokerNode[];
   namesrv: ReturnType<typeof spawnJvm>;
   stopGraceMs: number;
+  slavesRefuseAdmin: boolean;
+  /** TLS and ACL credentials of our own requests to the JVMs. */
+  connect: ProbeConnectOptions;
 }
 
 class RunningLocalCluster implements LocalCluster {
@@ -333,7 +410,7 @@ class RunningLocalCluster implements LocalCluster {
     return found;
   }
 
-  async createTopic(topic: string, queuesPerGroup: number): Promise<void> {
+  async createTopic(topic: string, queuesPerGroup: number, options: { order?: boolean } = {}): Promise<void> {
     const masters = this.groups.map((group) => group.master).filter((master) => master.running);
     const header: CreateTopicRequestHeader = {
       topic,
@@ -343,27 +420,22 @@ class RunningLocalCluster implements LocalCluster {
       perm: PermName.READ | PermName.WRITE,
       topicFilterType: 'SINGLE_TAG',
       topicSysFlag: 0,
-      order: false,
+      order: options.order ?? false,
     };
-    // The slaves too: a slave copies its master's topics only once a minute (SlaveSynchronize), and
-    // cannot serve pulls of a topic it does not know. The namesrv routes what the masters register.
-    const running = this.nodes.filter((node) => node.running);
-    for (const node of running) {
-      const response = await oneShotRequest(
-        node.address,
+    // The slaves too (cluster-admin.ts). The namesrv routes what the masters register.
+    await applyAcrossCluster(
+      this.nodes,
+      topicChange(
+        topic,
         { code: RequestCode.UPDATE_AND_CREATE_TOPIC, extFields: toExtFields(header) },
-        REQUEST_TIMEOUT_MS,
-      );
-      if (response.code !== 0) {
-        throw new LocalBrokerError(
-          `${node.address} refused to create ${topic}: code ${response.code} ${response.remark ?? ''}`,
-        );
-      }
-    }
+        queuesPerGroup,
+      ),
+      { slavesRefuseAdmin: this.parts.slavesRefuseAdmin, connect: this.parts.connect },
+    );
     const deadline = Date.now() + REQUEST_TIMEOUT_MS * 6;
     const wanted = new Set(masters.map((master) => master.brokerName));
     while (Date.now() < deadline) {
-      const { route } = await probeTopicRoute(this.namesrvAddr, topic);
+      const { route } = await probeTopicRoute(this.namesrvAddr, topic, this.parts.connect);
       const routed = (route?.queueDatas ?? []).filter(
         (data) => wanted.has(data.brokerName) && data.writeQueueNums === queuesPerGroup,
       );
@@ -371,6 +443,22 @@ class RunningLocalCluster implements LocalCluster {
       await sleep(ROUTE_POLL_MS);
     }
     throw new LocalBrokerError(`the namesrv did not route ${topic} on ${[...wanted].join(', ')} in time`);
+  }
+
+  async createSubscriptionGroup(config: SubscriptionGroupConfig): Promise<void> {
+    await applyAcrossCluster(
+      this.nodes,
+      subscriptionGroupChange(
+        config.groupName,
+        {
+          code: RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
+          extFields: {},
+          body: encodeSubscriptionGroupConfig(config),
+        },
+        config.brokerId ?? 0,
+      ),
+      { slavesRefuseAdmin: this.parts.slavesRefuseAdmin, connect: this.parts.connect },
+    );
   }
 
   stop(): Promise<void> {

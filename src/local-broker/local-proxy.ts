@@ -50,6 +50,8 @@ export interface LocalProxyOptions {
 export interface LocalProxy {
   /** `127.0.0.1:<port>` of its remoting listener: the name server (and broker) address of clients. */
   remotingAddr: string;
+  /** `127.0.0.1:<port>` of its gRPC listener: the endpoint of RocketMQ 5 gRPC clients (not ours). */
+  grpcAddr: string;
   /** Stops the proxy JVM (SIGTERM, SIGKILL after 5 s) and removes its temp directory. */
   stop(): Promise<void>;
 }
@@ -139,7 +141,7 @@ export async function startLocalProxy(options: LocalProxyOptions): Promise<Local
     { remotingAddr, grpcPort, namesrvAddr: options.namesrvAddr, elapsedMs: Date.now() - startedAt },
     'local RocketMQ proxy ready',
   );
-  return { remotingAddr, stop };
+  return { remotingAddr, grpcAddr: `127.0.0.1:${grpcPort}`, stop };
 }
 
 function proxyVersionOrDefault(): BrokerVersionProfile {

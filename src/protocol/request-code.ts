@@ -13,6 +13,8 @@ export const RequestCode = {
   UPDATE_CONSUMER_OFFSET: 15,
   /** Admin: create or update a topic on one broker. */
   UPDATE_AND_CREATE_TOPIC: 17,
+  /** Admin (the local cluster only): every topic config of a broker (what a 4.x slave copies from its master). */
+  GET_ALL_TOPIC_CONFIG: 21,
   /** Admin (the local broker only): change a broker's config; `brokerPermission` makes it register at once. */
   UPDATE_BROKER_CONFIG: 25,
   SEARCH_OFFSET_BY_TIMESTAMP: 29,
@@ -26,10 +28,14 @@ export const RequestCode = {
   NOTIFY_CONSUMER_IDS_CHANGED: 40,
   LOCK_BATCH_MQ: 41,
   UNLOCK_BATCH_MQ: 42,
+  /** Every group's committed offsets of one broker (what a 4.x slave syncs); read-only. */
+  GET_ALL_CONSUMER_OFFSET: 43,
   CHECK_CLIENT_CONFIG: 46,
   GET_ROUTEINFO_BY_TOPIC: 105,
   /** Admin: create or update a subscription group on one broker. */
   UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: 200,
+  /** Admin (the local cluster only): every subscription group config of a broker. */
+  GET_ALL_SUBSCRIPTIONGROUP_CONFIG: 201,
   RESET_CONSUMER_CLIENT_OFFSET: 220,
   GET_CONSUMER_STATUS_FROM_CLIENT: 221,
   GET_CONSUMER_RUNNING_INFO: 307,

@@ -10,22 +10,32 @@
  *   which keeps it per group; in clustering the start is the higher of the store's offset and the
  *   broker's. After a crash the broker's copy is at most one pull old, while the store may be one
  *   persist interval old: a crashed poller's successor redelivers about what Java's would. A group that
- *   moves over from a Java consumer keeps its position the same way.
+ *   moves over from a Java consumer keeps its position the same way. A 4.x broker answers 0 for a group
+ *   that has no offset on a young queue (broker-committed-offset.ts); when the store has no record either,
+ *   that 0 is checked against the broker's offset table, so a new group still starts at its starting
+ *   position while a committed 0 is kept.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NoMasterError } from '../../client/no-master-error.js';
 import { RocketMQError } from '../../errors.js';
 import { NO_OFFSET, type OffsetStore, type StoredOffsetRecord } from '../../offsets/offset-store.js';
+import type { ConsumerOffsetTable } from '../../protocol/consumer-offset-table.js';
 import type { MessageQueue } from '../../protocol/message-queue.js';
 import type { Logger } from '../../util/logger.js';
 import type { ConsumerBrokerCalls } from '../consumer-client.js';
 import type { StartingPosition } from '../consumer-options.js';
+import { readConsumerOffsetAnswer, settleAmbiguousZero } from './broker-committed-offset.js';
 
 /** How often a waiting new owner reads the store during a hand-over. */
 export const HAND_OVER_POLL_MS = 200;
 /** The new owner waits this much longer than the old owner's own bound. */
 export const HAND_OVER_GRACE_MS = 5000;
+/**
+ * How long one broker's offset table (GET_ALL_CONSUMER_OFFSET, the whole table of the broker) serves
+ * the queues of that broker: a new group's first rebalance asks for several queues at once.
+ */
+export const OFFSET_TABLE_REUSE_MS = 2000;
 
 /**
  * What a start is decided with.
@@ -47,7 +57,11 @@ export interface StartOffsetResolverOptions {
   offsetStore: Pick<OffsetStore, 'readRecord'>;
   broker: Pick<
     ConsumerBrokerCalls,
-    'getMaxOffset' | 'getMinOffset' | 'searchOffsetByTimestamp' | 'queryConsumerOffset'
+    | 'getMaxOffset'
+    | 'getMinOffset'
+    | 'searchOffsetByTimestamp'
+    | 'queryConsumerOffsetAnswer'
+    | 'getAllConsumerOffset'
   >;
   /** This poller's client id (a record it wrote itself is never waited for). */
   clientId: string;
@@ -87,12 +101,21 @@ export interface StartOffsetResolverOptions {
  * ```
  */
 export class StartOffsetResolver {
+  /** Offset tables by master address, with when they were asked for (OFFSET_TABLE_REUSE_MS). */
+  private readonly offsetTables = new Map<
+    string,
+    { askedAtMs: number; table: Promise<ConsumerOffsetTable | undefined> }
+  >();
+
   constructor(private readonly options: StartOffsetResolverOptions) {}
 
   async startOffset(queue: MessageQueue, context: StartOffsetContext = {}): Promise<number> {
     const record = await this.awaitHandOver(queue, context);
     const stored = record?.offset ?? NO_OFFSET;
-    const fromBroker = this.options.brokerOffsets ? await this.brokerOffset(queue) : undefined;
+    // With a stored record, a 4.x broker's ambiguous 0 cannot win the comparison: no need to settle it.
+    const fromBroker = this.options.brokerOffsets
+      ? await this.brokerOffset(queue, record === undefined)
+      : undefined;
     if (fromBroker !== undefined && fromBroker > stored) {
       this.options.log.info(
         { queue, stored: record === undefined ? null : stored, broker: fromBroker },
@@ -159,23 +182,70 @@ export class StartOffsetResolver {
     );
   }
 
-  /** The group's offset as the queue's master keeps it, or undefined (none, or it cannot be asked). */
-  private async brokerOffset(queue: MessageQueue): Promise<number | undefined> {
+  /**
+   * The group's offset as the queue's master keeps it, or undefined (none, or it cannot be asked). A
+   * 4.x broker's 0 is checked against its offset table when `settleZero` (file comment).
+   */
+  private async brokerOffset(queue: MessageQueue, settleZero: boolean): Promise<number | undefined> {
     const address = this.options.masterAddress(queue.brokerName);
     if (address === undefined) return undefined;
+    let reading: ReturnType<typeof readConsumerOffsetAnswer>;
     try {
-      const offset = await this.options.broker.queryConsumerOffset(address, {
-        consumerGroup: this.options.consumerGroup,
-        topic: queue.topic,
-        queueId: queue.queueId,
-        setZeroIfNotFound: false,
-        bname: queue.brokerName,
-      });
-      return offset !== undefined && Number.isSafeInteger(offset) && offset >= 0 ? offset : undefined;
+      reading = readConsumerOffsetAnswer(
+        await this.options.broker.queryConsumerOffsetAnswer(address, {
+          consumerGroup: this.options.consumerGroup,
+          topic: queue.topic,
+          queueId: queue.queueId,
+          setZeroIfNotFound: false,
+          bname: queue.brokerName,
+        }),
+      );
     } catch (error) {
       this.options.log.debug({ err: error, queue }, 'the broker could not tell its committed offset');
       return undefined;
     }
+    switch (reading.kind) {
+      case 'none':
+        return undefined;
+      case 'committed':
+        return reading.offset;
+      case 'ambiguous-zero': {
+        if (!settleZero) return 0;
+        const offset = settleAmbiguousZero(
+          await this.offsetTable(address),
+          this.options.consumerGroup,
+          queue,
+        );
+        this.options.log.debug(
+          { queue, committed: offset ?? null },
+          'a broker before 5.0 answered 0: settled with its offset table',
+        );
+        return offset;
+      }
+    }
+  }
+
+  /**
+   * The broker's offset table, shared for OFFSET_TABLE_REUSE_MS (dropped at the next call after that);
+   * undefined when it cannot be read.
+   */
+  private offsetTable(address: string): Promise<ConsumerOffsetTable | undefined> {
+    const nowMs = Date.now();
+    // A broker's table can be large: none is kept past its reuse window.
+    for (const [key, entry] of this.offsetTables) {
+      if (nowMs - entry.askedAtMs >= OFFSET_TABLE_REUSE_MS) this.offsetTables.delete(key);
+    }
+    const cached = this.offsetTables.get(address);
+    if (cached !== undefined) return cached.table;
+    const table = this.options.broker.getAllConsumerOffset(address).catch((error: unknown) => {
+      this.options.log.warn(
+        { err: error, address },
+        "the broker's offset table is unreadable: its 0 is taken as a committed offset (a new group may consume young queues from their start)",
+      );
+      return undefined;
+    });
+    this.offsetTables.set(address, { askedAtMs: nowMs, table });
+    return table;
   }
 
   private address(queue: MessageQueue): string {

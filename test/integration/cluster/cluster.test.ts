@@ -102,13 +102,7 @@ describe('local cluster: 2 broker groups of a master and a slave', () => {
     const topic = uniqueTopic('cl_slaveread');
     const group = uniqueGroup('cl_slaveread');
     await cluster.createTopic(topic, QUEUES_PER_GROUP);
-    for (const node of cluster.nodes) {
-      await client.admin.createSubscriptionGroup(node.address, {
-        groupName: group,
-        brokerId: 1,
-        whichBrokerWhenConsumeSlowly: 1,
-      });
-    }
+    await cluster.createSubscriptionGroup({ groupName: group, brokerId: 1, whichBrokerWhenConsumeSlowly: 1 });
     const { ids } = await produceSpread(topic, 200);
     await slavesCaughtUp(topic);
 

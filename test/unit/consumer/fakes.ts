@@ -122,6 +122,8 @@ export function fakeClient(
       searchOffsetByTimestamp: unexpected('searchOffsetByTimestamp'),
       // The broker keeps no offset of the test groups unless a test says otherwise.
       queryConsumerOffset: async () => undefined,
+      queryConsumerOffsetAnswer: async () => ({ offset: undefined, brokerVersion: 479 }),
+      getAllConsumerOffset: unexpected('getAllConsumerOffset'),
       checkClientConfig: async () => undefined,
       updateConsumerOffsetOneway: async () => undefined,
       ...overrides,

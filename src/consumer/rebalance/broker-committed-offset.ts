@@ -1,0 +1,62 @@
+/**
+ * Reading the group's committed offset from a broker's answers, across versions (docs/protocol.md,
+ * "Broker versions"). A 5.x broker answers QUERY_CONSUMER_OFFSET with `setZeroIfNotFound: false`
+ * exactly: an offset, or QUERY_NOT_FOUND. A 4.x broker ignores that flag and answers 0 for a group
+ * without an offset while the queue still starts at 0 in memory, the same bytes as a committed 0. Its
+ * GET_ALL_CONSUMER_OFFSET table then settles it: a committed 0 has an entry, "no offset" has none.
+ */
+import type { ConsumerOffsetAnswer } from '../../client/broker-client.js';
+import { type ConsumerOffsetTable, committedOffsetOf } from '../../protocol/consumer-offset-table.js';
+import type { MessageQueue } from '../../protocol/message-queue.js';
+import { isVersionCodeBefore5 } from '../../protocol/mq-version.js';
+
+/**
+ * What a QUERY_CONSUMER_OFFSET answer says on its own.
+ *
+ * @example
+ * ```ts
+ * readConsumerOffsetAnswer({ offset: 0, brokerVersion: 407 }); // => { kind: 'ambiguous-zero' }
+ * ```
+ */
+export type ConsumerOffsetReading =
+  | { kind: 'none' }
+  | { kind: 'committed'; offset: number }
+  /** 0 from a broker before 5.0: a committed 0, or no offset at all. */
+  | { kind: 'ambiguous-zero' };
+
+/**
+ * Classifies an answer. A 0 from a broker whose version code is unknown (0) counts as committed: only
+ * a broker known to be older than 5.0 is doubted.
+ *
+ * @example
+ * ```ts
+ * readConsumerOffsetAnswer({ offset: 0, brokerVersion: 479 }); // => { kind: 'committed', offset: 0 }
+ * ```
+ */
+export function readConsumerOffsetAnswer(answer: ConsumerOffsetAnswer): ConsumerOffsetReading {
+  const { offset, brokerVersion } = answer;
+  if (offset === undefined || !Number.isSafeInteger(offset) || offset < 0) return { kind: 'none' };
+  if (offset === 0 && isVersionCodeBefore5(brokerVersion)) return { kind: 'ambiguous-zero' };
+  return { kind: 'committed', offset };
+}
+
+/**
+ * Settles an ambiguous 0 with the broker's offset table: the group's entry for the queue if it has
+ * one, else undefined (no offset). Without a table (the broker could not be asked) it stays 0, what
+ * Java's consumer starts at on 4.x: a new group may then consume a young queue from its start (more
+ * messages), where reading a committed 0 as "none" would skip messages.
+ *
+ * @example
+ * ```ts
+ * settleAmbiguousZero(new Map(), 'G', queue); // => undefined: the group never committed there
+ * settleAmbiguousZero(undefined, 'G', queue); // => 0
+ * ```
+ */
+export function settleAmbiguousZero(
+  table: ConsumerOffsetTable | undefined,
+  consumerGroup: string,
+  queue: MessageQueue,
+): number | undefined {
+  if (table === undefined) return 0;
+  return committedOffsetOf(table, consumerGroup, queue.topic, queue.queueId);
+}

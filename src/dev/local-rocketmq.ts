@@ -1,0 +1,144 @@
+/**
+ * The RocketMQ a dev session starts for itself (`--local-broker` or `--local-cluster`): started, given
+ * the service's topics, described for the started line, and stopped with the session.
+ */
+import { startLocalBroker } from '../local-broker/local-broker.js';
+import { startLocalCluster } from '../local-broker/local-cluster.js';
+import { componentLogger, type Logger } from '../util/logger.js';
+import { createLocalTopics, DEV_TOPIC_QUEUES, type LocalTopic } from './local-topics.js';
+
+/** Broker groups of the dev cluster (`broker-a`, `broker-b`). */
+export const DEV_CLUSTER_BROKER_GROUPS = 2;
+/** Heap of each broker JVM of the dev cluster: two to four brokers share a developer's machine. */
+const DEV_CLUSTER_HEAP_MB = 192;
+
+/**
+ * Which local RocketMQ to start.
+ *
+ * @example
+ * ```ts
+ * const what: DevRocketMQKind = { kind: 'cluster', slavesPerGroup: 1 };
+ * ```
+ */
+export type DevRocketMQKind = { kind: 'broker' } | { kind: 'cluster'; slavesPerGroup: number };
+
+/**
+ * One broker of the local RocketMQ.
+ *
+ * @example
+ * ```ts
+ * const broker: DevBrokerAddress = { brokerName: 'broker-a', brokerId: 0, address: '127.0.0.1:10911' };
+ * ```
+ */
+export interface DevBrokerAddress {
+  readonly brokerName: string;
+  /** 0: the master; 1..: its slaves. */
+  readonly brokerId: number;
+  readonly address: string;
+}
+
+/**
+ * A running local RocketMQ of a dev session.
+ *
+ * @example
+ * ```ts
+ * const local = await startDevRocketMQ({ kind: 'broker' }, { topics, logDir, logger });
+ * await local.stop();
+ * ```
+ */
+export interface DevRocketMQ {
+  readonly kind: DevRocketMQKind['kind'];
+  readonly nameServer: string;
+  readonly clusterName: string;
+  readonly brokers: readonly DevBrokerAddress[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the local broker or cluster and creates `topics` on it ({@link DEV_TOPIC_QUEUES} queues on
+ * each master); stops what it started when the topics cannot be created.
+ *
+ * @example
+ * ```ts
+ * const local = await startDevRocketMQ({ kind: 'cluster', slavesPerGroup: 0 },
+ *   { topics: [{ topic: 'Orders', orderly: false }], logDir: '.rocketmq-lambda/broker-logs', logger });
+ * ```
+ */
+export async function startDevRocketMQ(
+  what: DevRocketMQKind,
+  options: { topics: readonly LocalTopic[]; logDir: string; logger: Logger },
+): Promise<DevRocketMQ> {
+  const log = componentLogger('dev', options.logger);
+  if (what.kind === 'broker') {
+    const broker = await startLocalBroker({
+      logDir: options.logDir,
+      log: componentLogger('local-broker', options.logger),
+    });
+    log.info({ nameServer: broker.namesrvAddr, broker: broker.brokerAddr }, 'local broker started');
+    const local: DevRocketMQ = {
+      kind: 'broker',
+      nameServer: broker.namesrvAddr,
+      clusterName: broker.clusterName,
+      brokers: [{ brokerName: broker.brokerName, brokerId: 0, address: broker.brokerAddr }],
+      stop: () => broker.stop(),
+    };
+    return withTopics(local, () =>
+      createLocalTopics(broker.namesrvAddr, broker.brokerAddr, options.topics, log),
+    );
+  }
+  const cluster = await startLocalCluster({
+    brokerGroups: DEV_CLUSTER_BROKER_GROUPS,
+    slavesPerGroup: what.slavesPerGroup,
+    heapMb: DEV_CLUSTER_HEAP_MB,
+    logDir: options.logDir,
+    log: componentLogger('local-cluster', options.logger),
+  });
+  const brokers = cluster.nodes.map((node) => ({
+    brokerName: node.brokerName,
+    brokerId: node.brokerId,
+    address: node.address,
+  }));
+  log.info({ nameServer: cluster.namesrvAddr, brokers }, 'local cluster started');
+  const local: DevRocketMQ = {
+    kind: 'cluster',
+    nameServer: cluster.namesrvAddr,
+    clusterName: cluster.clusterName,
+    brokers,
+    stop: () => cluster.stop(),
+  };
+  return withTopics(local, async () => {
+    for (const { topic, orderly } of options.topics) {
+      await cluster.createTopic(topic, DEV_TOPIC_QUEUES, { order: orderly });
+      log.info(
+        { topic, queuesPerMaster: DEV_TOPIC_QUEUES, masters: DEV_CLUSTER_BROKER_GROUPS },
+        'topic created on the local cluster',
+      );
+    }
+  });
+}
+
+async function withTopics(local: DevRocketMQ, create: () => Promise<void>): Promise<DevRocketMQ> {
+  try {
+    await create();
+    return local;
+  } catch (error) {
+    await local.stop();
+    throw error;
+  }
+}
+
+/**
+ * The line naming the local brokers, printed after the name server line.
+ *
+ * @example
+ * ```ts
+ * localBrokersLine(local);
+ * // => 'local cluster DefaultCluster: broker-a 127.0.0.1:10911 (master), broker-b 127.0.0.1:10921 (master)'
+ * ```
+ */
+export function localBrokersLine(local: Pick<DevRocketMQ, 'kind' | 'clusterName' | 'brokers'>): string {
+  const brokers = local.brokers
+    .map((b) => `${b.brokerName} ${b.address} (${b.brokerId === 0 ? 'master' : `slave ${b.brokerId}`})`)
+    .join(', ');
+  return `local ${local.kind} ${local.clusterName}: ${brokers}`;
+}
