@@ -21,6 +21,8 @@ export type ConsumerBrokerCalls = Pick<
   | 'getMinOffset'
   | 'searchOffsetByTimestamp'
   | 'queryConsumerOffset'
+  | 'queryConsumerOffsetAnswer'
+  | 'getAllConsumerOffset'
   | 'checkClientConfig'
   | 'updateConsumerOffsetOneway'
 >;
@@ -35,7 +37,8 @@ export type ConsumerBrokerCalls = Pick<
  */
 export interface ConsumerClient {
   readonly clientId: string;
-  readonly nameServer: Pick<NameServerClient, 'getRoute'>;
+  /** `addresses` tells a 5.x proxy in cluster mode apart (topic-route-table.ts, `servedByProxy`). */
+  readonly nameServer: Pick<NameServerClient, 'getRoute'> & Partial<Pick<NameServerClient, 'addresses'>>;
   readonly broker: ConsumerBrokerCalls;
   readonly requestHandler: Pick<ClientRequestHandler, 'onConsumerIdsChanged' | 'setRunningInfoProvider'>;
 }

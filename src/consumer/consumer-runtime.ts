@@ -33,6 +33,7 @@ import {
 } from './consumer-options.js';
 import type { ConsumerRuntimeEvent, ConsumerRuntimeStatus, ConsumerState } from './consumer-status.js';
 import { ConsumerHeartbeat } from './membership/consumer-heartbeat.js';
+import { MEMBERSHIP_CHECK_INTERVAL_MS, MembershipWatch } from './membership/membership-watch.js';
 import { TopicRouteTable } from './membership/topic-route-table.js';
 import type { MessageListener } from './message-listener.js';
 import { PullLoop } from './pull/pull-loop.js';
@@ -103,7 +104,10 @@ export class ConsumerRuntime {
   private readonly startOffsets: StartOffsetResolver;
   private readonly refusals: RefusalWatch;
   private readonly offsetSync: BrokerOffsetSync | undefined;
-  private readonly tasks: Record<'heartbeat' | 'routes' | 'rebalance' | 'persist', PeriodicTask>;
+  private readonly tasks: Record<
+    'heartbeat' | 'routes' | 'rebalance' | 'membership' | 'persist',
+    PeriodicTask
+  >;
   private readonly listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
   private readonly unregister: (() => void)[] = [];
   private currentState: ConsumerState = 'created';
@@ -132,7 +136,11 @@ export class ConsumerRuntime {
     const main = buildSubscriptionData(o.topic, o.filter.expression, o.filter.type, subVersion);
     const retry = buildSubscriptionData(o.retryTopic, '*', 'TAG', subVersion);
     this.subscriptions = o.messageModel === 'CLUSTERING' ? [main, retry] : [main];
-    this.routes = new TopicRouteTable({ nameServer: deps.client.nameServer, log: this.log });
+    this.routes = new TopicRouteTable({
+      nameServer: deps.client.nameServer,
+      log: this.log,
+      nameServerAddresses: deps.client.nameServer.addresses,
+    });
     this.refusals = new RefusalWatch((error) => this.onFatal(error));
     const refusals = this.refusals;
     const masterAddress = (brokerName: string) => this.routes.masterAddress(brokerName);
@@ -154,6 +162,9 @@ export class ConsumerRuntime {
       maxReconsumeTimes: o.maxReconsumeTimes,
       // Broadcasting has no retry topic: a failed message is only consumed again locally.
       retryProducer: o.messageModel === 'CLUSTERING' ? deps.retryProducer : undefined,
+      onSentBack: (brokerName) => {
+        if (this.routes.assumeRetryQueue(o.retryTopic, brokerName)) this.rebalancer.requestRebalance();
+      },
       log: this.log,
     });
     this.heartbeat = new ConsumerHeartbeat({
@@ -248,6 +259,15 @@ export class ConsumerRuntime {
           startOffsetFromBroker,
         ),
     });
+    // Behind a 5.x proxy no NOTIFY_CONSUMER_IDS_CHANGED arrives: notice joins and leaves by asking.
+    const membership = new MembershipWatch({
+      broker: deps.client.broker,
+      routes: this.routes,
+      consumerGroup: o.consumerGroup,
+      topic: o.topic,
+      members: () => this.rebalancer.groupMembers(),
+      onChange: () => this.rebalancer.requestRebalance(),
+    });
     this.tasks = {
       heartbeat: new PeriodicTask(
         'heartbeat',
@@ -265,6 +285,15 @@ export class ConsumerRuntime {
         'rebalance',
         o.rebalanceIntervalMs,
         () => this.rebalancer.rebalance(),
+        this.log,
+      ),
+      membership: new PeriodicTask(
+        'membership check',
+        MEMBERSHIP_CHECK_INTERVAL_MS,
+        () =>
+          o.messageModel === 'CLUSTERING' && MEMBERSHIP_CHECK_INTERVAL_MS < o.rebalanceIntervalMs
+            ? membership.check()
+            : Promise.resolve(),
         this.log,
       ),
       persist: new PeriodicTask(
@@ -456,7 +485,7 @@ export class ConsumerRuntime {
     const o = this.options;
     this.currentState = 'stopping';
     for (const unregister of this.unregister.splice(0)) unregister();
-    await Promise.all([this.tasks.rebalance.stop(), this.tasks.routes.stop()]);
+    await Promise.all([this.tasks.rebalance.stop(), this.tasks.membership.stop(), this.tasks.routes.stop()]);
     await this.rebalancer.stopPulling();
     await this.consumeService.stop(o.shutdownTimeoutMs);
     await this.tasks.persist.stop();

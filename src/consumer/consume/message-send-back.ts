@@ -27,6 +27,11 @@ export interface MessageSendBackOptions {
    * failed send-back is only a failure (the caller consumes the message again locally).
    */
   retryProducer?: Pick<Producer, 'send'> | undefined;
+  /**
+   * Told of every message a broker group took back (not of dead letters): that group now has
+   * `%RETRY%<group>`, even while the name server (a 5.x proxy's route cache) does not know it yet.
+   */
+  onSentBack?: ((brokerName: string) => void) | undefined;
   log?: Logger | undefined;
 }
 
@@ -72,6 +77,7 @@ export class MessageSendBack {
         maxReconsumeTimes: this.options.maxReconsumeTimes,
         bname: queue.brokerName,
       });
+      if (delayLevel >= 0) this.options.onSentBack?.(queue.brokerName);
     } catch (error) {
       // A dead letter (delay level -1) has no producer path: the broker's DLQ move needs the send-back.
       const producer = this.options.retryProducer;

@@ -9,6 +9,7 @@ import {
   type BrokerData,
   MASTER_BROKER_ID,
   masterAddress,
+  PermName,
   readableQueues,
   type TopicRouteData,
 } from '../../protocol/route-data.js';
@@ -76,11 +77,20 @@ export class TopicRouteTable {
   private readonly brokers = new Map<string, BrokerData>();
   private readonly failures = new Map<string, unknown>();
   private readonly inFlight = new Map<string, Promise<TopicRouteData | undefined>>();
+  /** Topics whose route was assumed by {@link assumeRetryQueue}, not fetched. */
+  private readonly assumed = new Set<string>();
+  private readonly nameServerAddresses: ReadonlySet<string>;
   private readonly warnings: ThrottledLog;
 
-  constructor(options: { nameServer: ConsumerClient['nameServer']; log: Logger }) {
+  constructor(options: {
+    nameServer: ConsumerClient['nameServer'];
+    log: Logger;
+    /** The name servers asked, for {@link servedByProxy}. @default none: never a proxy */
+    nameServerAddresses?: readonly string[] | undefined;
+  }) {
     this.nameServer = options.nameServer;
     this.log = options.log;
+    this.nameServerAddresses = new Set(options.nameServerAddresses ?? []);
     this.warnings = new ThrottledLog(options.log);
   }
 
@@ -93,6 +103,7 @@ export class TopicRouteTable {
     try {
       const route = await this.nameServer.getRoute(topic, { refresh: true });
       this.routes.set(topic, route);
+      this.assumed.delete(topic);
       this.rebuildBrokers();
       this.failures.delete(topic);
       this.warnings.clear(topic);
@@ -113,9 +124,57 @@ export class TopicRouteTable {
    */
   private rebuildBrokers(): void {
     this.brokers.clear();
-    for (const route of this.routes.values()) {
+    for (const [topic, route] of this.routes) {
+      // An assumed route holds a copy of a broker group some fetched route names, maybe an older one.
+      if (this.assumed.has(topic)) continue;
       for (const broker of route.brokerDatas) this.brokers.set(broker.brokerName, broker);
     }
+  }
+
+  /**
+   * Assumes queue 0 of `retryTopic` on `brokerName` while the name servers know no route of it: called
+   * after that broker group took a message back (CONSUMER_SEND_MSG_BACK creates `%RETRY%<group>` there,
+   * with the group's `retryQueueNums` queues, 1 unless configured otherwise). Needed behind the 5.x proxy
+   * in cluster mode, which answers the retry topic's route from a cache that keeps "no such topic" for 20 s
+   * (docs/protocol.md, "Broker versions"). A route fetched later replaces the assumed one. Returns whether
+   * the queue is new.
+   */
+  assumeRetryQueue(retryTopic: string, brokerName: string): boolean {
+    const known = this.routes.get(retryTopic);
+    if (known !== undefined && !this.assumed.has(retryTopic)) return false;
+    if (known?.queueDatas.some((queue) => queue.brokerName === brokerName)) return false;
+    const broker = this.brokers.get(brokerName);
+    if (broker === undefined) return false;
+    this.routes.set(retryTopic, {
+      brokerDatas: [...(known?.brokerDatas ?? []), broker],
+      queueDatas: [
+        ...(known?.queueDatas ?? []),
+        {
+          brokerName,
+          readQueueNums: 1,
+          writeQueueNums: 1,
+          perm: PermName.READ | PermName.WRITE,
+          topicSysFlag: 0,
+        },
+      ],
+    });
+    this.assumed.add(retryTopic);
+    this.log.info({ topic: retryTopic, brokerName }, 'retry topic has no route yet: assuming its queue 0');
+    return true;
+  }
+
+  /**
+   * Whether the name server is a 5.x proxy in cluster mode: a route names a name server address as a
+   * broker (the proxy names itself as every broker). Such a proxy sends no NOTIFY_CONSUMER_IDS_CHANGED.
+   */
+  servedByProxy(): boolean {
+    if (this.nameServerAddresses.size === 0) return false;
+    for (const broker of this.brokers.values()) {
+      for (const address of broker.brokerAddrs.values()) {
+        if (this.nameServerAddresses.has(address)) return true;
+      }
+    }
+    return false;
   }
 
   /** Why the last refresh of `topic` failed, or undefined when it succeeded (or never ran). */

@@ -116,6 +116,11 @@ export class Rebalancer {
     return messageModel === 'CLUSTERING' ? [topic, retryTopic] : [topic];
   }
 
+  /** The group's client ids as the last consumer list named them (empty before the first). */
+  groupMembers(): ReadonlySet<string> {
+    return this.members;
+  }
+
   /** The queues held now. */
   heldQueues(): HeldQueue[] {
     return [...this.held.values()];

@@ -281,8 +281,15 @@ describe('orderly consumption against the real broker', () => {
       sent.every((id) => handled.has(id)) ? true : undefined,
     );
     expect(overlaps).toEqual([]);
-    const bQueues = (await b.runtime.status()).queues.filter((q) => q.queue.topic === topic);
-    expect(bQueues.length).toBe(4);
+    // "every message" implies b took a's queues only when a left messages behind. A broker tells b at
+    // once that a left (NOTIFY_CONSUMER_IDS_CHANGED); the 5.x proxy never does, so b learns it from its
+    // membership check (membership-watch.ts) and may have nothing left to consume by then: wait for it.
+    const bTopicQueues = async () =>
+      (await b.runtime.status()).queues.filter((q) => q.queue.topic === topic).length;
+    await waitFor('b holds all four queues', 15_000, async () =>
+      (await bTopicQueues()) === 4 ? true : undefined,
+    );
+    expect(await bTopicQueues()).toBe(4);
     const duplicates = [...handled.values()].reduce((n, c) => n + c - 1, 0);
     // Only a dropped queue's discarded in-flight batch can come again (at most one batch per queue).
     expect(duplicates).toBeLessThanOrEqual(4 * options.batchSize);

@@ -12,7 +12,9 @@ import { msg, queueA } from '../fakes.js';
 function setup(options: { master?: string | undefined; sendBackFails?: boolean; producerFails?: boolean }) {
   const sendBacks: unknown[] = [];
   const produced: ProducerMessage[] = [];
+  const tookBack: string[] = [];
   const sendBack = new MessageSendBack({
+    onSentBack: (brokerName) => tookBack.push(brokerName),
     broker: {
       consumerSendMsgBack: async (address, header) => {
         sendBacks.push({ address, header });
@@ -37,7 +39,7 @@ function setup(options: { master?: string | undefined; sendBackFails?: boolean; 
       },
     },
   });
-  return { sendBack, sendBacks, produced };
+  return { sendBack, sendBacks, produced, tookBack };
 }
 
 const failed = msg(5, {
@@ -61,6 +63,16 @@ describe('MessageSendBack', () => {
     await t.sendBack.sendBack(failed, queueA, 'Orders', 0);
     expect(t.sendBacks).toHaveLength(1);
     expect(t.produced).toEqual([]);
+    // That broker group now has %RETRY%<group> (topic-route-table.ts, assumeRetryQueue).
+    expect(t.tookBack).toEqual([queueA.brokerName]);
+  });
+
+  it('tells of no retry topic when the broker did not take the message or took it as a dead letter', async () => {
+    const refused = setup({ master: '10.0.0.1:10911', sendBackFails: true });
+    await refused.sendBack.sendBack(failed, queueA, 'Orders', 0);
+    const dead = setup({ master: '10.0.0.1:10911' });
+    await dead.sendBack.sendBack(failed, queueA, 'Orders', DEAD_LETTER_DELAY_LEVEL);
+    expect([refused.tookBack, dead.tookBack]).toEqual([[], []]);
   });
 
   it.each([

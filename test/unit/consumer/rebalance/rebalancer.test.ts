@@ -4,12 +4,8 @@ import type { ConsumerOptions } from '../../../../src/consumer/consumer-options.
 import { averagelyByCircleStrategy } from '../../../../src/consumer/rebalance/allocate-message-queue-averagely-by-circle.js';
 import type { AllocationStrategy } from '../../../../src/consumer/rebalance/allocation-strategy.js';
 import { Rebalancer } from '../../../../src/consumer/rebalance/rebalancer.js';
-import {
-  type StartOffsetContext,
-  StartOffsetResolver,
-} from '../../../../src/consumer/rebalance/start-offset.js';
+import type { StartOffsetContext } from '../../../../src/consumer/rebalance/start-offset.js';
 import { MemoryOffsetStore } from '../../../../src/offsets/memory-offset-store.js';
-import type { OffsetStore } from '../../../../src/offsets/offset-store.js';
 import type { MessageQueue } from '../../../../src/protocol/message-queue.js';
 import { rootLogger } from '../../../../src/util/logger.js';
 import { options } from '../fakes.js';
@@ -200,114 +196,5 @@ describe('Rebalancer', () => {
     expect(replaced?.processQueue).not.toBe(old.processQueue);
     expect(replaced?.processQueue.dropped).toBe(false);
     expect(replaced?.loop.nextOffset).toBe(3);
-  });
-});
-
-describe('StartOffsetResolver', () => {
-  const broker = {
-    getMaxOffset: async () => 50,
-    getMinOffset: async () => 5,
-    searchOffsetByTimestamp: async (_a: string, h: { timestamp: number }) => h.timestamp / 1000,
-    queryConsumerOffset: async (): Promise<number | undefined> => undefined,
-  };
-  const resolver = (
-    startingPosition: 'LATEST' | 'TRIM_HORIZON' | 'AT_TIMESTAMP',
-    store: Pick<OffsetStore, 'readRecord'> = new MemoryOffsetStore(),
-    brokerOffset: number | undefined = undefined,
-    handOverTimeoutMs = 1000,
-  ) =>
-    new StartOffsetResolver({
-      offsetStore: store,
-      broker: { ...broker, queryConsumerOffset: async () => brokerOffset },
-      clientId: 'me',
-      consumerGroup: 'G',
-      brokerOffsets: true,
-      handOverTimeoutMs,
-      log: rootLogger,
-      masterAddress: () => 'm:1',
-      startingPosition,
-      startingPositionTimestamp: 9000,
-      retryTopic: '%RETRY%G',
-    });
-
-  /** A store whose record of every queue is scripted: holder `holder`, released once `release()` ran. */
-  function heldStore(offset: number, holder: string) {
-    let released = false;
-    let reads = 0;
-    const store: Pick<OffsetStore, 'readRecord'> = {
-      readRecord: async () => {
-        reads++;
-        return { offset: released ? offset + 20 : offset, generation: 0, holder, released, updatedAtMs: 1 };
-      },
-    };
-    return {
-      store,
-      release: () => {
-        released = true;
-      },
-      reads: () => reads,
-    };
-  }
-
-  it('waits for a holder still in the group to hand over, then starts at its final offset', async () => {
-    const held = heldStore(40, 'other');
-    const start = resolver('LATEST', held.store).startOffset(q('T', 0), {
-      members: new Set(['me', 'other']),
-    });
-    await new Promise((resolve) => setTimeout(resolve, 450));
-    expect(held.reads()).toBeGreaterThan(1);
-    held.release();
-    expect(await start).toBe(60);
-  });
-
-  it('does not wait for a holder that left the group, nor for a released record', async () => {
-    const gone = heldStore(40, 'crashed');
-    expect(await resolver('LATEST', gone.store).startOffset(q('T', 0), { members: new Set(['me']) })).toBe(
-      40,
-    );
-    expect(gone.reads()).toBe(1);
-    const done = heldStore(40, 'other');
-    done.release();
-    expect(
-      await resolver('LATEST', done.store).startOffset(q('T', 0), { members: new Set(['me', 'other']) }),
-    ).toBe(60);
-  });
-
-  it('gives up waiting after the hand-over bound plus its grace, and when cancelled', async () => {
-    const stuck = heldStore(40, 'other');
-    const members = new Set(['me', 'other']);
-    let stopping = false;
-    const cancelled = resolver('LATEST', stuck.store, undefined, 60_000).startOffset(q('T', 0), {
-      members,
-      cancelled: () => stopping,
-    });
-    stopping = true;
-    await expect(cancelled).rejects.toThrow(/stopped waiting for the hand-over/);
-    const started = Date.now();
-    expect(await resolver('LATEST', stuck.store, undefined, 0).startOffset(q('T', 0), { members })).toBe(40);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(4000); // HAND_OVER_GRACE_MS
-  }, 15_000);
-
-  it("starts at the broker's committed offset when it is ahead of the store (a crash after the last persist)", async () => {
-    const store = new MemoryOffsetStore();
-    store.updateOffset(q('T', 0), 33, true);
-    expect(await resolver('LATEST', store, 37).startOffset(q('T', 0))).toBe(37);
-    expect(await resolver('LATEST', store, 20).startOffset(q('T', 0))).toBe(33);
-    expect(await resolver('LATEST', new MemoryOffsetStore(), 12).startOffset(q('T', 0))).toBe(12);
-  });
-
-  it('starts a queue without a stored offset where its starting position says', async () => {
-    expect(await resolver('LATEST').startOffset(q('T', 0))).toBe(50);
-    expect(await resolver('LATEST').startOffset(q('%RETRY%G', 0))).toBe(0);
-    expect(await resolver('TRIM_HORIZON').startOffset(q('T', 0))).toBe(5);
-    expect(await resolver('TRIM_HORIZON').startOffset(q('%RETRY%G', 0))).toBe(0);
-    expect(await resolver('AT_TIMESTAMP').startOffset(q('T', 0))).toBe(9);
-    expect(await resolver('AT_TIMESTAMP').startOffset(q('%RETRY%G', 0))).toBe(50);
-  });
-
-  it('prefers the stored offset', async () => {
-    const store = new MemoryOffsetStore();
-    store.updateOffset(q('T', 0), 33, true);
-    expect(await resolver('LATEST', store).startOffset(q('T', 0))).toBe(33);
   });
 });
