@@ -6,14 +6,25 @@
 import { fileURLToPath } from 'node:url';
 
 /**
- * The consumers a run can measure.
+ * The consumers of the drain race built into the harness; registered peers (drain-peers.ts) add theirs.
+ * `raw-pull` is no consumer but the limit: PULL requests in a loop without decoding (raw-pull-child.ts).
  *
  * @example
  * ```ts
- * const kinds: ConsumerKind[] = ['ours', 'java'];
+ * BUILTIN_CONSUMERS.includes('java'); // => true
  * ```
  */
-export type ConsumerKind = 'ours' | 'ours-function' | 'java';
+export const BUILTIN_CONSUMERS = ['ours', 'java', 'ours-function', 'raw-pull'] as const;
+
+/**
+ * A built-in consumer of the drain race.
+ *
+ * @example
+ * ```ts
+ * const kinds: BuiltinConsumer[] = ['ours', 'java'];
+ * ```
+ */
+export type BuiltinConsumer = (typeof BUILTIN_CONSUMERS)[number];
 
 /**
  * Every option resolved.
@@ -31,57 +42,106 @@ export interface BenchOptions {
   readonly messageBytes: number;
   /** Queues of the bench topic. */
   readonly queues: number;
-  /** Runs of each consumer (alternating). */
+  /** Runs of each consumer (alternating), and of every scenario. */
   readonly rounds: number;
-  /** Unreported runs of each consumer before the measured rounds (the broker's JIT warms up). */
+  /** Unreported runs of each consumer before the measured rounds (the JITs warm up). */
   readonly warmupRounds: number;
-  readonly consumers: readonly ConsumerKind[];
+  /** Consumer ids of the drain race, in the first round's order: built-ins and registered peers. */
+  readonly consumers: readonly string[];
   /** Max heap of the Java consumer's JVM (-Xmx). */
   readonly javaHeapMb: number;
   /** `--max-old-space-size` of our consumer's node; undefined = V8's default. */
   readonly nodeHeapMb: number | undefined;
-  /** Max heap of the local broker's JVM. */
+  /** Max heap of the local broker's JVM (unused with {@link BenchOptions.externalBroker}). */
   readonly brokerHeapMb: number;
+  /** A running broker to use instead of starting one (`--namesrv` and `--broker`). */
+  readonly externalBroker: { readonly namesrvAddr: string; readonly brokerAddr: string } | undefined;
   /** Run the PULL body decode micro-benchmark. */
   readonly decode: boolean;
+  /** Warm-up and measured window of each decode measurement. */
+  readonly decodeWarmupMs: number;
+  readonly decodeMeasureMs: number;
+  /** Run the registered scenarios (bench-scenarios.ts) after the drain rounds. */
+  readonly scenarios: boolean;
+  /** Render the PNG charts next to the results. */
+  readonly charts: boolean;
   /**
    * `decode`: only the decode micro-benchmark (no produce, no consumer runs); `--rounds` rounds of it.
    * `scale`: only the scale bench (scale-bench.ts: one poller, many mappings and queues, on a two-group
-   * cluster); `--rounds` runs of every case.
+   * cluster); `--rounds` runs of every case. A registered scenario's id: only that scenario.
    */
-  readonly only: 'decode' | 'scale' | undefined;
+  readonly only: string | undefined;
   /** A consumer run that has not seen every message by then fails. */
   readonly runTimeoutMs: number;
+  /** Pause between two consumer runs, so that one run's shutdown does not overlap the next start. */
+  readonly pauseBetweenRunsMs: number;
   /** Where the Markdown report is written. */
   readonly outFile: string;
+  /** Where the JSON results are written: {@link BenchOptions.outFile} with `.json` for `.md`. */
+  readonly jsonFile: string;
+}
+
+/**
+ * What the harness has registered beyond its built-ins: valid `--consumers` and `--only` names.
+ *
+ * @example
+ * ```ts
+ * const registry: BenchRegistry = { peers: ['ali-ons'], scenarios: ['latency'] };
+ * ```
+ */
+export interface BenchRegistry {
+  readonly peers: readonly string[];
+  readonly scenarios: readonly string[];
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--messages N] [--message-bytes N] [--queues N] [--rounds N]
-  [--warmup-rounds N] [--node-heap-mb N]  [--consumers ours,ours-function,java] [--java-heap-mb N] [--broker-heap-mb N] [--no-decode]
-  [--run-timeout-ms N] [--out FILE] [--only decode|scale]
+  [--warmup-rounds N] [--consumers ours,java,ours-function,raw-pull,<peer>...] [--node-heap-mb N] [--java-heap-mb N]
+  [--broker-heap-mb N] [--namesrv HOST:PORT --broker HOST:PORT] [--no-decode] [--no-scenarios] [--no-charts]
+  [--run-timeout-ms N] [--out FILE.md] [--only decode|scale|<scenario id>]
 Environment: BENCH_MESSAGES, BENCH_MESSAGE_BYTES, BENCH_QUEUES, BENCH_ROUNDS, BENCH_WARMUP_ROUNDS,
-  BENCH_CONSUMERS, BENCH_JAVA_HEAP_MB, BENCH_NODE_HEAP_MB, BENCH_BROKER_HEAP_MB (flags win).`;
+  BENCH_CONSUMERS, BENCH_JAVA_HEAP_MB, BENCH_NODE_HEAP_MB, BENCH_BROKER_HEAP_MB, BENCH_NAMESRV, BENCH_BROKER
+  (flags win).`;
 
-const ALL_CONSUMERS: readonly ConsumerKind[] = ['ours', 'java', 'ours-function'];
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
+const SWITCHES = new Set(['--quick', '--no-decode', '--no-scenarios', '--no-charts']);
+const HOST_PORT = /^[^\s:]+:\d{1,5}$/;
 
 /**
  * The defaults of a full run and of `--quick`.
  *
  * @example
  * ```ts
- * BENCH_DEFAULTS.full.messages; // => 100000
+ * BENCH_DEFAULTS.full.messages; // => 1000000
  * ```
  */
 export const BENCH_DEFAULTS = {
-  full: { messages: 100_000, rounds: 3, outFile: `${RESULTS_DIR}latest.md` },
-  quick: { messages: 10_000, rounds: 2, outFile: `${RESULTS_DIR}quick.md` },
+  full: {
+    messages: 1_000_000,
+    rounds: 3,
+    warmupRounds: 1,
+    brokerHeapMb: 512,
+    decodeWarmupMs: 2000,
+    decodeMeasureMs: 2000,
+    pauseBetweenRunsMs: 1000,
+    runTimeoutMs: 600_000,
+    outFile: `${RESULTS_DIR}latest.md`,
+  },
+  /** A smoke run of the whole harness (CI): figures that mean nothing. */
+  quick: {
+    messages: 2000,
+    rounds: 1,
+    warmupRounds: 0,
+    brokerHeapMb: 256,
+    decodeWarmupMs: 100,
+    decodeMeasureMs: 200,
+    pauseBetweenRunsMs: 200,
+    /** A consumer that cannot drain 2,000 messages in 2 min is broken: fail it rather than wait. */
+    runTimeoutMs: 120_000,
+    outFile: `${RESULTS_DIR}quick.md`,
+  },
   messageBytes: 1024,
   queues: 8,
-  warmupRounds: 1,
   javaHeapMb: 256,
-  brokerHeapMb: 512,
-  runTimeoutMs: 180_000,
   /** `--only scale`: its own results files, runs and (two) brokers' heap. */
   scale: {
     full: { rounds: 3, outFile: `${RESULTS_DIR}scale.md` },
@@ -103,20 +163,25 @@ export class BenchUsageError extends Error {
 }
 
 /**
- * Parses `argv` (without node and the script) and `env` into {@link BenchOptions}.
+ * Parses `argv` (without node and the script) and `env` into {@link BenchOptions}; `registry` names the
+ * registered peers and scenarios.
  *
  * @example
  * ```ts
  * const options = parseBenchOptions(['--quick', '--rounds', '1'], {});
- * options.messages; // => 10000
+ * options.messages; // => 2000
  * ```
  */
-export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
+export function parseBenchOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  registry: BenchRegistry = { peers: [], scenarios: [] },
+): BenchOptions {
   const flags = new Map<string, string>();
   const switches = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
-    if (arg === '--quick' || arg === '--no-decode') {
+    if (SWITCHES.has(arg)) {
       switches.add(arg);
       continue;
     }
@@ -136,6 +201,8 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     '--consumers',
     '--java-heap-mb',
     '--broker-heap-mb',
+    '--namesrv',
+    '--broker',
     '--run-timeout-ms',
     '--out',
     '--only',
@@ -144,8 +211,9 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     if (!known.has(name)) throw new BenchUsageError(`unknown option ${name}`);
   }
   const only = flags.get('--only');
-  if (only !== undefined && only !== 'decode' && only !== 'scale') {
-    throw new BenchUsageError(`--only: unknown part ${JSON.stringify(only)} (decode, scale)`);
+  const parts = ['decode', 'scale', ...registry.scenarios];
+  if (only !== undefined && !parts.includes(only)) {
+    throw new BenchUsageError(`--only: unknown part ${JSON.stringify(only)} (${parts.join(', ')})`);
   }
   if (only === 'decode' && switches.has('--no-decode')) {
     throw new BenchUsageError('--only decode and --no-decode exclude each other');
@@ -155,6 +223,13 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
   const mode = quick ? BENCH_DEFAULTS.quick : BENCH_DEFAULTS.full;
   const scaleMode = quick ? BENCH_DEFAULTS.scale.quick : BENCH_DEFAULTS.scale.full;
   const pick = (flag: string, envName: string): string | undefined => flags.get(flag) ?? env[envName];
+  const outFile =
+    flags.get('--out') ??
+    (scale
+      ? scaleMode.outFile
+      : only !== undefined
+        ? `${RESULTS_DIR}${only}${quick ? '-quick' : ''}.md`
+        : mode.outFile);
   return {
     quick,
     messages: int('--messages', pick('--messages', 'BENCH_MESSAGES'), mode.messages, 1, 10_000_000),
@@ -170,11 +245,11 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     warmupRounds: int(
       '--warmup-rounds',
       pick('--warmup-rounds', 'BENCH_WARMUP_ROUNDS'),
-      BENCH_DEFAULTS.warmupRounds,
+      mode.warmupRounds,
       0,
       5,
     ),
-    consumers: consumerList(pick('--consumers', 'BENCH_CONSUMERS')),
+    consumers: consumerList(pick('--consumers', 'BENCH_CONSUMERS'), registry.peers),
     javaHeapMb: int(
       '--java-heap-mb',
       pick('--java-heap-mb', 'BENCH_JAVA_HEAP_MB'),
@@ -186,23 +261,47 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     brokerHeapMb: int(
       '--broker-heap-mb',
       pick('--broker-heap-mb', 'BENCH_BROKER_HEAP_MB'),
-      scale ? BENCH_DEFAULTS.scale.brokerHeapMb : BENCH_DEFAULTS.brokerHeapMb,
+      scale ? BENCH_DEFAULTS.scale.brokerHeapMb : mode.brokerHeapMb,
       256,
       16_384,
     ),
-    decode: !switches.has('--no-decode') && !scale,
-    only,
-    runTimeoutMs: int(
-      '--run-timeout-ms',
-      flags.get('--run-timeout-ms'),
-      BENCH_DEFAULTS.runTimeoutMs,
-      1000,
-      3_600_000,
+    externalBroker: externalBroker(
+      pick('--namesrv', 'BENCH_NAMESRV'),
+      pick('--broker', 'BENCH_BROKER'),
+      scale,
     ),
-    outFile:
-      flags.get('--out') ??
-      (only === 'decode' ? `${RESULTS_DIR}decode.md` : scale ? scaleMode.outFile : mode.outFile),
+    decode: !switches.has('--no-decode') && !scale && (only === undefined || only === 'decode'),
+    decodeWarmupMs: mode.decodeWarmupMs,
+    decodeMeasureMs: mode.decodeMeasureMs,
+    scenarios: !switches.has('--no-scenarios') && only !== 'decode' && !scale,
+    charts: !switches.has('--no-charts') && only === undefined,
+    only,
+    runTimeoutMs: int('--run-timeout-ms', flags.get('--run-timeout-ms'), mode.runTimeoutMs, 1000, 3_600_000),
+    pauseBetweenRunsMs: mode.pauseBetweenRunsMs,
+    outFile,
+    jsonFile: outFile.endsWith('.md') ? `${outFile.slice(0, -3)}.json` : `${outFile}.json`,
   };
+}
+
+function externalBroker(
+  namesrvAddr: string | undefined,
+  brokerAddr: string | undefined,
+  scale: boolean,
+): BenchOptions['externalBroker'] {
+  if (namesrvAddr === undefined && brokerAddr === undefined) return undefined;
+  if (namesrvAddr === undefined || brokerAddr === undefined) {
+    throw new BenchUsageError('--namesrv and --broker (BENCH_NAMESRV, BENCH_BROKER) go together');
+  }
+  if (scale)
+    throw new BenchUsageError('--only scale starts its own two-group cluster: no --namesrv/--broker');
+  for (const [flag, value] of [
+    ['--namesrv', namesrvAddr],
+    ['--broker', brokerAddr],
+  ] as const) {
+    if (!HOST_PORT.test(value))
+      throw new BenchUsageError(`${flag} must be host:port, got ${JSON.stringify(value)}`);
+  }
+  return { namesrvAddr, brokerAddr };
 }
 
 function int(flag: string, raw: string | undefined, fallback: number, min: number, max: number): number {
@@ -218,22 +317,20 @@ function optionalInt(flag: string, raw: string | undefined, min: number, max: nu
   return raw === undefined ? undefined : int(flag, raw, min, min, max);
 }
 
-function consumerList(raw: string | undefined): ConsumerKind[] {
-  if (raw === undefined) return [...ALL_CONSUMERS];
+function consumerList(raw: string | undefined, peers: readonly string[]): string[] {
+  const all = [...BUILTIN_CONSUMERS, ...peers];
+  if (raw === undefined) return all;
   const names = raw
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
-  const kinds: ConsumerKind[] = [];
+  const ids: string[] = [];
   for (const name of names) {
-    const kind = ALL_CONSUMERS.find((candidate) => candidate === name);
-    if (kind === undefined) {
-      throw new BenchUsageError(
-        `--consumers: unknown consumer ${JSON.stringify(name)} (${ALL_CONSUMERS.join(', ')})`,
-      );
+    if (!all.includes(name)) {
+      throw new BenchUsageError(`--consumers: unknown consumer ${JSON.stringify(name)} (${all.join(', ')})`);
     }
-    if (!kinds.includes(kind)) kinds.push(kind);
+    if (!ids.includes(name)) ids.push(name);
   }
-  if (kinds.length === 0) throw new BenchUsageError('--consumers names no consumer');
-  return kinds;
+  if (ids.length === 0) throw new BenchUsageError('--consumers names no consumer');
+  return ids;
 }

@@ -6,20 +6,18 @@
  * - `ours-function`: what users run, a FunctionMessageListener with the LocalInvoker calling the no-op
  *   handler in noop-handler.ts (Lambda events built, JSON round trip, response mapped).
  * Both: CLUSTERING, a fresh group, TRIM_HORIZON (CONSUME_FROM_FIRST_OFFSET), memory offset store,
- * every other option at its default. Prints one `BENCH_RESULT {json}` line.
+ * every other option at its default. Measures itself with DrainMeasurement (the peers' children do the
+ * same) and prints one `BENCH_RESULT {json}` line, RSS series included, before its shutdown.
  *
  * Usage: node consumer-child.js '{"mode":"ours","namesrvAddr":"127.0.0.1:9876","topic":"T","group":"G","expected":1000}'
  */
-import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RocketMQClient } from '../src/client/rocketmq-client.js';
 import { ConsumerRuntime } from '../src/consumer/consumer-runtime.js';
 import type { ConsumeResult, MessageListener } from '../src/consumer/message-listener.js';
 import { MemoryOffsetStore } from '../src/offsets/memory-offset-store.js';
-
-const SAMPLE_INTERVAL_MS = 50;
-const RESULT_PREFIX = 'BENCH_RESULT ';
+import { DrainMeasurement, printDrainResult } from './peers/drain-measurement.js';
 
 /**
  * What the harness passes as the only argument (JSON).
@@ -39,32 +37,7 @@ export interface ConsumerChildSpec {
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '') as ConsumerChildSpec;
-  let peakHeapUsedBytes = 0;
-  let peakArrayBuffersBytes = 0;
-  const sample = (): void => {
-    const usage = process.memoryUsage();
-    peakHeapUsedBytes = Math.max(peakHeapUsedBytes, usage.heapUsed);
-    peakArrayBuffersBytes = Math.max(peakArrayBuffersBytes, usage.arrayBuffers);
-  };
-  const sampler = setInterval(sample, SAMPLE_INTERVAL_MS);
-  sample();
-
-  let received = 0;
-  let firstAtMs: number | undefined;
-  let lastAtMs: number | undefined;
-  let markDone: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => {
-    markDone = resolve;
-  });
-  const count = (messages: number): void => {
-    const now = performance.now();
-    firstAtMs ??= now;
-    received += messages;
-    if (received >= spec.expected && lastAtMs === undefined) {
-      lastAtMs = now;
-      markDone();
-    }
-  };
+  const measurement = new DrainMeasurement(spec.expected);
 
   const client = new RocketMQClient({ nameServerAddresses: spec.namesrvAddr });
   const success: ConsumeResult = { status: 'SUCCESS' };
@@ -73,14 +46,14 @@ async function main(): Promise<void> {
     fn === undefined
       ? {
           async consume(messages) {
-            count(messages.length);
+            measurement.count(messages.length);
             return success;
           },
         }
       : {
           async consume(messages, context) {
             const result = await fn.listener.consume(messages, context);
-            if (result.status === 'SUCCESS') count(messages.length);
+            if (result.status === 'SUCCESS') measurement.count(messages.length);
             return result;
           },
         };
@@ -89,27 +62,13 @@ async function main(): Promise<void> {
     { client, offsetStore: new MemoryOffsetStore(), listener },
   );
 
-  const startedAtMs = performance.now();
+  measurement.started();
   await runtime.start();
-  await done;
-  sample();
-  clearInterval(sampler);
-  const peakRssBytes = vmHwmBytes();
+  await measurement.done;
+  printDrainResult(measurement.finish());
   await runtime.stop();
   await fn?.close();
   await client.close();
-  const first = firstAtMs ?? startedAtMs;
-  const last = lastAtMs ?? first;
-  const result = {
-    received,
-    startToFirstMs: round(first - startedAtMs),
-    startToLastMs: round(last - startedAtMs),
-    firstToLastMs: round(last - first),
-    peakRssBytes,
-    peakHeapUsedBytes,
-    peakArrayBuffersBytes,
-  };
-  process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
 }
 
 /**
@@ -130,18 +89,6 @@ async function functionListener(
     consumerGroup,
   });
   return { listener, close: () => invoker.close() };
-}
-
-/** Peak resident set size (VmHWM) of this process in bytes, as the kernel counts it. */
-function vmHwmBytes(): number {
-  const status = readFileSync('/proc/self/status', 'utf8');
-  const kib = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
-  if (kib === undefined) throw new Error('no VmHWM line in /proc/self/status');
-  return Number(kib) * 1024;
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 100) / 100;
 }
 
 main().then(

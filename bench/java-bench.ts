@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertJavaAvailable, assertMavenAvailable } from '../src/local-broker/java-runtime.js';
 import { defaultRocketMQCacheDir } from '../src/local-broker/rocketmq-jars.js';
@@ -16,11 +16,6 @@ import { runCommand, tailLines } from '../src/local-broker/run-command.js';
 
 const JAVA_DIR = fileURLToPath(new URL('./java/', import.meta.url));
 const POM = join(JAVA_DIR, 'pom.xml');
-const SOURCES = [
-  POM,
-  join(JAVA_DIR, 'src/main/java/rocketmq/lambda/bench/PushConsumerBench.java'),
-  join(JAVA_DIR, 'src/main/resources/bench-logback.xml'),
-];
 const MAIN_CLASS = 'rocketmq.lambda.bench.PushConsumerBench';
 const BUILD_PREFIX = 'bench-';
 
@@ -49,7 +44,9 @@ export interface JavaBenchBuild {
  */
 export async function ensureJavaBenchBuilt(): Promise<JavaBenchBuild> {
   const hash = createHash('sha256');
-  for (const file of SOURCES) hash.update(await readFile(file));
+  // Every file of the Maven project, so that a Java program added beside PushConsumerBench rebuilds it.
+  const sources = [POM, ...(await filesUnder(join(JAVA_DIR, 'src')))];
+  for (const file of sources) hash.update(`${relative(JAVA_DIR, file)}\0`).update(await readFile(file));
   const buildDir = join(defaultRocketMQCacheDir(), `${BUILD_PREFIX}${hash.digest('hex').slice(0, 16)}`);
   const build = { classesDir: join(buildDir, 'classes'), libDir: join(buildDir, 'lib') };
   const marker = join(buildDir, '.complete');
@@ -93,4 +90,13 @@ export function javaBenchArgs(build: JavaBenchBuild, heapMb: number, args: reado
     MAIN_CLASS,
     ...args,
   ];
+}
+
+/** The files under `dir`, recursively, in a stable order. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
 }

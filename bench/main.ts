@@ -1,240 +1,292 @@
 /**
- * `npm run bench`: our consumer against Apache RocketMQ's own Java DefaultMQPushConsumer (5.3.3) on the
- * same local broker in the same run. Starts a local RocketMQ, produces N messages to a fresh topic,
- * then consumes them from the first offset with each consumer in turn (a child process each, a fresh
- * group each run, rounds alternating the order), and reports median throughput and peak memory with
- * the ratios ours / Java as Markdown on stdout and in bench/results/. See bench/README.md.
+ * `npm run bench`: our consumer against Apache RocketMQ's own Java DefaultMQPushConsumer (5.3.3), the
+ * registered Node peers and the raw PULL limit, on the same broker in the same run. Produces a backlog
+ * (1,000,000 messages of 1 KiB by default) to a fresh topic, lets every contender drain it from the
+ * first offset round after round (drain-race.ts), then runs the decode micro-benchmark and every
+ * registered scenario (bench-scenarios.ts), and writes bench/results/latest.json (bench-results.ts),
+ * latest.md and the PNG charts. See bench/README.md.
  */
-import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
-import { dirname } from 'node:path';
-import { Producer, type ProducerMessage } from '../src/client/producer.js';
+import { basename, dirname, join } from 'node:path';
 import { RocketMQClient } from '../src/client/rocketmq-client.js';
-import { type LocalBroker, startLocalBroker } from '../src/local-broker/local-broker.js';
+import { selectedBrokerVersion } from '../src/local-broker/broker-version.js';
 import { ensureRocketMQJars } from '../src/local-broker/rocketmq-jars.js';
-import { runCommand } from '../src/local-broker/run-command.js';
 import { rootLogger } from '../src/util/logger.js';
-import { type BenchOptions, BenchUsageError, type ConsumerKind, parseBenchOptions } from './bench-options.js';
+import { type BenchBroker, startBenchBroker } from './bench-broker.js';
+import { benchVersions, currentLoad, machineAtStart } from './bench-machine.js';
+import { type BenchOptions, BenchUsageError, parseBenchOptions } from './bench-options.js';
+import type { BenchResults, ScenarioResult } from './bench-results.js';
+import type { BenchScenario, ScenarioContext } from './bench-scenario.js';
+import { BENCH_SCENARIOS } from './bench-scenarios.js';
 import { createBenchTopic } from './bench-topic.js';
-import { numberField, runChild } from './child-run.js';
-import type { ConsumerChildSpec } from './consumer-child.js';
-import { type DecodeCaseResult, fetchDecodeBodies, runDecodeBench } from './decode-bench.js';
-import { ensureJavaBenchBuilt, type JavaBenchBuild, javaBenchArgs } from './java-bench.js';
-import { benchMessageBody } from './message-body.js';
+import { fetchDecodeBodies, runDecodeBench } from './decode-bench.js';
+import { decodeScenarios } from './decode-scenarios.js';
+import { drainContenders, type NodeChildScripts } from './drain-contenders.js';
+import type { PreparedDrainPeer } from './drain-peer.js';
+import { DRAIN_PEERS } from './drain-peers.js';
+import { type DrainRun, runDrainRace } from './drain-race.js';
+import { drainScenario } from './drain-summary.js';
+import { ensureJavaBenchBuilt, type JavaBenchBuild } from './java-bench.js';
 import { buildNodeChild } from './node-child-build.js';
-import { type BenchEnvironment, type ConsumerRun, renderReport } from './report.js';
+import { produceBacklog } from './produce-backlog.js';
+import { renderCharts } from './render-charts.js';
+import { type BenchEnvironment, renderReport } from './report.js';
 import { runScaleBench } from './scale-bench.js';
 
-/** Body bytes per producer batch (SEND_BATCH_MESSAGE); the broker's limit is far above. */
-const PRODUCE_BATCH_BYTES = 128 * 1024;
-const PRODUCE_STREAMS = 2;
-const PRODUCE_RETRIES = 5;
-/** A short pause between consumer runs, so that one run's shutdown does not overlap the next start. */
-const PAUSE_BETWEEN_RUNS_MS = 1000;
-const DECODE_WARMUP_MS = 2000;
-const DECODE_MEASURE_MS = 2000;
+const RAW_PULL_CHILD = 'raw-pull-child.ts';
 
-interface Peers {
-  childScript: string | undefined;
+interface Builds {
+  scripts: NodeChildScripts | undefined;
   java: JavaBenchBuild | undefined;
 }
 
 async function main(): Promise<number> {
   let options: BenchOptions;
   try {
-    options = parseBenchOptions(process.argv.slice(2), process.env);
+    options = parseBenchOptions(process.argv.slice(2), process.env, {
+      peers: DRAIN_PEERS.map((peer) => peer.id),
+      scenarios: BENCH_SCENARIOS.map((scenario) => scenario.id),
+    });
   } catch (error) {
     if (!(error instanceof BenchUsageError)) throw error;
     console.error(`bench: ${error.message}\n${error.usage}`);
     return 2;
   }
   rootLogger.level = process.env.LOG_LEVEL ?? 'warn';
-  if (options.only === 'scale') return runScaleBench(options, { environment: await environment(), log });
-  const onlyDecode = options.only === 'decode';
-  const needsJava = (options.consumers.includes('java') && !onlyDecode) || options.decode;
+  if (options.only === 'scale') return runScaleBench(options, { environment: await scaleEnvironment(), log });
+
   const startedAt = Date.now();
+  const machine = machineAtStart();
+  const drain = options.only === undefined;
+  const scenarios: readonly BenchScenario[] = drain
+    ? options.scenarios
+      ? BENCH_SCENARIOS
+      : []
+    : BENCH_SCENARIOS.filter((scenario) => scenario.id === options.only);
+  const needsJava =
+    (drain && options.consumers.includes('java')) ||
+    options.decode ||
+    scenarios.some((scenario) => scenario.needsJava);
   log(
-    onlyDecode
-      ? `decode micro-benchmark only, ${options.rounds} round(s)`
-      : `${fmt(options.messages)} messages of ${fmt(options.messageBytes)} B, ${options.queues} queues, ${options.rounds} round(s) of ${options.consumers.join(', ')}`,
+    drain
+      ? `${fmt(options.messages)} messages of ${fmt(options.messageBytes)} B, ${options.queues} queues, ${options.warmupRounds} warm-up + ${options.rounds} round(s) of ${options.consumers.join(', ')}; then ${[options.decode ? 'decode' : '', ...scenarios.map((scenario) => scenario.id)].filter(Boolean).join(', ') || 'nothing else'}`
+      : `${options.only} only, ${options.rounds} round(s)`,
   );
 
-  // Jars first: two Maven runs resolving into the same local repository at once can collide.
-  await ensureRocketMQJars();
-  log('starting the local broker and building the consumers (node child, Java peer)...');
-  const [brokerResult, peersResult] = await Promise.allSettled([
-    startLocalBroker({ heapMb: options.brokerHeapMb, extraJvmOptions: ['-XX:TieredStopAtLevel=4'] }),
-    buildPeers(!onlyDecode, needsJava),
+  // Jars first: two Maven runs (broker jars, Java peer) resolving into one local repository can collide.
+  if (options.externalBroker === undefined) await ensureRocketMQJars();
+  log('starting the broker and building the children (node, Java)...');
+  const [brokerResult, buildsResult] = await Promise.allSettled([
+    startBenchBroker({ heapMb: options.brokerHeapMb, external: options.externalBroker }),
+    buildChildren(drain || scenarios.length > 0, needsJava),
   ]);
-  const broker = brokerResult.status === 'fulfilled' ? brokerResult.value : undefined;
-  if (brokerResult.status === 'rejected' || peersResult.status === 'rejected' || broker === undefined) {
-    await broker?.stop();
+  const bench: BenchBroker | undefined = brokerResult.status === 'fulfilled' ? brokerResult.value : undefined;
+  if (brokerResult.status === 'rejected' || buildsResult.status === 'rejected' || bench === undefined) {
+    await bench?.release();
     throw brokerResult.status === 'rejected'
       ? brokerResult.reason
-      : peersResult.status === 'rejected'
-        ? peersResult.reason
+      : buildsResult.status === 'rejected'
+        ? buildsResult.reason
         : new Error('unreachable: no broker');
   }
-  const peers = peersResult.value;
+  const builds = buildsResult.value;
+  const { broker } = bench;
   const client = new RocketMQClient({ nameServerAddresses: broker.namesrvAddr });
+  const prepared: PreparedDrainPeer[] = [];
+  let failed = false;
   try {
     log(`broker ready at ${broker.namesrvAddr} (${secondsSince(startedAt)} s)`);
-    const runs: ConsumerRun[] = [];
-    const topic = `BenchTopic-${Date.now()}`;
-    if (!onlyDecode) {
+    /** Part -> seconds, for the report: where a run's time went. */
+    const timings: Array<readonly [string, number]> = [
+      ['broker and builds', (Date.now() - startedAt) / 1000],
+    ];
+    const timed = async <T>(part: string, work: () => Promise<T>): Promise<T> => {
+      const partStartedAt = Date.now();
+      try {
+        return await work();
+      } finally {
+        timings.push([part, (Date.now() - partStartedAt) / 1000]);
+        log(`${part} took ${secondsSince(partStartedAt)} s`);
+      }
+    };
+    const results: ScenarioResult[] = [];
+    let drainRuns: readonly DrainRun[] = [];
+    let produceMs: number | undefined;
+    if (drain) {
+      const topic = `BenchTopic-${Date.now()}`;
       await createBenchTopic(client, broker, topic, options.queues);
       const produceStartedAt = Date.now();
-      await produce(client, topic, options);
-      log(`produced ${fmt(options.messages)} messages to ${topic} in ${secondsSince(produceStartedAt)} s`);
+      const errors = new Map<string, string>();
+      // The peers get ready (a proxy JVM to start, children to compile) while the backlog is produced.
+      const [, contenders] = await Promise.all([
+        timed('produce', () => produceBacklog(client, { topic, ...options })).then(() => {
+          produceMs = Date.now() - produceStartedAt;
+        }),
+        timed('peers prepare (during produce)', () =>
+          drainContenders({
+            options,
+            namesrvAddr: broker.namesrvAddr,
+            scripts: builds.scripts,
+            java: builds.java,
+            peers: DRAIN_PEERS,
+            errors,
+            prepared,
+            log,
+          }),
+        ),
+      ]);
+      const outcome = await timed('drain race', () => runDrainRace(contenders, topic, options, errors, log));
+      drainRuns = outcome.runs;
+      results.push(drainScenario(contenders, outcome.runs, outcome.errors, options));
+      failed ||= contenders.some((contender) => contender.builtin && outcome.errors.has(contender.id));
     }
-    for (let index = 0; !onlyDecode && index < options.warmupRounds + options.rounds; index++) {
-      const warmup = index < options.warmupRounds;
-      const round = warmup ? index + 1 : index - options.warmupRounds + 1;
-      for (const kind of rotate(options.consumers, index)) {
-        await sleep(PAUSE_BETWEEN_RUNS_MS);
-        const run = await runConsumer(kind, round, warmup, { broker, topic, options, peers });
-        runs.push(run);
-        log(
-          `${warmup ? 'warm-up' : 'round'} ${round} ${kind}: ${fmt(run.received / (run.startToLastMs / 1000))} msgs/s (${fmt(run.startToLastMs)} ms from start, first after ${fmt(run.startToFirstMs)} ms), peak RSS ${mib(run.peakRssBytes)} MiB, heap ${mib(run.peakHeapUsedBytes)} MiB${run.peakArrayBuffersBytes === undefined ? '' : `, Buffers ${mib(run.peakArrayBuffersBytes)} MiB`}`,
+
+    if (options.decode) {
+      try {
+        log('decode micro-benchmark: producing and pulling one body per case...');
+        const decode = await timed('decode', async () =>
+          runDecodeBench(await fetchDecodeBodies(client, broker), builds.java, {
+            rounds: options.rounds,
+            warmupMs: options.decodeWarmupMs,
+            measureMs: options.decodeMeasureMs,
+            javaHeapMb: options.javaHeapMb,
+            log,
+          }),
         );
+        results.push(...decodeScenarios(decode));
+      } catch (error) {
+        failed = true;
+        results.push(failedScenario('decode', 'Decode PULL bodies', error));
+        log(`decode failed: ${messageOf(error)}`);
       }
     }
 
-    let decode: DecodeCaseResult[] | undefined;
-    if (options.decode) {
-      log('decode micro-benchmark: producing and pulling one body per case...');
-      decode = await runDecodeBench(await fetchDecodeBodies(client, broker), peers.java, {
-        rounds: options.rounds,
-        warmupMs: DECODE_WARMUP_MS,
-        measureMs: DECODE_MEASURE_MS,
-        javaHeapMb: options.javaHeapMb,
-        log,
-      });
+    const context: ScenarioContext = {
+      broker,
+      client,
+      quick: options.quick,
+      rounds: options.rounds,
+      childScript: builds.scripts?.consumer,
+      java: builds.java,
+      javaHeapMb: options.javaHeapMb,
+      log,
+    };
+    for (const scenario of scenarios) {
+      try {
+        log(`scenario ${scenario.id}: ${scenario.description}`);
+        results.push(...(await timed(`scenario ${scenario.id}`, () => scenario.run(context))));
+      } catch (error) {
+        failed = true;
+        results.push(failedScenario(scenario.id, scenario.description, error));
+        log(`scenario ${scenario.id} failed: ${messageOf(error)}`);
+      }
     }
 
-    const report = renderReport({ options, env: await environment(), runs, decode });
-    process.stdout.write(`\n${report}`);
+    const args = process.argv.slice(2);
+    const document: BenchResults = {
+      schemaVersion: 1,
+      date: new Date(startedAt).toISOString(),
+      command: args.length === 0 ? 'npm run bench' : `npm run bench -- ${args.join(' ')}`,
+      quick: options.quick,
+      machine: {
+        cpus: machine.cpus,
+        cpuModel: machine.cpuModel,
+        memoryMiB: machine.memoryMiB,
+        loadAverage: { start: machine.loadAverageStart, end: currentLoad() },
+      },
+      versions: await benchVersions({
+        rocketmq:
+          options.externalBroker === undefined ? selectedBrokerVersion().rocketmqVersion : 'external broker',
+        'rocketmq-client (Java)': '5.3.3',
+        ...Object.fromEntries(
+          DRAIN_PEERS.filter((peer) => options.consumers.includes(peer.id)).map((peer) => [
+            peer.id,
+            peer.version,
+          ]),
+        ),
+      }),
+      scenarios: results,
+    };
     await mkdir(dirname(options.outFile), { recursive: true });
+    await writeFile(options.jsonFile, `${JSON.stringify(document, null, 2)}\n`, 'utf8');
+    let charts: string[] = [];
+    if (options.charts) {
+      try {
+        charts = await timed('charts', () => renderCharts(document, options.jsonFile.replace(/\.json$/, '')));
+      } catch (error) {
+        failed = true;
+        log(`rendering the charts failed: ${messageOf(error)}`);
+      }
+    }
+    const report = renderReport({
+      results: document,
+      options,
+      brokerDescription: bench.description,
+      drainRuns,
+      produceMs,
+      timings,
+      charts: charts.map((file) => basename(file)),
+    });
+    process.stdout.write(`\n${report}`);
     await writeFile(options.outFile, report, 'utf8');
-    log(`written to ${options.outFile} (whole run ${secondsSince(startedAt)} s)`);
-    return 0;
+    log(
+      `written to ${options.outFile}, ${options.jsonFile}${charts.length > 0 ? ` and ${charts.length} charts beside them` : ''} (whole run ${secondsSince(startedAt)} s)`,
+    );
+    return failed ? 1 : 0;
   } finally {
+    await Promise.allSettled(prepared.map((peer) => peer.stop()));
     await client.close();
-    await broker.stop();
+    await bench.release();
   }
 }
 
-async function buildPeers(needsNodeChild: boolean, needsJava: boolean): Promise<Peers> {
+async function buildChildren(needsNodeChild: boolean, needsJava: boolean): Promise<Builds> {
   const [child, java] = await Promise.all([
-    needsNodeChild ? buildNodeChild() : Promise.resolve(undefined),
+    needsNodeChild ? buildNodeChild({ entries: [RAW_PULL_CHILD] }) : Promise.resolve(undefined),
     needsJava ? ensureJavaBenchBuilt() : Promise.resolve(undefined),
   ]);
-  return { childScript: child?.childScript, java };
-}
-
-/**
- * Sends the messages in batches, queue by queue, {@link PRODUCE_STREAMS} queues at a time: more
- * streams make a cold broker answer SYSTEM_BUSY (a send waited over 200 ms in its queue).
- */
-async function produce(client: RocketMQClient, topic: string, options: BenchOptions): Promise<void> {
-  const producer = new Producer({ client, producerGroup: 'rocketmq-lambda-bench', retries: PRODUCE_RETRIES });
-  await producer.start();
-  try {
-    const perBatch = Math.max(1, Math.floor(PRODUCE_BATCH_BYTES / options.messageBytes));
-    const pending = Array.from({ length: options.queues }, (_, queueId) => queueId);
-    const stream = async (): Promise<void> => {
-      for (let queueId = pending.shift(); queueId !== undefined; queueId = pending.shift()) {
-        const mine =
-          Math.floor(options.messages / options.queues) +
-          (queueId < options.messages % options.queues ? 1 : 0);
-        for (let sent = 0; sent < mine; sent += perBatch) {
-          const batch: ProducerMessage[] = [];
-          for (let i = sent; i < Math.min(mine, sent + perBatch); i++) {
-            batch.push({ topic, body: benchMessageBody(queueId, i, options.messageBytes), tags: 'bench' });
-          }
-          await producer.sendBatch(batch, { queueId });
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: PRODUCE_STREAMS }, stream));
-  } finally {
-    await producer.shutdown();
-  }
-}
-
-async function runConsumer(
-  kind: ConsumerKind,
-  round: number,
-  warmup: boolean,
-  context: { broker: LocalBroker; topic: string; options: BenchOptions; peers: Peers },
-): Promise<ConsumerRun> {
-  const { broker, topic, options, peers } = context;
-  const group = `bench-${kind}-${warmup ? 'w' : ''}${round}-${Date.now()}`;
-  let outcome: Awaited<ReturnType<typeof runChild>>;
-  if (kind === 'java') {
-    if (peers.java === undefined) throw new Error('unreachable: the Java peer was not built');
-    const args = [
-      'consume',
-      broker.namesrvAddr,
-      topic,
-      group,
-      String(options.messages),
-      String(options.runTimeoutMs),
-    ];
-    outcome = await runChild('java', javaBenchArgs(peers.java, options.javaHeapMb, args), {
-      timeoutMs: options.runTimeoutMs + 30_000,
-    });
-  } else {
-    const spec: ConsumerChildSpec = {
-      mode: kind,
-      namesrvAddr: broker.namesrvAddr,
-      topic,
-      group,
-      expected: options.messages,
-    };
-    const nodeFlags = options.nodeHeapMb === undefined ? [] : [`--max-old-space-size=${options.nodeHeapMb}`];
-    if (peers.childScript === undefined) throw new Error('unreachable: the node child was not built');
-    outcome = await runChild(process.execPath, [...nodeFlags, peers.childScript, JSON.stringify(spec)], {
-      timeoutMs: options.runTimeoutMs,
-      env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
-    });
-  }
-  const { result, wallMs } = outcome;
   return {
-    kind,
-    round,
-    warmup,
-    received: numberField(result, 'received'),
-    startToFirstMs: numberField(result, 'startToFirstMs'),
-    startToLastMs: numberField(result, 'startToLastMs'),
-    firstToLastMs: numberField(result, 'firstToLastMs'),
-    peakRssBytes: numberField(result, 'peakRssBytes'),
-    peakHeapUsedBytes: numberField(result, 'peakHeapUsedBytes'),
-    peakArrayBuffersBytes: kind === 'java' ? undefined : numberField(result, 'peakArrayBuffersBytes'),
-    wallMs,
+    scripts:
+      child === undefined
+        ? undefined
+        : {
+            consumer: child.childScript,
+            rawPull: join(child.benchDir, RAW_PULL_CHILD.replace(/\.ts$/, '.js')),
+          },
+    java,
   };
 }
 
-async function environment(): Promise<BenchEnvironment> {
-  const javaVersion = await runCommand('java', ['-version'], { timeoutMs: 30_000 });
-  const firstLine = `${javaVersion.stderr}${javaVersion.stdout}`.split('\n')[0] ?? 'unknown';
-  const cpuInfo = readFileSync('/proc/cpuinfo', 'utf8');
+function failedScenario(id: string, title: string, error: unknown): ScenarioResult {
+  return {
+    id,
+    title,
+    workload: 'did not complete',
+    runs: 0,
+    consumers: [],
+    ratios: [],
+    error: messageOf(error),
+  };
+}
+
+/** The scale bench's report header. */
+async function scaleEnvironment(): Promise<BenchEnvironment> {
+  const machine = machineAtStart();
+  const versions = await benchVersions({});
   const args = process.argv.slice(2);
   return {
     date: new Date().toISOString(),
-    cpus: cpus().length,
-    cpuModel: /^model name\s*:\s*(.+)$/m.exec(cpuInfo)?.[1]?.trim() ?? 'unknown CPU',
-    memoryMb: Math.round(totalmem() / 1024 / 1024),
+    cpus: machine.cpus,
+    cpuModel: machine.cpuModel,
+    memoryMb: machine.memoryMiB,
     nodeVersion: process.version,
-    javaVersion: firstLine.trim(),
+    javaVersion: versions.java ?? 'unknown',
     command: args.length === 0 ? 'npm run bench' : `npm run bench -- ${args.join(' ')}`,
   };
 }
 
-function rotate<T>(items: readonly T[], by: number): T[] {
-  const shift = by % items.length;
-  return [...items.slice(shift), ...items.slice(0, shift)];
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function log(line: string): void {
@@ -245,16 +297,8 @@ function fmt(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
 
-function mib(bytes: number): string {
-  return (bytes / 1024 / 1024).toFixed(1);
-}
-
 function secondsSince(ms: number): string {
   return ((Date.now() - ms) / 1000).toFixed(1);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 main().then(

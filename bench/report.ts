@@ -1,64 +1,24 @@
 /**
- * The bench's figures: per-run measurements, their medians per consumer, the ratios ours / Java, and
- * the Markdown report printed to stdout and written to bench/results/.
+ * The Markdown report of `npm run bench` (bench/results/latest.md), rendered from the same
+ * {@link BenchResults} as latest.json, plus the drain race's every run: the drain race in detail (figures
+ * as median and min–max over the rounds, the raw PULL limit, the ratios, whether RSS stays flat), then
+ * every other scenario as a table of its consumers' metrics.
  */
-import type { BenchOptions, ConsumerKind } from './bench-options.js';
-import { DECODE_WORK, type DecodeCaseResult, type DecodeRate } from './decode-bench.js';
+import type { BenchOptions } from './bench-options.js';
+import {
+  type BenchResults,
+  type ConsumerResult,
+  type RatioResult,
+  type ScenarioResult,
+  type Stats,
+  stats,
+} from './bench-results.js';
+import type { DrainRun } from './drain-race.js';
+import { DRAIN_METRICS, RAW_PULL_ID } from './drain-summary.js';
+import { rssVerdict } from './rss-flatness.js';
 
 /**
- * One consumer run, as measured by the child itself (wall time by the harness).
- *
- * @example
- * ```ts
- * const run: ConsumerRun = { kind: 'java', round: 1, warmup: false, received: 100_000, startToFirstMs: 900,
- *   startToLastMs: 9000, firstToLastMs: 8100, peakRssBytes: 3e8, peakHeapUsedBytes: 1e8, peakArrayBuffersBytes: undefined, wallMs: 11_000 };
- * ```
- */
-export interface ConsumerRun {
-  readonly kind: ConsumerKind;
-  readonly round: number;
-  /** A warm-up run: listed, but not in the medians. */
-  readonly warmup: boolean;
-  readonly received: number;
-  /** From the consumer's start() to the first batch handed to the listener. */
-  readonly startToFirstMs: number;
-  /** From start() until the listener had seen every message. */
-  readonly startToLastMs: number;
-  readonly firstToLastMs: number;
-  /** VmHWM of the child process at the end of consumption. */
-  readonly peakRssBytes: number;
-  /** The largest used heap seen by a 50 ms sampler (V8 heapUsed / JVM heap used). */
-  readonly peakHeapUsedBytes: number;
-  /** Our consumer only: the largest `process.memoryUsage().arrayBuffers` seen (Buffers outside the V8 heap). */
-  readonly peakArrayBuffersBytes: number | undefined;
-  /** Spawn to exit of the child: runtime start-up, connection, consumption and shutdown. */
-  readonly wallMs: number;
-}
-
-/**
- * The medians of one consumer's runs.
- *
- * @example
- * ```ts
- * const [summary] = summarize(runs, 100_000);
- * console.log(summary?.messagesPerSecond);
- * ```
- */
-export interface ConsumerSummary {
-  readonly kind: ConsumerKind;
-  readonly runs: number;
-  /** N / startToLast, median over runs. */
-  readonly messagesPerSecond: number;
-  /** N / firstToLast (consumption once the first batch arrived), median over runs. */
-  readonly steadyMessagesPerSecond: number;
-  readonly startToFirstMs: number;
-  readonly peakRssBytes: number;
-  readonly peakHeapUsedBytes: number;
-  readonly wallMs: number;
-}
-
-/**
- * Facts about the run for the report's header.
+ * Facts about a run for a report's header (the scale bench's; the drain report reads BenchResults).
  *
  * @example
  * ```ts
@@ -76,12 +36,6 @@ export interface BenchEnvironment {
   readonly command: string;
 }
 
-const LABELS: Record<ConsumerKind, string> = {
-  ours: 'ours: ConsumerRuntime, counting listener',
-  java: 'Java DefaultMQPushConsumer 5.3.3, counting listener',
-  'ours-function': 'ours: FunctionMessageListener + LocalInvoker, no-op handler',
-};
-
 /**
  * The median of `values` (the mean of the middle two for an even count); NaN for none.
  *
@@ -91,169 +45,240 @@ const LABELS: Record<ConsumerKind, string> = {
  * ```
  */
 export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  if (sorted.length === 0) return Number.NaN;
-  if (sorted.length % 2 === 1) return sorted[mid] ?? Number.NaN;
-  return ((sorted[mid - 1] ?? Number.NaN) + (sorted[mid] ?? Number.NaN)) / 2;
+  return values.length === 0 ? Number.NaN : stats(values).median;
 }
 
+/** What ours / raw-pull (first → all) should reach: the rest of the limit is our client's own work. */
+export const RAW_PULL_TARGET = 0.8;
+
 /**
- * One summary per consumer kind that has runs, in `order`.
+ * Everything the report shows.
  *
  * @example
  * ```ts
- * const summaries = summarize(runs, ['ours', 'java']);
+ * const markdown = renderReport({ results, options, brokerDescription: 'local', drainRuns: runs, produceMs, timings: [], charts: [] });
  * ```
  */
-export function summarize(runs: readonly ConsumerRun[], order: readonly ConsumerKind[]): ConsumerSummary[] {
-  const summaries: ConsumerSummary[] = [];
-  for (const kind of order) {
-    const mine = runs.filter((run) => run.kind === kind && !run.warmup);
-    if (mine.length === 0) continue;
-    const of = (pick: (run: ConsumerRun) => number): number => median(mine.map(pick));
-    summaries.push({
-      kind,
-      runs: mine.length,
-      messagesPerSecond: of((run) => run.received / (run.startToLastMs / 1000)),
-      steadyMessagesPerSecond: of((run) => run.received / (Math.max(run.firstToLastMs, 1) / 1000)),
-      startToFirstMs: of((run) => run.startToFirstMs),
-      peakRssBytes: of((run) => run.peakRssBytes),
-      peakHeapUsedBytes: of((run) => run.peakHeapUsedBytes),
-      wallMs: of((run) => run.wallMs),
-    });
-  }
-  return summaries;
+export interface ReportInput {
+  readonly results: BenchResults;
+  readonly options: BenchOptions;
+  readonly brokerDescription: string;
+  /** Every run of the drain race, warm-ups included, in order. */
+  readonly drainRuns: readonly DrainRun[];
+  /** How long producing the drain race's backlog took. */
+  readonly produceMs: number | undefined;
+  /** Part of the run -> seconds it took (broker start, produce, drain race, decode, each scenario, charts). */
+  readonly timings: ReadonlyArray<readonly [string, number]>;
+  /** Chart files written next to the report (relative to it), when rendered. */
+  readonly charts: readonly string[];
 }
 
 /**
- * The Markdown report: header, medians, ratios, every run, the decode micro-benchmark and notes.
+ * The Markdown report.
  *
  * @example
  * ```ts
- * const markdown = renderReport({ options, env, runs, decode: undefined });
+ * await writeFile(options.outFile, renderReport(input), 'utf8');
  * ```
  */
-export function renderReport(input: {
-  options: BenchOptions;
-  env: BenchEnvironment;
-  runs: readonly ConsumerRun[];
-  decode: readonly DecodeCaseResult[] | undefined;
-}): string {
-  const { options, env, runs, decode } = input;
-  const summaries = summarize(runs, options.consumers);
-  const lines: string[] = [];
-  lines.push(`# Consumer benchmark${options.quick ? ' (quick)' : ''}`, '');
+export function renderReport(input: ReportInput): string {
+  const { results, options } = input;
+  const lines: string[] = [
+    `# Consumer benchmark${results.quick ? ' (quick: figures mean nothing)' : ''}`,
+    '',
+  ];
+  const { machine } = results;
   lines.push(
-    `- Date: ${env.date}`,
-    `- Machine: ${env.cpus} CPUs (${env.cpuModel}), ${env.memoryMb} MiB RAM`,
-    `- Node ${env.nodeVersion}; Java ${env.javaVersion}`,
-    `- Broker: local Apache RocketMQ 5.3.3 (one namesrv, one broker, -Xmx${options.brokerHeapMb}m, C2 JIT), same machine`,
-    `- Workload: ${fmtInt(options.messages)} messages of ${fmtInt(options.messageBytes)} B on ${options.queues} queues, consumed from the first offset by a fresh CLUSTERING group per run; ${options.warmupRounds} unreported warm-up round(s) (the broker's JIT warms up), then ${options.rounds} measured round(s), consumers alternating`,
+    `- Date: ${results.date}`,
+    `- Machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryMiB.toLocaleString('en-US')} MiB RAM; 1-minute load average ${machine.loadAverage.start} at the start, ${machine.loadAverage.end} at the end`,
+    `- Versions: ${Object.entries(results.versions)
+      .map(([name, version]) => `${name} ${version}`)
+      .join('; ')}`,
+    `- Broker: Apache RocketMQ, ${input.brokerDescription}`,
     `- Our consumer: plain \`node\` (compiled JS, ${options.nodeHeapMb === undefined ? "V8's default heap limit" : `--max-old-space-size=${options.nodeHeapMb}`}), every option at its default except startingPosition TRIM_HORIZON, memory offset store`,
     `- Java consumer: \`java -Xmx${options.javaHeapMb}m\` (G1, default JIT), DefaultMQPushConsumer defaults (20 consume threads, 1 message per listener call) except CONSUME_FROM_FIRST_OFFSET and a 1 s heartbeat`,
-    `- Command: \`${env.command}\``,
+    `- Command: \`${results.command}\``,
+    ...(input.produceMs === undefined
+      ? []
+      : [
+          `- Backlog: ${fmtInt(options.messages)} messages produced in ${(input.produceMs / 1000).toFixed(1)} s (${fmtInt(options.messages / (Math.max(input.produceMs, 1) / 1000))} msgs/s, batches of ~128 KiB, two queues at a time)`,
+        ]),
+    `- Time: ${input.timings.map(([part, seconds]) => `${part} ${seconds.toFixed(1)} s`).join('; ')}`,
     '',
   );
-  if (runs.length > 0) lines.push(...consumerSections(runs, summaries));
-  if (decode !== undefined) lines.push(...decodeSection(decode));
+  for (const scenario of results.scenarios) {
+    lines.push(
+      ...(scenario.id === 'drain' ? drainSection(scenario, input.drainRuns) : scenarioSection(scenario)),
+    );
+  }
+  if (input.charts.length > 0) {
+    lines.push('## Charts', '', ...input.charts.map((chart) => `![${chart}](${chart})`), '');
+  }
   lines.push(
     '## Notes',
     '',
-    '- Broker, harness and consumer share the machine: on few cores the broker competes with the consumer for CPU, for both consumers alike.',
-    '- "start → all" counts from the consumer\'s start() call (process and JVM start-up excluded) until the listener saw N messages; "process wall time" adds start-up and shutdown.',
+    '- Figures are the median over the measured rounds, min–max in brackets; ratios divide medians.',
+    '- Broker, harness and consumers share the machine: on few cores the broker competes with the consumer for CPU, for every consumer alike. Throughput here is a comparison, not a capacity figure.',
+    '- "first → all" counts from the first message at the listener to the N-th; "start → all" from the consumer\'s start() call (process and JVM start-up excluded); "process wall time" adds start-up and shutdown.',
     "- Peak RSS is the kernel's VmHWM of the consumer process; the JVM's includes heap, metaspace, JIT code cache and thread stacks, Node's the V8 heap, code and buffers.",
     '',
   );
   return lines.join('\n');
 }
 
-/** Medians, ratios and every run of the consumer rounds. */
-function consumerSections(runs: readonly ConsumerRun[], summaries: readonly ConsumerSummary[]): string[] {
-  const lines: string[] = [];
-  lines.push('## Medians', '');
+function drainSection(scenario: ScenarioResult, runs: readonly DrainRun[]): string[] {
+  const lines = [`## ${scenario.title}`, '', scenario.workload, ''];
+  const measured = scenario.consumers.filter((consumer) => consumer.error === undefined);
   lines.push(
-    '| Consumer | runs | msgs/s (start → all) | msgs/s (first → all) | start → first msg | peak RSS | peak heap used | process wall time |',
+    '| Consumer | msgs/s (first → all) | MiB/s (first → all) | msgs/s (start → all) | start → first msg | peak RSS (MiB) | peak heap used (MiB) | process wall time |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
   );
-  for (const s of summaries) {
+  for (const consumer of measured) {
+    const m = (name: string): string => fmtStats(consumer.metrics[name], name);
     lines.push(
-      `| ${LABELS[s.kind]} | ${s.runs} | ${fmtInt(s.messagesPerSecond)} | ${fmtInt(s.steadyMessagesPerSecond)} | ${fmtMs(s.startToFirstMs)} | ${fmtMiB(s.peakRssBytes)} | ${fmtMiB(s.peakHeapUsedBytes)} | ${fmtMs(s.wallMs)} |`,
+      `| ${consumer.label} | ${m(DRAIN_METRICS.firstToAll)} | ${m(DRAIN_METRICS.mibFirstToAll)} | ${m(DRAIN_METRICS.startToAll)} | ${m(DRAIN_METRICS.startToFirst)} | ${m(DRAIN_METRICS.peakRss)} | ${m(DRAIN_METRICS.peakHeapUsed)} | ${m(DRAIN_METRICS.wall)} |`,
     );
   }
-  lines.push('');
-  const byKind = new Map(summaries.map((s) => [s.kind, s]));
-  const java = byKind.get('java');
-  const ratioRows: string[] = [];
-  for (const kind of ['ours', 'ours-function'] as const) {
-    const ours = byKind.get(kind);
-    if (ours === undefined || java === undefined) continue;
-    ratioRows.push(
-      `| ${LABELS[kind]} / Java | ${ratio(ours.messagesPerSecond, java.messagesPerSecond)} | ${ratio(ours.steadyMessagesPerSecond, java.steadyMessagesPerSecond)} | ${ratio(ours.peakRssBytes, java.peakRssBytes)} | ${ratio(ours.wallMs, java.wallMs)} |`,
-    );
-  }
-  if (ratioRows.length > 0) {
-    lines.push('## Ratios (ours / Java; throughput > 1 and memory < 1 favour ours)', '');
-    lines.push(
-      '| Pair | msgs/s (start → all) | msgs/s (first → all) | peak RSS | process wall time |',
-      '|---|---:|---:|---:|---:|',
-      ...ratioRows,
-      '',
-    );
-  }
-  const plain = byKind.get('ours');
-  const viaFunction = byKind.get('ours-function');
-  if (plain !== undefined && viaFunction !== undefined) {
-    lines.push(
-      `Lambda event building (ours-function / ours): throughput ${ratio(viaFunction.messagesPerSecond, plain.messagesPerSecond)}, peak RSS ${ratio(viaFunction.peakRssBytes, plain.peakRssBytes)}.`,
-      '',
-    );
-  }
-  lines.push('## Every run', '');
+  lines.push('', ...failedConsumers(scenario));
+  lines.push(...rawPullLines(scenario));
+  lines.push(...ratioTable(scenario.ratios));
+  lines.push(...rssLines(measured));
   lines.push(
-    '| round | consumer | received | start → first | start → all | msgs/s | peak RSS | peak heap used | peak Buffers (Node) | wall |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '### Every run',
+    '',
+    '| round | consumer | received | start → first | first → all | msgs/s (first → all) | peak RSS (MiB) | peak heap used (MiB) | wall |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const run of runs) {
     lines.push(
-      `| ${run.warmup ? `warm-up ${run.round}` : run.round} | ${run.kind} | ${fmtInt(run.received)} | ${fmtMs(run.startToFirstMs)} | ${fmtMs(run.startToLastMs)} | ${fmtInt(run.received / (run.startToLastMs / 1000))} | ${fmtMiB(run.peakRssBytes)} | ${fmtMiB(run.peakHeapUsedBytes)} | ${run.peakArrayBuffersBytes === undefined ? '—' : fmtMiB(run.peakArrayBuffersBytes)} | ${fmtMs(run.wallMs)} |`,
+      `| ${run.warmup ? `warm-up ${run.round}` : run.round} | ${run.id} | ${fmtInt(run.received)} | ${fmtMs(run.startToFirstMs)} | ${fmtMs(run.firstToLastMs)} | ${fmtInt(run.received / (Math.max(run.firstToLastMs, 1) / 1000))} | ${(run.peakRssBytes / 1024 / 1024).toFixed(1)} | ${(run.peakHeapUsedBytes / 1024 / 1024).toFixed(1)} | ${fmtMs(run.wallMs)} |`,
     );
   }
   lines.push('');
   return lines;
 }
 
-/** The decode micro-benchmark's table: medians per case and side, and the ratios. */
-function decodeSection(results: readonly DecodeCaseResult[]): string[] {
-  const rounds = Math.max(0, ...results.map((result) => result.ours.length));
+/** The limit and how close ours come to it. */
+function rawPullLines(scenario: ScenarioResult): string[] {
+  const raw = scenario.consumers.find(
+    (consumer) => consumer.id === RAW_PULL_ID && consumer.error === undefined,
+  );
+  if (raw === undefined) return [];
+  const perSecond = raw.metrics[DRAIN_METRICS.firstToAll];
+  const mib = raw.metrics[DRAIN_METRICS.mibFirstToAll];
+  const wire = raw.metrics[DRAIN_METRICS.wireMibFirstToAll];
   const lines = [
-    `## PULL body decode (real bodies of 32 messages, single thread, after warm-up; medians of ${rounds} round(s), sides alternating)`,
+    '### The limit: raw PULL',
     '',
-    `- ours: ${DECODE_WORK.ours}`,
-    `- Java: ${DECODE_WORK.java}`,
-    '- "CPU" rates divide by the process CPU time (all threads, collector and JIT included) instead of wall time: on a shared machine wall time also measures the neighbours.',
+    `\`raw-pull\` pulls 32 messages per request on every queue at once and decodes nothing: ${fmtStats(perSecond, DRAIN_METRICS.firstToAll)} msgs/s, ${fmtStats(mib, DRAIN_METRICS.mibFirstToAll)} MiB/s of message bodies (${fmtStats(wire, DRAIN_METRICS.wireMibFirstToAll)} MiB/s of PULL bodies, stored headers included), first → all.`,
     '',
-    '| Case | body | ours msgs/s | Java msgs/s | ours / Java | ours msgs/CPU-s | Java msgs/CPU-s | ours / Java (CPU) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  for (const result of results) {
-    const ours = medianRate(result.ours);
-    const java = medianRate(result.java);
+  for (const entry of scenario.ratios) {
+    if (entry.denominator !== RAW_PULL_ID) continue;
+    const verdict = entry.value >= RAW_PULL_TARGET ? 'meets' : 'below';
     lines.push(
-      `| ${result.decodeCase.name} | ${fmtInt(result.bodyBytes)} B | ${fmtInt(ours.messagesPerSecond)} | ${fmtInt(java.messagesPerSecond)} | ${ratio(ours.messagesPerSecond, java.messagesPerSecond)} | ${fmtInt(ours.messagesPerCpuSecond)} | ${fmtInt(java.messagesPerCpuSecond)} | ${ratio(ours.messagesPerCpuSecond, java.messagesPerCpuSecond)} |`,
+      `- ${entry.numerator} / raw-pull: **${entry.value.toFixed(2)}×** (target ≥ ${RAW_PULL_TARGET}: ${verdict})`,
     );
   }
   lines.push('');
   return lines;
 }
 
-/** Median of each figure over the rounds; NaN for none (rendered n/a). */
-function medianRate(rates: readonly DecodeRate[]): DecodeRate {
-  return {
-    messagesPerSecond: median(rates.map((rate) => rate.messagesPerSecond)),
-    megabytesPerSecond: median(rates.map((rate) => rate.megabytesPerSecond)),
-    messagesPerCpuSecond: median(rates.map((rate) => rate.messagesPerCpuSecond)),
-  };
+function rssLines(consumers: readonly ConsumerResult[]): string[] {
+  const lines = [
+    '### RSS over time',
+    '',
+    'From each run\'s RSS series (every 200 ms from start() to the last message); "flat" when the second half grows by at most 5 % (or 4 MiB) from its third to its last quarter and the peak is at most 1.15× the second half\'s median. Medians over the rounds.',
+    '',
+    '| Consumer | second half median (MiB) | peak / second half median | growth in the second half (MiB) | verdict |',
+    '|---|---:|---:|---:|---|',
+  ];
+  for (const consumer of consumers) {
+    const median = consumer.metrics[DRAIN_METRICS.rssSecondHalfMedian];
+    const peak = consumer.metrics[DRAIN_METRICS.rssPeakOverSecondHalfMedian];
+    const growth = consumer.metrics[DRAIN_METRICS.rssSecondHalfGrowth];
+    const verdict =
+      median === undefined || peak === undefined || growth === undefined
+        ? 'too few samples'
+        : rssVerdict({
+            secondHalfMedianMiB: median.median,
+            peakMiB: median.median * peak.median,
+            peakOverSecondHalfMedian: peak.median,
+            secondHalfGrowthMiB: growth.median,
+          });
+    lines.push(
+      `| ${consumer.id} | ${fmtStats(median, DRAIN_METRICS.rssSecondHalfMedian)} | ${fmtStats(peak, DRAIN_METRICS.rssPeakOverSecondHalfMedian)} | ${fmtStats(growth, DRAIN_METRICS.rssSecondHalfGrowth)} | ${verdict} |`,
+    );
+  }
+  lines.push('');
+  return lines;
+}
+
+/** Any other scenario: one row per consumer, one column per metric. */
+function scenarioSection(scenario: ScenarioResult): string[] {
+  const lines = [`## ${scenario.title}`, '', `${scenario.workload} (${scenario.runs} measured run(s)).`, ''];
+  if (scenario.error !== undefined) lines.push(`**Failed:** ${oneLine(scenario.error)}`, '');
+  const measured = scenario.consumers.filter((consumer) => consumer.error === undefined);
+  const metrics = [...new Set(measured.flatMap((consumer) => Object.keys(consumer.metrics)))];
+  if (measured.length > 0 && metrics.length > 0) {
+    lines.push(...measured.map((consumer) => `- \`${consumer.id}\`: ${consumer.label}`), '');
+    lines.push(`| Consumer | ${metrics.join(' | ')} |`, `|---|${metrics.map(() => '---:').join('|')}|`);
+    for (const consumer of measured) {
+      lines.push(
+        `| ${consumer.id} | ${metrics.map((name) => fmtStats(consumer.metrics[name], name)).join(' | ')} |`,
+      );
+    }
+    lines.push('');
+  }
+  lines.push(...failedConsumers(scenario), ...ratioTable(scenario.ratios));
+  return lines;
+}
+
+function failedConsumers(scenario: ScenarioResult): string[] {
+  const failed = scenario.consumers.filter((consumer) => consumer.error !== undefined);
+  if (failed.length === 0) return [];
+  return [
+    ...failed.map((consumer) => `- **${consumer.id} did not run:** ${oneLine(consumer.error ?? '')}`),
+    '',
+  ];
+}
+
+function ratioTable(ratios: readonly RatioResult[]): string[] {
+  if (ratios.length === 0) return [];
+  return [
+    '### Ratios (of medians)',
+    '',
+    '| Ratio | metric | value | better when |',
+    '|---|---|---:|---|',
+    ...ratios.map(
+      (entry) =>
+        `| ${entry.numerator} / ${entry.denominator} | ${entry.metric} | ${entry.value.toFixed(2)}× | ${entry.higherIsBetter ? '> 1' : '< 1'} |`,
+    ),
+    '',
+  ];
+}
+
+/**
+ * `median (min–max)` of a metric, formatted by its name's unit.
+ *
+ * @example
+ * ```ts
+ * fmtStats(stats([1000, 1200, 1100]), 'msgsPerSecFirstToAll'); // => '1,100 (1,000–1,200)'
+ * ```
+ */
+export function fmtStats(value: Stats | undefined, metric: string): string {
+  if (value === undefined) return '—';
+  const one = (n: number): string => fmtMetric(n, metric);
+  return value.min === value.max
+    ? one(value.median)
+    : `${one(value.median)} (${one(value.min)}–${one(value.max)})`;
+}
+
+function fmtMetric(value: number, metric: string): string {
+  if (!Number.isFinite(value)) return 'n/a';
+  if (/MiB/i.test(metric)) return value.toFixed(1);
+  if (/Ms$/.test(metric)) return fmtMs(value);
+  return Number.isInteger(value) || Math.abs(value) >= 100 ? fmtInt(value) : value.toFixed(2);
 }
 
 function fmtInt(value: number): string {
@@ -261,13 +286,10 @@ function fmtInt(value: number): string {
 }
 
 function fmtMs(ms: number): string {
+  if (ms < 100) return `${ms.toFixed(1)} ms`;
   return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms).toLocaleString('en-US')} ms`;
 }
 
-function fmtMiB(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-function ratio(a: number, b: number): string {
-  return b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : 'n/a';
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').slice(0, 500);
 }

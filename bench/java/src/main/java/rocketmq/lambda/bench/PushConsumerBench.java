@@ -5,7 +5,8 @@
  * bench/java-bench.ts; prints one line `BENCH_RESULT {json}` on success.
  *
  *   consume <namesrv> <topic> <group> <expectedCount> <timeoutMs>
- *     {startToFirstMs, startToLastMs, firstToLastMs, received, peakRssBytes, peakHeapUsedBytes}
+ *     {startToFirstMs, startToLastMs, firstToLastMs, received, peakRssBytes, peakHeapUsedBytes, maxHeapBytes,
+ *      rssSeries: [[ms since start(), VmRSS bytes], ...] every 200 ms from start() to the last message}
  *   decode <bodyFile> <warmupMs> <measureMs>
  *     {iterations, messages, bytes, elapsedNs, cpuNs}
  */
@@ -18,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -34,6 +36,8 @@ import org.apache.rocketmq.common.message.MessageExt;
 
 public final class PushConsumerBench {
     private static final long SAMPLE_INTERVAL_MS = 50;
+    /** As bench/peers/drain-measurement.ts samples the Node children. */
+    private static final long RSS_SERIES_INTERVAL_MS = 200;
 
     private PushConsumerBench() {
     }
@@ -91,11 +95,28 @@ public final class PushConsumerBench {
         });
 
         long startNs = System.nanoTime();
+        List<long[]> rssSeries = new ArrayList<>();
+        sampler.scheduleAtFixedRate(() -> {
+            long rss = statusKiB("VmRSS:") * 1024;
+            synchronized (rssSeries) {
+                rssSeries.add(new long[] {TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), rss});
+            }
+        }, 0, RSS_SERIES_INTERVAL_MS, TimeUnit.MILLISECONDS);
         consumer.start();
         boolean complete = done.await(timeoutMs, TimeUnit.MILLISECONDS);
         peakHeapUsed.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
-        long peakRss = vmHwmBytes();
+        long peakRss = statusKiB("VmHWM:") * 1024;
         sampler.shutdownNow();
+        StringBuilder series = new StringBuilder("[");
+        synchronized (rssSeries) {
+            for (long[] point : rssSeries) {
+                if (series.length() > 1) {
+                    series.append(',');
+                }
+                series.append('[').append(point[0]).append(',').append(point[1]).append(']');
+            }
+        }
+        series.append(']');
         if (!complete) {
             consumer.shutdown();
             throw new IllegalStateException("received " + received.get() + " of " + expectedCount
@@ -113,6 +134,7 @@ public final class PushConsumerBench {
             + ",\"peakRssBytes\":" + peakRss
             + ",\"peakHeapUsedBytes\":" + peakHeapUsed.get()
             + ",\"maxHeapBytes\":" + memory.getHeapMemoryUsage().getMax()
+            + ",\"rssSeries\":" + series
             + "}");
     }
 
@@ -173,16 +195,16 @@ public final class PushConsumerBench {
         return Math.round(nanos / 1e4) / 100.0;
     }
 
-    /** Peak resident set size (VmHWM) of this process, in bytes; -1 where /proc is missing. */
-    private static long vmHwmBytes() {
+    /** A `kB` line of /proc/self/status (VmHWM, VmRSS) of this process in KiB; -1 where /proc is missing. */
+    private static long statusKiB(String field) {
         try {
             for (String line : Files.readAllLines(Paths.get("/proc/self/status"), StandardCharsets.UTF_8)) {
-                if (line.startsWith("VmHWM:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                if (line.startsWith(field)) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
                 }
             }
         } catch (IOException | NumberFormatException e) {
-            System.err.println("cannot read VmHWM: " + e);
+            System.err.println("cannot read " + field + " " + e);
         }
         return -1;
     }

@@ -1,0 +1,96 @@
+/**
+ * The broker a bench run measures on: a local RocketMQ started for the run (namesrv + broker, C2 JIT,
+ * a small heap), or one already running (`--namesrv` / `--broker`: CI's test broker), so that a quick
+ * run in CI needs no second broker. An external broker is only used: never restarted, never stopped.
+ */
+import { RocketMQClient } from '../src/client/rocketmq-client.js';
+import { type LocalBroker, startLocalBroker } from '../src/local-broker/local-broker.js';
+import { MASTER_BROKER_ID } from '../src/protocol/route-data.js';
+import { createBenchTopic } from './bench-topic.js';
+
+/**
+ * The run's broker.
+ *
+ * @example
+ * ```ts
+ * const { broker, release } = await startBenchBroker(options);
+ * try { ... } finally { await release(); }
+ * ```
+ */
+export interface BenchBroker {
+  /** For an external broker, its lifecycle methods reject: it is not ours to restart. */
+  readonly broker: LocalBroker;
+  /** `local (-Xmx512m)` or `external at host:port`, for the report. */
+  readonly description: string;
+  /** Stops a broker the run started; nothing for an external one. */
+  release(): Promise<void>;
+}
+
+/**
+ * Starts a local broker with `heapMb`, or connects to `external` and learns its broker and cluster
+ * names from the route of a fresh one-queue topic.
+ *
+ * @example
+ * ```ts
+ * const own = await startBenchBroker({ heapMb: 512, external: undefined });
+ * ```
+ */
+export async function startBenchBroker(options: {
+  heapMb: number;
+  external: { namesrvAddr: string; brokerAddr: string } | undefined;
+}): Promise<BenchBroker> {
+  if (options.external === undefined) {
+    const broker = await startLocalBroker({
+      heapMb: options.heapMb,
+      extraJvmOptions: ['-XX:TieredStopAtLevel=4'],
+    });
+    return {
+      broker,
+      description: `local, one namesrv and one broker (-Xmx${options.heapMb}m, C2 JIT), same machine`,
+      release: () => broker.stop(),
+    };
+  }
+  const { namesrvAddr, brokerAddr } = options.external;
+  const client = new RocketMQClient({ nameServerAddresses: namesrvAddr });
+  try {
+    const probe = `BenchRoute-${Date.now()}`;
+    await createBenchTopic(client, externalBroker(namesrvAddr, brokerAddr, '', ''), probe, 1);
+    const route = await client.nameServer.getRoute(probe, { refresh: true });
+    const data = route.brokerDatas.find((entry) => entry.brokerAddrs.get(MASTER_BROKER_ID) === brokerAddr);
+    if (data === undefined) {
+      throw new Error(`the name server at ${namesrvAddr} routes no master at ${brokerAddr}`);
+    }
+    return {
+      broker: externalBroker(namesrvAddr, brokerAddr, data.brokerName, data.cluster),
+      description: `external (namesrv ${namesrvAddr}, broker ${brokerAddr}), same machine`,
+      release: async () => undefined,
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+function externalBroker(
+  namesrvAddr: string,
+  brokerAddr: string,
+  brokerName: string,
+  clusterName: string,
+): LocalBroker {
+  const refuse = async (): Promise<void> => {
+    throw new Error(`the bench uses an external broker at ${brokerAddr}: it cannot stop or restart it`);
+  };
+  return {
+    namesrvAddr,
+    brokerAddr,
+    brokerName,
+    clusterName,
+    storeDir: '',
+    homeDir: '',
+    logDir: '',
+    brokerRunning: true,
+    killBroker: refuse,
+    stopBroker: refuse,
+    restartBroker: refuse,
+    stop: async () => undefined,
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * Who runs in the drain race and how each one's child is started: our consumer (plain and through the
+ * function path), Apache's Java push consumer, the raw PULL limit, and the registered peers
+ * (drain-peers.ts), each prepared once per bench run. A peer whose prepare() fails is not started;
+ * its error goes into the results instead.
+ */
+import type { BenchOptions } from './bench-options.js';
+import type { ConsumerChildSpec } from './consumer-child.js';
+import type { DrainPeer, PreparedDrainPeer } from './drain-peer.js';
+import type { DrainContender } from './drain-race.js';
+import { type JavaBenchBuild, javaBenchArgs } from './java-bench.js';
+import type { RawPullChildSpec } from './raw-pull-child.js';
+
+/**
+ * What the readers see for each built-in consumer.
+ *
+ * @example
+ * ```ts
+ * BUILTIN_LABELS.java; // => 'Java DefaultMQPushConsumer 5.3.3, counting listener'
+ * ```
+ */
+export const BUILTIN_LABELS = {
+  ours: 'ours: ConsumerRuntime, counting listener',
+  'ours-function': 'ours: FunctionMessageListener + LocalInvoker, no-op handler',
+  java: 'Java DefaultMQPushConsumer 5.3.3, counting listener',
+  'raw-pull': 'the limit: raw PULL, 32 per request on every queue, nothing decoded',
+} as const;
+
+/**
+ * The compiled node children (node-child-build.ts).
+ *
+ * @example
+ * ```ts
+ * const scripts: NodeChildScripts = { consumer: childScript, rawPull: `${benchDir}/raw-pull-child.js` };
+ * ```
+ */
+export interface NodeChildScripts {
+  readonly consumer: string;
+  readonly rawPull: string;
+}
+
+/**
+ * The contenders of `options.consumers` in that order, with the peers prepared; `errors` gets the
+ * peers that could not be prepared, `prepared` every peer that was (to stop at the end).
+ *
+ * @example
+ * ```ts
+ * const prepared: PreparedDrainPeer[] = [];
+ * const contenders = await drainContenders({ options, namesrvAddr, scripts, java, peers: DRAIN_PEERS, errors, prepared, log });
+ * ```
+ */
+export async function drainContenders(context: {
+  options: BenchOptions;
+  namesrvAddr: string;
+  scripts: NodeChildScripts | undefined;
+  java: JavaBenchBuild | undefined;
+  peers: readonly DrainPeer[];
+  errors: Map<string, string>;
+  prepared: PreparedDrainPeer[];
+  log: (line: string) => void;
+}): Promise<DrainContender[]> {
+  const { options, namesrvAddr, scripts, java } = context;
+  const nodeFlags = options.nodeHeapMb === undefined ? [] : [`--max-old-space-size=${options.nodeHeapMb}`];
+  const contenders: DrainContender[] = [];
+  for (const id of options.consumers) {
+    if (id === 'ours' || id === 'ours-function') {
+      const script = required(scripts, 'the node child').consumer;
+      contenders.push({
+        id,
+        label: BUILTIN_LABELS[id],
+        builtin: true,
+        launch: (spec) => {
+          const child: ConsumerChildSpec = { mode: id, namesrvAddr, ...pick(spec) };
+          return { command: process.execPath, args: [...nodeFlags, script, JSON.stringify(child)] };
+        },
+      });
+    } else if (id === 'raw-pull') {
+      const script = required(scripts, 'the node child').rawPull;
+      contenders.push({
+        id,
+        label: BUILTIN_LABELS[id],
+        builtin: true,
+        launch: (spec) => {
+          const child: RawPullChildSpec = { namesrvAddr, ...pick(spec) };
+          return { command: process.execPath, args: [...nodeFlags, script, JSON.stringify(child)] };
+        },
+      });
+    } else if (id === 'java') {
+      const build = required(java, 'the Java peer');
+      contenders.push({
+        id,
+        label: BUILTIN_LABELS[id],
+        builtin: true,
+        launch: (spec) => ({
+          command: 'java',
+          args: javaBenchArgs(build, options.javaHeapMb, [
+            'consume',
+            namesrvAddr,
+            spec.topic,
+            spec.group,
+            String(spec.expected),
+            String(spec.timeoutMs),
+          ]),
+        }),
+      });
+    } else {
+      const peer = context.peers.find((candidate) => candidate.id === id);
+      if (peer === undefined) throw new Error(`unreachable: no registered peer ${id}`);
+      const contender: DrainContender = {
+        id,
+        label:
+          peer.maxMessages !== undefined && peer.maxMessages < context.options.messages
+            ? `${peer.label}; drains the first ${peer.maxMessages.toLocaleString('en-US')} messages of the backlog only (too slow for all of them within the run timeout)`
+            : peer.label,
+        builtin: false,
+        ...(peer.maxMessages === undefined ? {} : { maxMessages: peer.maxMessages }),
+        launch: () => {
+          throw new Error(`unreachable: ${id} was not prepared`);
+        },
+      };
+      try {
+        context.log(`preparing ${id} ${peer.version}...`);
+        const ready = await peer.prepare({ namesrvAddr, log: context.log });
+        context.prepared.push(ready);
+        contenders.push({
+          ...contender,
+          launch: (spec) => ({ command: ready.command, args: ready.args(spec), env: ready.env }),
+        });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        context.errors.set(id, `prepare() failed: ${message}`);
+        context.log(`${id} cannot run here: ${message}`);
+        contenders.push(contender);
+      }
+    }
+  }
+  return contenders;
+}
+
+function pick(spec: { topic: string; group: string; expected: number }): {
+  topic: string;
+  group: string;
+  expected: number;
+} {
+  return { topic: spec.topic, group: spec.group, expected: spec.expected };
+}
+
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`unreachable: ${what} was not built`);
+  return value;
+}

@@ -1,0 +1,172 @@
+/**
+ * The drain race's runs as the `drain` {@link ScenarioResult} of latest.json: per contender every
+ * metric as median/min/max over the measured rounds, the RSS series of its median run, and the ratios
+ * the report shows (ours / Java, ours / the raw PULL limit, ours / each peer).
+ */
+import type { BenchOptions } from './bench-options.js';
+import {
+  type ConsumerResult,
+  type RatioResult,
+  ratio,
+  type ScenarioResult,
+  type Stats,
+  stats,
+} from './bench-results.js';
+import type { DrainContender, DrainRun } from './drain-race.js';
+import { rssFlatness } from './rss-flatness.js';
+
+const MIB = 1024 * 1024;
+
+/**
+ * Metric names of the drain scenario (units in the names).
+ *
+ * @example
+ * ```ts
+ * consumer.metrics[DRAIN_METRICS.firstToAll]?.median;
+ * ```
+ */
+export const DRAIN_METRICS = {
+  startToAll: 'msgsPerSecStartToAll',
+  firstToAll: 'msgsPerSecFirstToAll',
+  mibFirstToAll: 'mibPerSecFirstToAll',
+  /** raw-pull only: PULL body bytes (stored messages with their headers) per second. */
+  wireMibFirstToAll: 'wireMiBPerSecFirstToAll',
+  startToFirst: 'startToFirstMs',
+  peakRss: 'peakRssMiB',
+  peakHeapUsed: 'peakHeapUsedMiB',
+  peakArrayBuffers: 'peakArrayBuffersMiB',
+  wall: 'processWallMs',
+  rssSecondHalfMedian: 'rssSecondHalfMedianMiB',
+  rssPeakOverSecondHalfMedian: 'rssPeakOverSecondHalfMedian',
+  rssSecondHalfGrowth: 'rssSecondHalfGrowthMiB',
+} as const;
+
+/**
+ * The id of the raw PULL limit line.
+ *
+ * @example
+ * ```ts
+ * scenario.consumers.find((c) => c.id === RAW_PULL_ID);
+ * ```
+ */
+export const RAW_PULL_ID = 'raw-pull';
+const OURS = ['ours', 'ours-function'] as const;
+
+/**
+ * The `drain` scenario of a race.
+ *
+ * @example
+ * ```ts
+ * const drain = drainScenario(contenders, runs, errors, options);
+ * ```
+ */
+export function drainScenario(
+  contenders: readonly DrainContender[],
+  runs: readonly DrainRun[],
+  errors: ReadonlyMap<string, string>,
+  options: Pick<BenchOptions, 'messages' | 'messageBytes' | 'queues' | 'rounds' | 'warmupRounds'>,
+): ScenarioResult {
+  const consumers = contenders.map((contender) =>
+    consumerResult(
+      contender,
+      runs.filter((run) => run.id === contender.id && !run.warmup),
+      errors.get(contender.id),
+      options.messageBytes,
+    ),
+  );
+  const scenario = {
+    id: 'drain',
+    title: 'Drain a backlog',
+    workload: `${options.messages.toLocaleString('en-US')} messages of ${options.messageBytes.toLocaleString('en-US')} B on ${options.queues} queues, consumed from the first offset by a fresh group per run, each consumer in its own process; ${options.warmupRounds} warm-up round(s), then ${options.rounds} measured round(s), the order rotating`,
+    runs: options.rounds,
+    consumers,
+  };
+  return { ...scenario, ratios: drainRatios(scenario, contenders) };
+}
+
+function consumerResult(
+  contender: DrainContender,
+  measured: readonly DrainRun[],
+  error: string | undefined,
+  messageBytes: number,
+): ConsumerResult {
+  if (measured.length === 0) {
+    return { id: contender.id, label: contender.label, metrics: {}, error: error ?? 'no measured run' };
+  }
+  const metrics: Record<string, Stats> = {};
+  const put = (name: string, pick: (run: DrainRun, index: number) => number | undefined): void => {
+    const values = measured
+      .map((run, index) => pick(run, index))
+      .filter((value): value is number => value !== undefined);
+    if (values.length === measured.length) metrics[name] = stats(values);
+  };
+  const perSecond = (run: DrainRun, ms: number): number => run.received / (Math.max(ms, 1) / 1000);
+  put(DRAIN_METRICS.startToAll, (run) => perSecond(run, run.startToLastMs));
+  put(DRAIN_METRICS.firstToAll, (run) => perSecond(run, run.firstToLastMs));
+  put(DRAIN_METRICS.mibFirstToAll, (run) => (perSecond(run, run.firstToLastMs) * messageBytes) / MIB);
+  put(DRAIN_METRICS.wireMibFirstToAll, (run) =>
+    run.pulledBytes === undefined
+      ? undefined
+      : run.pulledBytes / MIB / (Math.max(run.firstToLastMs, 1) / 1000),
+  );
+  put(DRAIN_METRICS.startToFirst, (run) => run.startToFirstMs);
+  put(DRAIN_METRICS.peakRss, (run) => run.peakRssBytes / MIB);
+  put(DRAIN_METRICS.peakHeapUsed, (run) => run.peakHeapUsedBytes / MIB);
+  put(DRAIN_METRICS.peakArrayBuffers, (run) =>
+    run.peakArrayBuffersBytes === undefined ? undefined : run.peakArrayBuffersBytes / MIB,
+  );
+  put(DRAIN_METRICS.wall, (run) => run.wallMs);
+  const flatness = measured.map((run) => rssFlatness(rssMiB(run)));
+  put(DRAIN_METRICS.rssSecondHalfMedian, (_, index) => flatness[index]?.secondHalfMedianMiB);
+  put(DRAIN_METRICS.rssPeakOverSecondHalfMedian, (_, index) => flatness[index]?.peakOverSecondHalfMedian);
+  put(DRAIN_METRICS.rssSecondHalfGrowth, (_, index) => flatness[index]?.secondHalfGrowthMiB);
+  const representative = medianRun(measured, (run) => perSecond(run, run.firstToLastMs));
+  const series = rssMiB(representative);
+  return {
+    id: contender.id,
+    label: contender.label,
+    metrics,
+    ...(series.length === 0 ? {} : { series: { rssMiBOverTimeMs: series } }),
+    ...(error === undefined ? {} : { error }),
+  };
+}
+
+/** The run whose `pick` is the median (the lower middle one of an even count). */
+function medianRun(runs: readonly DrainRun[], pick: (run: DrainRun) => number): DrainRun {
+  const sorted = [...runs].sort((a, b) => pick(a) - pick(b));
+  const run = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (run === undefined) throw new Error('unreachable: no run');
+  return run;
+}
+
+function rssMiB(run: DrainRun): Array<readonly [number, number]> {
+  return run.rssSeries.map(([ms, bytes]) => [ms, Math.round((bytes / MIB) * 10) / 10] as const);
+}
+
+function drainRatios(
+  scenario: Pick<ScenarioResult, 'consumers'>,
+  contenders: readonly DrainContender[],
+): RatioResult[] {
+  const ratios: Array<RatioResult | undefined> = [];
+  const peers = contenders.filter((contender) => !contender.builtin).map((contender) => contender.id);
+  for (const ours of OURS) {
+    ratios.push(
+      ratio(scenario, DRAIN_METRICS.startToAll, ours, 'java', true),
+      ratio(scenario, DRAIN_METRICS.firstToAll, ours, 'java', true),
+      ratio(scenario, DRAIN_METRICS.peakRss, ours, 'java', false),
+      ratio(scenario, DRAIN_METRICS.wall, ours, 'java', false),
+      ratio(scenario, DRAIN_METRICS.firstToAll, ours, RAW_PULL_ID, true),
+    );
+    for (const peer of peers) {
+      ratios.push(
+        ratio(scenario, DRAIN_METRICS.firstToAll, ours, peer, true),
+        ratio(scenario, DRAIN_METRICS.peakRss, ours, peer, false),
+      );
+    }
+  }
+  ratios.push(
+    ratio(scenario, DRAIN_METRICS.firstToAll, 'ours-function', 'ours', true),
+    ratio(scenario, DRAIN_METRICS.peakRss, 'ours-function', 'ours', false),
+  );
+  return ratios.filter((entry): entry is RatioResult => entry !== undefined);
+}

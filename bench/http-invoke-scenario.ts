@@ -1,0 +1,243 @@
+/**
+ * The `http-invoke` scenario: the Lambda path over HTTP. Our consumer drains a backlog through
+ * FunctionMessageListener + LambdaInvoker (`@aws-sdk/client-lambda`, keep-alive) against the project's
+ * Invoke API test server (test/support/lambda-api-server.ts, in the harness process, a fresh one per
+ * run), at batch sizes 100 and 1,000; and through the LocalInvoker at the same sizes in the same run.
+ * Reports invokes/s, msgs/s and the CPU time of our process per invoke, and saves one `--cpu-prof`
+ * profile of a Lambda-path run. See bench/README.md, "The Lambda path over HTTP".
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LambdaApiServer } from '../test/support/lambda-api-server.js';
+import type { ConsumerResult, RatioResult, ScenarioResult } from './bench-results.js';
+import { ratio, stats } from './bench-results.js';
+import type { BenchScenario, ScenarioContext } from './bench-scenario.js';
+import { createBenchTopic } from './bench-topic.js';
+import { runChild } from './child-run.js';
+import { type SelfTime, selfTimeByArea, topSelfTime } from './cpu-profile-top.js';
+import type { DrainChildResult, DrainChildSpec } from './drain-child.js';
+import { produceBacklog } from './produce-backlog.js';
+import { scenarioChildrenDir } from './scenario-children.js';
+import { scenarioScale } from './scenario-scale.js';
+
+const BATCH_SIZES = [100, 1000] as const;
+const QUEUES = 8;
+const MESSAGE_BYTES = 1024;
+const MESSAGES = { full: 100_000, quick: 2000 } as const;
+const FUNCTION_NAME = 'bench-noop';
+const RUN_TIMEOUT_MS = 300_000;
+const PAUSE_BETWEEN_RUNS_MS = 1000;
+const PROFILE_DIR = fileURLToPath(new URL('./results/profiles/', import.meta.url));
+const PROFILE_BATCH_SIZE = 100;
+const PROFILE_TOP_FRAMES = 15;
+
+type InvokePath = 'lambda' | 'local';
+
+const LABELS: Record<InvokePath, string> = {
+  lambda:
+    'ours: FunctionMessageListener + LambdaInvoker (@aws-sdk/client-lambda, keep-alive) -> local Invoke API over HTTP',
+  local: 'ours: FunctionMessageListener + LocalInvoker, no-op handler in-process',
+};
+const CONSUMER_IDS: Record<InvokePath, string> = { lambda: 'ours-lambda-http', local: 'ours-function' };
+
+/**
+ * The http-invoke scenario.
+ *
+ * @example
+ * ```ts
+ * const [batch100, batch1000] = await httpInvokeScenario.run(context);
+ * ```
+ */
+export const httpInvokeScenario: BenchScenario = {
+  id: 'http-invoke',
+  description:
+    'the Lambda path over HTTP (LambdaInvoker -> local Invoke API) vs. the LocalInvoker on a backlog, batch 100 and 1,000: invokes/s, msgs/s, CPU per invoke, a CPU profile',
+  needsJava: false,
+  async run(context: ScenarioContext): Promise<ScenarioResult[]> {
+    const messages = context.quick ? MESSAGES.quick : Math.round(MESSAGES.full * scenarioScale());
+    const rounds = context.quick ? 1 : context.rounds;
+    const warmupRounds = context.quick ? 0 : 1;
+    const script = join(await scenarioChildrenDir(), 'drain-child.js');
+    const topic = `BenchHttpInvoke-${Date.now()}`;
+    await createBenchTopic(context.client, context.broker, topic, QUEUES);
+    await produceBacklog(context.client, { topic, queues: QUEUES, messages, messageBytes: MESSAGE_BYTES });
+    context.log(`http-invoke: ${messages} messages produced to ${topic}`);
+
+    const configs = BATCH_SIZES.flatMap((batchSize) =>
+      (['lambda', 'local'] as const).map((path) => ({ batchSize, path })),
+    );
+    const runs = new Map<string, Record<string, number>[]>();
+    const errors = new Map<string, string>();
+    for (let index = 0; index < warmupRounds + rounds; index++) {
+      const warmup = index < warmupRounds;
+      for (const { batchSize, path } of rotate(configs, index)) {
+        const key = `${batchSize}/${path}`;
+        if (errors.has(key)) continue;
+        await sleep(PAUSE_BETWEEN_RUNS_MS);
+        try {
+          const metrics = metricsOf(await drain(context, { script, topic, messages, batchSize, path }));
+          if (!warmup) runs.set(key, [...(runs.get(key) ?? []), metrics]);
+          context.log(
+            `http-invoke ${warmup ? 'warm-up' : `round ${index - warmupRounds + 1}`} ${path} batch ${batchSize}: ${Math.round(metrics.msgsPerSecFirstToAll ?? 0)} msgs/s, ${Math.round(metrics.invokesPerSec ?? 0)} invokes/s, ${metrics.cpuMsPerInvoke?.toFixed(3)} CPU ms/invoke`,
+          );
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          if (!warmup) errors.set(key, message);
+          context.log(`http-invoke ${path} batch ${batchSize} failed: ${message}`);
+        }
+      }
+    }
+
+    let profileNote = '';
+    try {
+      profileNote = await profiledRun(context, { script, topic, messages });
+    } catch (error) {
+      profileNote = `; the profiled run failed: ${error instanceof Error ? error.message : String(error)}`;
+      context.log(`http-invoke profile failed: ${profileNote}`);
+    }
+
+    return BATCH_SIZES.map((batchSize) => {
+      const consumers: ConsumerResult[] = (['lambda', 'local'] as const).map((path) => {
+        const key = `${batchSize}/${path}`;
+        const pathRuns = runs.get(key) ?? [];
+        const error = errors.get(key);
+        if (pathRuns.length === 0)
+          return { id: CONSUMER_IDS[path], label: LABELS[path], metrics: {}, error: error ?? 'no run' };
+        const metrics: Record<string, ReturnType<typeof stats>> = {};
+        for (const name of Object.keys(pathRuns[0] ?? {})) {
+          metrics[name] = stats(pathRuns.map((run) => run[name] as number));
+        }
+        return {
+          id: CONSUMER_IDS[path],
+          label: LABELS[path],
+          metrics,
+          ...(error === undefined ? {} : { error }),
+        };
+      });
+      const scenario = { consumers };
+      const ratios = [
+        ratio(scenario, 'msgsPerSecFirstToAll', CONSUMER_IDS.lambda, CONSUMER_IDS.local, true),
+        ratio(scenario, 'cpuMsPerInvoke', CONSUMER_IDS.lambda, CONSUMER_IDS.local, false),
+      ].filter((value): value is RatioResult => value !== undefined);
+      return {
+        id: `http-invoke-batch-${batchSize}`,
+        title: `Lambda path over HTTP vs. in-process, batch size ${batchSize.toLocaleString('en-US')}`,
+        workload:
+          `${messages.toLocaleString('en-US')} messages of ${MESSAGE_BYTES} B on ${QUEUES} queues drained from the first offset by a fresh group per run, ` +
+          `batchSize ${batchSize}, other options default (10 batches in flight, 500 ms window), memory offset store; ` +
+          `lambda: LambdaInvoker with keep-alive against test/support/lambda-api-server.ts in the harness process (a no-op function); ` +
+          `CPU = process.cpuUsage() of the consumer process from first to last message, per invoke` +
+          (warmupRounds > 0 ? `; ${warmupRounds} unreported warm-up round` : '') +
+          profileNote,
+        runs: Math.max(
+          0,
+          ...consumers.map((consumer) => consumer.metrics.msgsPerSecFirstToAll?.values.length ?? 0),
+        ),
+        consumers,
+        ratios,
+      };
+    });
+  },
+};
+
+/** One drain; the `lambda` path gets a fresh Invoke API server (it keeps every call it saw). */
+async function drain(
+  context: ScenarioContext,
+  run: { script: string; topic: string; messages: number; batchSize: number; path: InvokePath },
+  nodeFlags: readonly string[] = [],
+): Promise<DrainChildResult> {
+  const server = run.path === 'lambda' ? await LambdaApiServer.start() : undefined;
+  try {
+    server?.register(FUNCTION_NAME, (event) => {
+      if (!Array.isArray((event as { Records?: unknown }).Records))
+        throw new Error('the event has no Records');
+      return { batchItemFailures: [] };
+    });
+    const spec: DrainChildSpec = {
+      namesrvAddr: context.broker.namesrvAddr,
+      topic: run.topic,
+      group: `bench-http-${run.path}-${run.batchSize}-${Date.now()}`,
+      expected: run.messages,
+      listener: run.path,
+      batchSize: run.batchSize,
+      offsetStore: 'memory',
+      ...(server === undefined ? {} : { lambda: { endpoint: server.endpoint, functionName: FUNCTION_NAME } }),
+    };
+    const { result } = await runChild(process.execPath, [...nodeFlags, run.script, JSON.stringify(spec)], {
+      timeoutMs: RUN_TIMEOUT_MS,
+      env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+    });
+    return result as unknown as DrainChildResult;
+  } finally {
+    await server?.close();
+  }
+}
+
+function metricsOf(result: DrainChildResult): Record<string, number> {
+  const seconds = result.firstToLastMs / 1000;
+  return {
+    msgsPerSecFirstToAll: result.received / seconds,
+    invokesPerSec: result.invokes / seconds,
+    cpuMsPerInvoke: result.cpuFirstToLastMs / result.invokes,
+    cpuMsPer1000Msgs: (result.cpuFirstToLastMs / result.received) * 1000,
+    invokes: result.invokes,
+  };
+}
+
+/**
+ * One more Lambda-path drain at batch {@link PROFILE_BATCH_SIZE} under `node --cpu-prof` (not in the
+ * figures: profiling slows it); saves the profile and its top self-time frames under bench/results/profiles/.
+ */
+async function profiledRun(
+  context: ScenarioContext,
+  run: { script: string; topic: string; messages: number },
+): Promise<string> {
+  await mkdir(PROFILE_DIR, { recursive: true });
+  const name = `http-invoke-batch-${PROFILE_BATCH_SIZE}${context.quick ? '-quick' : ''}`;
+  const profile = join(PROFILE_DIR, `${name}.cpuprofile`);
+  await drain(context, { ...run, batchSize: PROFILE_BATCH_SIZE, path: 'lambda' }, [
+    '--cpu-prof',
+    `--cpu-prof-dir=${PROFILE_DIR}`,
+    `--cpu-prof-name=${name}.cpuprofile`,
+  ]);
+  const top = await topSelfTime(profile, PROFILE_TOP_FRAMES);
+  const areas = await selfTimeByArea(profile);
+  const format = (entries: readonly SelfTime[]): string[] =>
+    entries.map(
+      (entry) =>
+        `${entry.percent.toFixed(1).padStart(5)} %  ${entry.selfMs.toFixed(1).padStart(8)} ms  ${entry.frame}`,
+    );
+  const text = [
+    `Top ${PROFILE_TOP_FRAMES} frames by self time:`,
+    ...format(top),
+    '',
+    'Self time by area (package, src, node: internals, native or pseudo frame):',
+    ...format(areas.slice(0, PROFILE_TOP_FRAMES)),
+  ].join('\n');
+  await writeFile(join(PROFILE_DIR, `${name}.top.txt`), `${text}\n`, 'utf8');
+  context.log(
+    `http-invoke: CPU profile of a lambda run at batch ${PROFILE_BATCH_SIZE} in ${profile}\n${text}`,
+  );
+  const sdkPercent = areas
+    .filter((area) => area.frame.startsWith('@aws-sdk/') || area.frame.startsWith('@smithy/'))
+    .reduce((sum, area) => sum + area.percent, 0);
+  const top5 = top
+    .filter((entry) => !entry.frame.startsWith('(idle)') && !entry.frame.startsWith('(program)'))
+    .slice(0, 5)
+    .map((entry) => `${entry.frame} ${entry.percent} %`)
+    .join(', ');
+  return (
+    `; CPU profile of one extra lambda run at batch ${PROFILE_BATCH_SIZE} (start-up included): bench/results/profiles/${name}.cpuprofile, ` +
+    `@aws-sdk/* and @smithy/* code ${sdkPercent.toFixed(1)} % of its self time (hashing and sockets they use show as node: and native frames); top self time: ${top5}`
+  );
+}
+
+function rotate<T>(items: readonly T[], by: number): T[] {
+  const shift = by % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,144 @@
+/**
+ * What a peer's drain child measures about itself, with the same fields and samplers as our
+ * consumer's child (consumer-child.ts): messages seen, start → first → last times, the kernel's peak
+ * RSS, peak V8 heap used and `arrayBuffers` from a 50 ms sampler, and an RSS series every 200 ms. The
+ * peer children only differ in the client they drive; keeping the measuring here keeps their figures
+ * comparable with each other and with ours.
+ */
+import { readFileSync } from 'node:fs';
+
+const PEAK_SAMPLE_INTERVAL_MS = 50;
+const RSS_SERIES_INTERVAL_MS = 200;
+const RESULT_PREFIX = 'BENCH_RESULT ';
+
+/** The `BENCH_RESULT` fields of one drain run, as consumer-child.ts prints them. */
+export interface DrainResult {
+  readonly received: number;
+  readonly startToFirstMs: number;
+  readonly startToLastMs: number;
+  readonly firstToLastMs: number;
+  readonly peakRssBytes: number;
+  readonly peakHeapUsedBytes: number;
+  readonly peakArrayBuffersBytes: number;
+  /** `[ms since start(), RSS bytes]` every 200 ms from the consumer's start to the last message. */
+  readonly rssSeries: readonly (readonly [number, number])[];
+}
+
+/**
+ * Counts one child's messages and samples its memory. Create it before the client so that the heap
+ * peaks cover the client's start-up; call {@link DrainMeasurement.started} right before the client's
+ * start, {@link DrainMeasurement.count} from the listener, await `done`, then {@link DrainMeasurement.finish}.
+ *
+ * @example
+ * ```ts
+ * const measurement = new DrainMeasurement(spec.expected);
+ * measurement.started();
+ * await consumer.start(); // its listener calls measurement.count(1)
+ * await measurement.done;
+ * printDrainResult(measurement.finish());
+ * ```
+ */
+export class DrainMeasurement {
+  /** Resolves once `expected` messages were counted. */
+  readonly done: Promise<void>;
+  #received = 0;
+  #startedAtMs: number | undefined;
+  #firstAtMs: number | undefined;
+  #lastAtMs: number | undefined;
+  #peakHeapUsedBytes = 0;
+  #peakArrayBuffersBytes = 0;
+  readonly #rssSeries: [number, number][] = [];
+  #markDone: () => void = () => undefined;
+  readonly #peakSampler: NodeJS.Timeout;
+  #rssSampler: NodeJS.Timeout | undefined;
+
+  constructor(private readonly expected: number) {
+    this.done = new Promise((resolve) => {
+      this.#markDone = resolve;
+    });
+    this.#peakSampler = setInterval(() => this.#samplePeaks(), PEAK_SAMPLE_INTERVAL_MS);
+    this.#samplePeaks();
+  }
+
+  /** Messages counted so far. */
+  get received(): number {
+    return this.#received;
+  }
+
+  /** Marks the client's start: the origin of every time and of the RSS series. */
+  started(): void {
+    const startedAtMs = performance.now();
+    this.#startedAtMs = startedAtMs;
+    const sampleRss = (): void => {
+      this.#rssSeries.push([Math.round(performance.now() - startedAtMs), process.memoryUsage.rss()]);
+    };
+    this.#rssSampler = setInterval(sampleRss, RSS_SERIES_INTERVAL_MS);
+    sampleRss();
+  }
+
+  /** Counts `messages` delivered to the listener now. */
+  count(messages: number): void {
+    const now = performance.now();
+    this.#firstAtMs ??= now;
+    this.#received += messages;
+    if (this.#received >= this.expected && this.#lastAtMs === undefined) {
+      this.#lastAtMs = now;
+      this.#markDone();
+    }
+  }
+
+  /** Stops the samplers and returns the figures (before the client's shutdown, which is not measured). */
+  finish(): DrainResult {
+    this.#samplePeaks();
+    this.stop();
+    const startedAtMs = this.#startedAtMs ?? performance.now();
+    const first = this.#firstAtMs ?? startedAtMs;
+    const last = this.#lastAtMs ?? first;
+    return {
+      received: this.#received,
+      startToFirstMs: round(first - startedAtMs),
+      startToLastMs: round(last - startedAtMs),
+      firstToLastMs: round(last - first),
+      peakRssBytes: vmHwmBytes(),
+      peakHeapUsedBytes: this.#peakHeapUsedBytes,
+      peakArrayBuffersBytes: this.#peakArrayBuffersBytes,
+      rssSeries: this.#rssSeries,
+    };
+  }
+
+  /** Stops the samplers (also on failure, so that the child can exit). */
+  stop(): void {
+    clearInterval(this.#peakSampler);
+    if (this.#rssSampler !== undefined) clearInterval(this.#rssSampler);
+  }
+
+  #samplePeaks(): void {
+    const usage = process.memoryUsage();
+    this.#peakHeapUsedBytes = Math.max(this.#peakHeapUsedBytes, usage.heapUsed);
+    this.#peakArrayBuffersBytes = Math.max(this.#peakArrayBuffersBytes, usage.arrayBuffers);
+  }
+}
+
+/**
+ * Prints the result line the harness reads (child-run.ts).
+ *
+ * @example
+ * ```ts
+ * printDrainResult(measurement.finish());
+ * ```
+ */
+export function printDrainResult(result: DrainResult): void {
+  process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
+}
+
+/** Peak resident set size (VmHWM) of this process in bytes, as the kernel counts it. */
+function vmHwmBytes(): number {
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const kib = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+  if (kib === undefined) throw new Error('no VmHWM line in /proc/self/status');
+  return Number(kib) * 1024;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

@@ -1,0 +1,86 @@
+/**
+ * rocketmq-client-nodejs 1.0.8 (npm `rocketmq-client-nodejs`, Apache's Node client for RocketMQ 5 from
+ * apache/rocketmq-clients) as a drain peer. It speaks gRPC only, so prepare() starts a rocketmq-proxy
+ * 5.3.3 in cluster mode (src/local-broker/local-proxy.ts, 256 MiB heap) in front of the run's namesrv and
+ * broker; the child connects to the proxy's gRPC port, and the proxy pops from the broker for it. Its
+ * figures therefore include a hop through a second JVM on the same machine (the proxy's CPU is not the
+ * child's, but it competes for the same cores): read them as "Apache's Node client as deployed with
+ * RocketMQ 5", not as a like-for-like client comparison.
+ *
+ * Fairness, all defaults (rocketmq-nodejs-child.ts):
+ * - `PushConsumer` (1.0.8 has it; the fairest peer to a push consumer), CLUSTERING as every 5.x gRPC
+ *   consumer, a fresh group. It has no consume-from option: a new group's POP offset is the broker's
+ *   choice, which for a fresh topic whose messages are still in memory is the first offset (5.3.3's
+ *   `initPopOffsetByCheckMsgInMem`, on by default); the child counts every message, so a run that
+ *   started elsewhere would time out rather than pass.
+ * - Receives: the proxy answers ONE assignment per broker (queue id -1: POP over all of that broker's
+ *   queues), and the client keeps one receive loop per assignment: with the one local broker, a single
+ *   ReceiveMessage in flight at a time, 32 messages each (`receiveBatchSize` as the proxy's settings
+ *   confirm), 20 s long polls (the proxy's setting over the client's 30 s), at most 1024 messages /
+ *   64 MiB cached. Seen in a diagnostic run with the client's info/debug log on.
+ * - Consumption: ONE message per listener call, every message of a received batch started at once
+ *   (no concurrency cap besides the cache); each success is acked with its own AckMessage RPC.
+ * - The listener counts the message and returns `ConsumeResult.SUCCESS`. Its logger drops info and
+ *   debug (as our child's `warn` level does); its consume service keeps its own INFO file logger.
+ * - The child is plain JavaScript compiled with the repo's TypeScript (node-child-build.ts), no loader.
+ */
+import { brokerVersionProfile } from '../../src/local-broker/broker-version.js';
+import { type LocalProxy, startLocalProxy } from '../../src/local-broker/local-proxy.js';
+import type { DrainPeer, PeerRunSpec, PreparedDrainPeer } from '../drain-peer.js';
+import { buildNodeChild } from '../node-child-build.js';
+import { assertPeerPackage } from './peer-package.js';
+import type { RocketMQNodejsChildSpec } from './rocketmq-nodejs-child.js';
+
+const PACKAGE = 'rocketmq-client-nodejs';
+const VERSION = '1.0.8';
+const CHILD_ENTRY = 'peers/rocketmq-nodejs-child.ts';
+const CACHE_NAME = 'rocketmq-lambda-bench-rocketmq-nodejs';
+const PROXY_HEAP_MB = 256;
+
+/**
+ * The rocketmq-client-nodejs peer.
+ *
+ * @example
+ * ```ts
+ * const prepared = await rocketmqNodejsPeer.prepare({ namesrvAddr: broker.namesrvAddr, log: console.error });
+ * try {
+ *   await runChild(prepared.command, prepared.args({ topic, group, expected, timeoutMs }), { timeoutMs });
+ * } finally {
+ *   await prepared.stop(); // stops the proxy
+ * }
+ * ```
+ */
+export const rocketmqNodejsPeer: DrainPeer = {
+  id: 'rocketmq-client-nodejs',
+  // ~150-250 msgs/s here (one ack call per message through the proxy): 1M would take an hour per round.
+  maxMessages: 10_000,
+  label: `rocketmq-client-nodejs ${VERSION} PushConsumer (gRPC via rocketmq-proxy 5.3.3, cluster mode), 1 message per call`,
+  version: VERSION,
+  async prepare({ namesrvAddr, log }): Promise<PreparedDrainPeer> {
+    await assertPeerPackage(PACKAGE, VERSION);
+    log(`${PACKAGE}: starting rocketmq-proxy 5.3.3 (heap ${PROXY_HEAP_MB} MiB) and compiling its child...`);
+    const [proxyResult, buildResult] = await Promise.allSettled([
+      startLocalProxy({ namesrvAddr, heapMb: PROXY_HEAP_MB, version: brokerVersionProfile('5.3.3-proxy') }),
+      buildNodeChild({ entries: [CHILD_ENTRY], cacheName: CACHE_NAME }),
+    ]);
+    const proxy: LocalProxy | undefined = proxyResult.status === 'fulfilled' ? proxyResult.value : undefined;
+    if (proxy === undefined || buildResult.status === 'rejected') {
+      await proxy?.stop();
+      throw proxyResult.status === 'rejected'
+        ? proxyResult.reason
+        : buildResult.status === 'rejected'
+          ? buildResult.reason
+          : new Error('unreachable: no proxy');
+    }
+    log(`${PACKAGE}: proxy ready, gRPC at ${proxy.grpcAddr}`);
+    const childScript = `${buildResult.value.benchDir}/${CHILD_ENTRY.replace(/\.ts$/, '.js')}`;
+    return {
+      command: process.execPath,
+      args(spec: PeerRunSpec): string[] {
+        const childSpec: RocketMQNodejsChildSpec = { ...spec, endpoints: proxy.grpcAddr };
+        return [childScript, JSON.stringify(childSpec)];
+      },
+      stop: () => proxy.stop(),
+    };
+  },
+};

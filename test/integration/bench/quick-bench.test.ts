@@ -1,0 +1,130 @@
+/**
+ * `npm run bench -- --quick` end to end against the shared test broker: the whole harness (the drain
+ * race with every consumer incl. Java and the raw PULL limit, the decode micro-benchmark, every
+ * registered scenario in its quick form, the JSON, the Markdown and the charts) must finish and write
+ * results of the documented shape (bench/bench-results.ts). No figure is judged: a quick run's speed
+ * means nothing, and CI machines are shared.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BUILTIN_CONSUMERS } from '../../../bench/bench-options.js';
+import type { BenchResults, Stats } from '../../../bench/bench-results.js';
+import { BENCH_SCENARIOS } from '../../../bench/bench-scenarios.js';
+import { DRAIN_PEERS } from '../../../bench/drain-peers.js';
+import { DRAIN_METRICS } from '../../../bench/drain-summary.js';
+import { testBroker } from '../../support/broker.js';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+/** Generous: the quick run takes about a minute on a quiet machine, many on a loaded one. */
+const RUN_TIMEOUT_MS = 30 * 60_000;
+const OUTPUT_TAIL_CHARS = 8000;
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+function runQuickBench(outFile: string): Promise<{ exitCode: number | null; stderr: string }> {
+  const { namesrvAddr, brokerAddr } = testBroker();
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'npx',
+      ['tsx', 'bench/main.ts', '--quick', '--namesrv', namesrvAddr, '--broker', brokerAddr, '--out', outFile],
+      { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LOG_LEVEL: 'error' } },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
+    });
+    child.on('error', reject);
+    child.on('close', (exitCode) => resolve({ exitCode, stderr }));
+  });
+}
+
+function expectStats(value: Stats | undefined, what: string): void {
+  expect(value, what).toBeDefined();
+  if (value === undefined) return;
+  expect(value.values.length, what).toBeGreaterThan(0);
+  for (const n of [value.median, value.min, value.max, ...value.values])
+    expect(Number.isFinite(n), what).toBe(true);
+  expect(value.min, what).toBeLessThanOrEqual(value.median);
+  expect(value.median, what).toBeLessThanOrEqual(value.max);
+}
+
+describe('npm run bench -- --quick', () => {
+  it(
+    'runs the whole harness on the test broker and writes results of the documented shape',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'quick-bench-'));
+      dirs.push(dir);
+      const outFile = join(dir, 'quick.md');
+      const { exitCode, stderr } = await runQuickBench(outFile);
+      expect(exitCode, stderr).toBe(0);
+
+      const results = JSON.parse(await readFile(join(dir, 'quick.json'), 'utf8')) as BenchResults;
+      expect(results).toMatchObject({ schemaVersion: 1, quick: true });
+      expect(Number.isNaN(Date.parse(results.date))).toBe(false);
+      expect(results.machine.cpus).toBeGreaterThan(0);
+      expect(typeof results.machine.loadAverage.start).toBe('number');
+      expect(typeof results.machine.loadAverage.end).toBe('number');
+      expect(results.versions.node).toBe(process.version);
+
+      const drain = results.scenarios.find((scenario) => scenario.id === 'drain');
+      expect(drain?.runs).toBe(1);
+      const ids = drain?.consumers.map((consumer) => consumer.id);
+      expect(ids).toEqual([...BUILTIN_CONSUMERS, ...DRAIN_PEERS.map((peer) => peer.id)]);
+      for (const consumer of drain?.consumers ?? []) {
+        const builtin = (BUILTIN_CONSUMERS as readonly string[]).includes(consumer.id);
+        // A peer that cannot run here (its package or proxy unavailable) reports why instead of figures.
+        if (!builtin && consumer.error !== undefined) {
+          expect(consumer.error.length, consumer.id).toBeGreaterThan(0);
+          continue;
+        }
+        expect(consumer.error, consumer.id).toBeUndefined();
+        for (const metric of [DRAIN_METRICS.firstToAll, DRAIN_METRICS.startToAll, DRAIN_METRICS.peakRss]) {
+          expectStats(consumer.metrics[metric], `${consumer.id} ${metric}`);
+          expect(consumer.metrics[metric]?.median, `${consumer.id} ${metric}`).toBeGreaterThan(0);
+        }
+        expect(consumer.series?.rssMiBOverTimeMs?.length ?? 0, `${consumer.id} RSS series`).toBeGreaterThan(
+          0,
+        );
+      }
+      expect(
+        drain?.ratios.some((entry) => entry.numerator === 'ours' && entry.denominator === 'raw-pull'),
+      ).toBe(true);
+
+      const decode = results.scenarios.filter((scenario) => scenario.id.startsWith('decode-'));
+      expect(decode).toHaveLength(4);
+      for (const scenario of decode)
+        expect(scenario.consumers.map((consumer) => consumer.id)).toEqual(['ours', 'java']);
+
+      // Every registered scenario reported at least one result, none failed, every consumer's figures sane.
+      const others = results.scenarios.filter(
+        (scenario) => scenario.id !== 'drain' && !scenario.id.startsWith('decode-'),
+      );
+      expect(others.length).toBeGreaterThanOrEqual(BENCH_SCENARIOS.length);
+      for (const scenario of results.scenarios) {
+        expect(scenario.error, scenario.id).toBeUndefined();
+        expect(scenario.consumers.length, scenario.id).toBeGreaterThan(0);
+        for (const consumer of scenario.consumers) {
+          if (consumer.error !== undefined) continue;
+          for (const [metric, value] of Object.entries(consumer.metrics)) {
+            expectStats(value, `${scenario.id} ${consumer.id} ${metric}`);
+          }
+        }
+      }
+
+      const markdown = await readFile(outFile, 'utf8');
+      expect(markdown).toContain('## Drain a backlog');
+      expect(markdown).toContain('### The limit: raw PULL');
+      for (const chart of ['throughput', 'latency', 'rss']) {
+        expect((await stat(join(dir, `quick-${chart}.png`))).size, chart).toBeGreaterThan(1000);
+      }
+    },
+    RUN_TIMEOUT_MS,
+  );
+});
