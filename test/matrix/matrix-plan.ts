@@ -69,8 +69,8 @@ export const MATRIX_EXCLUSIONS: Readonly<Record<BrokerVersionName, readonly Matr
     {
       path: 'test/integration/cluster',
       reason:
-        'the local cluster launcher (src/local-broker/local-cluster.ts) starts 5.x brokers only: it does not ' +
-        "write the logback files 4.x's NamesrvStartup and BrokerStartup exit without",
+        'the local cluster launcher starts 4.9.7 and cluster/cluster.test.ts passes on it, but the cluster ' +
+        'fault ledgers (master-sigkill, orderly-cluster, poller-churn; ~10 min) have not run on 4.9.7 yet',
     },
   ],
   '5.3.3-proxy': [
