@@ -213,12 +213,14 @@ export async function fetchPullBody(
  *
  * @example
  * ```ts
- * const results = await runDecodeBench(await fetchDecodeBodies(client, broker), java, { rounds: 3, ... });
+ * const results = await runDecodeBench(await fetchDecodeBodies(client, broker), java, decodeChild, { rounds: 3, ... });
  * ```
  */
 export async function runDecodeBench(
   bodies: readonly DecodeBody[],
   java: JavaBenchBuild | undefined,
+  /** decode-child.js (compiled): our side then runs in a fresh process per measurement, as Java's does. */
+  nodeChild: string | undefined,
   options: {
     rounds: number;
     warmupMs: number;
@@ -258,8 +260,21 @@ export async function runDecodeBench(
         };
         const javaFirst = (round + index) % 2 === 1;
         if (javaFirst) await measureJava();
-        result.ours.push(measureNodeDecode(body, options.warmupMs, options.measureMs));
-        result.oursAllFields.push(measureNodeDecode(body, options.warmupMs, options.measureMs, true));
+        const measureOurs = async (allFields: boolean): Promise<DecodeRate> => {
+          if (nodeChild === undefined)
+            return measureNodeDecode(body, options.warmupMs, options.measureMs, allFields);
+          const args = [nodeChild, file, String(options.warmupMs), String(options.measureMs)];
+          const { result: line } = await runChild(
+            process.execPath,
+            [...args, allFields ? 'allFields' : 'idAndBody'],
+            {
+              timeoutMs: 60_000 + options.warmupMs + options.measureMs,
+            },
+          );
+          return javaDecodeRate(line);
+        };
+        result.ours.push(await measureOurs(false));
+        result.oursAllFields.push(await measureOurs(true));
         if (!javaFirst) await measureJava();
         const ours = result.ours.at(-1)?.messagesPerSecond ?? Number.NaN;
         const theirs = result.java.at(-1)?.messagesPerSecond;
@@ -322,6 +337,7 @@ export function measureNodeDecode(
  * ```
  */
 export function javaDecodeRate(result: Record<string, unknown>): DecodeRate {
+  // decode-child.ts (our side in its own process) prints the same shape.
   const { messages, bytes, elapsedNs, cpuNs } = result;
   if (
     typeof messages !== 'number' ||

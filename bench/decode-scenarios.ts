@@ -24,7 +24,7 @@ export const DECODE_METRICS = {
  *
  * @example
  * ```ts
- * const scenarios = decodeScenarios(await runDecodeBench(bodies, java, options));
+ * const scenarios = decodeScenarios(await runDecodeBench(bodies, java, decodeChild, options));
  * ```
  */
 export function decodeScenarios(results: readonly DecodeCaseResult[]): ScenarioResult[] {

@@ -37,6 +37,8 @@ export const BUILTIN_LABELS = {
 export interface NodeChildScripts {
   readonly consumer: string;
   readonly rawPull: string;
+  /** decode-child.js: our side of the decode micro-benchmark in a fresh process. */
+  readonly decode: string;
 }
 
 /**

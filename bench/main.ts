@@ -34,6 +34,7 @@ import { type BenchEnvironment, renderReport } from './report.js';
 import { runScaleBench } from './scale-bench.js';
 
 const RAW_PULL_CHILD = 'raw-pull-child.ts';
+const DECODE_CHILD = 'decode-child.ts';
 
 interface Builds {
   scripts: NodeChildScripts | undefined;
@@ -78,7 +79,7 @@ async function main(): Promise<number> {
   log('starting the broker and building the children (node, Java)...');
   const [brokerResult, buildsResult] = await Promise.allSettled([
     startBenchBroker({ heapMb: options.brokerHeapMb, external: options.externalBroker }),
-    buildChildren(drain || scenarios.length > 0, needsJava),
+    buildChildren(drain || scenarios.length > 0 || options.decode, needsJava),
   ]);
   const bench: BenchBroker | undefined = brokerResult.status === 'fulfilled' ? brokerResult.value : undefined;
   if (brokerResult.status === 'rejected' || buildsResult.status === 'rejected' || bench === undefined) {
@@ -145,7 +146,7 @@ async function main(): Promise<number> {
       try {
         log('decode micro-benchmark: producing and pulling one body per case...');
         const decode = await timed('decode', async () =>
-          runDecodeBench(await fetchDecodeBodies(client, broker), builds.java, {
+          runDecodeBench(await fetchDecodeBodies(client, broker), builds.java, builds.scripts?.decode, {
             rounds: options.rounds,
             warmupMs: options.decodeWarmupMs,
             measureMs: options.decodeMeasureMs,
@@ -242,7 +243,7 @@ async function main(): Promise<number> {
 
 async function buildChildren(needsNodeChild: boolean, needsJava: boolean): Promise<Builds> {
   const [child, java] = await Promise.all([
-    needsNodeChild ? buildNodeChild({ entries: [RAW_PULL_CHILD] }) : Promise.resolve(undefined),
+    needsNodeChild ? buildNodeChild({ entries: [RAW_PULL_CHILD, DECODE_CHILD] }) : Promise.resolve(undefined),
     needsJava ? ensureJavaBenchBuilt() : Promise.resolve(undefined),
   ]);
   return {
@@ -252,6 +253,7 @@ async function buildChildren(needsNodeChild: boolean, needsJava: boolean): Promi
         : {
             consumer: child.childScript,
             rawPull: join(child.benchDir, RAW_PULL_CHILD.replace(/\.ts$/, '.js')),
+            decode: join(child.benchDir, DECODE_CHILD.replace(/\.ts$/, '.js')),
           },
     java,
   };
