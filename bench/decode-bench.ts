@@ -12,7 +12,6 @@ import { Producer } from '../src/client/producer.js';
 import type { RocketMQClient } from '../src/client/rocketmq-client.js';
 import type { LocalBroker } from '../src/local-broker/local-broker.js';
 import type { PullMessageRequestHeader } from '../src/protocol/headers.js';
-import { decodeMessages } from '../src/protocol/message-decoder.js';
 import { buildPullSysFlag } from '../src/protocol/pull-sys-flag.js';
 import { toExtFields } from '../src/protocol/remoting-command.js';
 import { RequestCode } from '../src/protocol/request-code.js';
@@ -219,8 +218,8 @@ export async function fetchPullBody(
 export async function runDecodeBench(
   bodies: readonly DecodeBody[],
   java: JavaBenchBuild | undefined,
-  /** decode-child.js (compiled): our side then runs in a fresh process per measurement, as Java's does. */
-  nodeChild: string | undefined,
+  /** decode-child.js (compiled): our side runs in a fresh process per measurement, as Java's does. */
+  nodeChild: string,
   options: {
     rounds: number;
     warmupMs: number;
@@ -245,7 +244,7 @@ export async function runDecodeBench(
   );
   try {
     for (let round = 0; round < options.rounds; round++) {
-      for (const [index, { body }] of bodies.entries()) {
+      for (const index of bodies.keys()) {
         const result = results[index];
         const file = files[index];
         if (result === undefined || file === undefined)
@@ -261,8 +260,6 @@ export async function runDecodeBench(
         const javaFirst = (round + index) % 2 === 1;
         if (javaFirst) await measureJava();
         const measureOurs = async (allFields: boolean): Promise<DecodeRate> => {
-          if (nodeChild === undefined)
-            return measureNodeDecode(body, options.warmupMs, options.measureMs, allFields);
           const args = [nodeChild, file, String(options.warmupMs), String(options.measureMs)];
           const { result: line } = await runChild(
             process.execPath,
@@ -290,45 +287,6 @@ export async function runDecodeBench(
 }
 
 /**
- * Decodes `body` with our decoder for `warmupMs`, then for `measureMs`, and returns the measured rate.
- *
- * @example
- * ```ts
- * const ours = measureNodeDecode(body, 2000, 3000);
- * ```
- */
-export function measureNodeDecode(
-  body: Buffer,
-  warmupMs: number,
-  measureMs: number,
-  allFields = false,
-): DecodeRate {
-  const decodeOnce = allFields ? decodeReadingEveryField : decodeReadingIdAndBody;
-  let sink = 0;
-  const warmupEnd = performance.now() + warmupMs;
-  while (performance.now() < warmupEnd) sink += decodeOnce(body);
-  let iterations = 0;
-  let messages = 0;
-  const cpuAtStart = process.cpuUsage();
-  const start = performance.now();
-  const end = start + measureMs;
-  let now: number;
-  do {
-    messages += decodeOnce(body);
-    iterations++;
-    now = performance.now();
-  } while (now < end);
-  const cpu = process.cpuUsage(cpuAtStart);
-  if (sink < 0) throw new Error('unreachable');
-  const seconds = (now - start) / 1000;
-  return {
-    messagesPerSecond: messages / seconds,
-    megabytesPerSecond: (iterations * body.length) / 1024 / 1024 / seconds,
-    messagesPerCpuSecond: messages / ((cpu.user + cpu.system) / 1e6),
-  };
-}
-
-/**
  * The rate from the Java peer's `decode` result line.
  *
  * @example
@@ -353,35 +311,4 @@ export function javaDecodeRate(result: Record<string, unknown>): DecodeRate {
     megabytesPerSecond: bytes / 1024 / 1024 / seconds,
     messagesPerCpuSecond: messages / (cpuNs / 1e9),
   };
-}
-
-/**
- * One decode of `body`, reading what every consumer reads of each message (its msgId and body), as
- * the Java side does; returns the messages with a body.
- */
-function decodeReadingIdAndBody(body: Buffer): number {
-  const { messages, error } = decodeMessages(body);
-  if (error !== undefined) throw new Error('the pulled body did not decode', { cause: error });
-  let touched = 0;
-  for (const message of messages) touched += message.body.length > 0 && message.msgId.length > 0 ? 1 : 0;
-  return touched;
-}
-
-/** One decode of `body` reading every field of every message (what building a Lambda event reads). */
-function decodeReadingEveryField(body: Buffer): number {
-  const { messages, error } = decodeMessages(body);
-  if (error !== undefined) throw new Error('the pulled body did not decode', { cause: error });
-  let touched = 0;
-  for (const m of messages) {
-    const fields =
-      m.msgId.length +
-      m.offsetMsgId.length +
-      (m.tags?.length ?? 0) +
-      m.keys.length +
-      Object.keys(m.properties).length +
-      m.bornHost.length +
-      m.storeHost.length;
-    touched += m.body.length > 0 && fields > 0 ? 1 : 0;
-  }
-  return touched;
 }

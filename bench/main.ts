@@ -146,7 +146,7 @@ async function main(): Promise<number> {
       try {
         log('decode micro-benchmark: producing and pulling one body per case...');
         const decode = await timed('decode', async () =>
-          runDecodeBench(await fetchDecodeBodies(client, broker), builds.java, builds.scripts?.decode, {
+          runDecodeBench(await fetchDecodeBodies(client, broker), builds.java, decodeChildOf(builds), {
             rounds: options.rounds,
             warmupMs: options.decodeWarmupMs,
             measureMs: options.decodeMeasureMs,
@@ -257,6 +257,12 @@ async function buildChildren(needsNodeChild: boolean, needsJava: boolean): Promi
           },
     java,
   };
+}
+
+/** The compiled decode child (built whenever the run decodes). */
+function decodeChildOf(builds: Builds): string {
+  if (builds.scripts === undefined) throw new Error('unreachable: the decode child was not built');
+  return builds.scripts.decode;
 }
 
 function failedScenario(id: string, title: string, error: unknown): ScenarioResult {
