@@ -100,7 +100,11 @@ describe('npm run bench -- --quick', () => {
       const decode = results.scenarios.filter((scenario) => scenario.id.startsWith('decode-'));
       expect(decode).toHaveLength(4);
       for (const scenario of decode)
-        expect(scenario.consumers.map((consumer) => consumer.id)).toEqual(['ours', 'java']);
+        expect(scenario.consumers.map((consumer) => consumer.id)).toEqual([
+          'ours',
+          'ours-all-fields',
+          'java',
+        ]);
 
       // Every registered scenario reported at least one result, none failed, every consumer's figures sane.
       const others = results.scenarios.filter(
