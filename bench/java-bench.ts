@@ -80,14 +80,19 @@ export async function ensureJavaBenchBuilt(): Promise<JavaBenchBuild> {
  * javaBenchArgs(build, 256, ['consume', namesrvAddr, topic, group, '100000', '180000']);
  * ```
  */
-export function javaBenchArgs(build: JavaBenchBuild, heapMb: number, args: readonly string[]): string[] {
+export function javaBenchArgs(
+  build: JavaBenchBuild,
+  heapMb: number,
+  args: readonly string[],
+  mainClass: string = MAIN_CLASS,
+): string[] {
   return [
     `-Xmx${heapMb}m`,
     `-Drmq.logback.configurationFile=${join(build.classesDir, 'bench-logback.xml')}`,
     `-Drocketmq.log.root=${join(tmpdir(), 'rocketmq-lambda-bench-logs')}`,
     '-cp',
     `${build.classesDir}:${join(build.libDir, '*')}`,
-    MAIN_CLASS,
+    mainClass,
     ...args,
   ];
 }

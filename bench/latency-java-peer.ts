@@ -4,9 +4,8 @@
  * java-bench.ts gives PushConsumerBench, another main class.
  */
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JavaBenchBuild } from './java-bench.js';
+import { type JavaBenchBuild, javaBenchArgs } from './java-bench.js';
 
 const MAIN_CLASS = 'rocketmq.lambda.bench.LatencyConsumerBench';
 
@@ -23,13 +22,5 @@ const MAIN_CLASS = 'rocketmq.lambda.bench.LatencyConsumerBench';
 export function latencyPeerArgs(build: JavaBenchBuild, heapMb: number, args: readonly string[]): string[] {
   const classFile = `${join(build.classesDir, ...MAIN_CLASS.split('.'))}.class`;
   if (!existsSync(classFile)) throw new Error(`the Java bench build has no ${MAIN_CLASS} (${classFile})`);
-  return [
-    `-Xmx${heapMb}m`,
-    `-Drmq.logback.configurationFile=${join(build.classesDir, 'bench-logback.xml')}`,
-    `-Drocketmq.log.root=${join(tmpdir(), 'rocketmq-lambda-bench-logs')}`,
-    '-cp',
-    `${build.classesDir}:${join(build.libDir, '*')}`,
-    MAIN_CLASS,
-    ...args,
-  ];
+  return javaBenchArgs(build, heapMb, args, MAIN_CLASS);
 }
