@@ -34,9 +34,9 @@ const MESSAGES_PER_BODY = 32;
  * ```
  */
 export const DECODE_WORK = {
-  ours: 'decodeMessages(body): a MessageExt per message with every field as plain data; properties parsed eagerly into an object (null prototype); msgId, offsetMsgId, tags and keys built; body a view of the pull buffer (no copy); the loop reads msgId and body',
+  ours: 'decodeMessages(body): a DecodedMessage per message with its fixed fields read; properties, msgId, offsetMsgId, tags, keys and hosts computed on first read (msgId found in the properties text without building the properties object); body a view of the pull buffer (no copy); the loop reads msgId and body',
   oursAllFields:
-    'the same decode, and the loop reads every field as the Lambda event needs it (the same work while the decoder is eager)',
+    'the same decode, and the loop reads every field as the Lambda event needs it (properties object built, offsetMsgId, tags, keys, both hosts): what the function path pays',
   java: 'MessageDecoder.decodesBatch(buffer, readBody=true, decompressBody=true, isClient=true): a MessageClientExt per message; properties parsed eagerly into a HashMap; body copied into a byte[]; offsetMsgId built; the loop reads getMsgId()',
 } as const;
 

@@ -16,12 +16,11 @@
 
 import { errorMessage } from '../util/error-message.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, decompress } from './compression.js';
+import { DecodedMessage, offsetMessageId } from './decoded-message.js';
 import { ProtocolError } from './errors.js';
+import { decodeUtf8, formatHostField, LastDecoded } from './last-decoded.js';
 import type { MessageExt } from './message.js';
-import { MessageConst } from './message.js';
 import { computeBodyCrc } from './message-encoder.js';
-import { formatHostPort, formatIpAddress } from './message-id.js';
-import { decodeProperties } from './message-properties.js';
 import {
   clearCompressed,
   compressionTypeBits,
@@ -206,7 +205,7 @@ export function decodeMessage(
       physicalOffset,
     );
   }
-  const properties = decodeProperties(buffer.toString('utf8', position, end));
+  const propertiesStart = position;
 
   const bodyCrc = buffer.readInt32BE(start + 8);
   if (options.checkBodyCrc === true && bodyLength > 0 && computeBodyCrc(storedBody) !== bodyCrc) {
@@ -227,49 +226,43 @@ export function decodeMessage(
     sysFlag = clearCompressed(sysFlag);
   }
 
-  const storeHost = LAST_STORE_HOST.get(
+  // A decompressed body is a copy: such a message reads what it needs of the record now and keeps no
+  // reference to the pull buffer.
+  const compressed = body !== storedBody;
+  const outer = compressed
+    ? new DecodedMessage(body, undefined, 0, 0, 0, buffer.toString('utf8', propertiesStart, end))
+    : new DecodedMessage(body, buffer, start, propertiesStart, end);
+  outer.topic = topic;
+  outer.queueId = buffer.readInt32BE(start + 12);
+  outer.queueOffset = queueOffset;
+  outer.physicalOffset = physicalOffset;
+  outer.sysFlag = sysFlag;
+  outer.flag = buffer.readInt32BE(start + 16);
+  outer.bornTimestamp = readLong(buffer, start + 40, 'BORNTIMESTAMP', start, queueOffset, physicalOffset);
+  outer.storeTimestamp = readLong(
     buffer,
-    storeHostPosition,
-    storeHostPosition + storeHostBytes,
-    formatHost,
-  );
-  const offsetMsgId = offsetMessageId(buffer, storeHostPosition, storeHostBytes, start + 28);
-  const outer: MessageExt = {
-    topic,
-    queueId: buffer.readInt32BE(start + 12),
+    storeTimestampPosition,
+    'STORETIMESTAMP',
+    start,
     queueOffset,
     physicalOffset,
-    sysFlag,
-    flag: buffer.readInt32BE(start + 16),
-    bornTimestamp: readLong(buffer, start + 40, 'BORNTIMESTAMP', start, queueOffset, physicalOffset),
-    bornHost: LAST_BORN_HOST.get(buffer, bornHostPosition, bornHostPosition + bornHostBytes, formatHost),
-    storeTimestamp: readLong(
-      buffer,
-      storeTimestampPosition,
-      'STORETIMESTAMP',
-      start,
-      queueOffset,
-      physicalOffset,
-    ),
-    storeHost,
-    reconsumeTimes: buffer.readInt32BE(reconsumePosition),
-    preparedTransactionOffset: readLong(
-      buffer,
-      reconsumePosition + 4,
-      'PREPAREDTRANSACTIONOFFSET',
-      start,
-      queueOffset,
-      physicalOffset,
-    ),
-    bodyCrc,
-    storeSize,
-    body,
-    properties,
-    offsetMsgId,
-    msgId: properties[MessageConst.UNIQ_KEY] ?? offsetMsgId,
-    tags: properties[MessageConst.TAGS],
-    keys: splitKeys(properties[MessageConst.KEYS]),
-  };
+  );
+  outer.reconsumeTimes = buffer.readInt32BE(reconsumePosition);
+  outer.preparedTransactionOffset = readLong(
+    buffer,
+    reconsumePosition + 4,
+    'PREPAREDTRANSACTIONOFFSET',
+    start,
+    queueOffset,
+    physicalOffset,
+  );
+  outer.bodyCrc = bodyCrc;
+  outer.storeSize = storeSize;
+  if (compressed) {
+    outer.bornHost = formatHostField(buffer, bornHostPosition, bornHostPosition + bornHostBytes);
+    outer.storeHost = formatHostField(buffer, storeHostPosition, storeHostPosition + storeHostBytes);
+    outer.offsetMsgId = offsetMessageId(buffer, storeHostPosition, storeHostBytes, start + 28);
+  }
   if (isInnerBatch(sysFlag)) unwrapInnerBatch(outer, start, into);
   else into.push(outer);
   return end;
@@ -291,7 +284,7 @@ function badRecord(
 }
 
 /** Expands an inner-batch record into one message per batch entry (Java `MessageDecoder.decodeMessage`). */
-function unwrapInnerBatch(outer: MessageExt, byteOffset: number, into: MessageExt[]): void {
+function unwrapInnerBatch(outer: DecodedMessage, byteOffset: number, into: MessageExt[]): void {
   const batch = outer.body;
   let position = 0;
   for (let index = 0; position < batch.length; index++) {
@@ -318,29 +311,30 @@ function unwrapInnerBatch(outer: MessageExt, byteOffset: number, into: MessageEx
     if (propertiesLength < 0 || propertiesLength !== end - propertiesStart) {
       throw fail(`properties length ${propertiesLength} does not end the entry`);
     }
-    const properties = decodeProperties(batch.toString('utf8', propertiesStart, end));
-    into.push({
-      topic: outer.topic,
-      queueId: outer.queueId,
-      queueOffset,
-      physicalOffset: outer.physicalOffset,
-      sysFlag: outer.sysFlag,
-      flag: batch.readInt32BE(position + 12),
-      bornTimestamp: outer.bornTimestamp,
-      bornHost: outer.bornHost,
-      storeTimestamp: outer.storeTimestamp,
-      storeHost: outer.storeHost,
-      reconsumeTimes: 0,
-      preparedTransactionOffset: 0,
-      bodyCrc: batch.readInt32BE(position + 8),
-      storeSize: entrySize,
-      body: batch.subarray(bodyStart, bodyStart + bodyLength),
-      properties,
-      offsetMsgId: outer.offsetMsgId,
-      msgId: properties[MessageConst.UNIQ_KEY] ?? outer.offsetMsgId,
-      tags: properties[MessageConst.TAGS],
-      keys: splitKeys(properties[MessageConst.KEYS]),
-    });
+    // The entry's properties text is read now: the outer record's body may be a decompressed copy, and
+    // an inner message keeps no reference to it beyond its own body view.
+    const message = new DecodedMessage(
+      batch.subarray(bodyStart, bodyStart + bodyLength),
+      undefined,
+      0,
+      0,
+      0,
+      batch.toString('utf8', propertiesStart, end),
+    );
+    message.topic = outer.topic;
+    message.queueId = outer.queueId;
+    message.queueOffset = queueOffset;
+    message.physicalOffset = outer.physicalOffset;
+    message.sysFlag = outer.sysFlag;
+    message.flag = batch.readInt32BE(position + 12);
+    message.bornTimestamp = outer.bornTimestamp;
+    message.bornHost = outer.bornHost;
+    message.storeTimestamp = outer.storeTimestamp;
+    message.storeHost = outer.storeHost;
+    message.bodyCrc = batch.readInt32BE(position + 8);
+    message.storeSize = entrySize;
+    message.offsetMsgId = outer.offsetMsgId;
+    into.push(message);
     position = end;
   }
 }
@@ -357,9 +351,20 @@ function readLong(
   queueOffset?: number,
   physicalOffset?: number,
 ): number {
-  // Two 32-bit reads, not readBigInt64BE: no BigInt per field. hi * 2^32 is exact; adding lo rounds
-  // only beyond 2^53, where the result is not a safe integer either way.
-  const number = buffer.readInt32BE(position) * HIGH_WORD + buffer.readUInt32BE(position + 4);
+  // Two 32-bit words from the bytes, not readBigInt64BE (a BigInt per field) nor readInt32BE (argument
+  // checks per call: the record's bounds were checked once already). hi * 2^32 is exact; adding lo
+  // rounds only beyond 2^53, where the result is not a safe integer either way.
+  const high =
+    ((buffer[position] as number) << 24) |
+    ((buffer[position + 1] as number) << 16) |
+    ((buffer[position + 2] as number) << 8) |
+    (buffer[position + 3] as number);
+  const low =
+    (buffer[position + 4] as number) * 0x100_0000 +
+    (((buffer[position + 5] as number) << 16) |
+      ((buffer[position + 6] as number) << 8) |
+      (buffer[position + 7] as number));
+  const number = high * HIGH_WORD + low;
   if (!Number.isSafeInteger(number)) {
     const where = queueOffset === undefined ? { byteOffset } : { byteOffset, queueOffset, physicalOffset };
     throw new MessageDecodeError(`${field} ${buffer.readBigInt64BE(position)} is beyond 2^53`, where);
@@ -367,94 +372,6 @@ function readLong(
   return number;
 }
 
-const UPPER_HEX_DIGITS = Buffer.from('0123456789ABCDEF', 'latin1');
-/** Scratch for {@link offsetMessageId}: 2 hex digits for each of at most 20 + 8 bytes. */
-const OFFSET_MSG_ID_SCRATCH = Buffer.allocUnsafe(56);
-
-/** Upper-case hex of the store host bytes then PHYSICALOFFSET (Java `MessageDecoder.createMessageId`). */
-function offsetMessageId(
-  buffer: Buffer,
-  storeHostPosition: number,
-  storeHostBytes: number,
-  physicalOffsetPosition: number,
-): string {
-  const out = OFFSET_MSG_ID_SCRATCH;
-  let pos = 0;
-  for (let i = storeHostPosition; i < storeHostPosition + storeHostBytes; i++) {
-    const byte = buffer[i] as number;
-    out[pos++] = UPPER_HEX_DIGITS[byte >> 4] as number;
-    out[pos++] = UPPER_HEX_DIGITS[byte & 0x0f] as number;
-  }
-  for (let i = physicalOffsetPosition; i < physicalOffsetPosition + 8; i++) {
-    const byte = buffer[i] as number;
-    out[pos++] = UPPER_HEX_DIGITS[byte >> 4] as number;
-    out[pos++] = UPPER_HEX_DIGITS[byte & 0x0f] as number;
-  }
-  return out.toString('latin1', 0, pos);
-}
-
-/**
- * The last string decoded from one kind of field, with a copy of its bytes: the records of a pull body
- * repeat their topic and hosts, and comparing a few bytes is cheaper than building the string again.
- * Never holds the caller's buffer.
- */
-class LastDecoded {
-  private readonly bytes: Buffer;
-  private length = -1;
-  private text = '';
-
-  constructor(maxBytes: number) {
-    this.bytes = Buffer.alloc(maxBytes);
-  }
-
-  /** `decode(buffer, start, end)`, or the remembered string when the bytes are the same as last time. */
-  get(
-    buffer: Buffer,
-    start: number,
-    end: number,
-    decode: (buffer: Buffer, start: number, end: number) => string,
-  ): string {
-    const length = end - start;
-    const bytes = this.bytes;
-    if (length === this.length) {
-      let i = 0;
-      while (i < length && bytes[i] === buffer[start + i]) i++;
-      if (i === length) return this.text;
-    }
-    const text = decode(buffer, start, end);
-    if (length <= bytes.length) {
-      buffer.copy(bytes, 0, start, end);
-      this.length = length;
-      this.text = text;
-    }
-    return text;
-  }
-}
-
 /** Topics up to this many bytes are remembered (v1 records allow 127). */
 const MAX_REMEMBERED_TOPIC_BYTES = 255;
 const LAST_TOPIC = new LastDecoded(MAX_REMEMBERED_TOPIC_BYTES);
-/** Hosts are an IPv4 (4) or IPv6 (16) address and a 4-byte port. */
-const LAST_BORN_HOST = new LastDecoded(20);
-const LAST_STORE_HOST = new LastDecoded(20);
-
-function decodeUtf8(buffer: Buffer, start: number, end: number): string {
-  return buffer.toString('utf8', start, end);
-}
-
-/** `ip:port` of the host field `buffer[position, end)` (4- or 16-byte address, then an int32 port). */
-function formatHost(buffer: Buffer, position: number, end: number): string {
-  const length = end - position;
-  const ipLength = length - 4;
-  const port = buffer.readInt32BE(position + ipLength);
-  if (ipLength === 4) {
-    return `${buffer[position]}.${buffer[position + 1]}.${buffer[position + 2]}.${buffer[position + 3]}:${port}`;
-  }
-  return formatHostPort(formatIpAddress(buffer.subarray(position, position + ipLength)), port);
-}
-
-function splitKeys(keys: string | undefined): string[] {
-  if (keys === undefined || keys.length === 0) return [];
-  const parts = keys.split(' ');
-  return parts.includes('') ? parts.filter((key) => key.length > 0) : parts;
-}

@@ -21,9 +21,11 @@ export interface Message {
 }
 
 /**
- * A stored message as decoded from a PULL body (Java `MessageExt` / `MessageClientExt`). Plain data:
- * safe to spread, clone or serialize. Offsets and timestamps are safe integers (the decoder rejects
- * anything else).
+ * A stored message as decoded from a PULL body (Java `MessageExt` / `MessageClientExt`). Offsets and
+ * timestamps are safe integers (the decoder rejects anything else). The decoder returns
+ * `DecodedMessage`s (decoded-message.ts), which read their properties, ids, tags, keys and hosts on
+ * first use: `{ ...m }` copies only the eagerly read fields; `toPlainMessage(m)` gives plain data that
+ * is safe to spread, clone or serialize (`JSON.stringify(m)` is safe as it is).
  *
  * @example
  * ```ts

@@ -14,6 +14,8 @@
  * A retried message reaches the consumer with the original topic and a receipt the broker already put
  * into its `POP_CK` property; a first delivery has none, and the client builds it from the header.
  */
+
+import { propertyOf } from './decoded-message.js';
 import { ProtocolError } from './errors.js';
 import type { MessageExt } from './message.js';
 import { MessageConst } from './message.js';
@@ -207,7 +209,7 @@ export function assignPopReceipts(
   const seen = new Map<string, number>();
   const firstOffsets = new Map<string, number>();
   return messages.map((message) => {
-    const popCk = message.properties[MessageConst.POP_CK];
+    const popCk = propertyOf(message, MessageConst.POP_CK);
     if (popCk !== undefined) return parsePopReceipt(popCk);
     const retryMark = popRetryMark(message.topic);
     const key = `${retryMark}@${message.queueId}`;

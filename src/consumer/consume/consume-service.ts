@@ -4,6 +4,7 @@
  * its optional {@link QueueOwnershipHooks} around adding and dropping queues (orderly: broker locks).
  */
 import type { OffsetStore } from '../../offsets/offset-store.js';
+import { propertyOf } from '../../protocol/decoded-message.js';
 import type { MessageExt } from '../../protocol/message.js';
 import { MessageConst } from '../../protocol/message.js';
 import type { MessageQueue } from '../../protocol/message-queue.js';
@@ -98,6 +99,6 @@ export type ConsumeServiceFactory = (context: ConsumeServiceContext) => ConsumeS
  * ```
  */
 export function realTopicOf(message: MessageExt, retryTopic: string): string {
-  const original = message.properties[MessageConst.RETRY_TOPIC];
+  const original = propertyOf(message, MessageConst.RETRY_TOPIC);
   return original !== undefined && message.topic === retryTopic ? original : message.topic;
 }

@@ -4,6 +4,7 @@
  * crash or a stale owner can only cause redelivery, never loss. Knows nothing of its consumer: the pull
  * loop, the consume services and the rebalancer read and change it.
  */
+import { propertyOf } from '../../protocol/decoded-message.js';
 import type { MessageExt } from '../../protocol/message.js';
 import { MessageConst } from '../../protocol/message.js';
 import type { MessageQueue } from '../../protocol/message-queue.js';
@@ -178,7 +179,7 @@ export class ProcessQueue {
     }
     const last = messages[messages.length - 1];
     if (last !== undefined) {
-      const maxOffsetProperty = Number(last.properties[MessageConst.MAX_OFFSET]);
+      const maxOffsetProperty = Number(propertyOf(last, MessageConst.MAX_OFFSET));
       if (Number.isSafeInteger(maxOffsetProperty)) {
         this.msgAccCnt = Math.max(0, maxOffsetProperty - last.queueOffset);
       }

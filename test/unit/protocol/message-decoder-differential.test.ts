@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { findProperty, toPlainMessage } from '../../../src/protocol/decoded-message.js';
 import type { MessageExt } from '../../../src/protocol/message.js';
 import { decodeMessages } from '../../../src/protocol/message-decoder.js';
 import { encodeStoredMessage } from '../../../src/protocol/message-encoder.js';
@@ -21,7 +22,7 @@ const PROPERTY_TEST_TIMEOUT_MS = 60_000;
 /** Everything a message holds as plain data; the property object's prototype and key order included. */
 function comparable(message: MessageExt): Record<string, unknown> {
   return {
-    ...message,
+    ...toPlainMessage(message),
     body: message.body.toString('latin1'),
     properties: Object.entries(message.properties),
     propertiesPrototype: Object.getPrototypeOf(message.properties),
@@ -162,6 +163,35 @@ describe('decodeProperties in sequence', () => {
           }
         }),
         { numRuns: 2000 },
+      );
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'finds one property in a text as the reference rules give it (findProperty, what msgId, tags and keys use)',
+    () => {
+      const keys = [
+        'UNIQ_KEY',
+        'TAGS',
+        'KEYS',
+        'WAIT',
+        'K',
+        'KK',
+        'KKK',
+        '0',
+        '__proto__',
+        'constructor',
+        'é',
+      ];
+      fc.assert(
+        fc.property(PROPERTY_TEXTS, (texts) => {
+          for (const text of texts) {
+            const reference = referenceProperties(text);
+            for (const key of keys) expect(findProperty(text, key)).toBe(reference[key]);
+          }
+        }),
+        { numRuns: 1000 },
       );
     },
     PROPERTY_TEST_TIMEOUT_MS,

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { toPlainMessage } from '../../../src/protocol/decoded-message.js';
 import type { MessageExt } from '../../../src/protocol/message.js';
 import { decodeMessages, MessageDecodeError } from '../../../src/protocol/message-decoder.js';
 import { decodeProperties } from '../../../src/protocol/message-properties.js';
@@ -229,5 +230,9 @@ describe('property objects', () => {
 
 /** The fields of a message as plain data, the body as text. */
 function comparable(message: MessageExt): Record<string, unknown> {
-  return { ...message, body: message.body.toString('latin1'), properties: { ...message.properties } };
+  return {
+    ...toPlainMessage(message),
+    body: message.body.toString('latin1'),
+    properties: { ...message.properties },
+  };
 }

@@ -308,12 +308,10 @@ export class ConsumeConcurrentlyService implements ConsumeService {
       const live = items.filter((item) => !item.processQueue.dropped && !item.processQueue.draining);
       this.context.counters.localRetries += live.length;
       if (this.stopping || live.length === 0) return;
-      this.batcher.add(
-        live.map((item) => ({
-          ...item,
-          message: { ...item.message, reconsumeTimes: item.message.reconsumeTimes + 1 },
-        })),
-      );
+      // The same message object, as Java does: a copy made by spreading would lose what a decoded
+      // message computes on first read (msgId, properties, hosts: src/protocol/decoded-message.ts).
+      for (const item of live) item.message.reconsumeTimes += 1;
+      this.batcher.add(live);
       this.pump();
     }, this.context.options.localRetryDelayMs);
     this.retryTimers.add(timer);

@@ -4,6 +4,7 @@
  * the listener sees; only the failures a result blamed on the record count towards `maxReconsumeTimes`
  * (a record merely queued behind a failed one is redelivered, not blamed).
  */
+import { toPlainMessage } from '../../../protocol/decoded-message.js';
 import type { MessageExt } from '../../../protocol/message.js';
 
 interface Redeliveries {
@@ -27,7 +28,10 @@ export class LocalRedeliveries {
   /** The record as the listener sees it: `reconsumeTimes` raised by its local redeliveries. */
   viewOf(message: MessageExt): MessageExt {
     const local = this.#byMessage.get(message)?.deliveries ?? 0;
-    return local === 0 ? message : { ...message, reconsumeTimes: message.reconsumeTimes + local };
+    // A plain copy: a decoded message computes some fields on first read, which a spread would not copy.
+    return local === 0
+      ? message
+      : { ...toPlainMessage(message), reconsumeTimes: message.reconsumeTimes + local };
   }
 
   /** Failures counted against a record: the broker's `reconsumeTimes` plus the local blamed ones. */

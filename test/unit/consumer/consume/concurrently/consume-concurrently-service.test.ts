@@ -2,6 +2,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConsumeConcurrentlyService } from '../../../../../src/consumer/consume/concurrently/consume-concurrently-service.js';
 import { failedIndexes } from '../../../../../src/consumer/consume/failed-indexes.js';
 import { ProcessQueue } from '../../../../../src/consumer/pull/process-queue.js';
+import { MessageConst } from '../../../../../src/protocol/message.js';
+import { decodeMessages } from '../../../../../src/protocol/message-decoder.js';
+import { encodeStoredMessages } from '../../../../../src/protocol/message-encoder.js';
 import { ControlledListener, fakeClient, msg, msgs, queueA, queueB, serviceContext } from '../../fakes.js';
 
 async function flush(): Promise<void> {
@@ -127,6 +130,64 @@ describe('ConsumeConcurrentlyService', () => {
     listener.calls[1]?.resolve({ status: 'SUCCESS' });
     await flush();
     expect(await offsetStore.readOffset(queueA, 'MEMORY')).toBe(3);
+    await stop(service);
+  });
+
+  it('a decoded message consumed again locally keeps its id, properties, keys and hosts', async () => {
+    // Messages as the decoder returns them (some fields computed on first read), not plain fakes: the
+    // local retry must hand the listener the whole message, not a copy that lost those fields.
+    const { messages } = decodeMessages(
+      encodeStoredMessages(
+        [0, 1].map((queueOffset) => ({
+          topic: 'T',
+          queueOffset,
+          body: Buffer.from(`body ${queueOffset}`),
+          properties: {
+            [MessageConst.UNIQ_KEY]: `ID${queueOffset}`,
+            [MessageConst.TAGS]: 'tagA',
+            [MessageConst.KEYS]: 'k1 k2',
+            color: 'blue',
+          },
+          storeHost: '10.0.0.9:10911',
+        })),
+      ),
+    );
+    let failSendBack = true;
+    const client = fakeClient({
+      consumerSendMsgBack: async () => {
+        if (failSendBack) throw new Error('broker down');
+      },
+    });
+    const { listener, pqA, service, put } = setup({ batchSize: 2 }, client);
+    put(pqA, messages);
+    listener.calls[0]?.resolve({ status: 'PARTIAL', failedIndexes: [1], reason: 'x' });
+    await flush();
+    vi.advanceTimersByTime(5000);
+    const again = listener.calls[1]?.messages[0];
+    expect(again).toBeDefined();
+    expect({
+      msgId: again?.msgId,
+      offsetMsgId: again?.offsetMsgId,
+      tags: again?.tags,
+      keys: again?.keys,
+      color: again?.properties.color,
+      storeHost: again?.storeHost,
+      reconsumeTimes: again?.reconsumeTimes,
+      body: again?.body.toString(),
+    }).toEqual({
+      msgId: 'ID1',
+      offsetMsgId: messages[1]?.offsetMsgId,
+      tags: 'tagA',
+      keys: ['k1', 'k2'],
+      color: 'blue',
+      storeHost: '10.0.0.9:10911',
+      reconsumeTimes: 1,
+      body: 'body 1',
+    });
+    expect(messages[1]?.offsetMsgId).toMatch(/^0A000009/);
+    failSendBack = false;
+    listener.calls[1]?.resolve({ status: 'SUCCESS' });
+    await flush();
     await stop(service);
   });
 

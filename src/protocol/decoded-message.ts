@@ -1,0 +1,366 @@
+/**
+ * A message as the decoder (message-decoder.ts) returns it: the fixed fields of the record read at once,
+ * the rest computed on first read. A consumer that only needs a message's id, tags and body (the bare
+ * consume loop, a tag filter, a retry-topic check) never parses its properties: one PULL body carries up
+ * to 32 messages of often 20+ properties each, and building those objects was most of the decoder's time.
+ *
+ * What is lazy, and how it is found:
+ * - `properties`: parsed by decodeProperties (message-properties.ts) from the record's properties bytes
+ *   on first read, then kept;
+ * - `msgId`, `tags`, `keys`, and any single property through {@link propertyOf}: looked up in the
+ *   properties text without building the object, by the same rules (first well-formed piece wins);
+ * - `offsetMsgId`: the hex of the store host and PHYSICALOFFSET, and `bornHost` / `storeHost`, built on
+ *   first read.
+ * The record's bytes stay reachable through `body` anyway (a view of the pull buffer), so keeping a
+ * reference to them costs nothing more; a decompressed body is a copy, so such a message (and an
+ * inner-batch entry) reads its properties text, hosts and ids at once and keeps no reference to the
+ * pull buffer.
+ *
+ * Lazy fields live on the prototype: `{ ...message }` copies only the eager ones. Use
+ * {@link toPlainMessage} (or `JSON.stringify`, which calls `toJSON`) for a plain copy.
+ */
+
+import { formatHostField, LastDecoded } from './last-decoded.js';
+import type { MessageExt } from './message.js';
+import { MessageConst } from './message.js';
+import { decodeProperties, NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR } from './message-properties.js';
+import { hasSysFlag, MessageSysFlag } from './message-sys-flag.js';
+
+const UPPER_HEX_DIGITS = Buffer.from('0123456789ABCDEF', 'latin1');
+/** Scratch for the offset message id: 2 hex digits for each of at most 20 + 8 bytes. */
+const OFFSET_MSG_ID_SCRATCH = Buffer.allocUnsafe(56);
+const NAME_VALUE_CODE = NAME_VALUE_SEPARATOR.charCodeAt(0);
+const PROPERTY_CODE = PROPERTY_SEPARATOR.charCodeAt(0);
+
+/** Hosts are an IPv4 (4) or IPv6 (16) address and a 4-byte port. */
+const LAST_BORN_HOST = new LastDecoded(20);
+const LAST_STORE_HOST = new LastDecoded(20);
+/** Where SYSFLAG and BORNHOST sit in a record (every field before them has a fixed size). */
+const SYSFLAG_POSITION = 36;
+const BORNHOST_POSITION = 48;
+const PHYSICALOFFSET_POSITION = 28;
+
+/**
+ * A decoded stored message (see the file header): a {@link MessageExt} whose properties, ids and hosts
+ * are read on first use. Made by the decoder, which sets the eager fields after construction.
+ *
+ * @example
+ * ```ts
+ * const { messages } = decodeMessages(pullBody);
+ * messages[0]?.msgId; // found in the properties text; the properties object is not built
+ * propertyOf(messages[0], MessageConst.RETRY_TOPIC); // likewise
+ * ```
+ */
+export class DecodedMessage implements MessageExt {
+  topic = '';
+  queueId = 0;
+  queueOffset = 0;
+  physicalOffset = 0;
+  sysFlag = 0;
+  flag = 0;
+  bornTimestamp = 0;
+  storeTimestamp = 0;
+  reconsumeTimes = 0;
+  preparedTransactionOffset = 0;
+  bodyCrc = 0;
+  storeSize = 0;
+  body: Buffer;
+  /** The buffer holding the record (a view of it stays in `body`); undefined once nothing lazy needs it. */
+  readonly #record: Buffer | undefined;
+  readonly #start: number;
+  readonly #propertiesStart: number;
+  readonly #propertiesEnd: number;
+  #text: string | undefined;
+  #properties: Record<string, string> | undefined = undefined;
+  #offsetMsgId: string | undefined = undefined;
+  #msgId: string | undefined = undefined;
+  #tags: string | undefined = undefined;
+  #tagsRead = false;
+  #keys: string[] | undefined = undefined;
+  #bornHost: string | undefined = undefined;
+  #storeHost: string | undefined = undefined;
+
+  /**
+   * `record[start, ...)` is the stored record, its properties at `[propertiesStart, propertiesEnd)`. A
+   * message that must not keep the record (a decompressed body, an inner-batch entry) passes `record`
+   * undefined and its properties `text`; the decoder then sets its hosts and offsetMsgId.
+   */
+  constructor(
+    body: Buffer,
+    record: Buffer | undefined,
+    start: number,
+    propertiesStart: number,
+    propertiesEnd: number,
+    text?: string,
+  ) {
+    this.body = body;
+    this.#record = record;
+    this.#start = start;
+    this.#propertiesStart = propertiesStart;
+    this.#propertiesEnd = propertiesEnd;
+    this.#text = text;
+  }
+
+  get bornHost(): string {
+    if (this.#bornHost === undefined) this.#bornHost = this.#host(true);
+    return this.#bornHost;
+  }
+
+  set bornHost(bornHost: string) {
+    this.#bornHost = bornHost;
+  }
+
+  get storeHost(): string {
+    if (this.#storeHost === undefined) this.#storeHost = this.#host(false);
+    return this.#storeHost;
+  }
+
+  set storeHost(storeHost: string) {
+    this.#storeHost = storeHost;
+  }
+
+  get properties(): Record<string, string> {
+    if (this.#properties === undefined) this.#properties = decodeProperties(this.#propertiesText());
+    return this.#properties;
+  }
+
+  set properties(properties: Record<string, string>) {
+    this.#properties = properties;
+  }
+
+  get offsetMsgId(): string {
+    if (this.#offsetMsgId === undefined) {
+      const record = this.#record;
+      this.#offsetMsgId =
+        record === undefined
+          ? ''
+          : offsetMessageId(
+              record,
+              this.#hostPosition(false),
+              this.#hostBytes(false),
+              this.#start + PHYSICALOFFSET_POSITION,
+            );
+    }
+    return this.#offsetMsgId;
+  }
+
+  set offsetMsgId(offsetMsgId: string) {
+    this.#offsetMsgId = offsetMsgId;
+  }
+
+  /** `UNIQ_KEY` when present, else {@link offsetMsgId} (Java `MessageClientExt.getMsgId`). */
+  get msgId(): string {
+    if (this.#msgId === undefined) this.#msgId = this.property(MessageConst.UNIQ_KEY) ?? this.offsetMsgId;
+    return this.#msgId;
+  }
+
+  set msgId(msgId: string) {
+    this.#msgId = msgId;
+  }
+
+  get tags(): string | undefined {
+    if (!this.#tagsRead) {
+      this.#tags = this.property(MessageConst.TAGS);
+      this.#tagsRead = true;
+    }
+    return this.#tags;
+  }
+
+  set tags(tags: string | undefined) {
+    this.#tags = tags;
+    this.#tagsRead = true;
+  }
+
+  get keys(): string[] {
+    if (this.#keys === undefined) this.#keys = splitKeys(this.property(MessageConst.KEYS));
+    return this.#keys;
+  }
+
+  set keys(keys: string[]) {
+    this.#keys = keys;
+  }
+
+  /**
+   * One property, as `properties[key]` would give it, without building the properties object when it
+   * was not built yet.
+   */
+  property(key: string): string | undefined {
+    if (this.#properties !== undefined) return this.#properties[key];
+    return findProperty(this.#propertiesText(), key);
+  }
+
+  /**
+   * The record's properties text (`name U+0001 value U+0002 ...`, as stored) while the properties object
+   * has not been built; `undefined` once it has (it may have been changed since: read the object then).
+   */
+  propertiesTextIfUnparsed(): string | undefined {
+    return this.#properties === undefined ? this.#propertiesText() : undefined;
+  }
+
+  /** The same message as plain data (every field computed). */
+  toJSON(): MessageExt {
+    return toPlainMessage(this);
+  }
+
+  #propertiesText(): string {
+    if (this.#text === undefined) {
+      this.#text = this.#record?.toString('utf8', this.#propertiesStart, this.#propertiesEnd) ?? '';
+    }
+    return this.#text;
+  }
+
+  /** Bytes of the born (or store) host field: 8 for IPv4, 20 for IPv6 (SYSFLAG bits 4 and 5). */
+  #hostBytes(born: boolean): number {
+    const sysFlag = (this.#record as Buffer).readInt32BE(this.#start + SYSFLAG_POSITION);
+    return hasSysFlag(sysFlag, born ? MessageSysFlag.BORNHOST_V6 : MessageSysFlag.STOREHOST_V6) ? 20 : 8;
+  }
+
+  /** Where the born (or store) host field starts: STORETIMESTAMP (8 bytes) sits between them. */
+  #hostPosition(born: boolean): number {
+    const bornHostPosition = this.#start + BORNHOST_POSITION;
+    return born ? bornHostPosition : bornHostPosition + this.#hostBytes(true) + 8;
+  }
+
+  #host(born: boolean): string {
+    const record = this.#record;
+    if (record === undefined) return '';
+    const position = this.#hostPosition(born);
+    const end = position + this.#hostBytes(born);
+    return (born ? LAST_BORN_HOST : LAST_STORE_HOST).get(record, position, end, formatHostField);
+  }
+}
+
+/**
+ * `message.properties[key]`, without building the properties of a {@link DecodedMessage} that has not
+ * built them yet (one lookup in its properties text instead).
+ *
+ * @example
+ * ```ts
+ * const original = propertyOf(message, MessageConst.RETRY_TOPIC) ?? message.topic;
+ * ```
+ */
+export function propertyOf(message: MessageExt, key: string): string | undefined {
+  return message instanceof DecodedMessage ? message.property(key) : message.properties[key];
+}
+
+/**
+ * The properties text of a {@link DecodedMessage} whose properties object was never built (a writer of
+ * the properties, such as the Lambda event serializer, can then work from the text without building the
+ * object); `undefined` for any other message or once the object exists.
+ *
+ * @example
+ * ```ts
+ * const text = propertiesTextOf(message);
+ * const properties = text === undefined ? message.properties : decodeProperties(text);
+ * ```
+ */
+export function propertiesTextOf(message: MessageExt): string | undefined {
+  return message instanceof DecodedMessage ? message.propertiesTextIfUnparsed() : undefined;
+}
+
+/**
+ * A plain-data copy of `message` with every field read: safe to spread, clone or serialize.
+ *
+ * @example
+ * ```ts
+ * const copy = { ...toPlainMessage(message), reconsumeTimes: message.reconsumeTimes + 1 };
+ * ```
+ */
+export function toPlainMessage(message: MessageExt): MessageExt {
+  // The ids, tags and keys first: read before the properties object exists, they come from the lookup.
+  const { msgId, tags, keys, offsetMsgId } = message;
+  return {
+    topic: message.topic,
+    queueId: message.queueId,
+    queueOffset: message.queueOffset,
+    physicalOffset: message.physicalOffset,
+    sysFlag: message.sysFlag,
+    flag: message.flag,
+    bornTimestamp: message.bornTimestamp,
+    bornHost: message.bornHost,
+    storeTimestamp: message.storeTimestamp,
+    storeHost: message.storeHost,
+    reconsumeTimes: message.reconsumeTimes,
+    preparedTransactionOffset: message.preparedTransactionOffset,
+    bodyCrc: message.bodyCrc,
+    storeSize: message.storeSize,
+    body: message.body,
+    properties: message.properties,
+    offsetMsgId,
+    msgId,
+    tags,
+    keys,
+  };
+}
+
+/**
+ * The value decodeProperties(text)[key] would have, found without parsing the rest: the first piece that
+ * starts with `key` followed by U+0001 and has a non-empty value (a piece starts the text or follows
+ * U+0002; a piece with an empty value is skipped; the first stored occurrence of a key wins). `key` must
+ * not be empty nor contain a separator.
+ *
+ * @example
+ * ```ts
+ * findProperty('TAGS\u0001a\u0002UNIQ_KEY\u0001X\u0002', 'UNIQ_KEY'); // => 'X'
+ * ```
+ */
+export function findProperty(text: string, key: string): string | undefined {
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(key, from);
+    if (at < 0) return undefined;
+    const separator = at + key.length;
+    if (
+      (at === 0 || text.charCodeAt(at - 1) === PROPERTY_CODE) &&
+      text.charCodeAt(separator) === NAME_VALUE_CODE
+    ) {
+      let end = text.indexOf(PROPERTY_SEPARATOR, separator);
+      if (end < 0) end = text.length;
+      if (end > separator + 1) return text.slice(separator + 1, end);
+    }
+    from = at + 1;
+  }
+}
+
+/**
+ * Upper-case hex of the store host bytes then PHYSICALOFFSET (Java `MessageDecoder.createMessageId`).
+ *
+ * @example
+ * ```ts
+ * offsetMessageId(record, storeHostPosition, 8, 28); // '7F00000100002A9F0000000000000000'
+ * ```
+ */
+export function offsetMessageId(
+  buffer: Buffer,
+  storeHostPosition: number,
+  storeHostBytes: number,
+  physicalOffsetPosition: number,
+): string {
+  const out = OFFSET_MSG_ID_SCRATCH;
+  let pos = 0;
+  for (let i = storeHostPosition; i < storeHostPosition + storeHostBytes; i++) {
+    const byte = buffer[i] as number;
+    out[pos++] = UPPER_HEX_DIGITS[byte >> 4] as number;
+    out[pos++] = UPPER_HEX_DIGITS[byte & 0x0f] as number;
+  }
+  for (let i = physicalOffsetPosition; i < physicalOffsetPosition + 8; i++) {
+    const byte = buffer[i] as number;
+    out[pos++] = UPPER_HEX_DIGITS[byte >> 4] as number;
+    out[pos++] = UPPER_HEX_DIGITS[byte & 0x0f] as number;
+  }
+  return out.toString('latin1', 0, pos);
+}
+
+/**
+ * The `KEYS` property split on spaces, empty pieces dropped.
+ *
+ * @example
+ * ```ts
+ * splitKeys('a  b'); // => ['a', 'b']
+ * ```
+ */
+export function splitKeys(keys: string | undefined): string[] {
+  if (keys === undefined || keys.length === 0) return [];
+  const parts = keys.split(' ');
+  return parts.includes('') ? parts.filter((key) => key.length > 0) : parts;
+}
