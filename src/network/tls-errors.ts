@@ -29,6 +29,11 @@ export type TlsFailureReason =
   | 'client-certificate-required'
   /** The server refused our client certificate, or (TLS 1.2) wanted one we did not send. */
   | 'client-certificate-rejected'
+  /**
+   * The server ended the handshake with an `internal_error` alert: how a RocketMQ server doing TLS with
+   * OpenSSL (netty-tcnative) refuses a client certificate it does not trust.
+   */
+  | 'handshake-internal-error'
   /** No TLS version or cipher both sides accept (`handshake_failure`, `protocol_version` alerts). */
   | 'handshake-rejected'
   /** The peer does not speak TLS on this port (its first bytes are not a TLS record). */
@@ -102,6 +107,13 @@ const REASONS: Readonly<Record<TlsFailureReason, ReasonInfo>> = {
     description:
       'the server refused our client certificate, or required one we did not send: check the certificate and the CA the server trusts',
   },
+  'handshake-internal-error': {
+    // Permanent as a reason, yet a consumer stops only when such refusals keep coming with no success
+    // (src/consumer/refusal-watch.ts), so a server's one-off internal error does not stop it.
+    permanent: true,
+    description:
+      'the server ended the TLS handshake with internal_error: a RocketMQ server on OpenSSL (netty-tcnative, shipped with the 5.x proxy jars) refuses a client certificate it does not trust this way: check the certificate and the CA the server trusts',
+  },
   'handshake-rejected': {
     permanent: true,
     description: 'client and server share no TLS version or cipher suite',
@@ -157,6 +169,7 @@ const CODES: Readonly<Record<string, TlsFailureReason>> = {
   ERR_SSL_SSLV3_ALERT_CERTIFICATE_REVOKED: 'client-certificate-rejected',
   ERR_SSL_TLSV1_ALERT_UNKNOWN_CA: 'client-certificate-rejected',
   ERR_SSL_TLSV1_ALERT_ACCESS_DENIED: 'client-certificate-rejected',
+  ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR: 'handshake-internal-error',
   ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: 'handshake-rejected',
   ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: 'handshake-rejected',
   ERR_SSL_TLSV1_ALERT_INSUFFICIENT_SECURITY: 'handshake-rejected',

@@ -6,6 +6,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Producer } from '../../../src/client/producer.js';
 import { QueueReader } from '../../../src/client/queue-reader.js';
+import { committedOffsetOf } from '../../../src/protocol/consumer-offset-table.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { createTopic, newClient, waitFor } from './helpers.js';
 
@@ -51,16 +52,23 @@ describe('QueueReader', () => {
     const empty = await reader.read({ ...queue, queueId: 0 }, 0);
     expect(empty).toMatchObject({ status: 'NO_NEW_MSG', maxOffset: 0 });
 
-    // Nothing committed: the broker has no offset for the reading group on either queue.
+    // Nothing committed: the broker's own offset table has no entry for the reading group on either queue.
+    // (Asked through GET_ALL_CONSUMER_OFFSET, not QUERY_CONSUMER_OFFSET: a 4.x broker answers the latter
+    // with 0 for a group that never committed, docs/broker-versions.md.)
+    // A control group commits on the same queue, so the table is shown to carry commits.
     const { brokerAddr } = testBroker();
+    const control = uniqueGroup('ReaderControl');
+    await client.admin.createSubscriptionGroup(brokerAddr, { groupName: control });
+    await client.broker.updateConsumerOffset(brokerAddr, {
+      consumerGroup: control,
+      topic,
+      queueId: 1,
+      commitOffset: 2,
+    });
+    const table = await client.broker.getAllConsumerOffset(brokerAddr);
+    expect(committedOffsetOf(table, control, topic, 1)).toBe(2);
     for (const queueId of [0, 1]) {
-      const stored = await client.broker.queryConsumerOffset(brokerAddr, {
-        consumerGroup: group,
-        topic,
-        queueId,
-        setZeroIfNotFound: false,
-      });
-      expect(stored).toBeUndefined();
+      expect(committedOffsetOf(table, group, topic, queueId)).toBeUndefined();
     }
   });
 

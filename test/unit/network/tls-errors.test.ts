@@ -243,12 +243,32 @@ describe('classifyTlsError on wrapped and foreign errors', () => {
     expect(classifyTlsError(b)).toBeUndefined();
   });
 
+  it('an internal_error alert (an OpenSSL RocketMQ server refusing our client certificate): handshake-internal-error', () => {
+    // What Node raises for the alert, as seen from a 5.3.3 broker with netty-tcnative on its classpath
+    // (test/integration/client/tls.test.ts runs against one in the 5.3.3-proxy profile).
+    const alert = Object.assign(
+      new Error('error:0A000438:SSL routines:ssl3_read_bytes:tlsv1 alert internal error:SSL alert number 80'),
+      {
+        code: 'ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR',
+        library: 'SSL routines',
+        reason: 'tlsv1 alert internal error',
+      },
+    );
+
+    expect(classifyTlsError(new Error('connection closed', { cause: alert }))).toMatchObject({
+      reason: 'handshake-internal-error',
+      permanent: true,
+      code: 'ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR',
+    });
+  });
+
   it('marks every reason but handshake-interrupted permanent', () => {
     expect(tlsFailureReasonInfo('handshake-interrupted').permanent).toBe(false);
     for (const reason of [
       'untrusted-certificate',
       'hostname-mismatch',
       'client-certificate-rejected',
+      'handshake-internal-error',
     ] as const) {
       expect(tlsFailureReasonInfo(reason).permanent).toBe(true);
     }
