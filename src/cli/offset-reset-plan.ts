@@ -1,11 +1,12 @@
 /**
  * Where `offsets reset --to ...` moves each queue: pure computation over what the broker says of the
- * queue (min/max offsets, and for a time the offset SEARCH_OFFSET_BY_TIMESTAMP found), so that the
+ * queue (min/max offsets, and for a time the first offset stored at or after it), so that the
  * command only gathers facts and applies the plan.
  *
  * - `earliest`: the broker's min offset (the oldest message still stored);
  * - `latest`: the max offset (the next message's: nothing old is delivered);
- * - an ISO time: the first message stored at or after it (the broker's search, kept within [min, max]);
+ * - an ISO time: the first message stored at or after it (`BrokerClient.firstOffsetAtOrAfter`, the same
+ *   on 4.x brokers, whose own search answers the nearest message; kept within [min, max]);
  * - a number: that offset, refused outside [min, max] with the reason (below min the messages are gone;
  *   above max there is nothing: the queue would wait for offsets the broker has not written).
  */
@@ -69,7 +70,7 @@ export interface QueueResetFacts {
   readonly maxOffset: number;
   /** The committed offset now (undefined: none). */
   readonly committed: number | undefined;
-  /** For `--to <time>`: the broker's SEARCH_OFFSET_BY_TIMESTAMP answer. */
+  /** For `--to <time>`: the first offset stored at or after the time (`firstOffsetAtOrAfter`). */
   readonly searchedOffset?: number | undefined;
 }
 

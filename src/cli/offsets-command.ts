@@ -212,8 +212,9 @@ async function offsetsReset(args: readonly string[], io: CliIo): Promise<number>
             target.client.broker.getMinOffset(address, header),
             target.client.broker.getMaxOffset(address, header),
             options.to.kind === 'time'
-              ? target.client.broker.searchOffsetByTimestamp(address, {
+              ? target.client.broker.firstOffsetAtOrAfter(address, {
                   ...header,
+                  consumerGroup: mapping.consumerGroup,
                   timestamp: options.to.timestampMs,
                 })
               : undefined,

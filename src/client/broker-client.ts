@@ -30,12 +30,14 @@ import {
   type UpdateConsumerOffsetRequestHeader,
 } from '../protocol/headers.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
-import type { MQVersionCode } from '../protocol/mq-version.js';
+import { isVersionCodeBefore5, type MQVersionCode } from '../protocol/mq-version.js';
 import { toExtFields } from '../protocol/remoting-command.js';
 import { RequestCode } from '../protocol/request-code.js';
 import { ResponseCode } from '../protocol/response-code.js';
 import { expectSuccess } from './broker-error.js';
+import { refineNearestOffset } from './nearest-offset-refinement.js';
 import { type PullResult, toPullResult } from './pull-result.js';
+import { readOnlyPullHeader } from './read-only-pull-header.js';
 import { type BrokerSendResult, toSendResult } from './send-result.js';
 import type { RemotingTransport } from './transport.js';
 
@@ -93,6 +95,20 @@ export interface ConsumerOffsetAnswer {
   /** The answering broker's version code ({@link MQVersionCode}); 0 when it did not say. */
   brokerVersion: number;
 }
+
+/**
+ * What {@link BrokerClient.firstOffsetAtOrAfter} looks for: SEARCH_OFFSET_BY_TIMESTAMP's header without
+ * a boundary (the first message is wanted), and the group that reads around a 4.x broker's answer.
+ *
+ * @example
+ * ```ts
+ * const request: TimeSearchRequest = { consumerGroup: 'G', topic: 'T', queueId: 0, timestamp: Date.parse('2026-12-01') };
+ * ```
+ */
+export type TimeSearchRequest = Omit<SearchOffsetRequestHeader, 'boundaryType'> & {
+  /** The group named in the reads that refine a 4.x broker's answer; nothing is committed for it. */
+  consumerGroup: string;
+};
 
 /**
  * Options of {@link BrokerClient}.
@@ -225,7 +241,11 @@ export class BrokerClient {
     return this.offsetCall(address, RequestCode.GET_MIN_OFFSET, header, 'GET_MIN_OFFSET');
   }
 
-  /** SEARCH_OFFSET_BY_TIMESTAMP (29): the queue offset of the first (LOWER) / last (UPPER) message at `timestamp`. */
+  /**
+   * SEARCH_OFFSET_BY_TIMESTAMP (29), the broker's answer as it is: on 5.x the offset of the first (LOWER,
+   * the default) / last (UPPER) message at `timestamp`; a broker before 5.0 ignores the boundary and answers
+   * the message stored nearest the time. To position a queue use {@link firstOffsetAtOrAfter}.
+   */
   async searchOffsetByTimestamp(address: string, header: SearchOffsetRequestHeader): Promise<number> {
     return this.offsetCall(
       address,
@@ -233,6 +253,33 @@ export class BrokerClient {
       header,
       'SEARCH_OFFSET_BY_TIMESTAMP',
     );
+  }
+
+  /**
+   * The offset of the first message of the queue stored at or after `request.timestamp`, or the queue's
+   * max offset when every message is older, whatever the broker's version. A 5.x broker's
+   * SEARCH_OFFSET_BY_TIMESTAMP answers exactly that. A broker before 5.0 answers the message stored
+   * nearest the time, so its answer is refined by reading the store times of the messages around it
+   * (PULL_MESSAGE of one message as `request.consumerGroup`, without commit or suspend): a few reads more.
+   */
+  async firstOffsetAtOrAfter(address: string, request: TimeSearchRequest): Promise<number> {
+    const { consumerGroup, ...header } = request;
+    const response = await this.call(
+      address,
+      RequestCode.SEARCH_OFFSET_BY_TIMESTAMP,
+      toExtFields(header),
+      this.timeouts.offsetMs,
+    );
+    const searched = parseOffsetResponseHeader(response.extFields, 'SEARCH_OFFSET_BY_TIMESTAMP').offset;
+    if (!isVersionCodeBefore5(response.version)) return searched;
+    const { topic, queueId, bname } = header;
+    const readOneAt = (queueOffset: number) =>
+      this.pullMessage(
+        address,
+        readOnlyPullHeader({ consumerGroup, topic, queueId, bname, queueOffset, maxMsgNums: 1 }),
+        { timeoutMs: this.timeouts.offsetMs },
+      );
+    return refineNearestOffset(readOneAt, searched, header.timestamp);
   }
 
   /**

@@ -26,12 +26,12 @@ import { RocketMQError } from '../errors.js';
 import type { MessageExt } from '../protocol/message.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { compareMessageQueues } from '../protocol/message-queue.js';
-import { buildPullSysFlag } from '../protocol/pull-sys-flag.js';
 import { masterAddress, PermName, type TopicRouteData } from '../protocol/route-data.js';
 import type { BrokerClient } from './broker-client.js';
 import type { NameServerClient } from './name-server-client.js';
 import { NoMasterError } from './no-master-error.js';
 import type { PullResult } from './pull-result.js';
+import { readOnlyPullHeader } from './read-only-pull-header.js';
 
 /** Messages per PULL_MESSAGE unless the caller asks otherwise (Java's `pullBatchSize`). */
 export const DEFAULT_READ_BATCH = 32;
@@ -150,21 +150,14 @@ export class QueueReader {
     const address = await this.masterAddress(queue);
     const pulled = await this.#client.broker.pullMessage(
       address,
-      {
+      readOnlyPullHeader({
         consumerGroup: this.#consumerGroup,
         topic: queue.topic,
         queueId: queue.queueId,
+        bname: queue.brokerName,
         queueOffset: offset,
         maxMsgNums: maxMessages,
-        // SUBSCRIPTION: the broker filters by this request's `*`, not by a heartbeat we never send.
-        sysFlag: buildPullSysFlag({ subscription: true }),
-        commitOffset: 0,
-        suspendTimeoutMillis: 0,
-        subscription: '*',
-        expressionType: 'TAG',
-        subVersion: 0,
-        bname: queue.brokerName,
-      },
+      }),
       { timeoutMs: READ_TIMEOUT_MS },
     );
     const result: QueueReadResult = {

@@ -19,7 +19,7 @@ export type ConsumerBrokerCalls = Pick<
   | 'unlockBatchMQOneway'
   | 'getMaxOffset'
   | 'getMinOffset'
-  | 'searchOffsetByTimestamp'
+  | 'firstOffsetAtOrAfter'
   | 'queryConsumerOffset'
   | 'queryConsumerOffsetAnswer'
   | 'getAllConsumerOffset'

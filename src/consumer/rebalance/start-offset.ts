@@ -59,7 +59,7 @@ export interface StartOffsetResolverOptions {
     ConsumerBrokerCalls,
     | 'getMaxOffset'
     | 'getMinOffset'
-    | 'searchOffsetByTimestamp'
+    | 'firstOffsetAtOrAfter'
     | 'queryConsumerOffsetAnswer'
     | 'getAllConsumerOffset'
   >;
@@ -87,7 +87,10 @@ export interface StartOffsetResolverOptions {
  * |---|---|---|---|
  * | LATEST | stored | GET_MAX_OFFSET | 0 |
  * | TRIM_HORIZON | stored | GET_MIN_OFFSET | 0 |
- * | AT_TIMESTAMP | stored | SEARCH_OFFSET_BY_TIMESTAMP | GET_MAX_OFFSET |
+ * | AT_TIMESTAMP | stored | first message at or after the time | GET_MAX_OFFSET |
+ *
+ * AT_TIMESTAMP starts at the first message stored at or after the time on every broker version
+ * (`firstOffsetAtOrAfter` in broker-client.ts: a 4.x broker's own search answers the nearest message).
  *
  * TRIM_HORIZON asks for the min offset directly (Java uses 0 and lets the first pull's OFFSET_ILLEGAL
  * correct it): one round trip less, and no backwards-looking correction in the logs.
@@ -281,7 +284,8 @@ export class StartOffsetResolver {
     if (timestamp === undefined) {
       throw new RocketMQError('startingPosition AT_TIMESTAMP needs startingPositionTimestamp');
     }
-    return this.options.broker.searchOffsetByTimestamp(this.address(queue), {
+    return this.options.broker.firstOffsetAtOrAfter(this.address(queue), {
+      consumerGroup: this.options.consumerGroup,
       topic: queue.topic,
       queueId: queue.queueId,
       timestamp,

@@ -119,7 +119,7 @@ export function fakeClient(
       unlockBatchMQOneway: unexpected('unlockBatchMQOneway'),
       getMaxOffset: unexpected('getMaxOffset'),
       getMinOffset: unexpected('getMinOffset'),
-      searchOffsetByTimestamp: unexpected('searchOffsetByTimestamp'),
+      firstOffsetAtOrAfter: unexpected('firstOffsetAtOrAfter'),
       // The broker keeps no offset of the test groups unless a test says otherwise.
       queryConsumerOffset: async () => undefined,
       queryConsumerOffsetAnswer: async () => ({ offset: undefined, brokerVersion: 479 }),

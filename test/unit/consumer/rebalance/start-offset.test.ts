@@ -14,7 +14,9 @@ describe('StartOffsetResolver', () => {
   const broker = {
     getMaxOffset: async () => 50,
     getMinOffset: async () => 5,
-    searchOffsetByTimestamp: async (_a: string, h: { timestamp: number }) => h.timestamp / 1000,
+    // The group is named in the reads a 4.x broker's answer needs (broker-client.ts): it must be ours.
+    firstOffsetAtOrAfter: async (_a: string, r: { consumerGroup: string; timestamp: number }) =>
+      r.consumerGroup === 'G' ? r.timestamp / 1000 : -1,
   };
   /** What the fake master answers: the group's offset, its version code, its offset table. */
   interface FakeMaster {
