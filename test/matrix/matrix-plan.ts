@@ -61,17 +61,13 @@ export const MATRIX_EXCLUSIONS: Readonly<Record<BrokerVersionName, readonly Matr
   '5.5.1': [
     { path: 'test/integration/client/acl.test.ts', reason: NO_ACL2_551 },
     { path: 'test/integration/faults/acl-refused.test.ts', reason: NO_ACL2_551 },
+    { path: 'test/integration/cluster/cluster-tls-acl.test.ts', reason: NO_ACL2_551 },
   ],
   '4.9.7': [
     { path: 'test/integration/client/acl.test.ts', reason: NO_ACL2 },
     { path: 'test/integration/faults/acl-refused.test.ts', reason: NO_ACL2 },
     { path: 'test/integration/pop', reason: NO_POP },
-    {
-      path: 'test/integration/cluster',
-      reason:
-        'the local cluster launcher starts 4.9.7 and cluster/cluster.test.ts passes on it, but the cluster ' +
-        'fault ledgers (master-sigkill, orderly-cluster, poller-churn; ~10 min) have not run on 4.9.7 yet',
-    },
+    { path: 'test/integration/cluster/cluster-tls-acl.test.ts', reason: NO_ACL2 },
   ],
   '5.3.3-proxy': [
     {
