@@ -186,6 +186,11 @@ export class DecodedMessage implements MessageExt {
    */
   property(key: string): string | undefined {
     if (this.#properties !== undefined) return this.#properties[key];
+    const record = this.#record;
+    // Before the text exists, the bytes are searched: no string of the whole properties is built.
+    if (this.#text === undefined && record !== undefined) {
+      return findPropertyInBytes(record, this.#propertiesStart, this.#propertiesEnd, key);
+    }
     return findProperty(this.#propertiesText(), key);
   }
 
@@ -320,6 +325,44 @@ export function findProperty(text: string, key: string): string | undefined {
     }
     from = at + 1;
   }
+}
+
+/**
+ * {@link findProperty} over the UTF-8 bytes `buffer[start, end)` of a properties text: the same value,
+ * without decoding the rest. The separators are ASCII bytes, which never occur inside a multi-byte UTF-8
+ * sequence, so pieces split the same way in bytes as in text. `key` must be ASCII, not empty, without
+ * separators.
+ *
+ * @example
+ * ```ts
+ * findPropertyInBytes(Buffer.from('TAGS\u0001a\u0002UNIQ_KEY\u0001X'), 0, 17, 'UNIQ_KEY'); // => 'X'
+ * ```
+ */
+export function findPropertyInBytes(
+  buffer: Buffer,
+  start: number,
+  end: number,
+  key: string,
+): string | undefined {
+  const keyLength = key.length;
+  let piece = start;
+  while (piece < end) {
+    const separator = piece + keyLength;
+    if (separator < end && buffer[separator] === NAME_VALUE_CODE) {
+      let i = 0;
+      while (i < keyLength && buffer[piece + i] === key.charCodeAt(i)) i++;
+      if (i === keyLength) {
+        let valueEnd = separator + 1;
+        while (valueEnd < end && buffer[valueEnd] !== PROPERTY_CODE) valueEnd++;
+        if (valueEnd > separator + 1) return buffer.toString('utf8', separator + 1, valueEnd);
+        piece = valueEnd + 1;
+        continue;
+      }
+    }
+    while (piece < end && buffer[piece] !== PROPERTY_CODE) piece++;
+    piece++;
+  }
+  return undefined;
 }
 
 /**

@@ -1,5 +1,12 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { propertiesTextOf, propertyOf, toPlainMessage } from '../../../src/protocol/decoded-message.js';
+import {
+  findProperty,
+  findPropertyInBytes,
+  propertiesTextOf,
+  propertyOf,
+  toPlainMessage,
+} from '../../../src/protocol/decoded-message.js';
 import { MessageConst, type MessageExt } from '../../../src/protocol/message.js';
 import { decodeMessages } from '../../../src/protocol/message-decoder.js';
 import { encodeStoredMessages } from '../../../src/protocol/message-encoder.js';
@@ -44,5 +51,34 @@ describe('DecodedMessage', () => {
     const message = decodedOne();
     expect({ ...message }.msgId).toBeUndefined();
     expect({ ...toPlainMessage(message) }).toMatchObject({ msgId: 'ID1', tags: 'a', topic: 'T' });
+  });
+});
+
+describe('findPropertyInBytes', () => {
+  const KEYS = ['UNIQ_KEY', 'TAGS', 'K', 'KK', 'UNIQ'];
+  // Pieces from keys, values with separators, non-ASCII and empty parts, and malformed fragments.
+  const UNIT = fc.constantFrom(...KEYS, '\u0001', '\u0002', 'v', 'é', '🚀', 'x y', '');
+  const TEXT = fc.array(UNIT, { maxLength: 14 }).map((units) => units.join(''));
+
+  it('finds what findProperty finds in the decoded text, for any text and key', () => {
+    fc.assert(
+      fc.property(TEXT, fc.constantFrom(...KEYS), fc.nat(3), (text, key, pad) => {
+        // The properties sit inside a larger buffer, as in a pull body: bytes around them must not count.
+        const bytes = Buffer.concat([
+          Buffer.alloc(pad, 0x02),
+          Buffer.from(text),
+          Buffer.from('\u0001K\u0001z'),
+        ]);
+        const end = pad + Buffer.byteLength(text);
+        expect(findPropertyInBytes(bytes, pad, end, key)).toBe(findProperty(text, key));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('takes the first piece with a value, skipping empty ones and longer keys', () => {
+    const text = 'UNIQ_KEYS\u0001a\u0002UNIQ_KEY\u0001\u0002UNIQ_KEY\u0001b\u0001c\u0002UNIQ_KEY\u0001d';
+    expect(findPropertyInBytes(Buffer.from(text), 0, Buffer.byteLength(text), 'UNIQ_KEY')).toBe('b\u0001c');
+    expect(findProperty(text, 'UNIQ_KEY')).toBe('b\u0001c');
   });
 });
