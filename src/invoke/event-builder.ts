@@ -12,8 +12,12 @@ import { isUtf8 } from 'node:buffer';
 import type { ConsumedMessage } from '../consumer/message-listener.js';
 import { RocketMQError } from '../errors.js';
 import type { RocketMQEvent, RocketMQRecord } from '../handler/types.js';
-import { isSystemProperty, userProperties } from '../protocol/message.js';
-import { escapedUtf8Length, jsonString, jsonStringArray, writeEscapedUtf8 } from './json-string.js';
+import { propertiesTextOf } from '../protocol/decoded-message.js';
+import { isSystemProperty, type MessageExt, userProperties } from '../protocol/message.js';
+import { escapedUtf8Length, jsonString, writeEscapedUtf8 } from './json-string.js';
+import { recordHead, recordHeadBytes } from './record-head.js';
+import { type RecordHeadValues, recordHeadValues } from './record-head-values.js';
+import { userPropertiesJsonOfText } from './user-properties-json.js';
 
 const COMMA = 0x2c;
 const QUOTE = 0x22;
@@ -81,41 +85,16 @@ function jsonUserProperties(properties: Readonly<Record<string, string>>): strin
 }
 
 /**
- * The JSON string of the last value seen for a field that repeats from record to record (the topic, the
- * broker, the hosts of a batch): one comparison instead of a scan when it did not change.
+ * The user properties of `message` as JSON: from its properties text when the decoder never built its
+ * properties object (the object would only be made to be written out), else from the object.
  */
-class RepeatedJsonString {
-  #value = '';
-  #json = '""';
-
-  json(value: string): string {
-    if (value !== this.#value) {
-      this.#json = jsonString(value);
-      this.#value = value;
-    }
-    return this.#json;
-  }
+function userPropertiesJson(message: MessageExt): string {
+  const text = propertiesTextOf(message);
+  return text === undefined ? jsonUserProperties(message.properties) : userPropertiesJsonOfText(text);
 }
 
-const topicJson = new RepeatedJsonString();
-const brokerNameJson = new RepeatedJsonString();
-const bornHostJson = new RepeatedJsonString();
-const storeHostJson = new RepeatedJsonString();
-const tagsJson = new RepeatedJsonString();
-
-/** A record's JSON up to the field that opens its body (the body fields are last). */
-function recordHead(consumed: ConsumedMessage): string {
-  const m = consumed.message;
-  return (
-    `{"messageId":${jsonString(m.msgId)},"offsetMsgId":${jsonString(m.offsetMsgId)}` +
-    `,"topic":${topicJson.json(consumed.topic)},"brokerName":${brokerNameJson.json(consumed.queue.brokerName)}` +
-    `,"queueId":${m.queueId},"queueOffset":${m.queueOffset}` +
-    `,"tags":${m.tags === undefined ? 'null' : tagsJson.json(m.tags)},"keys":${m.keys.length === 0 ? '[]' : jsonStringArray(m.keys)}` +
-    `,"properties":${jsonUserProperties(m.properties)}` +
-    `,"bornTimestamp":${m.bornTimestamp},"storeTimestamp":${m.storeTimestamp}` +
-    `,"bornHost":${bornHostJson.json(m.bornHost)},"storeHost":${storeHostJson.json(m.storeHost)}` +
-    `,"reconsumeTimes":${m.reconsumeTimes},`
-  );
+function headValues(consumed: ConsumedMessage): RecordHeadValues {
+  return recordHeadValues(consumed, userPropertiesJson(consumed.message));
 }
 
 function eventHead(consumerGroup: string): string {
@@ -179,7 +158,7 @@ export function chooseBodyEncoding(
   maxPayloadBytes: number,
   envelopeBytes: number,
 ): BodyEncodingChoice {
-  const headBytes = Buffer.byteLength(recordHead(message), 'utf8');
+  const headBytes = recordHeadBytes(headValues(message));
   return choose(headBytes, message.message.body, maxPayloadBytes, envelopeBytes);
 }
 
@@ -292,9 +271,11 @@ export function serializeEvent(
  * ```
  */
 export interface RecordLayout {
-  /** The record's JSON up to the field that opens its body. */
+  /** The values `head` was written from. */
+  readonly values: RecordHeadValues;
+  /** The record's JSON up to the field that opens its body (written from `values` on first read). */
   readonly head: string;
-  /** `head`'s length in UTF-8. */
+  /** `head`'s length in UTF-8 (counted without writing it). */
   readonly headBytes: number;
   readonly body: Buffer;
   /** As {@link chooseBodyEncoding} picks it (base64 when no payload limit was given). */
@@ -323,22 +304,46 @@ export function layoutRecord(
   envelopeBytes: number,
   maxPayloadBytes?: number | undefined,
 ): RecordLayout {
-  const head = recordHead(message);
-  const headBytes = Buffer.byteLength(head, 'utf8');
+  const values = headValues(message);
+  const headBytes = recordHeadBytes(values);
   const body = message.message.body;
   if (maxPayloadBytes === undefined) {
-    const recordBytes = base64RecordBytes(headBytes, body);
-    return { head, headBytes, body, encoding: 'base64', recordBytes, fits: true };
+    return new MeasuredRecord(values, headBytes, body, 'base64', base64RecordBytes(headBytes, body), true);
   }
   const choice = choose(headBytes, body, maxPayloadBytes, envelopeBytes);
-  return {
-    head,
-    headBytes,
-    body,
-    encoding: choice.encoding,
-    recordBytes: choice.recordBytes,
-    fits: choice.fits,
-  };
+  return new MeasuredRecord(values, headBytes, body, choice.encoding, choice.recordBytes, choice.fits);
+}
+
+/** A {@link RecordLayout} whose head text is written on first read (when a payload is serialized). */
+class MeasuredRecord implements RecordLayout {
+  readonly values: RecordHeadValues;
+  readonly headBytes: number;
+  readonly body: Buffer;
+  readonly encoding: BodyEncoding;
+  readonly recordBytes: number;
+  readonly fits: boolean;
+  #head: string | undefined = undefined;
+
+  constructor(
+    values: RecordHeadValues,
+    headBytes: number,
+    body: Buffer,
+    encoding: BodyEncoding,
+    recordBytes: number,
+    fits: boolean,
+  ) {
+    this.values = values;
+    this.headBytes = headBytes;
+    this.body = body;
+    this.encoding = encoding;
+    this.recordBytes = recordBytes;
+    this.fits = fits;
+  }
+
+  get head(): string {
+    this.#head ??= recordHead(this.values);
+    return this.#head;
+  }
 }
 
 /**
@@ -403,7 +408,7 @@ export function serializeLayouts(consumerGroup: string, layouts: readonly Record
  * ```
  */
 export function estimateRecordBytes(message: ConsumedMessage, encoding: BodyEncoding = 'base64'): number {
-  const headBytes = Buffer.byteLength(recordHead(message), 'utf8');
+  const headBytes = recordHeadBytes(headValues(message));
   const body = message.message.body;
   if (encoding === 'base64') return base64RecordBytes(headBytes, body);
   if (!isUtf8(body)) {

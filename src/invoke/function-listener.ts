@@ -17,7 +17,8 @@ import { type RecordLayout, serializeLayouts } from './event-builder.js';
 import type { FailureDestination } from './failure-destination.js';
 import { buildFailureRecord, type FailureCondition } from './failure-record.js';
 import type { InvokeObserver, InvokeResultKind } from './invoke-observer.js';
-import type { InvokeFailureKind, InvokeOutcome, Invoker } from './invoker.js';
+import type { InvokeFailureKind, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
+import { parsedEvent } from './parsed-event.js';
 import { LAMBDA_MAX_PAYLOAD_BYTES, planLayouts } from './payload-splitter.js';
 import { type FunctionResultNotice, mapFunctionResult } from './result-mapper.js';
 
@@ -36,6 +37,41 @@ const BISECT_KINDS: ReadonlySet<InvokeFailureKind> = new Set([
 interface PlannedBatch {
   readonly messages: readonly ConsumedMessage[];
   readonly layouts: readonly (RecordLayout | undefined)[];
+}
+
+/**
+ * The event of one invoke, in the two forms an invoker may take: the payload bytes (serialized on first
+ * read, once) and the parsed event object ({@link parsedEvent}, fresh on every call). An invoker that
+ * runs the handler in-process takes the object and never makes the bytes; one that sends them reads the
+ * payload. Either way the event is the same one, planned within the payload limit by planLayouts.
+ */
+class ChunkEvent {
+  readonly #consumerGroup: string;
+  readonly #layouts: readonly RecordLayout[];
+  #payload: Buffer | undefined;
+
+  constructor(consumerGroup: string, layouts: readonly RecordLayout[]) {
+    this.#consumerGroup = consumerGroup;
+    this.#layouts = layouts;
+  }
+
+  get payload(): Buffer {
+    this.#payload ??= serializeLayouts(this.#consumerGroup, this.#layouts);
+    return this.#payload;
+  }
+
+  request(functionRef: string, signal: AbortSignal, onThrottle?: () => void): InvokeRequest {
+    const chunk = this;
+    return {
+      functionRef,
+      signal,
+      onThrottle,
+      get payload(): Buffer {
+        return chunk.payload;
+      },
+      event: () => parsedEvent(chunk.#consumerGroup, chunk.#layouts),
+    };
+  }
 }
 
 /**
@@ -231,19 +267,19 @@ export class FunctionMessageListener implements MessageListener {
       return;
     }
     const { messages, layouts } = batch;
-    const payload = serializeLayouts(
+    const event = new ChunkEvent(
       this.#consumerGroup,
       indexes.map((index) => layouts[index] as RecordLayout),
     );
     this.#invokes++;
-    const invoked = await this.#invokeObserved(payload, indexes.length, context.signal);
+    const invoked = await this.#invokeObserved(event, indexes.length, context.signal);
     if (!invoked.ok && invoked.kind === 'payload-too-large') {
       const [only] = indexes;
       if (indexes.length === 1 && only !== undefined) {
         outcome.deadLetter({
           index: only,
           condition: 'PayloadSizeExceeded',
-          reason: `record too large: an event of ${payload.length} bytes was refused (${invoked.message})`,
+          reason: `record too large: an event of ${event.payload.length} bytes was refused (${invoked.message})`,
         });
         return;
       }
@@ -280,10 +316,9 @@ export class FunctionMessageListener implements MessageListener {
   }
 
   /** One invoke, with its outcome, duration and throttles told to the observer. */
-  async #invokeObserved(payload: Buffer, messages: number, signal: AbortSignal): Promise<InvokeOutcome> {
+  async #invokeObserved(event: ChunkEvent, messages: number, signal: AbortSignal): Promise<InvokeOutcome> {
     const observer = this.#observer;
-    if (observer === undefined)
-      return this.#invoker.invoke({ functionRef: this.#functionRef, payload, signal });
+    if (observer === undefined) return this.#invoker.invoke(event.request(this.#functionRef, signal));
     const startedMs = performance.now();
     const tell = (kind: InvokeResultKind): void => {
       try {
@@ -294,18 +329,15 @@ export class FunctionMessageListener implements MessageListener {
     };
     let outcome: InvokeOutcome;
     try {
-      outcome = await this.#invoker.invoke({
-        functionRef: this.#functionRef,
-        payload,
-        signal,
-        onThrottle: () => {
+      outcome = await this.#invoker.invoke(
+        event.request(this.#functionRef, signal, () => {
           try {
             observer.throttled?.();
           } catch (error) {
             this.#log.warn({ err: error }, 'invoke observer failed');
           }
-        },
-      });
+        }),
+      );
     } catch (error) {
       tell('invoker-error');
       throw error;

@@ -82,6 +82,13 @@ export interface InvokeRequest {
   readonly functionRef: string;
   /** The event, JSON in UTF-8. */
   readonly payload: Buffer;
+  /**
+   * For an invoker that runs the function in-process: returns, on every call, a fresh object deep-equal
+   * to `JSON.parse(payload)` (plain objects and arrays, nothing shared between calls), so that the invoker
+   * need not decode and parse `payload`; such an invoker may then never read `payload`. Invokers that send
+   * the payload ignore it.
+   */
+  readonly event?: (() => unknown) | undefined;
   /** Aborting it gives up the invoke: the outcome is then an `aborted` failure. */
   readonly signal?: AbortSignal | undefined;
   /** Called for every attempt the invoke service throttled (the invoker waits and tries again). */

@@ -50,6 +50,19 @@ export function jsonString(value: string): string {
 }
 
 /**
+ * The UTF-8 length of `jsonString(value)`, without making it for the common plain-ASCII string.
+ *
+ * @example
+ * ```ts
+ * jsonStringBytes('orders'); // => 8
+ * jsonStringBytes('café'); // => 7
+ * ```
+ */
+export function jsonStringBytes(value: string): number {
+  return PLAIN_JSON_STRING.test(value) ? value.length + 2 : Buffer.byteLength(JSON.stringify(value), 'utf8');
+}
+
+/**
  * `JSON.stringify(values)` for an array of strings.
  *
  * @example

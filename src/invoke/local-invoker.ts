@@ -67,11 +67,19 @@ interface LocalTarget {
   readonly file: string;
   readonly exportName: string;
   readonly functionName: string;
+  readonly invokedFunctionArn: string;
+  /**
+   * `context.logStreamName`: like a Lambda execution environment's, made when it starts (here: on the
+   * reference's first invoke) and kept for all its invokes.
+   */
+  readonly logStreamName: string;
 }
 
 /**
  * An {@link Invoker} that imports handler modules (once each, with `import()`; `.ts` modules work under
- * tsx or vitest) and calls them like Lambda does: the event goes through a JSON round trip, the context is
+ * tsx or vitest) and calls them like Lambda does: the handler gets a fresh event, the JSON parse of the
+ * payload (or, when the request carries `event`, that function's result, which equals it; the payload is
+ * then not read), the context is
  * Lambda's, async and callback-style handlers both work, and the response is returned as JSON bytes. A
  * handler that throws or rejects gives a `function-error` outcome carrying Lambda's error shape; one that
  * runs past `timeoutMs` gives `timeout` (it cannot be stopped, only abandoned). A missing module or export
@@ -111,18 +119,23 @@ export class LocalInvoker implements Invoker {
   }
 
   async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
-    const { functionRef, payload, signal } = request;
+    const { functionRef, signal } = request;
     if (this.#closed) throw new InvokeError('the local invoker is closed', { functionRef, fatal: true });
     const target = this.#target(functionRef);
     const handler = await this.#loadHandler(functionRef, target);
     let event: unknown;
-    try {
-      event = JSON.parse(payload.toString('utf8'));
-    } catch (cause) {
-      throw new InvokeError(`the event for ${functionRef} is not JSON`, { functionRef, cause });
+    if (request.event !== undefined) {
+      // The parse of the payload, made without the payload: its bytes need not exist.
+      event = request.event();
+    } else {
+      try {
+        event = JSON.parse(request.payload.toString('utf8'));
+      } catch (cause) {
+        throw new InvokeError(`the event for ${functionRef} is not JSON`, { functionRef, cause });
+      }
     }
     if (signal?.aborted) return abortedOutcome(signal);
-    return this.#run(handler, target.functionName, event, functionRef, signal);
+    return this.#run(handler, target, event, functionRef, signal);
   }
 
   async close(): Promise<void> {
@@ -136,10 +149,15 @@ export class LocalInvoker implements Invoker {
     let target = this.#targets.get(functionRef);
     if (target === undefined) {
       const { modulePath, exportName } = parseLocalFunctionRef(functionRef);
+      const functionName = localFunctionName(functionRef);
+      const now = new Date();
+      const day = `${now.getUTCFullYear()}/${pad2(now.getUTCMonth() + 1)}/${pad2(now.getUTCDate())}`;
       target = {
         file: path.resolve(this.#baseDir, modulePath),
         exportName,
-        functionName: localFunctionName(functionRef),
+        functionName,
+        invokedFunctionArn: `arn:aws:lambda:${this.#region}:${LOCAL_ACCOUNT_ID}:function:${functionName}`,
+        logStreamName: `${day}/[$LATEST]${randomBytes(16).toString('hex')}`,
       };
       this.#targets.set(functionRef, target);
     }
@@ -178,13 +196,13 @@ export class LocalInvoker implements Invoker {
 
   #run(
     handler: HandlerFunction,
-    functionName: string,
+    target: LocalTarget,
     event: unknown,
     functionRef: string,
     signal: AbortSignal | undefined,
   ): Promise<InvokeOutcome> {
     const timeoutMs = this.#timeoutMs;
-    const context = this.#createContext(functionName, Date.now() + timeoutMs);
+    const context = this.#createContext(target, Date.now() + timeoutMs);
     return new Promise<InvokeOutcome>((resolve) => {
       let settled = false;
       const finish = (outcome: InvokeOutcome): void => {
@@ -237,18 +255,17 @@ export class LocalInvoker implements Invoker {
     });
   }
 
-  #createContext(functionName: string, deadlineMs: number): RocketMQHandlerContext {
-    const now = new Date();
-    const day = `${now.getUTCFullYear()}/${pad2(now.getUTCMonth() + 1)}/${pad2(now.getUTCDate())}`;
+  #createContext(target: LocalTarget, deadlineMs: number): RocketMQHandlerContext {
+    const { functionName } = target;
     return {
       callbackWaitsForEmptyEventLoop: true,
       functionName,
       functionVersion: '$LATEST',
-      invokedFunctionArn: `arn:aws:lambda:${this.#region}:${LOCAL_ACCOUNT_ID}:function:${functionName}`,
+      invokedFunctionArn: target.invokedFunctionArn,
       memoryLimitInMB: String(this.#memoryLimitInMB),
       awsRequestId: randomUUID(),
       logGroupName: `/aws/lambda/${functionName}`,
-      logStreamName: `${day}/[$LATEST]${randomBytes(16).toString('hex')}`,
+      logStreamName: target.logStreamName,
       getRemainingTimeInMillis: () => Math.max(0, deadlineMs - Date.now()),
     };
   }

@@ -155,4 +155,61 @@ describe('FunctionMessageListener with the LocalInvoker', () => {
       notice: { kind: 'non-json-payload' },
     });
   });
+
+  it('offers the event as fresh objects equal to the parse of the payload', async () => {
+    const requests: InvokeRequest[] = [];
+    const fake: Invoker = {
+      async invoke(request) {
+        requests.push(request);
+        return { ok: true, payload: Buffer.from('null') };
+      },
+      async close() {
+        // nothing to release
+      },
+    };
+    const batch = [
+      consumed({ msgId: 'a', keys: ['k1'], properties: { UNIQ_KEY: 'a', color: 'red' } }),
+      consumed({ msgId: 'b', body: Buffer.from([0xff, 0x00]) }),
+    ];
+    await new FunctionMessageListener({
+      invoker: fake,
+      functionRef: 'my-function',
+      consumerGroup: 'orders-consumer',
+    }).consume(batch, context);
+    const request = requests[0] as InvokeRequest;
+    const event = request.event?.();
+    const again = request.event?.();
+    expect(event).toStrictEqual(JSON.parse(request.payload.toString('utf8')));
+    expect(again).toStrictEqual(event);
+    expect(again).not.toBe(event);
+    expect(request.payload).toBe(request.payload); // serialized once
+  });
+
+  it('never serializes the payload for the LocalInvoker, which takes the event objects', async () => {
+    const local = new LocalInvoker({ baseDir: fixturesDir });
+    const requests: InvokeRequest[] = [];
+    const payloadReads: string[] = [];
+    const watching: Invoker = {
+      invoke(request) {
+        requests.push(request);
+        const watched = new Proxy(request, {
+          get(target, key, receiver) {
+            if (key === 'payload') payloadReads.push(request.functionRef);
+            return Reflect.get(target, key, receiver);
+          },
+        });
+        return local.invoke(watched);
+      },
+      close: () => local.close(),
+    };
+    const result = await new FunctionMessageListener({
+      invoker: watching,
+      functionRef: 'local:./handlers.ts#oddFailures',
+      consumerGroup: 'orders-consumer',
+    }).consume(batchOf(4), context);
+    expect(result).toMatchObject({ status: 'PARTIAL', failedIndexes: [1, 3] });
+    expect(requests).toHaveLength(1);
+    expect(payloadReads).toEqual([]);
+    await watching.close();
+  });
 });

@@ -85,6 +85,34 @@ describe('LocalInvoker', () => {
     await local.close();
   });
 
+  it("hands the handler the result of the request's event function, without reading the payload", async () => {
+    const local = invoker();
+    const event = { eventSource: 'rocketmq', consumerGroup: 'g', Records: [{ messageId: 'm' }] };
+    const request = {
+      functionRef: 'local:./handlers.ts#echo',
+      get payload(): Buffer {
+        throw new Error('the payload was read');
+      },
+      event: () => structuredClone(event),
+    };
+    const response = responseOf(await local.invoke(request)) as { event: unknown };
+    expect(response.event).toStrictEqual(event);
+    await local.close();
+  });
+
+  it('keeps one log stream per function across invokes, as a Lambda execution environment does', async () => {
+    const local = invoker();
+    const streams = new Set<unknown>();
+    for (let i = 0; i < 2; i++) {
+      const { context } = responseOf(
+        await local.invoke({ functionRef: 'local:./handlers.ts#echo', payload }),
+      ) as { context: { logStreamName: unknown } };
+      streams.add(context.logStreamName);
+    }
+    expect(streams.size).toBe(1);
+    await local.close();
+  });
+
   it('gives a fresh request id per invoke', async () => {
     const local = invoker();
     const ids = new Set<unknown>();

@@ -1,0 +1,120 @@
+/**
+ * A record's JSON head (its fields before the body, see record-head-values.ts) and its size in UTF-8.
+ * The size is counted from the values without writing the head: a batch is measured for every invoke
+ * (payload planning), while the head text is needed only when the payload bytes are written (an invoker
+ * that runs the handler in-process takes the event as objects, see parsed-event.ts).
+ */
+
+import { jsonString, jsonStringArray, jsonStringBytes } from './json-string.js';
+import type { RecordHeadValues } from './record-head-values.js';
+
+/**
+ * The JSON string of the last value seen for a field that repeats from record to record (the topic, the
+ * broker, the hosts of a batch), and its UTF-8 length: one comparison instead of a scan when it did not
+ * change.
+ */
+class RepeatedJsonString {
+  #value = '';
+  #json = '""';
+  #bytes = 2;
+
+  json(value: string): string {
+    if (value !== this.#value) this.#remember(value);
+    return this.#json;
+  }
+
+  bytes(value: string): number {
+    if (value !== this.#value) this.#remember(value);
+    return this.#bytes;
+  }
+
+  #remember(value: string): void {
+    this.#json = jsonString(value);
+    this.#bytes = Buffer.byteLength(this.#json, 'utf8');
+    this.#value = value;
+  }
+}
+
+const topicJson = new RepeatedJsonString();
+const brokerNameJson = new RepeatedJsonString();
+const bornHostJson = new RepeatedJsonString();
+const storeHostJson = new RepeatedJsonString();
+const tagsJson = new RepeatedJsonString();
+
+/**
+ * A record's JSON up to the field that opens its body (the body fields are last), ending with the comma
+ * after `reconsumeTimes`.
+ *
+ * @example
+ * ```ts
+ * const head = recordHead(values); // '{"messageId":"AC11...","offsetMsgId":...,"reconsumeTimes":0,'
+ * ```
+ */
+export function recordHead(v: RecordHeadValues): string {
+  return (
+    `{"messageId":${jsonString(v.messageId)},"offsetMsgId":${jsonString(v.offsetMsgId)}` +
+    `,"topic":${topicJson.json(v.topic)},"brokerName":${brokerNameJson.json(v.brokerName)}` +
+    `,"queueId":${v.queueId},"queueOffset":${v.queueOffset}` +
+    `,"tags":${v.tags === null ? 'null' : tagsJson.json(v.tags)},"keys":${v.keys.length === 0 ? '[]' : jsonStringArray(v.keys)}` +
+    `,"properties":${v.propertiesJson}` +
+    `,"bornTimestamp":${v.bornTimestamp},"storeTimestamp":${v.storeTimestamp}` +
+    `,"bornHost":${bornHostJson.json(v.bornHost)},"storeHost":${storeHostJson.json(v.storeHost)}` +
+    `,"reconsumeTimes":${v.reconsumeTimes},`
+  );
+}
+
+/** Values whose every field is written in its shortest form: 2 bytes per string, 1 per number. */
+const SHORTEST: RecordHeadValues = {
+  messageId: '',
+  offsetMsgId: '',
+  topic: '',
+  brokerName: '',
+  queueId: 0,
+  queueOffset: 0,
+  tags: null,
+  keys: [],
+  propertiesJson: '{}',
+  bornTimestamp: 0,
+  storeTimestamp: 0,
+  bornHost: '',
+  storeHost: '',
+  reconsumeTimes: 0,
+};
+/** The head's bytes besides its values: the shortest head less its values (6 strings, 5 numbers, null, [], {}). */
+const LITERAL_BYTES = Buffer.byteLength(recordHead(SHORTEST), 'utf8') - (6 * 2 + 5 * 1 + 4 + 2 + 2);
+
+/**
+ * `Buffer.byteLength(recordHead(v), 'utf8')`, counted without writing the head.
+ *
+ * @example
+ * ```ts
+ * const headBytes = recordHeadBytes(values); // === Buffer.byteLength(recordHead(values))
+ * ```
+ */
+export function recordHeadBytes(v: RecordHeadValues): number {
+  return (
+    LITERAL_BYTES +
+    jsonStringBytes(v.messageId) +
+    jsonStringBytes(v.offsetMsgId) +
+    topicJson.bytes(v.topic) +
+    brokerNameJson.bytes(v.brokerName) +
+    numberBytes(v.queueId) +
+    numberBytes(v.queueOffset) +
+    (v.tags === null ? 4 : tagsJson.bytes(v.tags)) +
+    (v.keys.length === 0 ? 2 : Buffer.byteLength(jsonStringArray(v.keys), 'utf8')) +
+    (v.propertiesJson.length === 2 ? 2 : Buffer.byteLength(v.propertiesJson, 'utf8')) +
+    numberBytes(v.bornTimestamp) +
+    numberBytes(v.storeTimestamp) +
+    bornHostJson.bytes(v.bornHost) +
+    storeHostJson.bytes(v.storeHost) +
+    numberBytes(v.reconsumeTimes)
+  );
+}
+
+/** The length of `String(n)` (ASCII), without making the string for the usual non-negative integer. */
+function numberBytes(n: number): number {
+  if (!(Number.isSafeInteger(n) && n >= 0)) return String(n).length;
+  let digits = 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  return digits;
+}
