@@ -75,6 +75,16 @@ export interface BenchOptions {
   readonly runTimeoutMs: number;
   /** Pause between two consumer runs, so that one run's shutdown does not overlap the next start. */
   readonly pauseBetweenRunsMs: number;
+  /**
+   * How long a peer's child waits for its client to shut down after printing its result (the result is
+   * in by then; a client whose long polls hold its shutdown only delays the next run).
+   */
+  readonly peerCloseWaitMs: number;
+  /**
+   * `--profile`: after the drain rounds, our node contenders (ours, ours-function) run once more under
+   * `node --cpu-prof`, unreported (drain-profile.ts).
+   */
+  readonly profile: boolean;
   /** Where the Markdown report is written. */
   readonly outFile: string;
   /** Where the JSON results are written: {@link BenchOptions.outFile} with `.json` for `.md`. */
@@ -94,7 +104,7 @@ export interface BenchRegistry {
   readonly scenarios: readonly string[];
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--messages N] [--message-bytes N] [--queues N] [--rounds N]
+const USAGE = `usage: npm run bench -- [--quick] [--profile] [--messages N] [--message-bytes N] [--queues N] [--rounds N]
   [--warmup-rounds N] [--consumers ours,java,ours-function,raw-pull,<peer>...] [--node-heap-mb N] [--java-heap-mb N]
   [--broker-heap-mb N] [--namesrv HOST:PORT --broker HOST:PORT] [--no-decode] [--no-scenarios] [--no-charts]
   [--run-timeout-ms N] [--out FILE.md] [--only decode|scale|<scenario id>]
@@ -103,7 +113,7 @@ Environment: BENCH_MESSAGES, BENCH_MESSAGE_BYTES, BENCH_QUEUES, BENCH_ROUNDS, BE
   (flags win).`;
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
-const SWITCHES = new Set(['--quick', '--no-decode', '--no-scenarios', '--no-charts']);
+const SWITCHES = new Set(['--quick', '--profile', '--no-decode', '--no-scenarios', '--no-charts']);
 const HOST_PORT = /^[^\s:]+:\d{1,5}$/;
 
 /**
@@ -123,6 +133,7 @@ export const BENCH_DEFAULTS = {
     decodeWarmupMs: 2000,
     decodeMeasureMs: 2000,
     pauseBetweenRunsMs: 1000,
+    peerCloseWaitMs: 10_000,
     runTimeoutMs: 600_000,
     outFile: `${RESULTS_DIR}latest.md`,
   },
@@ -135,6 +146,8 @@ export const BENCH_DEFAULTS = {
     decodeWarmupMs: 100,
     decodeMeasureMs: 200,
     pauseBetweenRunsMs: 200,
+    /** rocketmq-client-nodejs's shutdown waits for its 20 s long polls: 9 s saved per run. */
+    peerCloseWaitMs: 1000,
     /** A consumer that cannot drain 2,000 messages in 2 min is broken: fail it rather than wait. */
     runTimeoutMs: 120_000,
     outFile: `${RESULTS_DIR}quick.md`,
@@ -218,6 +231,9 @@ export function parseBenchOptions(
   if (only === 'decode' && switches.has('--no-decode')) {
     throw new BenchUsageError('--only decode and --no-decode exclude each other');
   }
+  if (only !== undefined && switches.has('--profile')) {
+    throw new BenchUsageError('--profile profiles the drain race, which --only leaves out');
+  }
   const quick = switches.has('--quick');
   const scale = only === 'scale';
   const mode = quick ? BENCH_DEFAULTS.quick : BENCH_DEFAULTS.full;
@@ -278,6 +294,8 @@ export function parseBenchOptions(
     only,
     runTimeoutMs: int('--run-timeout-ms', flags.get('--run-timeout-ms'), mode.runTimeoutMs, 1000, 3_600_000),
     pauseBetweenRunsMs: mode.pauseBetweenRunsMs,
+    peerCloseWaitMs: mode.peerCloseWaitMs,
+    profile: switches.has('--profile'),
     outFile,
     jsonFile: outFile.endsWith('.md') ? `${outFile.slice(0, -3)}.json` : `${outFile}.json`,
   };

@@ -19,8 +19,8 @@ export interface ScenarioContext {
   readonly quick: boolean;
   /** Measured rounds (`--rounds`); each scenario reports median/min/max over them. */
   readonly rounds: number;
-  /** The compiled node children's directory entry script (node-child-build.ts), when built. */
-  readonly childScript: string | undefined;
+  /** Pause between two runs, so that one run's shutdown does not overlap the next start (quick: shorter). */
+  readonly pauseBetweenRunsMs: number;
   /** The Java peer build (bench/java), when the run needs Java. */
   readonly java: JavaBenchBuild | undefined;
   /** Max heap of Java peers' JVMs (`--java-heap-mb`). */

@@ -1,8 +1,21 @@
 /**
  * The functions with the most self time in a V8 CPU profile (`node --cpu-prof` writes one `.cpuprofile`
- * per process): what the http-invoke scenario lists next to its profile.
+ * per process): what the http-invoke scenario and `--profile`'s drain runs (drain-profile.ts) list next
+ * to their profiles, all under bench/results/profiles/.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Where the bench's CPU profiles go (`*.cpuprofile` and `*-quick.*` there are git-ignored).
+ *
+ * @example
+ * ```ts
+ * const file = join(PROFILES_DIR, 'drain-ours.cpuprofile');
+ * ```
+ */
+export const PROFILES_DIR = fileURLToPath(new URL('./results/profiles/', import.meta.url));
 
 /** The parts of a `.cpuprofile` read here (Chrome DevTools' Profile). */
 interface CpuProfile {
@@ -56,6 +69,71 @@ export async function topSelfTime(file: string, count: number): Promise<SelfTime
  */
 export async function selfTimeByArea(file: string): Promise<SelfTime[]> {
   return ranked(await readProfile(file), areaName);
+}
+
+/**
+ * The node flags that make a child write its profile as `<PROFILES_DIR>/<name>.cpuprofile` when it exits
+ * (creates the directory).
+ *
+ * @example
+ * ```ts
+ * spawn(process.execPath, [...(await cpuProfileFlags('drain-ours')), script, spec]);
+ * ```
+ */
+export async function cpuProfileFlags(name: string): Promise<string[]> {
+  await mkdir(PROFILES_DIR, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${PROFILES_DIR}`, `--cpu-prof-name=${name}.cpuprofile`];
+}
+
+/**
+ * What {@link writeProfileTop} found in one profile.
+ *
+ * @example
+ * ```ts
+ * const { profile, text }: ProfileTop = await writeProfileTop('drain-ours', 15);
+ * ```
+ */
+export interface ProfileTop {
+  /** The `.cpuprofile` read. */
+  readonly profile: string;
+  /** The `.top.txt` written beside it. */
+  readonly topFile: string;
+  /** Its text: the top frames, then the self time by area. */
+  readonly text: string;
+  readonly top: SelfTime[];
+  readonly areas: SelfTime[];
+}
+
+/**
+ * Reads `<PROFILES_DIR>/<name>.cpuprofile` and writes `<name>.top.txt` beside it: the `count` frames
+ * with the most self time, then the self time by area ({@link selfTimeByArea}), `count` lines each.
+ *
+ * @example
+ * ```ts
+ * const { text } = await writeProfileTop('http-invoke-batch-100', 15);
+ * console.error(text);
+ * ```
+ */
+export async function writeProfileTop(name: string, count: number): Promise<ProfileTop> {
+  const profile = join(PROFILES_DIR, `${name}.cpuprofile`);
+  const topFile = join(PROFILES_DIR, `${name}.top.txt`);
+  const parsed = await readProfile(profile);
+  const top = ranked(parsed, frameName).slice(0, count);
+  const areas = ranked(parsed, areaName);
+  const format = (entries: readonly SelfTime[]): string[] =>
+    entries.map(
+      (entry) =>
+        `${entry.percent.toFixed(1).padStart(5)} %  ${entry.selfMs.toFixed(1).padStart(8)} ms  ${entry.frame}`,
+    );
+  const text = [
+    `Top ${count} frames by self time:`,
+    ...format(top),
+    '',
+    'Self time by area (package, src, node: internals, native or pseudo frame):',
+    ...format(areas.slice(0, count)),
+  ].join('\n');
+  await writeFile(topFile, `${text}\n`, 'utf8');
+  return { profile, topFile, text, top, areas };
 }
 
 type CallFrame = CpuProfile['nodes'][number]['callFrame'];

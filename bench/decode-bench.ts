@@ -208,7 +208,8 @@ export async function fetchPullBody(
 }
 
 /**
- * Measures every body with both decoders, `rounds` times, alternating which side goes first.
+ * Measures every body with both decoders, `rounds` times, alternating which side goes first (or all
+ * sides at once with `options.concurrent`).
  *
  * @example
  * ```ts
@@ -225,6 +226,12 @@ export async function runDecodeBench(
     warmupMs: number;
     measureMs: number;
     javaHeapMb: number;
+    /**
+     * A case's three measurements (ours, ours-all-fields, Java) at once instead of one after the other:
+     * `--quick`, whose figures only show that every side runs, and which cannot spare 12 process starts
+     * in a row. Each then shares the cores with the other two.
+     */
+    concurrent: boolean;
     log: (line: string) => void;
   },
 ): Promise<DecodeCaseResult[]> {
@@ -249,16 +256,14 @@ export async function runDecodeBench(
         const file = files[index];
         if (result === undefined || file === undefined)
           throw new Error('unreachable: a body without a result');
-        const measureJava = async (): Promise<void> => {
-          if (java === undefined) return;
+        const measureJava = async (): Promise<DecodeRate | undefined> => {
+          if (java === undefined) return undefined;
           const args = ['decode', file, String(options.warmupMs), String(options.measureMs)];
           const { result: line } = await runChild('java', javaBenchArgs(java, options.javaHeapMb, args), {
             timeoutMs: 60_000 + options.warmupMs + options.measureMs,
           });
-          result.java.push(javaDecodeRate(line));
+          return javaDecodeRate(line);
         };
-        const javaFirst = (round + index) % 2 === 1;
-        if (javaFirst) await measureJava();
         const measureOurs = async (allFields: boolean): Promise<DecodeRate> => {
           const args = [nodeChild, file, String(options.warmupMs), String(options.measureMs)];
           const { result: line } = await runChild(
@@ -270,9 +275,24 @@ export async function runDecodeBench(
           );
           return javaDecodeRate(line);
         };
-        result.ours.push(await measureOurs(false));
-        result.oursAllFields.push(await measureOurs(true));
-        if (!javaFirst) await measureJava();
+        let rates: { ours: DecodeRate; oursAllFields: DecodeRate; java: DecodeRate | undefined };
+        if (options.concurrent) {
+          const [ours, oursAllFields, javaRate] = await Promise.all([
+            measureOurs(false),
+            measureOurs(true),
+            measureJava(),
+          ]);
+          rates = { ours, oursAllFields, java: javaRate };
+        } else {
+          const javaFirst = (round + index) % 2 === 1;
+          const javaBefore = javaFirst ? await measureJava() : undefined;
+          const ours = await measureOurs(false);
+          const oursAllFields = await measureOurs(true);
+          rates = { ours, oursAllFields, java: javaFirst ? javaBefore : await measureJava() };
+        }
+        result.ours.push(rates.ours);
+        result.oursAllFields.push(rates.oursAllFields);
+        if (rates.java !== undefined) result.java.push(rates.java);
         const ours = result.ours.at(-1)?.messagesPerSecond ?? Number.NaN;
         const theirs = result.java.at(-1)?.messagesPerSecond;
         options.log(

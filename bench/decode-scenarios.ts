@@ -24,10 +24,14 @@ export const DECODE_METRICS = {
  *
  * @example
  * ```ts
- * const scenarios = decodeScenarios(await runDecodeBench(bodies, java, decodeChild, options));
+ * const scenarios = decodeScenarios(await runDecodeBench(bodies, java, decodeChild, options), { concurrent: false });
  * ```
  */
-export function decodeScenarios(results: readonly DecodeCaseResult[]): ScenarioResult[] {
+export function decodeScenarios(
+  results: readonly DecodeCaseResult[],
+  /** As runDecodeBench measured: `concurrent`, the sides at once (`--quick`). */
+  how: { concurrent: boolean },
+): ScenarioResult[] {
   return results.map((result) => {
     const consumers: ConsumerResult[] = [];
     const side = (id: string, label: string, rates: readonly DecodeRate[]): void => {
@@ -48,7 +52,7 @@ export function decodeScenarios(results: readonly DecodeCaseResult[]): ScenarioR
     const scenario = {
       id: `decode-${result.decodeCase.name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
       title: `Decode PULL bodies: ${result.decodeCase.name}`,
-      workload: `a real PULL_MESSAGE body of 32 stored messages (${result.bodyBytes.toLocaleString('en-US')} B), decoded in a loop on one thread after a warm-up, sides alternating`,
+      workload: `a real PULL_MESSAGE body of 32 stored messages (${result.bodyBytes.toLocaleString('en-US')} B), decoded in a loop on one thread after a warm-up, ${how.concurrent ? 'the three sides at once (quick: they share the cores)' : 'sides alternating'}`,
       runs: result.ours.length,
       consumers,
     };

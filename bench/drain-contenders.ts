@@ -6,8 +6,8 @@
  */
 import type { BenchOptions } from './bench-options.js';
 import type { ConsumerChildSpec } from './consumer-child.js';
-import type { DrainPeer, PreparedDrainPeer } from './drain-peer.js';
-import type { DrainContender } from './drain-race.js';
+import type { DrainPeer, PeerRunSpec, PreparedDrainPeer } from './drain-peer.js';
+import type { ChildLaunch, DrainContender } from './drain-race.js';
 import { type JavaBenchBuild, javaBenchArgs } from './java-bench.js';
 import type { RawPullChildSpec } from './raw-pull-child.js';
 
@@ -42,16 +42,18 @@ export interface NodeChildScripts {
 }
 
 /**
- * The contenders of `options.consumers` in that order, with the peers prepared; `errors` gets the
- * peers that could not be prepared, `prepared` every peer that was (to stop at the end).
+ * The contenders of `options.consumers` in that order. The peers' prepare() calls start at once, side
+ * by side, and each peer's `ready` settles when its own is done: `errors` then has the peers that could
+ * not be prepared, `prepared` every peer that was (to stop at the end).
  *
  * @example
  * ```ts
  * const prepared: PreparedDrainPeer[] = [];
- * const contenders = await drainContenders({ options, namesrvAddr, scripts, java, peers: DRAIN_PEERS, errors, prepared, log });
+ * const contenders = drainContenders({ options, namesrvAddr, scripts, java, peers: DRAIN_PEERS, errors, prepared, log });
+ * await Promise.all(contenders.map((contender) => contender.ready));
  * ```
  */
-export async function drainContenders(context: {
+export function drainContenders(context: {
   options: BenchOptions;
   namesrvAddr: string;
   scripts: NodeChildScripts | undefined;
@@ -60,33 +62,34 @@ export async function drainContenders(context: {
   errors: Map<string, string>;
   prepared: PreparedDrainPeer[];
   log: (line: string) => void;
-}): Promise<DrainContender[]> {
+}): DrainContender[] {
   const { options, namesrvAddr, scripts, java } = context;
-  const nodeFlags = options.nodeHeapMb === undefined ? [] : [`--max-old-space-size=${options.nodeHeapMb}`];
+  const heapFlags = options.nodeHeapMb === undefined ? [] : [`--max-old-space-size=${options.nodeHeapMb}`];
+  const nodeContender = (
+    id: 'ours' | 'ours-function' | 'raw-pull',
+    script: string,
+    childSpec: (spec: PeerRunSpec) => ConsumerChildSpec | RawPullChildSpec,
+  ): DrainContender => {
+    const launchWithNodeFlags = (spec: PeerRunSpec, nodeFlags: readonly string[]): ChildLaunch => ({
+      command: process.execPath,
+      args: [...heapFlags, ...nodeFlags, script, JSON.stringify(childSpec(spec))],
+    });
+    return {
+      id,
+      label: BUILTIN_LABELS[id],
+      builtin: true,
+      launch: (spec) => launchWithNodeFlags(spec, []),
+      launchWithNodeFlags,
+    };
+  };
   const contenders: DrainContender[] = [];
   for (const id of options.consumers) {
     if (id === 'ours' || id === 'ours-function') {
       const script = required(scripts, 'the node child').consumer;
-      contenders.push({
-        id,
-        label: BUILTIN_LABELS[id],
-        builtin: true,
-        launch: (spec) => {
-          const child: ConsumerChildSpec = { mode: id, namesrvAddr, ...pick(spec) };
-          return { command: process.execPath, args: [...nodeFlags, script, JSON.stringify(child)] };
-        },
-      });
+      contenders.push(nodeContender(id, script, (spec) => ({ mode: id, namesrvAddr, ...pick(spec) })));
     } else if (id === 'raw-pull') {
       const script = required(scripts, 'the node child').rawPull;
-      contenders.push({
-        id,
-        label: BUILTIN_LABELS[id],
-        builtin: true,
-        launch: (spec) => {
-          const child: RawPullChildSpec = { namesrvAddr, ...pick(spec) };
-          return { command: process.execPath, args: [...nodeFlags, script, JSON.stringify(child)] };
-        },
-      });
+      contenders.push(nodeContender(id, script, (spec) => ({ namesrvAddr, ...pick(spec) })));
     } else if (id === 'java') {
       const build = required(java, 'the Java peer');
       contenders.push({
@@ -108,35 +111,52 @@ export async function drainContenders(context: {
     } else {
       const peer = context.peers.find((candidate) => candidate.id === id);
       if (peer === undefined) throw new Error(`unreachable: no registered peer ${id}`);
-      const contender: DrainContender = {
-        id,
-        label:
-          peer.maxMessages !== undefined && peer.maxMessages < context.options.messages
-            ? `${peer.label}; drains the first ${peer.maxMessages.toLocaleString('en-US')} messages of the backlog only (too slow for all of them within the run timeout)`
-            : peer.label,
-        builtin: false,
-        ...(peer.maxMessages === undefined ? {} : { maxMessages: peer.maxMessages }),
-        launch: () => {
-          throw new Error(`unreachable: ${id} was not prepared`);
-        },
-      };
-      try {
-        context.log(`preparing ${id} ${peer.version}...`);
-        const ready = await peer.prepare({ namesrvAddr, log: context.log });
-        context.prepared.push(ready);
-        contenders.push({
-          ...contender,
-          launch: (spec) => ({ command: ready.command, args: ready.args(spec), env: ready.env }),
-        });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        context.errors.set(id, `prepare() failed: ${message}`);
-        context.log(`${id} cannot run here: ${message}`);
-        contenders.push(contender);
-      }
+      contenders.push(peerContender(peer, context));
     }
   }
   return contenders;
+}
+
+/** A registered peer as a contender, its prepare() under way; `launch` works once `ready` settled without an error. */
+function peerContender(
+  peer: DrainPeer,
+  context: {
+    options: BenchOptions;
+    namesrvAddr: string;
+    errors: Map<string, string>;
+    prepared: PreparedDrainPeer[];
+    log: (line: string) => void;
+  },
+): DrainContender {
+  const { id } = peer;
+  const maxMessages = (context.options.quick ? peer.quickMaxMessages : undefined) ?? peer.maxMessages;
+  let ready: PreparedDrainPeer | undefined;
+  context.log(`preparing ${id} ${peer.version}...`);
+  const preparing = peer.prepare({ namesrvAddr: context.namesrvAddr, log: context.log }).then(
+    (prepared) => {
+      ready = prepared;
+      context.prepared.push(prepared);
+    },
+    (error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      context.errors.set(id, `prepare() failed: ${message}`);
+      context.log(`${id} cannot run here: ${message}`);
+    },
+  );
+  return {
+    id,
+    label:
+      maxMessages !== undefined && maxMessages < context.options.messages
+        ? `${peer.label}; drains the first ${maxMessages.toLocaleString('en-US')} messages of the backlog only (${context.options.quick ? 'a quick run' : 'too slow for all of them within the run timeout'})`
+        : peer.label,
+    builtin: false,
+    ...(maxMessages === undefined ? {} : { maxMessages }),
+    ready: preparing,
+    launch: (spec) => {
+      if (ready === undefined) throw new Error(`unreachable: ${id} was not prepared`);
+      return { command: ready.command, args: ready.args(spec), env: ready.env };
+    },
+  };
 }
 
 function pick(spec: { topic: string; group: string; expected: number }): {

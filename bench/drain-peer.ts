@@ -13,6 +13,8 @@ export interface PeerRunSpec {
   readonly group: string;
   readonly expected: number;
   readonly timeoutMs: number;
+  /** After its result, how long the child waits for its client's shutdown. Undefined: 10 s. */
+  readonly closeWaitMs?: number;
 }
 
 /** A peer ready to run (its packages installed, its proxy up, ...). */
@@ -39,6 +41,8 @@ export interface DrainPeer {
    * `maxMessages` (its rate is still comparable; the label says so). Undefined: the whole backlog.
    */
   readonly maxMessages?: number;
+  /** The same for `--quick`, whose runs only show that the peer runs: a slow peer's run stays short. */
+  readonly quickMaxMessages?: number;
   /** Gets it ready against the run's broker; throws with the reason when it cannot run here. */
   prepare(context: { namesrvAddr: string; log(line: string): void }): Promise<PreparedDrainPeer>;
 }

@@ -37,7 +37,14 @@ export interface DrainContender {
   readonly builtin: boolean;
   /** Drains only this many of the backlog's messages (a slow peer, see DrainPeer.maxMessages). */
   readonly maxMessages?: number;
+  /**
+   * Settles once the contender can run (a peer's prepare() done; its failure is then in the race's
+   * `errors`); never rejects. The race awaits it before the contender's first run. Undefined: ready now.
+   */
+  readonly ready?: Promise<void>;
   launch(spec: PeerRunSpec): ChildLaunch;
+  /** Our node children only: the launch with `nodeFlags` (e.g. `--cpu-prof`) before the script. */
+  readonly launchWithNodeFlags?: (spec: PeerRunSpec, nodeFlags: readonly string[]) => ChildLaunch;
 }
 
 /**
@@ -108,17 +115,13 @@ export async function runDrainRace(
     const warmup = index < options.warmupRounds;
     const round = warmup ? index + 1 : index - options.warmupRounds + 1;
     for (const contender of rotate(contenders, index)) {
+      await contender.ready;
       if (errors.has(contender.id)) continue;
       await sleep(options.pauseBetweenRunsMs);
-      const spec: PeerRunSpec = {
-        topic,
-        group: `bench-${contender.id}-${warmup ? 'w' : ''}${round}-${Date.now()}`,
-        expected: Math.min(options.messages, contender.maxMessages ?? options.messages),
-        timeoutMs: options.runTimeoutMs,
-      };
+      const spec = drainRunSpec(contender, topic, options, `${warmup ? 'w' : ''}${round}`);
       const what = `${warmup ? 'warm-up' : 'round'} ${round} ${contender.id}`;
       try {
-        const run = await runOnce(contender, spec, round, warmup);
+        const run = await runDrainChild(contender, contender.launch(spec), spec, { round, warmup });
         runs.push(run);
         log(
           `${what}: ${fmt(run.received / (Math.max(run.firstToLastMs, 1) / 1000))} msgs/s first → all (${fmt(run.startToLastMs)} ms from start, first after ${fmt(run.startToFirstMs)} ms), peak RSS ${mib(run.peakRssBytes)} MiB`,
@@ -133,13 +136,45 @@ export async function runDrainRace(
   return { runs, errors };
 }
 
-async function runOnce(
+/**
+ * The spec of one run of `contender` on `topic`: a fresh group named after `tag` (the round), the
+ * contender's share of the backlog, the run timeout and the peers' close wait of `options`.
+ *
+ * @example
+ * ```ts
+ * const spec = drainRunSpec(contender, topic, options, 'profile');
+ * ```
+ */
+export function drainRunSpec(
   contender: DrainContender,
+  topic: string,
+  options: BenchOptions,
+  tag: string,
+): PeerRunSpec {
+  return {
+    topic,
+    group: `bench-${contender.id}-${tag}-${Date.now()}`,
+    expected: Math.min(options.messages, contender.maxMessages ?? options.messages),
+    timeoutMs: options.runTimeoutMs,
+    closeWaitMs: options.peerCloseWaitMs,
+  };
+}
+
+/**
+ * Runs `launch` (a launch of `contender` for `spec`) and reads the child's result; throws when the child
+ * fails or reports fewer messages than `spec.expected`.
+ *
+ * @example
+ * ```ts
+ * const run = await runDrainChild(contender, contender.launch(spec), spec, { round: 1, warmup: false });
+ * ```
+ */
+export async function runDrainChild(
+  contender: DrainContender,
+  launch: ChildLaunch,
   spec: PeerRunSpec,
-  round: number,
-  warmup: boolean,
+  { round, warmup }: { round: number; warmup: boolean },
 ): Promise<DrainRun> {
-  const launch = contender.launch(spec);
   const { result, wallMs } = await runChild(launch.command, launch.args, {
     // The children give up at spec.timeoutMs themselves (or should): this is the backstop.
     timeoutMs: spec.timeoutMs + 30_000,

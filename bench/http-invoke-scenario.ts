@@ -6,19 +6,17 @@
  * Reports invokes/s, msgs/s and the CPU time of our process per invoke, and saves one `--cpu-prof`
  * profile of a Lambda-path run. See bench/README.md, "The Lambda path over HTTP".
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { LambdaApiServer } from '../test/support/lambda-api-server.js';
 import type { ConsumerResult, RatioResult, ScenarioResult } from './bench-results.js';
 import { ratio, stats } from './bench-results.js';
 import type { BenchScenario, ScenarioContext } from './bench-scenario.js';
 import { createBenchTopic } from './bench-topic.js';
 import { runChild } from './child-run.js';
-import { type SelfTime, selfTimeByArea, topSelfTime } from './cpu-profile-top.js';
+import { cpuProfileFlags, writeProfileTop } from './cpu-profile-top.js';
 import type { DrainChildResult, DrainChildSpec } from './drain-child.js';
+import { benchChildren } from './node-child-build.js';
 import { produceBacklog } from './produce-backlog.js';
-import { scenarioChildrenDir } from './scenario-children.js';
 import { scenarioScale } from './scenario-scale.js';
 
 const BATCH_SIZES = [100, 1000] as const;
@@ -27,8 +25,6 @@ const MESSAGE_BYTES = 1024;
 const MESSAGES = { full: 100_000, quick: 2000 } as const;
 const FUNCTION_NAME = 'bench-noop';
 const RUN_TIMEOUT_MS = 300_000;
-const PAUSE_BETWEEN_RUNS_MS = 1000;
-const PROFILE_DIR = fileURLToPath(new URL('./results/profiles/', import.meta.url));
 const PROFILE_BATCH_SIZE = 100;
 const PROFILE_TOP_FRAMES = 15;
 
@@ -58,7 +54,7 @@ export const httpInvokeScenario: BenchScenario = {
     const messages = context.quick ? MESSAGES.quick : Math.round(MESSAGES.full * scenarioScale());
     const rounds = context.quick ? 1 : context.rounds;
     const warmupRounds = context.quick ? 0 : 1;
-    const script = join(await scenarioChildrenDir(), 'drain-child.js');
+    const script = join((await benchChildren()).benchDir, 'drain-child.js');
     const topic = `BenchHttpInvoke-${Date.now()}`;
     await createBenchTopic(context.client, context.broker, topic, QUEUES);
     await produceBacklog(context.client, { topic, queues: QUEUES, messages, messageBytes: MESSAGE_BYTES });
@@ -74,7 +70,7 @@ export const httpInvokeScenario: BenchScenario = {
       for (const { batchSize, path } of rotate(configs, index)) {
         const key = `${batchSize}/${path}`;
         if (errors.has(key)) continue;
-        await sleep(PAUSE_BETWEEN_RUNS_MS);
+        await sleep(context.pauseBetweenRunsMs);
         try {
           const metrics = metricsOf(await drain(context, { script, topic, messages, batchSize, path }));
           if (!warmup) runs.set(key, [...(runs.get(key) ?? []), metrics]);
@@ -193,29 +189,13 @@ async function profiledRun(
   context: ScenarioContext,
   run: { script: string; topic: string; messages: number },
 ): Promise<string> {
-  await mkdir(PROFILE_DIR, { recursive: true });
   const name = `http-invoke-batch-${PROFILE_BATCH_SIZE}${context.quick ? '-quick' : ''}`;
-  const profile = join(PROFILE_DIR, `${name}.cpuprofile`);
-  await drain(context, { ...run, batchSize: PROFILE_BATCH_SIZE, path: 'lambda' }, [
-    '--cpu-prof',
-    `--cpu-prof-dir=${PROFILE_DIR}`,
-    `--cpu-prof-name=${name}.cpuprofile`,
-  ]);
-  const top = await topSelfTime(profile, PROFILE_TOP_FRAMES);
-  const areas = await selfTimeByArea(profile);
-  const format = (entries: readonly SelfTime[]): string[] =>
-    entries.map(
-      (entry) =>
-        `${entry.percent.toFixed(1).padStart(5)} %  ${entry.selfMs.toFixed(1).padStart(8)} ms  ${entry.frame}`,
-    );
-  const text = [
-    `Top ${PROFILE_TOP_FRAMES} frames by self time:`,
-    ...format(top),
-    '',
-    'Self time by area (package, src, node: internals, native or pseudo frame):',
-    ...format(areas.slice(0, PROFILE_TOP_FRAMES)),
-  ].join('\n');
-  await writeFile(join(PROFILE_DIR, `${name}.top.txt`), `${text}\n`, 'utf8');
+  await drain(
+    context,
+    { ...run, batchSize: PROFILE_BATCH_SIZE, path: 'lambda' },
+    await cpuProfileFlags(name),
+  );
+  const { profile, text, top, areas } = await writeProfileTop(name, PROFILE_TOP_FRAMES);
   context.log(
     `http-invoke: CPU profile of a lambda run at batch ${PROFILE_BATCH_SIZE} in ${profile}\n${text}`,
   );

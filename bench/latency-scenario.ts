@@ -13,9 +13,9 @@ import { createBenchTopic } from './bench-topic.js';
 import type { ChildOutcome } from './child-run.js';
 import type { LatencyChildSpec } from './latency-child.js';
 import { latencyPeerArgs } from './latency-java-peer.js';
+import { benchChildren } from './node-child-build.js';
 import { percentile } from './percentile.js';
 import { type ReadyChild, startReadyChild } from './ready-child.js';
-import { scenarioChildrenDir } from './scenario-children.js';
 import { scenarioScale } from './scenario-scale.js';
 import { produceSteadily } from './steady-producer.js';
 
@@ -31,7 +31,6 @@ const PLAN = {
 const READY_TIMEOUT_MS = 90_000;
 /** After the last measured send, how long the last measured message may take to arrive. */
 const DRAIN_GRACE_MS = 60_000;
-const PAUSE_BETWEEN_RUNS_MS = 1000;
 /** A busy broker answers a send SYSTEM_BUSY now and then; the measured count must still arrive whole. */
 const PRODUCE_RETRIES = 5;
 
@@ -72,7 +71,7 @@ export const latencyScenario: BenchScenario = {
     const rounds = context.quick ? 1 : context.rounds;
     // --quick exercises the path once (one rate, every consumer); its figures mean nothing.
     const rates = context.quick ? RATES_PER_SEC.slice(0, 1) : RATES_PER_SEC;
-    const childrenDir = await scenarioChildrenDir();
+    const childrenDir = (await benchChildren()).benchDir;
     const producer = new Producer({
       client: context.client,
       producerGroup: 'rocketmq-lambda-bench-latency',
@@ -89,7 +88,7 @@ export const latencyScenario: BenchScenario = {
           for (const consumer of rotate(CONSUMERS, round)) {
             const key = runKey(ratePerSec, consumer);
             if (errors.has(key)) continue;
-            await sleep(PAUSE_BETWEEN_RUNS_MS);
+            await sleep(context.pauseBetweenRunsMs);
             try {
               const run = await runOnce(context, { consumer, ratePerSec, plan, childrenDir, producer });
               runs.set(key, [...(runs.get(key) ?? []), run]);

@@ -16,25 +16,21 @@ import { type BenchBroker, startBenchBroker } from './bench-broker.js';
 import { benchVersions, currentLoad, machineAtStart } from './bench-machine.js';
 import { type BenchOptions, BenchUsageError, parseBenchOptions } from './bench-options.js';
 import type { BenchResults, ScenarioResult } from './bench-results.js';
-import type { BenchScenario, ScenarioContext } from './bench-scenario.js';
+import type { BenchScenario } from './bench-scenario.js';
 import { BENCH_SCENARIOS } from './bench-scenarios.js';
 import { createBenchTopic } from './bench-topic.js';
-import { fetchDecodeBodies, runDecodeBench } from './decode-bench.js';
-import { decodeScenarios } from './decode-scenarios.js';
+import { runDecodeAndScenarios } from './decode-and-scenarios.js';
 import { drainContenders, type NodeChildScripts } from './drain-contenders.js';
 import type { PreparedDrainPeer } from './drain-peer.js';
 import { DRAIN_PEERS } from './drain-peers.js';
-import { type DrainRun, runDrainRace } from './drain-race.js';
+import { type DrainProfile, profileDrain } from './drain-profile.js';
+import { type DrainContender, type DrainRun, runDrainRace } from './drain-race.js';
 import { drainScenario } from './drain-summary.js';
 import { ensureJavaBenchBuilt, type JavaBenchBuild } from './java-bench.js';
-import { buildNodeChild } from './node-child-build.js';
+import { benchChildren } from './node-child-build.js';
 import { produceBacklog } from './produce-backlog.js';
-import { renderCharts } from './render-charts.js';
 import { type BenchEnvironment, renderReport } from './report.js';
 import { runScaleBench } from './scale-bench.js';
-
-const RAW_PULL_CHILD = 'raw-pull-child.ts';
-const DECODE_CHILD = 'decode-child.ts';
 
 interface Builds {
   scripts: NodeChildScripts | undefined;
@@ -77,10 +73,18 @@ async function main(): Promise<number> {
   // Jars first: two Maven runs (broker jars, Java peer) resolving into one local repository can collide.
   if (options.externalBroker === undefined) await ensureRocketMQJars();
   log('starting the broker and building the children (node, Java)...');
-  const [brokerResult, buildsResult] = await Promise.allSettled([
-    startBenchBroker({ heapMb: options.brokerHeapMb, external: options.externalBroker }),
+  const starting = Promise.allSettled([
+    startBenchBroker({
+      heapMb: options.brokerHeapMb,
+      lean: options.quick,
+      external: options.externalBroker,
+    }),
     buildChildren(drain || scenarios.length > 0 || options.decode, needsJava),
   ]);
+  // Vega and resvg take seconds to load: they load while the broker starts. A failure shows at the charts.
+  const chartRenderer = options.charts ? import('./render-charts.js') : undefined;
+  chartRenderer?.catch(() => undefined);
+  const [brokerResult, buildsResult] = await starting;
   const bench: BenchBroker | undefined = brokerResult.status === 'fulfilled' ? brokerResult.value : undefined;
   if (brokerResult.status === 'rejected' || buildsResult.status === 'rejected' || bench === undefined) {
     await bench?.release();
@@ -94,6 +98,9 @@ async function main(): Promise<number> {
   const { broker } = bench;
   const client = new RocketMQClient({ nameServerAddresses: broker.namesrvAddr });
   const prepared: PreparedDrainPeer[] = [];
+  let contenders: DrainContender[] = [];
+  /** A quick run stops its peers right after the race (the proxy's JVM takes seconds) while the rest runs. */
+  let peersStopped: Promise<unknown> = Promise.resolve();
   let failed = false;
   try {
     log(`broker ready at ${broker.namesrvAddr} (${secondsSince(startedAt)} s)`);
@@ -118,70 +125,59 @@ async function main(): Promise<number> {
       await createBenchTopic(client, broker, topic, options.queues);
       const produceStartedAt = Date.now();
       const errors = new Map<string, string>();
-      // The peers get ready (a proxy JVM to start, children to compile) while the backlog is produced.
-      const [, contenders] = await Promise.all([
+      // The peers get ready (a proxy JVM to start) while the backlog is produced; a quick run does not
+      // wait for them either: the race starts, and a peer runs once it is ready (the last in round 1).
+      contenders = drainContenders({
+        options,
+        namesrvAddr: broker.namesrvAddr,
+        scripts: builds.scripts,
+        java: builds.java,
+        peers: DRAIN_PEERS,
+        errors,
+        prepared,
+        log,
+      });
+      const peersReady = timed(
+        options.quick ? 'peers prepare (during produce and race)' : 'peers prepare (during produce)',
+        () => Promise.all(contenders.map((contender) => contender.ready)),
+      );
+      await Promise.all([
         timed('produce', () => produceBacklog(client, { topic, ...options })).then(() => {
           produceMs = Date.now() - produceStartedAt;
         }),
-        timed('peers prepare (during produce)', () =>
-          drainContenders({
-            options,
-            namesrvAddr: broker.namesrvAddr,
-            scripts: builds.scripts,
-            java: builds.java,
-            peers: DRAIN_PEERS,
-            errors,
-            prepared,
-            log,
-          }),
-        ),
+        options.quick ? undefined : peersReady,
       ]);
       const outcome = await timed('drain race', () => runDrainRace(contenders, topic, options, errors, log));
       drainRuns = outcome.runs;
-      results.push(drainScenario(contenders, outcome.runs, outcome.errors, options));
+      const summary = drainScenario(contenders, outcome.runs, outcome.errors, options);
+      const profiles = options.profile
+        ? await timed('drain profiles', () => profileDrain(contenders, topic, options, outcome.errors, log))
+        : [];
+      results.push(
+        profiles.length === 0 ? summary : { ...summary, workload: summary.workload + profileNote(profiles) },
+      );
       failed ||= contenders.some((contender) => contender.builtin && outcome.errors.has(contender.id));
+      if (options.quick) peersStopped = Promise.allSettled(prepared.splice(0).map((peer) => peer.stop()));
     }
 
-    if (options.decode) {
-      try {
-        log('decode micro-benchmark: producing and pulling one body per case...');
-        const decode = await timed('decode', async () =>
-          runDecodeBench(await fetchDecodeBodies(client, broker), builds.java, decodeChildOf(builds), {
-            rounds: options.rounds,
-            warmupMs: options.decodeWarmupMs,
-            measureMs: options.decodeMeasureMs,
-            javaHeapMb: options.javaHeapMb,
-            log,
-          }),
-        );
-        results.push(...decodeScenarios(decode));
-      } catch (error) {
-        failed = true;
-        results.push(failedScenario('decode', 'Decode PULL bodies', error));
-        log(`decode failed: ${messageOf(error)}`);
-      }
-    }
-
-    const context: ScenarioContext = {
-      broker,
-      client,
-      quick: options.quick,
-      rounds: options.rounds,
-      childScript: builds.scripts?.consumer,
-      java: builds.java,
-      javaHeapMb: options.javaHeapMb,
-      log,
-    };
-    for (const scenario of scenarios) {
-      try {
-        log(`scenario ${scenario.id}: ${scenario.description}`);
-        results.push(...(await timed(`scenario ${scenario.id}`, () => scenario.run(context))));
-      } catch (error) {
-        failed = true;
-        results.push(failedScenario(scenario.id, scenario.description, error));
-        log(`scenario ${scenario.id} failed: ${messageOf(error)}`);
-      }
-    }
+    const after = await runDecodeAndScenarios({
+      options,
+      scenarios,
+      context: {
+        broker,
+        client,
+        quick: options.quick,
+        rounds: options.rounds,
+        pauseBetweenRunsMs: options.pauseBetweenRunsMs,
+        java: builds.java,
+        javaHeapMb: options.javaHeapMb,
+        log,
+      },
+      decodeChild: builds.scripts?.decode,
+      timed,
+    });
+    results.push(...after.results);
+    failed ||= after.failed;
 
     const args = process.argv.slice(2);
     const document: BenchResults = {
@@ -213,7 +209,12 @@ async function main(): Promise<number> {
     let charts: string[] = [];
     if (options.charts) {
       try {
-        charts = await timed('charts', () => renderCharts(document, options.jsonFile.replace(/\.json$/, '')));
+        charts = await timed('charts', async () =>
+          (await (chartRenderer ?? import('./render-charts.js'))).renderCharts(
+            document,
+            options.jsonFile.replace(/\.json$/, ''),
+          ),
+        );
       } catch (error) {
         failed = true;
         log(`rendering the charts failed: ${messageOf(error)}`);
@@ -235,46 +236,62 @@ async function main(): Promise<number> {
     );
     return failed ? 1 : 0;
   } finally {
-    await Promise.allSettled(prepared.map((peer) => peer.stop()));
-    await client.close();
-    await bench.release();
+    await releaseAll(contenders, prepared, peersStopped, client, bench);
   }
 }
 
+/**
+ * Stops what the run started: the peers still in `prepared` (one still preparing, after a quick run's
+ * race that failed early, once it is ready; `peersStopped`: those already stopping), the client and the
+ * broker, side by side (the proxy's and the broker's JVMs take seconds each). A peer's failure to stop
+ * is not the run's; the client's and the broker's are.
+ */
+async function releaseAll(
+  contenders: readonly DrainContender[],
+  prepared: readonly PreparedDrainPeer[],
+  peersStopped: Promise<unknown>,
+  client: RocketMQClient,
+  bench: BenchBroker,
+): Promise<void> {
+  await Promise.all(contenders.map((contender) => contender.ready));
+  const [closed, released] = await Promise.allSettled([
+    client.close(),
+    bench.release(),
+    peersStopped,
+    ...prepared.map((peer) => peer.stop()),
+  ]);
+  for (const outcome of [closed, released]) if (outcome?.status === 'rejected') throw outcome.reason;
+}
+
 async function buildChildren(needsNodeChild: boolean, needsJava: boolean): Promise<Builds> {
-  const [child, java] = await Promise.all([
-    needsNodeChild ? buildNodeChild({ entries: [RAW_PULL_CHILD, DECODE_CHILD] }) : Promise.resolve(undefined),
+  const [children, java] = await Promise.all([
+    needsNodeChild ? benchChildren() : Promise.resolve(undefined),
     needsJava ? ensureJavaBenchBuilt() : Promise.resolve(undefined),
   ]);
+  if (children !== undefined) {
+    log(children.compiled ? 'node children compiled' : 'node children: reusing the build of these sources');
+  }
   return {
     scripts:
-      child === undefined
+      children === undefined
         ? undefined
         : {
-            consumer: child.childScript,
-            rawPull: join(child.benchDir, RAW_PULL_CHILD.replace(/\.ts$/, '.js')),
-            decode: join(child.benchDir, DECODE_CHILD.replace(/\.ts$/, '.js')),
+            consumer: join(children.benchDir, 'consumer-child.js'),
+            rawPull: join(children.benchDir, 'raw-pull-child.js'),
+            decode: join(children.benchDir, 'decode-child.js'),
           },
     java,
   };
 }
 
-/** The compiled decode child (built whenever the run decodes). */
-function decodeChildOf(builds: Builds): string {
-  if (builds.scripts === undefined) throw new Error('unreachable: the decode child was not built');
-  return builds.scripts.decode;
-}
-
-function failedScenario(id: string, title: string, error: unknown): ScenarioResult {
-  return {
-    id,
-    title,
-    workload: 'did not complete',
-    runs: 0,
-    consumers: [],
-    ratios: [],
-    error: messageOf(error),
-  };
+/** The drain scenario's workload note on `--profile`'s runs. */
+function profileNote(profiles: readonly DrainProfile[]): string {
+  const lines = profiles.map((profile) =>
+    profile.error === undefined
+      ? `${profile.contender} ${profile.file} (top frames in .top.txt beside it)`
+      : `${profile.contender} failed: ${profile.error}`,
+  );
+  return `; --profile: one extra, unreported run each under node --cpu-prof (start-up included): ${lines.join(', ')}`;
 }
 
 /** The scale bench's report header. */

@@ -12,8 +12,8 @@ import type { BenchScenario, ScenarioContext } from './bench-scenario.js';
 import { createBenchTopic } from './bench-topic.js';
 import { runChild } from './child-run.js';
 import type { DrainChildResult, DrainChildSpec } from './drain-child.js';
+import { benchChildren } from './node-child-build.js';
 import { produceBacklog } from './produce-backlog.js';
-import { scenarioChildrenDir } from './scenario-children.js';
 import { scenarioScale } from './scenario-scale.js';
 
 const QUEUES = 8;
@@ -26,7 +26,6 @@ const MESSAGES = { full: 200_000, quick: 2000 } as const;
 const PERSIST_INTERVAL_MS = 1000;
 const TABLE = 'rocketmq-lambda-bench-offsets';
 const RUN_TIMEOUT_MS = 300_000;
-const PAUSE_BETWEEN_RUNS_MS = 1000;
 
 type StoreKind = 'dynamodb' | 'memory';
 
@@ -52,7 +51,7 @@ export const offsetWritesScenario: BenchScenario = {
   async run(context: ScenarioContext): Promise<ScenarioResult[]> {
     const messages = context.quick ? MESSAGES.quick : Math.round(MESSAGES.full * scenarioScale());
     const rounds = context.quick ? 1 : context.rounds;
-    const script = join(await scenarioChildrenDir(), 'drain-child.js');
+    const script = join((await benchChildren()).benchDir, 'drain-child.js');
     const topic = `BenchOffsetWrites-${Date.now()}`;
     await createBenchTopic(context.client, context.broker, topic, QUEUES);
     await produceBacklog(context.client, { topic, queues: QUEUES, messages, messageBytes: MESSAGE_BYTES });
@@ -65,7 +64,7 @@ export const offsetWritesScenario: BenchScenario = {
       for (let round = 0; round < rounds; round++) {
         for (const store of rotate<StoreKind>(['dynamodb', 'memory'], round)) {
           if (errors.has(store)) continue;
-          await sleep(PAUSE_BETWEEN_RUNS_MS);
+          await sleep(context.pauseBetweenRunsMs);
           const spec: DrainChildSpec = {
             namesrvAddr: context.broker.namesrvAddr,
             topic,

@@ -14,6 +14,7 @@ import { RocketMQClient } from '../src/client/rocketmq-client.js';
 import { startLocalBroker } from '../src/local-broker/local-broker.js';
 import { ensureRocketMQJars } from '../src/local-broker/rocketmq-jars.js';
 import { rootLogger } from '../src/util/logger.js';
+import { BENCH_DEFAULTS } from './bench-options.js';
 import type { ScenarioContext } from './bench-scenario.js';
 import { BENCH_SCENARIOS } from './bench-scenarios.js';
 import { ensureJavaBenchBuilt } from './java-bench.js';
@@ -66,7 +67,7 @@ async function main(): Promise<number> {
       client,
       quick,
       rounds,
-      childScript: undefined,
+      pauseBetweenRunsMs: (quick ? BENCH_DEFAULTS.quick : BENCH_DEFAULTS.full).pauseBetweenRunsMs,
       java,
       javaHeapMb,
       log,

@@ -15,14 +15,13 @@ import { runCommand } from '../src/local-broker/run-command.js';
 import { forEachConcurrently } from '../src/util/for-each-concurrently.js';
 import type { BenchOptions } from './bench-options.js';
 import { runChild } from './child-run.js';
-import { buildNodeChild } from './node-child-build.js';
+import { benchChildren } from './node-child-build.js';
 import type { BenchEnvironment } from './report.js';
 import type { ScaleChildResult, ScaleChildSpec } from './scale-child.js';
 import { type ScaleCase, type ScalePlan, scaleCases, scalePlan } from './scale-plan.js';
 import { renderScaleReport, type ScaleClusterInfo, type ScaleReportDocument } from './scale-report.js';
 import { type ScaleRun, summarizeScale } from './scale-summary.js';
 
-const CHILD_CACHE_NAME = 'rocketmq-lambda-bench-scale';
 const TOPIC_CREATE_CONCURRENCY = 4;
 /** Above this 1-minute load average the harness waits before a run (idle CPU figures need a quiet machine). */
 const MAX_LOAD_AVG = 8;
@@ -54,7 +53,7 @@ export async function runScaleBench(
   await ensureRocketMQJars();
   const [clusterResult, buildResult] = await Promise.allSettled([
     startLocalCluster({ brokerGroups: plan.brokerGroups, slavesPerGroup: 0, heapMb: options.brokerHeapMb }),
-    buildNodeChild({ entries: ['scale-child.ts'], cacheName: CHILD_CACHE_NAME }),
+    benchChildren(),
   ]);
   const cluster = clusterResult.status === 'fulfilled' ? clusterResult.value : undefined;
   if (clusterResult.status === 'rejected' || buildResult.status === 'rejected' || cluster === undefined) {

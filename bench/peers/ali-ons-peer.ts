@@ -18,14 +18,13 @@
  * - The child is plain JavaScript compiled with the repo's TypeScript (node-child-build.ts), no loader.
  */
 import type { DrainPeer, PeerRunSpec, PreparedDrainPeer } from '../drain-peer.js';
-import { buildNodeChild } from '../node-child-build.js';
+import { benchChildren } from '../node-child-build.js';
 import type { AliOnsChildSpec } from './ali-ons-child.js';
 import { assertPeerPackage } from './peer-package.js';
 
 const PACKAGE = 'ali-ons';
 const VERSION = '3.12.0';
 const CHILD_ENTRY = 'peers/ali-ons-child.ts';
-const CACHE_NAME = 'rocketmq-lambda-bench-ali-ons';
 
 /**
  * The ali-ons peer.
@@ -42,10 +41,8 @@ export const aliOnsPeer: DrainPeer = {
   maxMessages: 200_000,
   label: `ali-ons ${VERSION} push consumer (remoting, pure JS), CONSUME_FROM_FIRST_OFFSET, 1 message per call, 1 in flight per queue`,
   version: VERSION,
-  async prepare({ namesrvAddr, log }): Promise<PreparedDrainPeer> {
-    await assertPeerPackage(PACKAGE, VERSION);
-    log(`${PACKAGE}: compiling its child...`);
-    const { benchDir } = await buildNodeChild({ entries: [CHILD_ENTRY], cacheName: CACHE_NAME });
+  async prepare({ namesrvAddr }): Promise<PreparedDrainPeer> {
+    const [, { benchDir }] = await Promise.all([assertPeerPackage(PACKAGE, VERSION), benchChildren()]);
     const childScript = `${benchDir}/${CHILD_ENTRY.replace(/\.ts$/, '.js')}`;
     return {
       command: process.execPath,
@@ -54,7 +51,7 @@ export const aliOnsPeer: DrainPeer = {
         return [childScript, JSON.stringify(childSpec)];
       },
       async stop(): Promise<void> {
-        // Nothing was started besides the compiled files, which the next build replaces.
+        // Nothing was started: the compiled child stays in the shared build (node-child-build.ts).
       },
     };
   },

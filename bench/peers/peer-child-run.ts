@@ -8,7 +8,7 @@
 import { settlesWithin } from '../../src/util/settles-within.js';
 import { DrainMeasurement, printDrainResult } from './drain-measurement.js';
 
-const CLOSE_WAIT_MS = 10_000;
+const DEFAULT_CLOSE_WAIT_MS = 10_000;
 
 /** What every peer child gets besides its client's address. */
 export interface PeerChildBase {
@@ -17,6 +17,8 @@ export interface PeerChildBase {
   readonly expected: number;
   /** The child gives up after this long (from its start), printing how far it got. */
   readonly timeoutMs: number;
+  /** After the result, how long the client may take to close before the child exits anyway. @default 10_000 */
+  readonly closeWaitMs?: number;
 }
 
 /** A started client, as the runner needs it. */
@@ -63,8 +65,9 @@ export function runPeerChild(
     const closed = client.close().catch((error: unknown) => {
       console.error('closing the client failed (after the result):', error);
     });
-    if (!(await settlesWithin(closed, CLOSE_WAIT_MS))) {
-      console.error(`the client did not close within ${CLOSE_WAIT_MS} ms (after the result)`);
+    const closeWaitMs = spec.closeWaitMs ?? DEFAULT_CLOSE_WAIT_MS;
+    if (!(await settlesWithin(closed, closeWaitMs))) {
+      console.error(`the client did not close within ${closeWaitMs} ms (after the result)`);
     }
   };
   Promise.race([run(), timedOut]).then(

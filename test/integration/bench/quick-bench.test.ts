@@ -1,9 +1,10 @@
 /**
- * `npm run bench -- --quick` end to end against the shared test broker: the whole harness (the drain
- * race with every consumer incl. Java and the raw PULL limit, the decode micro-benchmark, every
- * registered scenario in its quick form, the JSON, the Markdown and the charts) must finish and write
- * results of the documented shape (bench/bench-results.ts). No figure is judged: a quick run's speed
- * means nothing, and CI machines are shared.
+ * `npm run bench -- --quick --profile` end to end against the shared test broker: the whole harness (the
+ * drain race with every consumer incl. Java and the raw PULL limit, the decode micro-benchmark, every
+ * registered scenario in its quick form, the JSON, the Markdown and the charts, and `--profile`'s CPU
+ * profiles of our drain contenders) must finish and write results of the documented shape
+ * (bench/bench-results.ts). No figure is judged, nor the run's duration: a quick run's speed means
+ * nothing, and CI machines are shared.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
@@ -15,11 +16,12 @@ import { BUILTIN_CONSUMERS } from '../../../bench/bench-options.js';
 import type { BenchResults, Stats } from '../../../bench/bench-results.js';
 import { BENCH_SCENARIOS } from '../../../bench/bench-scenarios.js';
 import { DRAIN_PEERS } from '../../../bench/drain-peers.js';
+import { PROFILED_CONTENDERS } from '../../../bench/drain-profile.js';
 import { DRAIN_METRICS } from '../../../bench/drain-summary.js';
 import { testBroker } from '../../support/broker.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-/** Generous: the quick run takes about a minute on a quiet machine, many on a loaded one. */
+/** Generous: the quick run takes under a minute on a quiet machine, several on a loaded one. */
 const RUN_TIMEOUT_MS = 30 * 60_000;
 const OUTPUT_TAIL_CHARS = 8000;
 
@@ -33,7 +35,18 @@ function runQuickBench(outFile: string): Promise<{ exitCode: number | null; stde
   return new Promise((resolve, reject) => {
     const child = spawn(
       'npx',
-      ['tsx', 'bench/main.ts', '--quick', '--namesrv', namesrvAddr, '--broker', brokerAddr, '--out', outFile],
+      [
+        'tsx',
+        'bench/main.ts',
+        '--quick',
+        '--profile',
+        '--namesrv',
+        namesrvAddr,
+        '--broker',
+        brokerAddr,
+        '--out',
+        outFile,
+      ],
       { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LOG_LEVEL: 'error' } },
     );
     let stderr = '';
@@ -61,6 +74,7 @@ describe('npm run bench -- --quick', () => {
     async () => {
       const dir = await mkdtemp(join(tmpdir(), 'quick-bench-'));
       dirs.push(dir);
+      const startedAtMs = Date.now();
       const outFile = join(dir, 'quick.md');
       const { exitCode, stderr } = await runQuickBench(outFile);
       expect(exitCode, stderr).toBe(0);
@@ -96,6 +110,15 @@ describe('npm run bench -- --quick', () => {
       expect(
         drain?.ratios.some((entry) => entry.numerator === 'ours' && entry.denominator === 'raw-pull'),
       ).toBe(true);
+
+      // --profile: one profile per profiled contender, written by this run, its top frames beside it.
+      for (const contender of PROFILED_CONTENDERS) {
+        const profile = join(REPO, 'bench', 'results', 'profiles', `drain-${contender}-quick.cpuprofile`);
+        expect(drain?.workload, contender).toContain(`drain-${contender}-quick.cpuprofile`);
+        expect((await stat(profile)).mtimeMs, contender).toBeGreaterThanOrEqual(startedAtMs);
+        const top = await readFile(profile.replace(/\.cpuprofile$/, '.top.txt'), 'utf8');
+        expect(top, contender).toMatch(/^Top 15 frames by self time:\n +\d/);
+      }
 
       const decode = results.scenarios.filter((scenario) => scenario.id.startsWith('decode-'));
       expect(decode).toHaveLength(4);

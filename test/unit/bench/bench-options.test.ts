@@ -35,6 +35,19 @@ describe('parseBenchOptions', () => {
     expect(quick.decodeMeasureMs).toBeLessThan(1000);
   });
 
+  it('keeps a full run’s pauses and peer close wait; --quick shortens both', () => {
+    expect(parseBenchOptions([], {})).toMatchObject({ pauseBetweenRunsMs: 1000, peerCloseWaitMs: 10_000 });
+    const quick = parseBenchOptions(['--quick'], {});
+    expect(quick.pauseBetweenRunsMs).toBeLessThan(1000);
+    expect(quick.peerCloseWaitMs).toBeLessThan(10_000);
+  });
+
+  it('profiles the drain with --profile, which --only (no drain) refuses', () => {
+    expect(parseBenchOptions([], {}).profile).toBe(false);
+    expect(parseBenchOptions(['--quick', '--profile'], {}).profile).toBe(true);
+    expect(() => parseBenchOptions(['--only', 'decode', '--profile'], {})).toThrow(BenchUsageError);
+  });
+
   it('reuses a running broker given by flags or BENCH_NAMESRV/BENCH_BROKER, both or neither', () => {
     expect(
       parseBenchOptions(['--namesrv', '127.0.0.1:9876', '--broker=127.0.0.1:10911'], {}).externalBroker,
