@@ -9,10 +9,10 @@
  *
  * Usage: node raw-pull-child.js '{"namesrvAddr":"127.0.0.1:9876","topic":"T","group":"G","expected":1000}'
  */
+
+import { readOnlyPullHeader } from '../src/client/read-only-pull-header.js';
 import { RocketMQClient } from '../src/client/rocketmq-client.js';
 import { parsePullMessageResponseHeader } from '../src/protocol/header-parsers.js';
-import type { PullMessageRequestHeader } from '../src/protocol/headers.js';
-import { buildPullSysFlag } from '../src/protocol/pull-sys-flag.js';
 import { toExtFields } from '../src/protocol/remoting-command.js';
 import { RequestCode } from '../src/protocol/request-code.js';
 import { ResponseCode } from '../src/protocol/response-code.js';
@@ -50,20 +50,14 @@ async function main(): Promise<void> {
   const drainQueue = async (brokerAddr: string, brokerName: string, queueId: number): Promise<void> => {
     let queueOffset = 0;
     while (!finished) {
-      const header: PullMessageRequestHeader = {
+      const header = readOnlyPullHeader({
         consumerGroup: spec.group,
         topic: spec.topic,
         queueId,
         queueOffset,
         maxMsgNums: PULL_BATCH,
-        sysFlag: buildPullSysFlag({ subscription: true }),
-        commitOffset: 0,
-        suspendTimeoutMillis: 0,
-        subscription: '*',
-        expressionType: 'TAG',
-        subVersion: 0,
         bname: brokerName,
-      };
+      });
       const response = await client.pool.request(
         brokerAddr,
         { code: RequestCode.PULL_MESSAGE, extFields: toExtFields(header) },
