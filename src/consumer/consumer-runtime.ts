@@ -253,6 +253,8 @@ export class ConsumerRuntime {
                 ? (queue, physicalOffset) => sendBack.deadLetterByOffset(queue, physicalOffset)
                 : undefined,
             outcomes: refusals,
+            offsetCarried:
+              offsetSync === undefined ? undefined : (queue, offset) => offsetSync.carried(queue, offset),
             observer: deps.observer,
           },
           startOffset,

@@ -80,6 +80,17 @@ export class BrokerOffsetSync {
   }
 
   /** Forgets a queue given up (a pending update is dropped: the new owner tells the broker itself). */
+  /**
+   * A pull carried `offset` to the queue's master (the commit-offset flag), which stored it: an update
+   * already sent needs no oneway of its own. While a backlog drains, pulls go out faster than the
+   * interval and carry every move, so the oneways (a socket write each) stop; once caught up, the pull
+   * that waits at the broker was sent before the batch ended and the oneway goes out as before.
+   */
+  carried(queue: MessageQueue, offset: number): void {
+    const entry = this.queues.get(messageQueueKey(queue));
+    if (entry !== undefined && offset > entry.lastSent) entry.lastSent = offset;
+  }
+
   forget(queue: MessageQueue): void {
     const key = messageQueueKey(queue);
     const entry = this.queues.get(key);

@@ -99,6 +99,7 @@ export type ConsumeServiceFactory = (context: ConsumeServiceContext) => ConsumeS
  * ```
  */
 export function realTopicOf(message: MessageExt, retryTopic: string): string {
-  const original = propertyOf(message, MessageConst.RETRY_TOPIC);
-  return original !== undefined && message.topic === retryTopic ? original : message.topic;
+  // The topic first: most messages are not retries, and a property lookup searches the record.
+  if (message.topic !== retryTopic) return message.topic;
+  return propertyOf(message, MessageConst.RETRY_TOPIC) ?? message.topic;
 }

@@ -96,6 +96,11 @@ export interface PullLoopOptions {
    * queue where it is and try again later. Absent (broadcasting): the record stays and is retried.
    */
   deadLetterUndecodable?: ((queue: MessageQueue, physicalOffset: number) => Promise<void>) | undefined;
+  /**
+   * Told that a pull carried `commitOffset` to the queue's master, which stores it on arrival (so the
+   * broker offset sync need not send it again: broker-offset-sync.ts). Absent: nobody is told.
+   */
+  offsetCarried?: ((queue: MessageQueue, commitOffset: number) => void) | undefined;
   /** Told of every pull's outcome (permanent refusals stop the consumer: refusal-watch.ts). */
   outcomes?: Pick<RefusalWatch, 'succeeded' | 'failed'> | undefined;
   /** Told how long every pull took (metrics). */
@@ -281,6 +286,7 @@ export class PullLoop {
       },
       { timeoutMs: options.pullTimeoutMs },
     );
+    if (commitOffset > 0) this.o.offsetCarried?.(this.queue, commitOffset);
     // Not Promise.race with one long-lived abort promise: every race leaves a reaction on it that keeps
     // its pull result (and the messages' buffers) reachable until the loop stops.
     const signal = this.abort.signal;

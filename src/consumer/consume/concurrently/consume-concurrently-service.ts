@@ -47,7 +47,6 @@ interface BatchEntry {
 }
 
 interface InFlight {
-  readonly controller: AbortController;
   aborted: boolean;
   done: Promise<void>;
 }
@@ -70,6 +69,11 @@ export class ConsumeConcurrentlyService implements ConsumeService {
   private readonly log: Logger;
   private readonly batcher: MessageBatcher<Item>;
   private readonly inFlight = new Set<InFlight>();
+  /**
+   * Aborted once, when shutdown gives up on the batches still in flight: every batch's listener gets
+   * this one signal (a controller per batch cost an AbortSignal per batch on the hot path).
+   */
+  private readonly shutdown = new AbortController();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private expiryTimer: NodeJS.Timeout | undefined;
   private expiryScan: Promise<void> | undefined;
@@ -138,10 +142,8 @@ export class ConsumeConcurrentlyService implements ConsumeService {
     const ended = await settlesWithin(Promise.all([...this.inFlight].map((batch) => batch.done)), timeoutMs);
     if (!ended) {
       this.log.warn({ batches: this.inFlight.size, timeoutMs }, 'in-flight batches aborted at shutdown');
-      for (const batch of this.inFlight) {
-        batch.aborted = true;
-        batch.controller.abort(new Error('consumer shutdown timed out'));
-      }
+      for (const batch of this.inFlight) batch.aborted = true;
+      this.shutdown.abort(new Error('consumer shutdown timed out'));
     }
   }
 
@@ -156,7 +158,7 @@ export class ConsumeConcurrentlyService implements ConsumeService {
   }
 
   private dispatch(batch: Item[]): void {
-    const record: InFlight = { controller: new AbortController(), aborted: false, done: Promise.resolve() };
+    const record: InFlight = { aborted: false, done: Promise.resolve() };
     this.inFlight.add(record);
     const queues = new Set(batch.map((item) => item.processQueue));
     for (const queue of queues) queue.batchStarted();
@@ -189,7 +191,7 @@ export class ConsumeConcurrentlyService implements ConsumeService {
       result = await this.context.listener.consume(views, {
         consumerGroup: options.consumerGroup,
         orderly: false,
-        signal: record.controller.signal,
+        signal: this.shutdown.signal,
       });
     } catch (error) {
       if (isFatalListenerError(error)) {

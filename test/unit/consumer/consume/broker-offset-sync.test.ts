@@ -51,6 +51,26 @@ describe('BrokerOffsetSync', () => {
     t.sync.stop();
   });
 
+  it('sends no oneway for an offset a pull already carried to the master, and sends one that moved past it', async () => {
+    const t = setup();
+    t.offsetStore.updateOffset(queue, 10, true);
+    t.sync.moved(queue);
+    await sleep(10);
+    expect(t.sent.map((s) => s.header.commitOffset)).toEqual([10]);
+    t.offsetStore.updateOffset(queue, 20, true);
+    t.sync.moved(queue);
+    t.sync.carried(queue, 20); // the next pull took 20 to the master before the interval ended
+    await sleep(60);
+    expect(t.sent.map((s) => s.header.commitOffset)).toEqual([10]);
+    t.offsetStore.updateOffset(queue, 30, true);
+    t.sync.moved(queue);
+    t.sync.carried(queue, 25); // a pull sent before the batch that reached 30 ended
+    t.sync.carried(queue, 15); // an older value never lowers what the master is known to have
+    await sleep(60);
+    expect(t.sent.map((s) => s.header.commitOffset)).toEqual([10, 30]);
+    t.sync.stop();
+  });
+
   it('sends nothing for a queue forgotten or after stop, nor without a known master', async () => {
     const t = setup({});
     t.offsetStore.updateOffset(queue, 5, true);
