@@ -107,6 +107,8 @@ function externalBroker(
     homeDir: '',
     logDir: '',
     brokerRunning: true,
+    // Not ours, and maybe not on this machine: its CPU is not measured.
+    brokerPid: undefined,
     killBroker: refuse,
     stopBroker: refuse,
     restartBroker: refuse,

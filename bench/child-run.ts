@@ -44,7 +44,15 @@ export interface ChildOutcome {
 export function runChild(
   command: string,
   args: readonly string[],
-  options: { timeoutMs: number; env?: NodeJS.ProcessEnv },
+  options: {
+    timeoutMs: number;
+    env?: NodeJS.ProcessEnv;
+    /**
+     * Called with every line of the child's stdout as it arrives (the drain race reads CPU counters when
+     * the child says it starts and when its result comes). A throw fails the run once the child exits.
+     */
+    onLine?: (line: string) => void;
+  },
 ): Promise<ChildOutcome> {
   const startedAt = performance.now();
   return new Promise((resolve, reject) => {
@@ -54,7 +62,21 @@ export function runChild(
     });
     const stdout: Buffer[] = [];
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    let partialLine = '';
+    let lineError: unknown;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout.push(chunk);
+      if (options.onLine === undefined) return;
+      const lines = (partialLine + chunk.toString('utf8')).split('\n');
+      partialLine = lines.pop() ?? '';
+      for (const line of lines) {
+        try {
+          options.onLine(line);
+        } catch (error) {
+          lineError ??= error;
+        }
+      }
+    });
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
     });
@@ -75,7 +97,10 @@ export function runChild(
         .split('\n')
         .find((candidate) => candidate.startsWith(RESULT_PREFIX));
       const what = `${command} ${args[0] ?? ''}`;
-      if (timedOut) {
+      if (lineError !== undefined) {
+        const reason = lineError instanceof Error ? lineError.message : String(lineError);
+        reject(new Error(`${what}: reading its output failed: ${reason}`, { cause: lineError }));
+      } else if (timedOut) {
         reject(new Error(`${what} did not finish within ${options.timeoutMs} ms; stderr:\n${stderr}`));
       } else if (exitCode !== 0 || line === undefined) {
         reject(

@@ -65,6 +65,9 @@ export async function profileDrain(
       await runDrainChild(contender, launchWithNodeFlags(spec, await cpuProfileFlags(name)), spec, {
         round: 0,
         warmup: true,
+        // Unreported: the broker's CPU is not read.
+        brokerPid: undefined,
+        brokerIdleCpuPercentOfCore: undefined,
       });
       const { text } = await writeProfileTop(name, TOP_FRAMES);
       log(`profile of ${contender.id}'s drain (an extra, unreported run) in ${file}\n${text}`);

@@ -4,9 +4,13 @@
  * a fresh group, round after round, the order rotating every round. A contender whose run fails is
  * left out of the later rounds and reported with its error; the race goes on without it.
  */
+import { cpus } from 'node:os';
+import type { LocalBroker } from '../src/local-broker/local-broker.js';
 import type { BenchOptions } from './bench-options.js';
-import { numberField, runChild } from './child-run.js';
+import { numberField, RESULT_PREFIX, runChild } from './child-run.js';
 import type { PeerRunSpec } from './drain-peer.js';
+import { STARTED_LINE } from './peers/drain-measurement.js';
+import { type CpuSnapshot, cpuBetween, cpuSnapshot } from './proc-cpu.js';
 
 /**
  * How one contender's child is started for one run.
@@ -66,6 +70,25 @@ export interface DrainRun {
   /** From start() until the listener had seen every message. */
   readonly startToLastMs: number;
   readonly firstToLastMs: number;
+  /** The child's user + system CPU time (all its threads) over `startToLastMs`. */
+  readonly cpuMsStartToLast: number;
+  /** The child's user + system CPU time from its process's start to the last message. */
+  readonly cpuMsProcessToLast: number;
+  /**
+   * The broker JVM's user + system CPU time from the child's start line to its result line (as the
+   * harness reads them: start → last message); undefined with an external broker.
+   */
+  readonly brokerCpuMs: number | undefined;
+  /** The machine's steal time over the same window, in % of its wall time × the CPUs. */
+  readonly stealPercent: number;
+  /** That window (the child's start line to its result line) as the harness saw it. */
+  readonly cpuWindowMs: number;
+  /**
+   * The broker's CPU while no consumer ran, in % of one core: over the pause before this run. Its own
+   * background work (the timer wheel's flush, ...) goes on during a run too, in proportion to the
+   * run's wall time; undefined with an external broker or without a pause.
+   */
+  readonly brokerIdleCpuPercentOfCore: number | undefined;
   /** VmHWM of the child at the last message. */
   readonly peakRssBytes: number;
   /** The largest used heap a 50 ms sampler saw (V8 heapUsed / JVM heap used). */
@@ -85,7 +108,7 @@ export interface DrainRun {
  *
  * @example
  * ```ts
- * const { runs, errors } = await runDrainRace(contenders, topic, options, new Map(), log);
+ * const { runs, errors } = await runDrainRace(contenders, topic, broker, options, new Map(), log);
  * ```
  */
 export interface DrainRaceOutcome {
@@ -97,15 +120,17 @@ export interface DrainRaceOutcome {
 /**
  * Runs `options.warmupRounds + options.rounds` rounds of every contender not in `errors` already (a
  * peer whose prepare() failed); a contender's failed run adds it to `errors`, which is returned.
+ * `broker.brokerPid` (undefined for an external broker) is whose CPU each run also reports.
  *
  * @example
  * ```ts
- * const outcome = await runDrainRace(contenders, topic, options, new Map(), log);
+ * const outcome = await runDrainRace(contenders, topic, bench.broker, options, new Map(), log);
  * ```
  */
 export async function runDrainRace(
   contenders: readonly DrainContender[],
   topic: string,
+  broker: Pick<LocalBroker, 'brokerPid'>,
   options: BenchOptions,
   errors: Map<string, string>,
   log: (line: string) => void,
@@ -117,14 +142,28 @@ export async function runDrainRace(
     for (const contender of rotate(contenders, index)) {
       await contender.ready;
       if (errors.has(contender.id)) continue;
+      const pauseStart = cpuSnapshot(broker.brokerPid);
       await sleep(options.pauseBetweenRunsMs);
+      const pause = cpuBetween(pauseStart, cpuSnapshot(broker.brokerPid), cpus().length);
       const spec = drainRunSpec(contender, topic, options, `${warmup ? 'w' : ''}${round}`);
       const what = `${warmup ? 'warm-up' : 'round'} ${round} ${contender.id}`;
       try {
-        const run = await runDrainChild(contender, contender.launch(spec), spec, { round, warmup });
+        const run = await runDrainChild(contender, contender.launch(spec), spec, {
+          round,
+          warmup,
+          brokerPid: broker.brokerPid,
+          brokerIdleCpuPercentOfCore:
+            pause.brokerCpuMs === undefined || pause.wallMs <= 0
+              ? undefined
+              : (pause.brokerCpuMs / pause.wallMs) * 100,
+        });
         runs.push(run);
+        const brokerCpu =
+          run.brokerCpuMs === undefined
+            ? ''
+            : `, broker ${perMessageUs(run.brokerCpuMs, run.received)} µs/msg (idle before: ${run.brokerIdleCpuPercentOfCore?.toFixed(0) ?? '?'} % of a core)`;
         log(
-          `${what}: ${fmt(run.received / (Math.max(run.firstToLastMs, 1) / 1000))} msgs/s first → all (${fmt(run.startToLastMs)} ms from start, first after ${fmt(run.startToFirstMs)} ms), peak RSS ${mib(run.peakRssBytes)} MiB`,
+          `${what}: ${fmt(run.received / (Math.max(run.firstToLastMs, 1) / 1000))} msgs/s first → all (${fmt(run.startToLastMs)} ms from start, first after ${fmt(run.startToFirstMs)} ms), peak RSS ${mib(run.peakRssBytes)} MiB, CPU ${perMessageUs(run.cpuMsStartToLast, run.received)} µs/msg${brokerCpu}, steal ${run.stealPercent.toFixed(0)} %`,
         );
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
@@ -162,24 +201,45 @@ export function drainRunSpec(
 
 /**
  * Runs `launch` (a launch of `contender` for `spec`) and reads the child's result; throws when the child
- * fails or reports fewer messages than `spec.expected`.
+ * fails or reports fewer messages than `spec.expected`. The broker's CPU (of `brokerPid`, when given)
+ * and the machine's steal are read as the child prints its start line ({@link STARTED_LINE}; at the
+ * spawn if it prints none) and its result line (right after its last message).
  *
  * @example
  * ```ts
- * const run = await runDrainChild(contender, contender.launch(spec), spec, { round: 1, warmup: false });
+ * const run = await runDrainChild(contender, contender.launch(spec), spec, {
+ *   round: 1, warmup: false, brokerPid: broker.brokerPid, brokerIdleCpuPercentOfCore: undefined });
  * ```
  */
 export async function runDrainChild(
   contender: DrainContender,
   launch: ChildLaunch,
   spec: PeerRunSpec,
-  { round, warmup }: { round: number; warmup: boolean },
+  {
+    round,
+    warmup,
+    brokerPid,
+    brokerIdleCpuPercentOfCore,
+  }: {
+    round: number;
+    warmup: boolean;
+    brokerPid: number | undefined;
+    /** Measured by the caller before the run (see {@link DrainRun.brokerIdleCpuPercentOfCore}). */
+    brokerIdleCpuPercentOfCore: number | undefined;
+  },
 ): Promise<DrainRun> {
+  let started: CpuSnapshot = cpuSnapshot(brokerPid);
+  let last: CpuSnapshot | undefined;
   const { result, wallMs } = await runChild(launch.command, launch.args, {
     // The children give up at spec.timeoutMs themselves (or should): this is the backstop.
     timeoutMs: spec.timeoutMs + 30_000,
     env: launch.env ?? { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+    onLine: (line) => {
+      if (line === STARTED_LINE) started = cpuSnapshot(brokerPid);
+      else if (line.startsWith(RESULT_PREFIX) && last === undefined) last = cpuSnapshot(brokerPid);
+    },
   });
+  const window = cpuBetween(started, last ?? cpuSnapshot(brokerPid), cpus().length);
   const received = numberField(result, 'received');
   if (received < spec.expected) {
     throw new Error(`${contender.id} reported ${received} of ${spec.expected} messages`);
@@ -194,6 +254,12 @@ export async function runDrainChild(
     startToFirstMs: numberField(result, 'startToFirstMs'),
     startToLastMs: numberField(result, 'startToLastMs'),
     firstToLastMs: numberField(result, 'firstToLastMs'),
+    cpuMsStartToLast: numberField(result, 'cpuMsStartToLast'),
+    cpuMsProcessToLast: numberField(result, 'cpuMsProcessToLast'),
+    brokerCpuMs: window.brokerCpuMs,
+    stealPercent: window.stealPercent,
+    cpuWindowMs: window.wallMs,
+    brokerIdleCpuPercentOfCore,
     peakRssBytes: numberField(result, 'peakRssBytes'),
     peakHeapUsedBytes: numberField(result, 'peakHeapUsedBytes'),
     peakArrayBuffersBytes: optional('peakArrayBuffersBytes'),
@@ -231,6 +297,10 @@ function sleep(ms: number): Promise<void> {
 
 function fmt(value: number): string {
   return Math.round(value).toLocaleString('en-US');
+}
+
+function perMessageUs(cpuMs: number, messages: number): string {
+  return ((cpuMs * 1000) / Math.max(messages, 1)).toFixed(1);
 }
 
 function mib(bytes: number): string {

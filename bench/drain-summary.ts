@@ -1,7 +1,11 @@
 /**
  * The drain race's runs as the `drain` {@link ScenarioResult} of latest.json: per contender every
  * metric as median/min/max over the measured rounds, the RSS series of its median run, and the ratios
- * the report shows (ours / Java, ours / the raw PULL limit, ours / each peer).
+ * the report shows (ours / Java, ours / the raw PULL limit, ours / each peer). CPU per message is there
+ * because this project's machines lose up to a third of their CPU to the hypervisor's steal and share
+ * their cores with other work, which makes msgs/s swing 3× between rounds of one contender: a process
+ * is not charged CPU time while it waits for a CPU, so CPU per message stays steady and compares the
+ * consumers' efficiency.
  */
 import type { BenchOptions } from './bench-options.js';
 import {
@@ -36,6 +40,21 @@ export const DRAIN_METRICS = {
   peakHeapUsed: 'peakHeapUsedMiB',
   peakArrayBuffers: 'peakArrayBuffersMiB',
   wall: 'processWallMs',
+  /** The consumer process's user + system CPU (all threads) from start() to the last message, per message. */
+  cpuPerMessage: 'cpuUsPerMsgStartToLast',
+  /** The same from the process's start (module loading, JVM start-up included), in ms, not per message. */
+  cpuProcessToLast: 'cpuMsProcessToLast',
+  /** The broker JVM's user + system CPU over the consumer's start() → last message, per message (a broker of ours only). */
+  brokerCpuPerMessage: 'brokerCpuUsPerMsgStartToLast',
+  /** The broker's CPU in the pause before the run (no consumer), in % of one core: its own background work. */
+  brokerIdleCpu: 'brokerIdleCpuPercentOfCore',
+  /**
+   * Broker CPU per message minus its idle rate × the run's window: an estimate of what serving the
+   * consumer alone costs (the background work scales with wall time, so it is charged more to slow runs).
+   */
+  brokerCpuPerMessageAboveIdle: 'brokerCpuUsPerMsgAboveIdle',
+  /** The machine's steal time over start() → last message, in % of wall × CPUs. */
+  steal: 'stealPercentStartToLast',
   rssSecondHalfMedian: 'rssSecondHalfMedianMiB',
   rssPeakOverSecondHalfMedian: 'rssPeakOverSecondHalfMedian',
   rssSecondHalfGrowth: 'rssSecondHalfGrowthMiB',
@@ -116,6 +135,19 @@ function consumerResult(
     run.peakArrayBuffersBytes === undefined ? undefined : run.peakArrayBuffersBytes / MIB,
   );
   put(DRAIN_METRICS.wall, (run) => run.wallMs);
+  const perMessageUs = (run: DrainRun, cpuMs: number): number => (cpuMs * 1000) / Math.max(run.received, 1);
+  put(DRAIN_METRICS.cpuPerMessage, (run) => perMessageUs(run, run.cpuMsStartToLast));
+  put(DRAIN_METRICS.cpuProcessToLast, (run) => run.cpuMsProcessToLast);
+  put(DRAIN_METRICS.brokerCpuPerMessage, (run) =>
+    run.brokerCpuMs === undefined ? undefined : perMessageUs(run, run.brokerCpuMs),
+  );
+  put(DRAIN_METRICS.brokerIdleCpu, (run) => run.brokerIdleCpuPercentOfCore);
+  put(DRAIN_METRICS.brokerCpuPerMessageAboveIdle, (run) =>
+    run.brokerCpuMs === undefined || run.brokerIdleCpuPercentOfCore === undefined
+      ? undefined
+      : perMessageUs(run, run.brokerCpuMs - (run.brokerIdleCpuPercentOfCore / 100) * run.cpuWindowMs),
+  );
+  put(DRAIN_METRICS.steal, (run) => run.stealPercent);
   const flatness = measured.map((run) => rssFlatness(rssMiB(run)));
   put(DRAIN_METRICS.rssSecondHalfMedian, (_, index) => flatness[index]?.secondHalfMedianMiB);
   put(DRAIN_METRICS.rssPeakOverSecondHalfMedian, (_, index) => flatness[index]?.peakOverSecondHalfMedian);
@@ -155,6 +187,7 @@ function drainRatios(
       ratio(scenario, DRAIN_METRICS.firstToAll, ours, 'java', true),
       ratio(scenario, DRAIN_METRICS.peakRss, ours, 'java', false),
       ratio(scenario, DRAIN_METRICS.wall, ours, 'java', false),
+      ratio(scenario, DRAIN_METRICS.cpuPerMessage, ours, 'java', false),
       ratio(scenario, DRAIN_METRICS.firstToAll, ours, RAW_PULL_ID, true),
     );
     for (const peer of peers) {
@@ -167,6 +200,10 @@ function drainRatios(
   ratios.push(
     ratio(scenario, DRAIN_METRICS.firstToAll, 'ours-function', 'ours', true),
     ratio(scenario, DRAIN_METRICS.peakRss, 'ours-function', 'ours', false),
+    ratio(scenario, DRAIN_METRICS.cpuPerMessage, 'ours-function', 'ours', false),
+    // What serving our pulls costs the broker, against serving Java's.
+    ratio(scenario, DRAIN_METRICS.brokerCpuPerMessage, 'ours', 'java', false),
+    ratio(scenario, DRAIN_METRICS.brokerCpuPerMessageAboveIdle, 'ours', 'java', false),
   );
   return ratios.filter((entry): entry is RatioResult => entry !== undefined);
 }

@@ -147,7 +147,9 @@ async function main(): Promise<number> {
         }),
         options.quick ? undefined : peersReady,
       ]);
-      const outcome = await timed('drain race', () => runDrainRace(contenders, topic, options, errors, log));
+      const outcome = await timed('drain race', () =>
+        runDrainRace(contenders, topic, broker, options, errors, log),
+      );
       drainRuns = outcome.runs;
       const summary = drainScenario(contenders, outcome.runs, outcome.errors, options);
       const profiles = options.profile

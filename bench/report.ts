@@ -1,7 +1,8 @@
 /**
  * The Markdown report of `npm run bench` (bench/results/latest.md), rendered from the same
  * {@link BenchResults} as latest.json, plus the drain race's every run: the drain race in detail (figures
- * as median and min–max over the rounds, the raw PULL limit, the ratios, whether RSS stays flat), then
+ * as median and min–max over the rounds, CPU per message, the raw PULL limit, the ratios, whether RSS
+ * stays flat), then
  * every other scenario as a table of its consumers' metrics.
  */
 import type { BenchOptions } from './bench-options.js';
@@ -140,18 +141,47 @@ function drainSection(scenario: ScenarioResult, runs: readonly DrainRun[]): stri
     );
   }
   lines.push('', ...failedConsumers(scenario));
+  lines.push(...cpuLines(measured));
   lines.push(...rawPullLines(scenario));
   lines.push(...ratioTable(scenario.ratios));
   lines.push(...rssLines(measured));
   lines.push(
     '### Every run',
     '',
-    '| round | consumer | received | start → first | first → all | msgs/s (first → all) | peak RSS (MiB) | peak heap used (MiB) | wall |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| round | consumer | received | start → first | first → all | msgs/s (first → all) | CPU µs/msg | broker CPU µs/msg | broker idle | steal | peak RSS (MiB) | peak heap used (MiB) | wall |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const run of runs) {
+    const perMessage = (cpuMs: number | undefined): string =>
+      cpuMs === undefined ? '—' : fmtOneDecimal((cpuMs * 1000) / Math.max(run.received, 1));
     lines.push(
-      `| ${run.warmup ? `warm-up ${run.round}` : run.round} | ${run.id} | ${fmtInt(run.received)} | ${fmtMs(run.startToFirstMs)} | ${fmtMs(run.firstToLastMs)} | ${fmtInt(run.received / (Math.max(run.firstToLastMs, 1) / 1000))} | ${(run.peakRssBytes / 1024 / 1024).toFixed(1)} | ${(run.peakHeapUsedBytes / 1024 / 1024).toFixed(1)} | ${fmtMs(run.wallMs)} |`,
+      `| ${run.warmup ? `warm-up ${run.round}` : run.round} | ${run.id} | ${fmtInt(run.received)} | ${fmtMs(run.startToFirstMs)} | ${fmtMs(run.firstToLastMs)} | ${fmtInt(run.received / (Math.max(run.firstToLastMs, 1) / 1000))} | ${perMessage(run.cpuMsStartToLast)} | ${perMessage(run.brokerCpuMs)} | ${run.brokerIdleCpuPercentOfCore === undefined ? '—' : `${run.brokerIdleCpuPercentOfCore.toFixed(0)} %`} | ${run.stealPercent.toFixed(0)} % | ${(run.peakRssBytes / 1024 / 1024).toFixed(1)} | ${(run.peakHeapUsedBytes / 1024 / 1024).toFixed(1)} | ${fmtMs(run.wallMs)} |`,
+    );
+  }
+  lines.push('');
+  return lines;
+}
+
+/** CPU time per message of each consumer and of the broker serving it, and why it is there. */
+function cpuLines(consumers: readonly ConsumerResult[]): string[] {
+  const withCpu = consumers.filter((consumer) => consumer.metrics[DRAIN_METRICS.cpuPerMessage] !== undefined);
+  if (withCpu.length === 0) return [];
+  const brokerMeasured = withCpu.some(
+    (consumer) => consumer.metrics[DRAIN_METRICS.brokerCpuPerMessage] !== undefined,
+  );
+  const lines = [
+    '### CPU per message',
+    '',
+    "This machine's hypervisor steals CPU time (the steal column: the share of wall time × CPUs that the virtual CPUs waited for a physical one) and other work on the machine competes for its cores, so msgs/s of one consumer swings up to 3× between rounds. A process is not charged CPU time while it waits for a CPU: CPU per message stays steady and says how much work each consumer does per message, lower is better. Consumer: user + system CPU of the whole process (every thread: the JVM's JIT compiler and GC threads, V8's), from start() to the last message, divided by the messages. Broker: the broker JVM's user + system CPU over the same window (from the consumer's start line to its result line, as the harness reads them), divided by the messages: what serving that consumer costs the broker, plus the broker's own background work, which goes on in proportion to the run's wall time (a slow run is charged more of it). Broker idle is the broker's CPU in the pause before each run, in % of one core; above idle subtracts that rate × the window: an estimate of the serving alone.",
+    ...(brokerMeasured ? [] : ['', 'Broker CPU: not measured (an external broker, `--namesrv`/`--broker`).']),
+    '',
+    '| Consumer | CPU µs/msg (start → last) | broker CPU µs/msg | broker idle (% of a core) | broker CPU above idle µs/msg | process CPU to the last msg (ms, start-up included) | steal (%) |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const consumer of withCpu) {
+    const m = (name: string): string => fmtStats(consumer.metrics[name], name);
+    lines.push(
+      `| ${consumer.id} | ${m(DRAIN_METRICS.cpuPerMessage)} | ${m(DRAIN_METRICS.brokerCpuPerMessage)} | ${m(DRAIN_METRICS.brokerIdleCpu)} | ${m(DRAIN_METRICS.brokerCpuPerMessageAboveIdle)} | ${m(DRAIN_METRICS.cpuProcessToLast)} | ${m(DRAIN_METRICS.steal)} |`,
     );
   }
   lines.push('');
@@ -277,8 +307,14 @@ export function fmtStats(value: Stats | undefined, metric: string): string {
 function fmtMetric(value: number, metric: string): string {
   if (!Number.isFinite(value)) return 'n/a';
   if (/MiB/i.test(metric)) return value.toFixed(1);
+  // CPU µs per message and percentages: one decimal, whole or not, so that a column reads alike.
+  if (/UsPerMsg|Percent/.test(metric)) return fmtOneDecimal(value);
   if (/Ms$/.test(metric)) return fmtMs(value);
   return Number.isInteger(value) || Math.abs(value) >= 100 ? fmtInt(value) : value.toFixed(2);
+}
+
+function fmtOneDecimal(value: number): string {
+  return value.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 }
 
 function fmtInt(value: number): string {

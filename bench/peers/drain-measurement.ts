@@ -1,9 +1,9 @@
 /**
  * What a peer's drain child measures about itself, with the same fields and samplers as our
- * consumer's child (consumer-child.ts): messages seen, start → first → last times, the kernel's peak
- * RSS, peak V8 heap used and `arrayBuffers` from a 50 ms sampler, and an RSS series every 200 ms. The
- * peer children only differ in the client they drive; keeping the measuring here keeps their figures
- * comparable with each other and with ours.
+ * consumer's child (consumer-child.ts): messages seen, start → first → last times, the process's CPU
+ * time up to the last message, the kernel's peak RSS, peak V8 heap used and `arrayBuffers` from a
+ * 50 ms sampler, and an RSS series every 200 ms. The peer children only differ in the client they
+ * drive; keeping the measuring here keeps their figures comparable with each other and with ours.
  */
 import { readFileSync } from 'node:fs';
 
@@ -11,12 +11,31 @@ const PEAK_SAMPLE_INTERVAL_MS = 50;
 const RSS_SERIES_INTERVAL_MS = 200;
 const RESULT_PREFIX = 'BENCH_RESULT ';
 
+/**
+ * The line a drain child prints right before it starts its client (`started()`; the Java consumer
+ * prints it too): the harness reads the broker's CPU and the machine's steal then and at the result
+ * line, so that both cover the child's start → last message (drain-race.ts).
+ *
+ * @example
+ * ```ts
+ * if (line === STARTED_LINE) before = cpuSnapshot(brokerPid);
+ * ```
+ */
+export const STARTED_LINE = 'BENCH_STARTED';
+
 /** The `BENCH_RESULT` fields of one drain run, as consumer-child.ts prints them. */
 export interface DrainResult {
   readonly received: number;
   readonly startToFirstMs: number;
   readonly startToLastMs: number;
   readonly firstToLastMs: number;
+  /**
+   * User + system CPU time of the whole process (every thread: V8's GC and compiler threads, libuv's
+   * pool) from `started()` to the last message: the same interval as `startToLastMs`.
+   */
+  readonly cpuMsStartToLast: number;
+  /** The same from the process's start (module loading included) to the last message. */
+  readonly cpuMsProcessToLast: number;
   readonly peakRssBytes: number;
   readonly peakHeapUsedBytes: number;
   readonly peakArrayBuffersBytes: number;
@@ -45,6 +64,8 @@ export class DrainMeasurement {
   #startedAtMs: number | undefined;
   #firstAtMs: number | undefined;
   #lastAtMs: number | undefined;
+  #cpuAtStart: NodeJS.CpuUsage | undefined;
+  #cpuAtLast: NodeJS.CpuUsage | undefined;
   #peakHeapUsedBytes = 0;
   #peakArrayBuffersBytes = 0;
   readonly #rssSeries: [number, number][] = [];
@@ -67,6 +88,8 @@ export class DrainMeasurement {
 
   /** Marks the client's start: the origin of every time and of the RSS series. */
   started(): void {
+    process.stdout.write(`${STARTED_LINE}\n`);
+    this.#cpuAtStart = process.cpuUsage();
     const startedAtMs = performance.now();
     this.#startedAtMs = startedAtMs;
     const sampleRss = (): void => {
@@ -83,6 +106,7 @@ export class DrainMeasurement {
     this.#received += messages;
     if (this.#received >= this.expected && this.#lastAtMs === undefined) {
       this.#lastAtMs = now;
+      this.#cpuAtLast = process.cpuUsage();
       this.#markDone();
     }
   }
@@ -94,11 +118,15 @@ export class DrainMeasurement {
     const startedAtMs = this.#startedAtMs ?? performance.now();
     const first = this.#firstAtMs ?? startedAtMs;
     const last = this.#lastAtMs ?? first;
+    const cpuAtLast = this.#cpuAtLast ?? process.cpuUsage();
+    const cpuAtStart = this.#cpuAtStart ?? cpuAtLast;
     return {
       received: this.#received,
       startToFirstMs: round(first - startedAtMs),
       startToLastMs: round(last - startedAtMs),
       firstToLastMs: round(last - first),
+      cpuMsStartToLast: round(cpuMs(cpuAtLast) - cpuMs(cpuAtStart)),
+      cpuMsProcessToLast: round(cpuMs(cpuAtLast)),
       peakRssBytes: vmHwmBytes(),
       peakHeapUsedBytes: this.#peakHeapUsedBytes,
       peakArrayBuffersBytes: this.#peakArrayBuffersBytes,
@@ -137,6 +165,11 @@ function vmHwmBytes(): number {
   const kib = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
   if (kib === undefined) throw new Error('no VmHWM line in /proc/self/status');
   return Number(kib) * 1024;
+}
+
+/** User + system of a `process.cpuUsage()` (µs) in ms. */
+function cpuMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
 }
 
 function round(ms: number): number {

@@ -63,6 +63,8 @@ export interface LocalBroker {
   logDir: string;
   /** True while a broker JVM runs (false after killBroker()/stopBroker(), until restartBroker()). */
   readonly brokerRunning: boolean;
+  /** The OS process id of the running broker JVM (its `/proc/<pid>`), undefined while none runs. */
+  readonly brokerPid: number | undefined;
   /**
    * SIGKILLs the broker JVM (no shutdown hook, nothing flushed: like a crash); the namesrv stays up and
    * drops the broker from its routes. Resolves once the JVM has exited. No-op when no broker runs.
@@ -152,6 +154,10 @@ export class RunningLocalBroker implements LocalBroker {
 
   get brokerRunning(): boolean {
     return this.broker !== undefined && this.broker.exitStatus === undefined;
+  }
+
+  get brokerPid(): number | undefined {
+    return this.brokerRunning ? this.broker?.pid : undefined;
   }
 
   /** The first broker JVM: on failure everything is stopped and the temp directory removed. */

@@ -17,6 +17,12 @@ function run(id: string, round: number, firstToLastMs: number, extra: Partial<Dr
     startToFirstMs: 100,
     startToLastMs: firstToLastMs + 100,
     firstToLastMs,
+    cpuMsStartToLast: 100,
+    cpuMsProcessToLast: 400,
+    brokerCpuMs: 50,
+    stealPercent: 30,
+    cpuWindowMs: firstToLastMs + 100,
+    brokerIdleCpuPercentOfCore: 10,
     peakRssBytes: 100 * MIB,
     peakHeapUsedBytes: 20 * MIB,
     peakArrayBuffersBytes: undefined,
@@ -89,5 +95,80 @@ describe('drainScenario', () => {
     expect(pairs.some((pair) => pair.includes('ali-ons'))).toBe(false);
     const limit = scenario.ratios.find((r) => r.denominator === 'raw-pull' && r.numerator === 'ours');
     expect(limit?.value).toBe(0.5);
+  });
+});
+
+describe('drainScenario: CPU per message', () => {
+  const contenders = [contender('ours'), contender('ours-function'), contender('java')];
+  // 1000 messages a run: 1 ms of CPU is 1 µs per message.
+  const runs = [
+    run('ours', 1, 100, { warmup: true, cpuMsStartToLast: 9000, brokerCpuMs: 9000 }),
+    run('ours', 1, 100, { cpuMsStartToLast: 50, brokerCpuMs: 30, stealPercent: 10 }),
+    run('ours', 2, 100, { cpuMsStartToLast: 100, brokerCpuMs: 20, stealPercent: 40 }),
+    run('ours', 3, 100, { cpuMsStartToLast: 200, brokerCpuMs: 40, stealPercent: 25 }),
+    run('ours-function', 1, 100, { cpuMsStartToLast: 150, brokerCpuMs: 30 }),
+    run('java', 1, 100, { cpuMsStartToLast: 400, cpuMsProcessToLast: 2000, brokerCpuMs: 60 }),
+  ];
+  const scenario = drainScenario(contenders, runs, new Map(), options);
+  const metrics = (id: string) => scenario.consumers.find((c) => c.id === id)?.metrics ?? {};
+  const ratioOf = (numerator: string, denominator: string, metric: string) =>
+    scenario.ratios.find(
+      (r) => r.numerator === numerator && r.denominator === denominator && r.metric === metric,
+    );
+
+  it("divides each run's CPU from start() to the last message by its messages, in µs", () => {
+    expect(metrics('ours')[DRAIN_METRICS.cpuPerMessage]).toEqual({
+      median: 100,
+      min: 50,
+      max: 200,
+      values: [50, 100, 200],
+    });
+    expect(metrics('java')[DRAIN_METRICS.cpuProcessToLast]?.median).toBe(2000);
+  });
+
+  it("gives the broker's CPU per message and every run's steal", () => {
+    expect(metrics('ours')[DRAIN_METRICS.brokerCpuPerMessage]?.values).toEqual([30, 20, 40]);
+    expect(metrics('java')[DRAIN_METRICS.brokerCpuPerMessage]?.median).toBe(60);
+    expect(metrics('ours')[DRAIN_METRICS.steal]?.values).toEqual([10, 40, 25]);
+  });
+
+  it("subtracts the broker's idle rate over the run's window", () => {
+    const above = drainScenario(
+      [contender('ours')],
+      [run('ours', 1, 100, { brokerCpuMs: 80, brokerIdleCpuPercentOfCore: 25, cpuWindowMs: 200 })],
+      new Map(),
+      { ...options, rounds: 1 },
+    ).consumers[0]?.metrics;
+    // 80 ms - 25 % × 200 ms = 30 ms for 1000 messages.
+    expect(above?.[DRAIN_METRICS.brokerCpuPerMessageAboveIdle]?.median).toBe(30);
+    expect(above?.[DRAIN_METRICS.brokerIdleCpu]?.median).toBe(25);
+  });
+
+  it('compares ours and ours-function with Java and each other on CPU per message, lower better', () => {
+    expect(ratioOf('ours', 'java', DRAIN_METRICS.cpuPerMessage)).toEqual({
+      metric: DRAIN_METRICS.cpuPerMessage,
+      numerator: 'ours',
+      denominator: 'java',
+      value: 0.25,
+      higherIsBetter: false,
+    });
+    expect(ratioOf('ours-function', 'java', DRAIN_METRICS.cpuPerMessage)?.value).toBe(0.375);
+    expect(ratioOf('ours-function', 'ours', DRAIN_METRICS.cpuPerMessage)?.value).toBe(1.5);
+    expect(ratioOf('ours', 'java', DRAIN_METRICS.brokerCpuPerMessage)?.value).toBe(0.5);
+  });
+
+  it('has no broker figures or ratio with an external broker', () => {
+    const external = drainScenario(
+      contenders,
+      runs.map((entry) => ({ ...entry, brokerCpuMs: undefined, brokerIdleCpuPercentOfCore: undefined })),
+      new Map(),
+      options,
+    );
+    for (const consumer of external.consumers) {
+      expect(consumer.metrics[DRAIN_METRICS.brokerCpuPerMessage]).toBeUndefined();
+      expect(consumer.metrics[DRAIN_METRICS.brokerCpuPerMessageAboveIdle]).toBeUndefined();
+      expect(consumer.metrics[DRAIN_METRICS.cpuPerMessage]).toBeDefined();
+    }
+    expect(external.ratios.some((r) => r.metric === DRAIN_METRICS.brokerCpuPerMessage)).toBe(false);
   });
 });

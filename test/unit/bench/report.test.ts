@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseBenchOptions } from '../../../bench/bench-options.js';
 import { type BenchResults, stats } from '../../../bench/bench-results.js';
+import type { DrainRun } from '../../../bench/drain-race.js';
 import { DRAIN_METRICS } from '../../../bench/drain-summary.js';
 import { fmtStats, renderReport } from '../../../bench/report.js';
 
@@ -26,6 +27,12 @@ const results: BenchResults = {
             [DRAIN_METRICS.rssSecondHalfMedian]: stats([100, 100, 100]),
             [DRAIN_METRICS.rssPeakOverSecondHalfMedian]: stats([1.05, 1.02, 1.1]),
             [DRAIN_METRICS.rssSecondHalfGrowth]: stats([0.5, 1, 0]),
+            [DRAIN_METRICS.cpuPerMessage]: stats([21.5, 20, 23]),
+            [DRAIN_METRICS.brokerCpuPerMessage]: stats([12, 11, 13]),
+            [DRAIN_METRICS.brokerIdleCpu]: stats([20, 20, 20]),
+            [DRAIN_METRICS.brokerCpuPerMessageAboveIdle]: stats([2, 1, 3]),
+            [DRAIN_METRICS.cpuProcessToLast]: stats([9000, 8000, 10_000]),
+            [DRAIN_METRICS.steal]: stats([30, 25, 35]),
           },
         },
         {
@@ -46,6 +53,13 @@ const results: BenchResults = {
           value: 0.85,
           higherIsBetter: true,
         },
+        {
+          metric: DRAIN_METRICS.cpuPerMessage,
+          numerator: 'ours',
+          denominator: 'java',
+          value: 0.4,
+          higherIsBetter: false,
+        },
       ],
     },
     {
@@ -60,12 +74,34 @@ const results: BenchResults = {
   ],
 };
 
+const drainRun: DrainRun = {
+  id: 'ours',
+  round: 1,
+  warmup: false,
+  received: 2000,
+  startToFirstMs: 50,
+  startToLastMs: 1050,
+  firstToLastMs: 1000,
+  cpuMsStartToLast: 43,
+  cpuMsProcessToLast: 400,
+  brokerCpuMs: 25,
+  stealPercent: 31.4,
+  cpuWindowMs: 1050,
+  brokerIdleCpuPercentOfCore: 22.4,
+  peakRssBytes: 100 * 1024 * 1024,
+  peakHeapUsedBytes: 20 * 1024 * 1024,
+  peakArrayBuffersBytes: undefined,
+  pulledBytes: undefined,
+  rssSeries: [],
+  wallMs: 2000,
+};
+
 describe('renderReport', () => {
   const markdown = renderReport({
     results,
     options: parseBenchOptions([], {}),
     brokerDescription: 'local',
-    drainRuns: [],
+    drainRuns: [drainRun],
     produceMs: 40_000,
     timings: [
       ['produce', 40],
@@ -95,10 +131,66 @@ describe('renderReport', () => {
   });
 });
 
+describe('renderReport: CPU per message', () => {
+  const render = (input: BenchResults, drainRuns: readonly DrainRun[]): string =>
+    renderReport({
+      results: input,
+      options: parseBenchOptions([], {}),
+      brokerDescription: 'local',
+      drainRuns,
+      produceMs: undefined,
+      timings: [],
+      charts: [],
+    });
+  const markdown = render(results, [drainRun]);
+
+  it("says why it is there and gives each consumer's and the broker's CPU per message", () => {
+    expect(markdown).toContain('### CPU per message');
+    expect(markdown).toContain('CPU per message stays steady');
+    expect(markdown).toContain(
+      '| ours | 21.5 (20.0–23.0) | 12.0 (11.0–13.0) | 20.0 | 2.0 (1.0–3.0) | 9,000 (8,000–10,000) | 30.0 (25.0–35.0) |',
+    );
+  });
+
+  it('lists the CPU ratio, lower better, and every run with its CPU, broker CPU and steal', () => {
+    expect(markdown).toContain(`| ours / java | ${DRAIN_METRICS.cpuPerMessage} | 0.40× | < 1 |`);
+    // 43 ms / 2000 messages = 21.5 µs; 25 ms / 2000 = 12.5 µs.
+    expect(markdown).toMatch(/\| 1 \| ours \| 2,000 \| .* \| 2,000 \| 21\.5 \| 12\.5 \| 22 % \| 31 % \|/);
+  });
+
+  it('says when the broker was not measured (an external broker)', () => {
+    const drain = results.scenarios[0];
+    if (drain === undefined) throw new Error('no drain scenario in the fixture');
+    const external: BenchResults = {
+      ...results,
+      scenarios: [
+        {
+          ...drain,
+          consumers: drain.consumers.map((consumer) => {
+            const {
+              [DRAIN_METRICS.brokerCpuPerMessage]: _broker,
+              [DRAIN_METRICS.brokerIdleCpu]: _idle,
+              [DRAIN_METRICS.brokerCpuPerMessageAboveIdle]: _above,
+              ...metrics
+            } = consumer.metrics;
+            return { ...consumer, metrics };
+          }),
+        },
+      ],
+    };
+    const text = render(external, [
+      { ...drainRun, brokerCpuMs: undefined, brokerIdleCpuPercentOfCore: undefined },
+    ]);
+    expect(text).toContain('Broker CPU: not measured (an external broker');
+    expect(text).toMatch(/\| 21\.5 \| — \| — \| 31 % \|/);
+  });
+});
+
 describe('fmtStats', () => {
   it('formats by the unit in the name and leaves out a min–max of one value', () => {
     expect(fmtStats(stats([1500, 2500, 2000]), 'latencyP99Ms')).toBe('2,000 ms (1,500 ms–2,500 ms)');
     expect(fmtStats(stats([12]), 'updateItemsTotal')).toBe('12');
     expect(fmtStats(undefined, 'x')).toBe('—');
+    expect(fmtStats(stats([1290, 12.25]), DRAIN_METRICS.cpuPerMessage)).toBe('651.1 (12.3–1,290.0)');
   });
 });

@@ -5,8 +5,11 @@
  * bench/java-bench.ts; prints one line `BENCH_RESULT {json}` on success.
  *
  *   consume <namesrv> <topic> <group> <expectedCount> <timeoutMs>
- *     {startToFirstMs, startToLastMs, firstToLastMs, received, peakRssBytes, peakHeapUsedBytes, maxHeapBytes,
+ *     prints `BENCH_STARTED` right before start() (the harness reads the broker's CPU then), then
+ *     {startToFirstMs, startToLastMs, firstToLastMs, received, cpuMsStartToLast, cpuMsProcessToLast,
+ *      peakRssBytes, peakHeapUsedBytes, maxHeapBytes,
  *      rssSeries: [[ms since start(), VmRSS bytes], ...] every 200 ms from start() to the last message}
+ *     before its shutdown
  *   decode <bodyFile> <warmupMs> <measureMs>
  *     {iterations, messages, bytes, elapsedNs, cpuNs}
  */
@@ -77,6 +80,7 @@ public final class PushConsumerBench {
         AtomicInteger received = new AtomicInteger();
         AtomicLong firstAtNs = new AtomicLong();
         AtomicLong lastAtNs = new AtomicLong();
+        AtomicLong cpuAtLastNs = new AtomicLong();
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
         consumer.setNamesrvAddr(namesrv);
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
@@ -89,11 +93,15 @@ public final class PushConsumerBench {
             long now = System.nanoTime();
             firstAtNs.compareAndSet(0, now);
             if (received.addAndGet(messages.size()) >= expectedCount && lastAtNs.compareAndSet(0, now)) {
+                cpuAtLastNs.set(processCpuNs());
                 done.countDown();
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
 
+        System.out.println("BENCH_STARTED");
+        System.out.flush();
+        long cpuAtStartNs = processCpuNs();
         long startNs = System.nanoTime();
         List<long[]> rssSeries = new ArrayList<>();
         sampler.scheduleAtFixedRate(() -> {
@@ -123,19 +131,26 @@ public final class PushConsumerBench {
                 + " messages within " + timeoutMs + " ms");
         }
         int count = received.get();
-        consumer.shutdown();
         long first = firstAtNs.get();
         long last = lastAtNs.get();
+        // The whole process, as is: the consume threads and the client's, and the JIT compiler's and
+        // the collector's threads, which are the JVM's real cost of the work (as V8's are Node's).
+        long cpuAtLast = cpuAtLastNs.get();
+        // Printed before the shutdown, so that the harness's broker CPU window ends at the last message.
         System.out.println("BENCH_RESULT {"
             + "\"received\":" + count
             + ",\"startToFirstMs\":" + millis(first - startNs)
             + ",\"startToLastMs\":" + millis(last - startNs)
             + ",\"firstToLastMs\":" + millis(last - first)
+            + ",\"cpuMsStartToLast\":" + millis(cpuAtLast - cpuAtStartNs)
+            + ",\"cpuMsProcessToLast\":" + millis(cpuAtLast)
             + ",\"peakRssBytes\":" + peakRss
             + ",\"peakHeapUsedBytes\":" + peakHeapUsed.get()
             + ",\"maxHeapBytes\":" + memory.getHeapMemoryUsage().getMax()
             + ",\"rssSeries\":" + series
             + "}");
+        System.out.flush();
+        consumer.shutdown();
     }
 
     /**
@@ -182,9 +197,10 @@ public final class PushConsumerBench {
     }
 
     /**
-     * CPU time of the whole process (all threads: the decoding thread, the collector, the JIT), as
-     * bench/decode-bench.ts measures ours: on a machine shared with other work, wall time measures the
-     * neighbours too.
+     * CPU time of the whole process (all threads: the decoding or consuming threads, the collector, the
+     * JIT) in ns since the JVM started, as bench/decode-bench.ts and bench/peers/drain-measurement.ts
+     * measure ours: on a machine shared with other work (and a hypervisor that steals CPU), wall time
+     * measures the neighbours too.
      */
     private static long processCpuNs() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
