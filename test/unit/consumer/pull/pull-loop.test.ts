@@ -43,6 +43,7 @@ function setup(
   const illegal: number[] = [];
   let rebalanceNeeded = 0;
   const counters = newConsumerCounters();
+  const carried: number[] = [];
   const loop = new PullLoop(
     {
       processQueue,
@@ -73,6 +74,10 @@ function setup(
       },
       resolveStartOffset: async () => 99,
       deadLetterUndecodable,
+      offsetCarried: (queue, offset) => {
+        expect(queue).toBe(queueA);
+        carried.push(offset);
+      },
     },
     10,
     startOffsetFromBroker,
@@ -80,6 +85,7 @@ function setup(
   return {
     loop,
     pulls,
+    carried,
     processQueue,
     offsetStore,
     submitted,
@@ -242,6 +248,8 @@ describe('PullLoop', () => {
     expect(t.pulls.map((p) => p.address)).toEqual(['master:10911', 'slave:10911']);
     expect(t.pulls[0]?.header).toMatchObject({ commitOffset: 10, sysFlag: 3 });
     expect(t.pulls[1]?.header).toMatchObject({ commitOffset: 0, sysFlag: 2 });
+    // Only the pull to the master took the offset there (the broker offset sync skips it).
+    expect(t.carried).toEqual([10]);
     await t.loop.stop();
   });
 
