@@ -76,6 +76,30 @@ describe('findPropertyInBytes', () => {
     );
   });
 
+  it('with searchEnd, finds the value exactly when its piece starts before searchEnd, else nothing', () => {
+    fc.assert(
+      fc.property(TEXT, fc.constantFrom(...KEYS), fc.nat(3), fc.nat(60), (text, key, pad, cut) => {
+        const bytes = Buffer.concat([Buffer.alloc(pad, 0x02), Buffer.from(text), Buffer.from('\u0001K')]);
+        const end = pad + Buffer.byteLength(text);
+        // The piece that findProperty takes, and where it starts in the bytes.
+        const pieces = text.split('\u0002');
+        const winner = pieces.findIndex(
+          (piece) => piece.startsWith(`${key}\u0001`) && piece.length > key.length + 1,
+        );
+        const winnerStart = Buffer.byteLength(
+          pieces
+            .slice(0, winner)
+            .map((piece) => `${piece}\u0002`)
+            .join(''),
+        );
+        const searchEnd = pad + cut;
+        const expected = winner >= 0 && winnerStart < cut ? findProperty(text, key) : undefined;
+        expect(findPropertyInBytes(bytes, pad, end, key, searchEnd)).toBe(expected);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('takes the first piece with a value, skipping empty ones and longer keys', () => {
     const text = 'UNIQ_KEYS\u0001a\u0002UNIQ_KEY\u0001\u0002UNIQ_KEY\u0001b\u0001c\u0002UNIQ_KEY\u0001d';
     expect(findPropertyInBytes(Buffer.from(text), 0, Buffer.byteLength(text), 'UNIQ_KEY')).toBe('b\u0001c');

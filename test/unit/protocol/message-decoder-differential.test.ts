@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findProperty, toPlainMessage } from '../../../src/protocol/decoded-message.js';
+import { findProperty, propertyOf, toPlainMessage } from '../../../src/protocol/decoded-message.js';
 import type { MessageExt } from '../../../src/protocol/message.js';
 import { decodeMessages } from '../../../src/protocol/message-decoder.js';
 import { encodeStoredMessage } from '../../../src/protocol/message-encoder.js';
@@ -140,6 +140,43 @@ describe('decodeMessages against the reference decoder', () => {
             const body = Buffer.concat(
               texts.map((text, i) => recordWithProperties(text, i, storeHosts[i] ?? '127.0.0.1:10911')),
             );
+            expectSameAsReference(body);
+          },
+        ),
+        { numRuns: 500 },
+      );
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  );
+});
+
+describe('single properties of long texts', () => {
+  /** A piece long enough to take a text past the length up to which a lookup decodes it whole. */
+  const FILLER = fc.nat(700).map((length) => `filler${S1}${'f'.repeat(length)}`);
+  const LOOKED_UP = ['UNIQ_KEY', 'TAGS', 'KEYS', 'K', 'KK', '0', '__proto__', 'é', 'filler'];
+
+  it(
+    'are found as the reference finds them, the key before, inside or after the first bytes searched',
+    () => {
+      fc.assert(
+        fc.property(
+          PROPERTY_TEXTS,
+          fc.array(fc.tuple(FILLER, fc.nat(8)), { minLength: 12, maxLength: 12 }),
+          fc.constantFrom(...LOOKED_UP),
+          (texts, fillers, key) => {
+            const long = texts.map((text, i) => {
+              const [filler, at] = fillers[i] ?? ['', 0];
+              const pieces = text.split(S2);
+              pieces.splice(at % (pieces.length + 1), 0, filler);
+              return pieces.join(S2);
+            });
+            const body = Buffer.concat(
+              long.map((text, i) => recordWithProperties(text, i, '127.0.0.1:10911')),
+            );
+            // Each lookup on a fresh decode, before anything built the properties object.
+            decodeMessages(body).messages.forEach((message, i) => {
+              expect(propertyOf(message, key)).toBe(referenceProperties(long[i] ?? '')[key]);
+            });
             expectSameAsReference(body);
           },
         ),

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { toPlainMessage } from '../../../src/protocol/decoded-message.js';
 import type { MessageExt } from '../../../src/protocol/message.js';
 import { decodeMessages, MessageDecodeError } from '../../../src/protocol/message-decoder.js';
+import { encodeStoredMessages } from '../../../src/protocol/message-encoder.js';
 import { decodeProperties } from '../../../src/protocol/message-properties.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/messages/${name}`, import.meta.url));
@@ -125,6 +126,23 @@ describe('topics and hosts repeated from the previous record', () => {
     fixture('v1-ipv6.bin'),
     fixture('v1-inner-batch.bin'),
   ];
+
+  it('decode each topic of a run of same-length topics that differ in any byte', () => {
+    // Topics are compared 4 bytes at a time, then byte by byte: differences in either part must show.
+    const topic = fc.stringMatching(/^[A-Za-z0-9_%-]{1,11}$/);
+    fc.assert(
+      fc.property(fc.array(topic, { minLength: 1, maxLength: 12 }), fc.nat(3), (topics, pick) => {
+        const length = topics[pick % topics.length]?.length ?? 1;
+        const sameLength = topics.map((name) => name.padEnd(length, 'x').slice(0, length));
+        const { messages, error } = decodeMessages(
+          encodeStoredMessages(sameLength.map((name) => ({ topic: name }))),
+        );
+        expect(error).toBeUndefined();
+        expect(messages.map((m) => m.topic)).toEqual(sameLength);
+      }),
+      { numRuns: 500 },
+    );
+  });
 
   it('decode a changed topic or host even when only one byte differs', () => {
     const body = Buffer.concat(variants);
