@@ -4,18 +4,11 @@
  * run in CI needs no second broker. An external broker is only used: never restarted, never stopped.
  */
 import { RocketMQClient } from '../src/client/rocketmq-client.js';
+import { ROCKETMQ_TIMER_FLUSH_INTERVAL_MS } from '../src/local-broker/broker-config.js';
 import { type LocalBroker, startLocalBroker } from '../src/local-broker/local-broker.js';
 import { MASTER_BROKER_ID } from '../src/protocol/route-data.js';
 import { createBenchTopic } from './bench-topic.js';
 
-/**
- * How often a lean broker flushes its timer wheel. 5.3.3's TimerFlushService compares the whole wheel
- * (tens of MiB, whatever the load) byte by byte with its mapped file at every flush, by default every
- * second: about a third of a core while the broker idles, measured here. The flush only makes the
- * wheel survive a crash, which a throwaway bench broker never needs (POP, which the proxy's clients
- * use, needs the timer itself, so it stays on).
- */
-const LEAN_TIMER_FLUSH_INTERVAL_MS = 60_000;
 /** SIGTERM-to-SIGKILL grace of a lean broker's stop (the launcher's default is 3 s). */
 const LEAN_STOP_GRACE_MS = 1000;
 
@@ -41,9 +34,9 @@ export interface BenchBroker {
  * Starts a local broker with `heapMb`, or connects to `external` and learns its broker and cluster
  * names from the route of a fresh one-queue topic. `lean` (a quick run, whose figures only show that
  * the harness works) spares the machine's CPU for the run itself: the local launcher's C1-only JIT
- * instead of C2 (whose compilations cost far more), and the timer wheel flushed once a minute instead
- * of every second ({@link LEAN_TIMER_FLUSH_INTERVAL_MS}). A measured run keeps both as deployed brokers
- * have them.
+ * instead of C2 (whose compilations cost far more), and the test brokers' timer wheel flushed once a
+ * minute instead of every second (`TEST_TIMER_FLUSH_INTERVAL_MS` in src/local-broker/broker-config.ts).
+ * A measured run sets both back as deployed brokers have them.
  *
  * @example
  * ```ts
@@ -59,7 +52,7 @@ export async function startBenchBroker(options: {
     const broker = await startLocalBroker({
       heapMb: options.heapMb,
       extraJvmOptions: options.lean ? [] : ['-XX:TieredStopAtLevel=4'],
-      brokerConfig: options.lean ? { timerFlushIntervalMs: LEAN_TIMER_FLUSH_INTERVAL_MS } : undefined,
+      brokerConfig: options.lean ? undefined : { timerFlushIntervalMs: ROCKETMQ_TIMER_FLUSH_INTERVAL_MS },
       // Its store is thrown away: no need to wait the default 3 s for a graceful shutdown.
       ...(options.lean ? { stopGraceMs: LEAN_STOP_GRACE_MS } : {}),
     });

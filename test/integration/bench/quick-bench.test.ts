@@ -99,7 +99,12 @@ describe('npm run bench -- --quick', () => {
           continue;
         }
         expect(consumer.error, consumer.id).toBeUndefined();
-        for (const metric of [DRAIN_METRICS.firstToAll, DRAIN_METRICS.startToAll, DRAIN_METRICS.peakRss]) {
+        for (const metric of [
+          DRAIN_METRICS.firstToAll,
+          DRAIN_METRICS.startToAll,
+          DRAIN_METRICS.peakRss,
+          DRAIN_METRICS.cpuPerMessage,
+        ]) {
           expectStats(consumer.metrics[metric], `${consumer.id} ${metric}`);
           expect(consumer.metrics[metric]?.median, `${consumer.id} ${metric}`).toBeGreaterThan(0);
         }
