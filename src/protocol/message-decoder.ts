@@ -18,7 +18,7 @@ import { errorMessage } from '../util/error-message.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, decompress } from './compression.js';
 import { DecodedMessage, offsetMessageId } from './decoded-message.js';
 import { ProtocolError } from './errors.js';
-import { formatHostField } from './last-decoded.js';
+import { decodeUtf8, formatHostField, LastDecoded } from './last-decoded.js';
 import type { MessageExt } from './message.js';
 import { computeBodyCrc } from './message-encoder.js';
 import {
@@ -210,7 +210,7 @@ function decodeRecord(
       queueOffset,
       physicalOffset,
     );
-  const topic = topicAt(buffer, view, position, position + topicLength);
+  const topic = LAST_TOPIC.get(buffer, position, position + topicLength, decodeUtf8);
   position += topicLength;
 
   if (position + 2 > end)
@@ -394,29 +394,4 @@ function longBeyondSafe(
 
 /** Topics up to this many bytes are remembered (v1 records allow 127). */
 const MAX_REMEMBERED_TOPIC_BYTES = 255;
-/**
- * The last topic decoded, with a copy of its bytes (never the caller's buffer): the records of a PULL body
- * repeat their topic, and comparing its bytes costs less than decoding it again.
- */
-const LAST_TOPIC_BYTES = new Uint8Array(MAX_REMEMBERED_TOPIC_BYTES);
-const LAST_TOPIC_VIEW = new DataView(LAST_TOPIC_BYTES.buffer);
-let lastTopicLength = -1;
-let lastTopic = '';
-
-/** The topic at `buffer[start, end)`: the last one decoded when its bytes are the same, compared 4 at a time. */
-function topicAt(buffer: Buffer, view: DataView, start: number, end: number): string {
-  const length = end - start;
-  if (length === lastTopicLength) {
-    let i = 0;
-    while (i + 4 <= length && view.getInt32(start + i) === LAST_TOPIC_VIEW.getInt32(i)) i += 4;
-    while (i < length && view.getUint8(start + i) === LAST_TOPIC_VIEW.getUint8(i)) i++;
-    if (i === length) return lastTopic;
-  }
-  const topic = buffer.toString('utf8', start, end);
-  if (length <= MAX_REMEMBERED_TOPIC_BYTES) {
-    buffer.copy(LAST_TOPIC_BYTES, 0, start, end);
-    lastTopicLength = length;
-    lastTopic = topic;
-  }
-  return topic;
-}
+const LAST_TOPIC = new LastDecoded(MAX_REMEMBERED_TOPIC_BYTES);
