@@ -54,6 +54,18 @@ async function main(): Promise<number> {
 
   const startedAt = Date.now();
   const machine = machineAtStart();
+  // Read before the run: `git describe --dirty` at the end would see the profiles --profile rewrites.
+  const versions = benchVersions({
+    rocketmq:
+      options.externalBroker === undefined ? selectedBrokerVersion().rocketmqVersion : 'external broker',
+    'rocketmq-client (Java)': '5.3.3',
+    ...Object.fromEntries(
+      DRAIN_PEERS.filter((peer) => options.consumers.includes(peer.id)).map((peer) => [
+        peer.id,
+        peer.version,
+      ]),
+    ),
+  });
   const drain = options.only === undefined;
   const scenarios: readonly BenchScenario[] = drain
     ? options.scenarios
@@ -193,17 +205,7 @@ async function main(): Promise<number> {
         memoryMiB: machine.memoryMiB,
         loadAverage: { start: machine.loadAverageStart, end: currentLoad() },
       },
-      versions: await benchVersions({
-        rocketmq:
-          options.externalBroker === undefined ? selectedBrokerVersion().rocketmqVersion : 'external broker',
-        'rocketmq-client (Java)': '5.3.3',
-        ...Object.fromEntries(
-          DRAIN_PEERS.filter((peer) => options.consumers.includes(peer.id)).map((peer) => [
-            peer.id,
-            peer.version,
-          ]),
-        ),
-      }),
+      versions: await versions,
       scenarios: results,
     };
     await mkdir(dirname(options.outFile), { recursive: true });
