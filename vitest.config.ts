@@ -2,8 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // The JSON report feeds the `N passed, N failed` line that .ci/run prints last.
-    reporters: ['default', ['json', { outputFile: '.vitest-report.json' }]],
+    // The JSON report feeds the `N passed, N failed` line that .ci/run prints last. A vitest run inside
+    // a test (test/integration/runtime/node22-protocol.test.ts) points it elsewhere.
+    reporters: ['default', ['json', { outputFile: process.env.VITEST_JSON_REPORT ?? '.vitest-report.json' }]],
     projects: [
       {
         test: {

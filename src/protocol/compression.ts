@@ -1,15 +1,16 @@
 /**
  * Message body compression (Java `common/.../compression/`): ZLIB is a `java.util.zip.Deflater`
- * stream (zlib header), LZ4 the LZ4 *frame* format (see lz4-frame.ts), ZSTD a standard zstd frame.
+ * stream (zlib header), LZ4 the LZ4 *frame* format (see lz4-frame.ts), ZSTD standard zstd frames (see
+ * zstd.ts: native libzstd where Node has it, else fzstd in a worker under a deadline).
  * Every decompression is capped in output size and reports failures as ProtocolError with the
  * library error as `cause`.
  */
 import { constants as bufferConstants } from 'node:buffer';
 import { deflateSync, inflateSync } from 'node:zlib';
-import { Decompress } from 'fzstd';
 import { errorMessage } from '../util/error-message.js';
 import { ProtocolError } from './errors.js';
 import { decompressLz4Frames } from './lz4-frame.js';
+import { decompressZstd } from './zstd.js';
 
 /**
  * Compression types of SYSFLAG bits 8-10 (Java `CompressionType`); type bits 0 also mean ZLIB.
@@ -27,8 +28,6 @@ export const DEFAULT_MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
 
 /** zlib level Java producers use (`compressLevel`, default 5). */
 const DEFAULT_ZLIB_LEVEL = 5;
-
-const ZSTD_MAGIC = 0xfd2fb528;
 
 /**
  * Maps SYSFLAG compression type bits (0..7) to a {@link CompressionType}; 0 is ZLIB as in Java.
@@ -98,56 +97,5 @@ function inflateZlib(data: Uint8Array, maxBytes: number): Buffer {
     return inflateSync(data, { maxOutputLength: limit });
   } catch (err) {
     throw new ProtocolError(`zlib decompression failed: ${errorMessage(err)}`, { cause: err });
-  }
-}
-
-function decompressZstd(data: Uint8Array, maxBytes: number): Buffer {
-  checkZstdHeader(data, maxBytes);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const stream = new Decompress((chunk) => {
-    total += chunk.length;
-    if (total > maxBytes) throw new ProtocolError(`zstd output exceeds ${maxBytes} bytes`);
-    chunks.push(chunk);
-  });
-  try {
-    stream.push(data, true);
-  } catch (err) {
-    if (err instanceof ProtocolError) throw err;
-    throw new ProtocolError(`zstd decompression failed: ${errorMessage(err)}`, { cause: err });
-  }
-  return Buffer.concat(chunks, total);
-}
-
-/** Rejects a first zstd frame whose window or declared size exceeds the cap before fzstd allocates it. */
-function checkZstdHeader(data: Uint8Array, maxBytes: number): void {
-  if (data.length < 6) throw new ProtocolError(`zstd data too short (${data.length} bytes)`);
-  const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  if (view.readUInt32LE(0) !== ZSTD_MAGIC) return; // skippable frames and garbage: fzstd decides
-  const descriptor = view[4] ?? 0;
-  const singleSegment = (descriptor & 0x20) !== 0;
-  const sizeFieldFlag = descriptor >> 6;
-  const dictBytes = [0, 1, 2, 4][descriptor & 3] ?? 0;
-  const sizeBytes = sizeFieldFlag === 0 ? (singleSegment ? 1 : 0) : 1 << sizeFieldFlag;
-  let position = 5;
-  let windowBytes = 0;
-  if (!singleSegment) {
-    const windowDescriptor = view[position] ?? 0;
-    const base = 2 ** (10 + (windowDescriptor >> 3));
-    windowBytes = base + (base / 8) * (windowDescriptor & 7);
-    position += 1;
-  }
-  position += dictBytes;
-  if (sizeBytes > 0 && position + sizeBytes <= view.length) {
-    let contentBytes = 0;
-    for (let i = sizeBytes - 1; i >= 0; i--) contentBytes = contentBytes * 256 + (view[position + i] ?? 0);
-    if (sizeBytes === 2) contentBytes += 256;
-    if (contentBytes > maxBytes) {
-      throw new ProtocolError(`zstd frame declares ${contentBytes} bytes, above the ${maxBytes}-byte cap`);
-    }
-    if (singleSegment) windowBytes = contentBytes;
-  }
-  if (windowBytes > Math.max(maxBytes, 1 << 20)) {
-    throw new ProtocolError(`zstd window of ${windowBytes} bytes is above the ${maxBytes}-byte cap`);
   }
 }

@@ -97,7 +97,9 @@ const LAYERS: LayerRules = {
     handler: KIT_PACKAGES,
     examples: KIT_PACKAGES,
     // No sockets, files or processes in protocol: codecs, hashes and the host's addresses for message ids.
-    protocol: [/^(fzstd|lz4js)$/, /^node:(buffer|crypto|os|zlib)$/],
+    // One thread: on Node 20 zstd decodes in a worker under a deadline (src/protocol/zstd.ts), and
+    // node:module resolves fzstd for it.
+    protocol: [/^(fzstd|lz4js)$/, /^node:(buffer|crypto|module|os|worker_threads|zlib)$/],
   },
 };
 

@@ -118,10 +118,15 @@ describe('detects corruption', () => {
   it('wraps zlib and zstd library errors with their cause', () => {
     const zlibError = expectProtocolError(() => decompress(CompressionType.ZLIB, Buffer.from('not zlib')));
     expect(zlibError.cause).toBeInstanceOf(Error);
-    const zstdError = expectProtocolError(() =>
-      decompress(CompressionType.ZSTD, fixture('java-zstd.bin').subarray(0, 50)),
-    );
+    const corrupt = Buffer.from(fixture('cli-zstd.zst'));
+    corrupt[corrupt.length - 40] = (corrupt[corrupt.length - 40] ?? 0) ^ 0xff;
+    const zstdError = expectProtocolError(() => decompress(CompressionType.ZSTD, corrupt));
     expect(zstdError.cause).toBeInstanceOf(Error);
+    // A cut frame is refused from its block headers, before any decoder runs.
+    expect(
+      expectProtocolError(() => decompress(CompressionType.ZSTD, fixture('java-zstd.bin').subarray(0, 50)))
+        .message,
+    ).toMatch(/runs past the end/);
   });
 
   it('rejects compression types 4..7', () => {
