@@ -82,6 +82,12 @@ export interface RemotingRequest {
    * the evidence that any timeout does (see `closeOnTimeout`). Not sent.
    */
   longPoll?: boolean;
+  /**
+   * A faster encoding of exactly this request (same code, extFields and body) as one whole frame, length
+   * prefix included, for the opaque and flag the connection chose. Used instead of the generic encoding
+   * unless a `beforeSend` hook must see the command (request signing), which then reads `extFields`.
+   */
+  encodeFrame?: (opaque: number, flag: number) => Buffer;
 }
 
 /**

@@ -299,6 +299,9 @@ export class Connection {
   }
 
   private encodeRequest(request: RemotingRequest, opaque: number, flag: number): Buffer {
+    if (request.encodeFrame !== undefined && this.beforeSend === undefined) {
+      return request.encodeFrame(opaque, flag);
+    }
     let command: RemotingCommand = {
       code: request.code,
       language: CLIENT_LANGUAGE,

@@ -67,30 +67,48 @@ export class BrokerOffsetSync {
       entry = { queue, lastSent: -1, lastSentMs: 0, timer: undefined };
       this.queues.set(key, entry);
     }
-    if (entry.timer !== undefined) return;
+    if (entry.timer === undefined) this.schedule(entry);
+  }
+
+  /** Sends once a whole interval has passed without a frame about the queue (a oneway or a pull). */
+  private schedule(entry: QueueSync): void {
     const waitMs = Math.max(0, entry.lastSentMs + this.intervalMs - Date.now());
-    const scheduled = entry;
     entry.timer = setTimeout(() => {
-      scheduled.timer = undefined;
-      this.send(scheduled).catch((error: unknown) =>
-        this.warnings.warn('sync', { err: error, queue }, 'offset update to the broker failed'),
+      entry.timer = undefined;
+      if (this.stopped) return;
+      // A pull carried an offset since this was armed: wait out the interval from that pull.
+      if (entry.lastSentMs + this.intervalMs > Date.now()) {
+        this.schedule(entry);
+        return;
+      }
+      this.send(entry).catch((error: unknown) =>
+        this.warnings.warn('sync', { err: error, queue: entry.queue }, 'offset update to the broker failed'),
       );
     }, waitMs);
     entry.timer.unref();
   }
 
-  /** Forgets a queue given up (a pending update is dropped: the new owner tells the broker itself). */
   /**
    * A pull carried `offset` to the queue's master (the commit-offset flag), which stored it: an update
-   * already sent needs no oneway of its own. While a backlog drains, pulls go out faster than the
-   * interval and carry every move, so the oneways (a socket write each) stop; once caught up, the pull
-   * that waits at the broker was sent before the batch ended and the oneway goes out as before.
+   * already sent needs no oneway of its own, and the pull counts as this interval's frame about the
+   * queue. While a backlog drains, pulls go out faster than the interval and carry every move before
+   * the held-back oneway is due, so the oneways (a socket write and a broker request each: ~1 per 6
+   * pulls of a drain when only the value counted) stop; once caught up, the pull that waits at the
+   * broker was sent before the batch ended and the oneway goes out within the interval as before.
    */
   carried(queue: MessageQueue, offset: number): void {
-    const entry = this.queues.get(messageQueueKey(queue));
-    if (entry !== undefined && offset > entry.lastSent) entry.lastSent = offset;
+    if (this.stopped) return;
+    const key = messageQueueKey(queue);
+    let entry = this.queues.get(key);
+    if (entry === undefined) {
+      entry = { queue, lastSent: -1, lastSentMs: 0, timer: undefined };
+      this.queues.set(key, entry);
+    }
+    if (offset > entry.lastSent) entry.lastSent = offset;
+    entry.lastSentMs = Date.now();
   }
 
+  /** Forgets a queue given up (a pending update is dropped: the new owner tells the broker itself). */
   forget(queue: MessageQueue): void {
     const key = messageQueueKey(queue);
     const entry = this.queues.get(key);

@@ -13,10 +13,12 @@
 
 import { BrokerError } from '../../client/broker-error.js';
 import { NoBrokerAddressError } from '../../client/no-broker-address-error.js';
+import { PullFrameTemplate } from '../../client/pull-frame-template.js';
 import type { PullResult } from '../../client/pull-result.js';
 import { NetworkError } from '../../network/errors.js';
 import type { OffsetStore } from '../../offsets/offset-store.js';
 import type { ProtocolError } from '../../protocol/errors.js';
+import type { PullMessageRequestHeader } from '../../protocol/headers.js';
 import { MessageDecodeError } from '../../protocol/message-decoder.js';
 import type { MessageQueue } from '../../protocol/message-queue.js';
 import { buildPullSysFlag } from '../../protocol/pull-sys-flag.js';
@@ -129,6 +131,9 @@ export class PullLoop {
   private suggestedBrokerId = MASTER_BROKER_ID;
   private previouslyLocked = false;
   private running: Promise<void> | undefined;
+  private template: PullFrameTemplate | undefined;
+  /** Ends the wait for the pull in flight as 'aborted' (the pull itself is abandoned). */
+  private abortPull: (() => void) | undefined;
 
   /**
    * `startOffsetFromBroker`: the start offset is the broker's correction after OFFSET_ILLEGAL, so an orderly
@@ -171,6 +176,7 @@ export class PullLoop {
   /** Stops pulling: an in-flight long poll is abandoned (not awaited). Resolves when the loop ended. */
   async stop(): Promise<void> {
     this.abort.abort();
+    this.abortPull?.();
     await this.running;
   }
 
@@ -269,41 +275,46 @@ export class PullLoop {
     if (options.messageModel === 'CLUSTERING' && brokerId === MASTER_BROKER_ID) {
       commitOffset = Math.max(0, await this.o.offsetStore.readOffset(this.queue, 'MEMORY'));
     }
-    const pull = this.o.broker.pullMessage(
-      address,
-      {
-        consumerGroup: options.consumerGroup,
-        topic: this.queue.topic,
-        queueId: this.queue.queueId,
-        queueOffset: this.offset,
-        maxMsgNums: options.pullBatchSize,
-        sysFlag: buildPullSysFlag({ commitOffset: commitOffset > 0, suspend: true }),
-        commitOffset,
-        suspendTimeoutMillis: options.suspendTimeoutMs,
-        subVersion: subscription.subVersion,
-        expressionType: subscription.expressionType,
-        bname: this.queue.brokerName,
-      },
-      { timeoutMs: options.pullTimeoutMs },
-    );
+    const header: PullMessageRequestHeader = {
+      consumerGroup: options.consumerGroup,
+      topic: this.queue.topic,
+      queueId: this.queue.queueId,
+      queueOffset: this.offset,
+      maxMsgNums: options.pullBatchSize,
+      sysFlag: buildPullSysFlag({ commitOffset: commitOffset > 0, suspend: true }),
+      commitOffset,
+      suspendTimeoutMillis: options.suspendTimeoutMs,
+      subVersion: subscription.subVersion,
+      expressionType: subscription.expressionType,
+      bname: this.queue.brokerName,
+    };
+    // Every pull of this queue differs only in offsets and flags: encode the rest once (a new
+    // subscription version makes a new template).
+    if (this.template?.fits(header) !== true) this.template = new PullFrameTemplate(header);
+    const pull = this.o.broker.pullMessage(address, header, {
+      timeoutMs: options.pullTimeoutMs,
+      template: this.template,
+    });
     if (commitOffset > 0) this.o.offsetCarried?.(this.queue, commitOffset);
     // Not Promise.race with one long-lived abort promise: every race leaves a reaction on it that keeps
-    // its pull result (and the messages' buffers) reachable until the loop stops.
-    const signal = this.abort.signal;
+    // its pull result (and the messages' buffers) reachable until the loop stops. Nor a listener added
+    // to the signal per pull (EventTarget bookkeeping on every pull): stop() calls abortPull.
     return new Promise((resolve) => {
-      const onAbort = () => resolve({ kind: 'aborted' });
+      if (this.abort.signal.aborted) {
+        resolve({ kind: 'aborted' });
+        return;
+      }
+      this.abortPull = () => resolve({ kind: 'aborted' });
       pull.then(
         (result) => {
-          signal.removeEventListener('abort', onAbort);
+          this.abortPull = undefined;
           resolve({ kind: 'result', result, answeredBy });
         },
         (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
+          this.abortPull = undefined;
           resolve({ kind: 'error', error });
         },
       );
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 

@@ -13,6 +13,7 @@ import {
 } from '../../../src/network/errors.js';
 import { ProtocolError } from '../../../src/protocol/errors.js';
 import {
+  encodeFrame,
   FLAG_ONEWAY,
   FLAG_RESPONSE,
   type RemotingCommand,
@@ -156,6 +157,42 @@ describe('Connection request/response', () => {
       { a: '1', Signature: 'sig' },
       { Signature: 'sig' },
     ]);
+  });
+
+  it("sends a request's own frame encoding with the chosen opaque, unless beforeSend must see the command", async () => {
+    const server = await startServer();
+    const encoded: Array<{ opaque: number; flag: number }> = [];
+    const request = {
+      code: 11,
+      extFields: { queueOffset: '7' },
+      encodeFrame: (opaque: number, flag: number) => {
+        encoded.push({ opaque, flag });
+        return encodeFrame({
+          code: 11,
+          language: 'JAVA',
+          version: 401,
+          opaque,
+          flag,
+          extFields: { queueOffset: '7', from: 'encodeFrame' },
+          serializeType: SerializeType.ROCKETMQ,
+        });
+      },
+    };
+    const plain = connect({ address: server.address });
+    const response = await plain.request(request, 2000);
+    expect(encoded).toEqual([{ opaque: response.opaque, flag: 0 }]);
+    expect(server.received[0]).toMatchObject({
+      opaque: response.opaque,
+      serializeType: SerializeType.ROCKETMQ,
+      extFields: { queueOffset: '7', from: 'encodeFrame' },
+    });
+    const signing = connect({
+      address: server.address,
+      beforeSend: (command) => ({ ...command, extFields: { ...command.extFields, Signature: 'sig' } }),
+    });
+    await signing.request(request, 2000);
+    expect(encoded).toHaveLength(1);
+    expect(server.received[1]?.extFields).toEqual({ queueOffset: '7', Signature: 'sig' });
   });
 });
 

@@ -71,6 +71,37 @@ describe('BrokerOffsetSync', () => {
     t.sync.stop();
   });
 
+  it('holds a move back for an interval after a pull carried the offset, so pulls that keep coming carry it instead', async () => {
+    const t = setup();
+    t.sync.carried(queue, 10); // a pull took 10 to the master
+    t.offsetStore.updateOffset(queue, 20, true);
+    t.sync.moved(queue); // a batch ended just after: the oneway waits out the interval
+    await sleep(5);
+    expect(t.sent).toEqual([]);
+    t.sync.carried(queue, 20); // the next pull of the drain carried 20 before the interval ended
+    await sleep(60);
+    expect(t.sent).toEqual([]);
+    t.offsetStore.updateOffset(queue, 30, true);
+    t.sync.moved(queue); // no pull carries 30 (caught up: the pull waits at the broker): the oneway goes out
+    await sleep(60);
+    expect(t.sent.map((s) => s.header.commitOffset)).toEqual([30]);
+    t.sync.stop();
+  });
+
+  it('waits out a whole interval after the latest pull, and then sends what that pull did not carry', async () => {
+    const t = setup(); // interval 40 ms
+    t.sync.carried(queue, 10);
+    t.offsetStore.updateOffset(queue, 20, true);
+    t.sync.moved(queue); // due 40 ms after the pull that carried 10
+    await sleep(25);
+    t.sync.carried(queue, 15); // a pull sent before the batch that reached 20 ended: the wait starts again
+    await sleep(25);
+    expect(t.sent).toEqual([]); // 50 ms after the first pull, 25 after the latest
+    await sleep(50);
+    expect(t.sent.map((s) => s.header.commitOffset)).toEqual([20]);
+    t.sync.stop();
+  });
+
   it('sends nothing for a queue forgotten or after stop, nor without a known master', async () => {
     const t = setup({});
     t.offsetStore.updateOffset(queue, 5, true);

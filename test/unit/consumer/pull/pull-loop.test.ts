@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BrokerError } from '../../../../src/client/broker-error.js';
 import { NoBrokerAddressError } from '../../../../src/client/no-broker-address-error.js';
+import { PullFrameTemplate } from '../../../../src/client/pull-frame-template.js';
 import type { PullResult } from '../../../../src/client/pull-result.js';
 import { newConsumerCounters } from '../../../../src/consumer/consumer-counters.js';
 import type { ConsumerOptions } from '../../../../src/consumer/consumer-options.js';
@@ -35,7 +36,11 @@ function setup(
   ]),
 ) {
   let routeRefreshes = 0;
-  const pulls: { address: string; header: PullMessageRequestHeader }[] = [];
+  const pulls: {
+    address: string;
+    header: PullMessageRequestHeader;
+    template?: PullFrameTemplate | undefined;
+  }[] = [];
   const pending: Step[] = [...steps];
   const processQueue = new ProcessQueue(queueA);
   const offsetStore = new MemoryOffsetStore();
@@ -48,8 +53,8 @@ function setup(
     {
       processQueue,
       broker: {
-        pullMessage: (address, header) => {
-          pulls.push({ address, header });
+        pullMessage: (address, header, pullOptions) => {
+          pulls.push({ address, header, template: pullOptions?.template });
           const step = pending.shift();
           if (step === undefined) return new Promise<PullResult>(() => undefined); // a long poll that never ends
           return step instanceof Error ? Promise.reject(step) : Promise.resolve(step);
@@ -124,6 +129,31 @@ describe('PullLoop', () => {
       sysFlag: 2,
       bname: 'b',
     });
+    await t.loop.stop();
+  });
+
+  it('encodes its pulls from one frame template that every header it sends fits', async () => {
+    const found = (from: number): PullResult => ({
+      status: 'FOUND',
+      messages: [msg(from)],
+      nextBeginOffset: from + 1,
+      ...bounds,
+    });
+    const t = setup([found(10), found(11)]);
+    t.offsetStore.updateOffset(queueA, 5, true);
+    t.loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.pulls.map((p) => [p.header.queueOffset, p.header.sysFlag])).toEqual([
+      [10, 3],
+      [11, 3],
+      [12, 3],
+    ]);
+    const template = t.pulls[0]?.template;
+    expect(template).toBeInstanceOf(PullFrameTemplate);
+    for (const pull of t.pulls) {
+      expect(pull.template).toBe(template);
+      expect(template?.fits(pull.header)).toBe(true);
+    }
     await t.loop.stop();
   });
 
