@@ -23,6 +23,7 @@ import { InvokeError } from '../invoke/invoke-error.js';
 import type { InvokeFailure, InvokeOutcome, InvokeRequest, Invoker } from '../invoke/invoker.js';
 import { parseLocalFunctionRef } from '../invoke/local-function-ref.js';
 import { LocalInvoker } from '../invoke/local-invoker.js';
+import { retargetRequest } from '../invoke/retargeted-request.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { nameAndMessage } from '../util/name-and-message.js';
 import {
@@ -105,7 +106,7 @@ export class ReloadingInvoker implements Invoker {
     const shim = this.#shimFor(file, generation, exportName);
     if (!this.#changesSinceLoad.has(file)) this.#changesSinceLoad.set(file, new Set());
     try {
-      const outcome = await this.#inner.invoke({ ...request, functionRef: `local:${shim}#${exportName}` });
+      const outcome = await this.#inner.invoke(retargetRequest(request, `local:${shim}#${exportName}`));
       if (generation === this.#generation) this.#changesSinceLoad.get(file)?.clear();
       return outcome;
     } catch (error) {

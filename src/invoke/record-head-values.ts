@@ -12,7 +12,7 @@ import type { ConsumedMessage } from '../consumer/message-listener.js';
  *
  * @example
  * ```ts
- * const values: RecordHeadValues = recordHeadValues(consumed);
+ * const values: RecordHeadValues = new MessageHeadValues(consumed, '{}');
  * console.log(values.messageId, values.propertiesJson);
  * ```
  */
@@ -36,30 +36,47 @@ export interface RecordHeadValues {
 }
 
 /**
- * Reads the head values of `consumed`'s record; `propertiesJson` is the JSON of its user properties
- * (the event builder's userPropertiesJson).
+ * The head values of `consumed`'s record, read once at construction; `propertiesJson` is the JSON of
+ * its user properties (the event builder's userPropertiesJson). A class rather than a function that
+ * returns an object, so that a measured record (event-builder.ts) extends it: one object per message
+ * holds both its values and its measurements.
  *
  * @example
  * ```ts
- * const values = recordHeadValues(consumed, '{"color":"red"}');
+ * const values = new MessageHeadValues(consumed, '{"color":"red"}');
  * ```
  */
-export function recordHeadValues(consumed: ConsumedMessage, propertiesJson: string): RecordHeadValues {
-  const m = consumed.message;
-  return {
-    messageId: m.msgId,
-    offsetMsgId: m.offsetMsgId,
-    topic: consumed.topic,
-    brokerName: consumed.queue.brokerName,
-    queueId: m.queueId,
-    queueOffset: m.queueOffset,
-    tags: m.tags ?? null,
-    keys: m.keys,
-    propertiesJson,
-    bornTimestamp: m.bornTimestamp,
-    storeTimestamp: m.storeTimestamp,
-    bornHost: m.bornHost,
-    storeHost: m.storeHost,
-    reconsumeTimes: m.reconsumeTimes,
-  };
+export class MessageHeadValues implements RecordHeadValues {
+  readonly messageId: string;
+  readonly offsetMsgId: string;
+  readonly topic: string;
+  readonly brokerName: string;
+  readonly queueId: number;
+  readonly queueOffset: number;
+  readonly tags: string | null;
+  readonly keys: readonly string[];
+  readonly propertiesJson: string;
+  readonly bornTimestamp: number;
+  readonly storeTimestamp: number;
+  readonly bornHost: string;
+  readonly storeHost: string;
+  readonly reconsumeTimes: number;
+
+  constructor(consumed: ConsumedMessage, propertiesJson: string) {
+    const m = consumed.message;
+    this.messageId = m.msgId;
+    this.offsetMsgId = m.offsetMsgId;
+    this.topic = consumed.topic;
+    this.brokerName = consumed.queue.brokerName;
+    this.queueId = m.queueId;
+    this.queueOffset = m.queueOffset;
+    this.tags = m.tags ?? null;
+    this.keys = m.keys;
+    this.propertiesJson = propertiesJson;
+    this.bornTimestamp = m.bornTimestamp;
+    this.storeTimestamp = m.storeTimestamp;
+    this.bornHost = m.bornHost;
+    this.storeHost = m.storeHost;
+    this.reconsumeTimes = m.reconsumeTimes;
+  }
 }

@@ -111,10 +111,16 @@ export function recordHeadBytes(v: RecordHeadValues): number {
   );
 }
 
-/** The length of `String(n)` (ASCII), without making the string for the usual non-negative integer. */
+/** 10, 100, ... 10^15: a safe integer has at most 16 digits. */
+const POWERS_OF_TEN = Array.from({ length: 15 }, (_, i) => 10 ** (i + 1));
+
+/**
+ * The length of `String(n)` (ASCII), without making the string for the usual non-negative integer:
+ * compared with powers of ten (a 13-digit timestamp took 12 divisions counted digit by digit).
+ */
 function numberBytes(n: number): number {
   if (!(Number.isSafeInteger(n) && n >= 0)) return String(n).length;
   let digits = 1;
-  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  while (digits < 16 && n >= (POWERS_OF_TEN[digits - 1] as number)) digits++;
   return digits;
 }

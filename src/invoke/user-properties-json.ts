@@ -71,7 +71,7 @@ function jsonLikeLast(text: string): string | undefined {
     index = end + 1;
   }
   if (index < length) return undefined;
-  return `${json}}`;
+  return closeObject(json);
 }
 
 /** The general rules (see {@link userPropertiesJsonOfText}); remembers the layout of `text`. */
@@ -118,5 +118,10 @@ function jsonAndRemember(text: string): string {
     index = end + 1;
   }
   lastCount = rememberable ? count : -1;
-  return `${json}}`;
+  return closeObject(json);
+}
+
+/** `json` (an object's JSON without its closing brace) closed; the constant `{}` when it is empty. */
+function closeObject(json: string): string {
+  return json.length === 1 ? '{}' : `${json}}`;
 }

@@ -185,6 +185,32 @@ describe('FunctionMessageListener with the LocalInvoker', () => {
     expect(request.payload).toBe(request.payload); // serialized once
   });
 
+  it('makes every invoke request with the payload getter on a shared prototype, not per request', async () => {
+    // An object literal with a getter gets a V8 map of its own per request (in the old generation),
+    // which kept each batch alive through scavenges: the requests must share one shape.
+    const requests: InvokeRequest[] = [];
+    const fake: Invoker = {
+      async invoke(request) {
+        requests.push(request);
+        return { ok: false, kind: 'function-error', message: '{"errorType":"Error","errorMessage":"x"}' };
+      },
+      async close() {
+        // nothing to release
+      },
+    };
+    await new FunctionMessageListener({
+      invoker: fake,
+      functionRef: 'my-function',
+      consumerGroup: 'orders-consumer',
+      bisectBatchOnError: true,
+    }).consume(batchOf(2), context);
+    expect(requests).toHaveLength(3);
+    const [first, ...others] = requests as [InvokeRequest, ...InvokeRequest[]];
+    expect(Object.getOwnPropertyDescriptor(first, 'payload')).toBeUndefined();
+    for (const other of others) expect(Object.getPrototypeOf(other)).toBe(Object.getPrototypeOf(first));
+    expect(JSON.parse(first.payload.toString('utf8'))).toStrictEqual(first.event?.());
+  });
+
   it('never serializes the payload for the LocalInvoker, which takes the event objects', async () => {
     const local = new LocalInvoker({ baseDir: fixturesDir });
     const requests: InvokeRequest[] = [];

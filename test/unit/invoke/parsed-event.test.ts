@@ -131,4 +131,29 @@ describe('recordHeadBytes', () => {
       { numRuns: 1_000 },
     );
   });
+
+  it('counts the digits of numbers at every power of ten', () => {
+    const base: RecordHeadValues = {
+      messageId: 'm',
+      offsetMsgId: 'o',
+      topic: 't',
+      brokerName: 'b',
+      queueId: 0,
+      queueOffset: 0,
+      tags: null,
+      keys: [],
+      propertiesJson: '{}',
+      bornTimestamp: 0,
+      storeTimestamp: 0,
+      bornHost: 'h',
+      storeHost: 'h',
+      reconsumeTimes: 0,
+    };
+    const numbers = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 1, 1e21, -1, 0.5];
+    for (let power = 1; power <= 1e16; power *= 10) numbers.push(power - 1, power);
+    for (const n of numbers) {
+      const values = { ...base, queueOffset: n, bornTimestamp: n };
+      expect(recordHeadBytes(values), String(n)).toBe(Buffer.byteLength(recordHead(values), 'utf8'));
+    }
+  });
 });
