@@ -61,13 +61,18 @@ export class BrokerOffsetSync {
   /** The committed offset of `queue` moved: tell its master soon. */
   moved(queue: MessageQueue): void {
     if (this.stopped) return;
+    const entry = this.entryOf(queue);
+    if (entry.timer === undefined) this.schedule(entry);
+  }
+
+  private entryOf(queue: MessageQueue): QueueSync {
     const key = messageQueueKey(queue);
     let entry = this.queues.get(key);
     if (entry === undefined) {
       entry = { queue, lastSent: -1, lastSentMs: 0, timer: undefined };
       this.queues.set(key, entry);
     }
-    if (entry.timer === undefined) this.schedule(entry);
+    return entry;
   }
 
   /** Sends once a whole interval has passed without a frame about the queue (a oneway or a pull). */
@@ -98,12 +103,7 @@ export class BrokerOffsetSync {
    */
   carried(queue: MessageQueue, offset: number): void {
     if (this.stopped) return;
-    const key = messageQueueKey(queue);
-    let entry = this.queues.get(key);
-    if (entry === undefined) {
-      entry = { queue, lastSent: -1, lastSentMs: 0, timer: undefined };
-      this.queues.set(key, entry);
-    }
+    const entry = this.entryOf(queue);
     if (offset > entry.lastSent) entry.lastSent = offset;
     entry.lastSentMs = Date.now();
   }

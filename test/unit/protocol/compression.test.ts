@@ -10,6 +10,7 @@ import {
 } from '../../../src/protocol/compression.js';
 import { ProtocolError } from '../../../src/protocol/errors.js';
 import { compressLz4 } from '../../../src/protocol/lz4-frame.js';
+import { expectProtocolError } from '../../support/expect-protocol-error.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/messages/${name}`, import.meta.url));
 
@@ -31,16 +32,6 @@ function multiBlockInput(): Buffer {
 function expectBytes(actual: Uint8Array, expected: Uint8Array): void {
   expect(actual.length).toBe(expected.length);
   expect(Buffer.from(actual.buffer, actual.byteOffset, actual.length).equals(expected)).toBe(true);
-}
-
-function expectProtocolError(run: () => unknown): ProtocolError {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ProtocolError);
-    return err as ProtocolError;
-  }
-  throw new Error('expected a ProtocolError');
 }
 
 describe('decompress: bytes written by Java (RocketMQ 5.3.3 compressors)', () => {

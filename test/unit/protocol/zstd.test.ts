@@ -5,6 +5,7 @@ import { ProtocolError } from '../../../src/protocol/errors.js';
 import { decodeMessages } from '../../../src/protocol/message-decoder.js';
 import { decompressZstd, zstdDecoder } from '../../../src/protocol/zstd.js';
 import { zstdFrames } from '../../../src/protocol/zstd-frames.js';
+import { expectProtocolError } from '../../support/expect-protocol-error.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/messages/${name}`, import.meta.url));
 const MAX = 4 << 20;
@@ -25,16 +26,6 @@ function loopingFrame(): Buffer {
   const { body } = v1ZstdBody();
   body[13] = 0xf1;
   return body;
-}
-
-function expectProtocolError(run: () => unknown): ProtocolError {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ProtocolError);
-    return err as ProtocolError;
-  }
-  throw new Error('expected a ProtocolError');
 }
 
 /** A skippable frame (RFC 8878 3.1.2) with `payload`. */
