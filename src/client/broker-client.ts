@@ -183,14 +183,7 @@ export class BrokerClient {
     const template = options.template;
     const request: RemotingRequest =
       template?.fits(header) === true
-        ? {
-            code: RequestCode.PULL_MESSAGE,
-            // Read only by a request signer; the frame is the template's.
-            get extFields() {
-              return toExtFields(header);
-            },
-            encodeFrame: (opaque, flag) => template.encode(header, opaque, flag),
-          }
+        ? template.request(header)
         : { code: RequestCode.PULL_MESSAGE, extFields: toExtFields(header) };
     const response = await this.transport.request(address, request, timeoutMs);
     return toPullResult(response, address);

@@ -10,6 +10,7 @@
  * serialization differs. Brokers answer in their own serialize type (JSON by default) whatever the
  * request used, and every RocketMQ server decodes both (docs/protocol.md).
  */
+import type { RemotingRequest } from '../network/connection.js';
 import type { PullMessageRequestHeader } from '../protocol/headers.js';
 import {
   CLIENT_LANGUAGE,
@@ -91,6 +92,14 @@ export class PullFrameTemplate {
   }
 
   /**
+   * The PULL_MESSAGE request with `header`, which must {@link PullFrameTemplate.fits | fit} the
+   * template: its frame comes from the template, its `extFields` are made only for a request signer.
+   */
+  request(header: PullMessageRequestHeader): RemotingRequest {
+    return new TemplatePullRequest(this, header);
+  }
+
+  /**
    * The whole frame (length prefix included) of a PULL_MESSAGE request with `header`, which must
    * {@link PullFrameTemplate.fits | fit} the template.
    */
@@ -118,6 +127,30 @@ export class PullFrameTemplate {
       at += 4 + frame.write(value, at + 4, 'latin1');
     }
     return frame;
+  }
+}
+
+/**
+ * A pull request made from a template. A class, not an object literal with an `extFields` getter: V8
+ * gives every such literal a hidden class of its own, made in the old generation, on every pull.
+ */
+class TemplatePullRequest implements RemotingRequest {
+  readonly code = RequestCode.PULL_MESSAGE;
+  readonly #template: PullFrameTemplate;
+  readonly #header: PullMessageRequestHeader;
+
+  constructor(template: PullFrameTemplate, header: PullMessageRequestHeader) {
+    this.#template = template;
+    this.#header = header;
+  }
+
+  /** Read only by a request signer; the frame is the template's. */
+  get extFields(): Record<string, string> {
+    return toExtFields(this.#header);
+  }
+
+  encodeFrame(opaque: number, flag: number): Buffer {
+    return this.#template.encode(this.#header, opaque, flag);
   }
 }
 
