@@ -11,11 +11,13 @@
  *   properties text without building the object, by the same rules (first well-formed piece wins); a
  *   long text's first pieces are searched in the record's bytes before the text is decoded;
  * - `offsetMsgId`: the hex of the store host and PHYSICALOFFSET, and `bornHost` / `storeHost`, built on
- *   first read.
- * The record's bytes stay reachable through `body` anyway (a view of the pull buffer), so keeping a
- * reference to them costs nothing more; a decompressed body is a copy, so such a message (and an
- * inner-batch entry) reads its properties text, hosts and ids at once and keeps no reference to the
- * pull buffer.
+ *   first read;
+ * - `body`: a view of the pull buffer, made on first read (a message that is counted and acknowledged
+ *   but never read makes none; a buffered message holds one object less: less for the young-generation
+ *   collector to copy); its length is known at once ({@link bodyLengthOf}).
+ * The message keeps the record's bytes (the pull buffer) either way; a decompressed body is a copy, so
+ * such a message (and an inner-batch entry) reads its properties text, hosts and ids at once and keeps
+ * no reference to the pull buffer.
  *
  * Lazy fields live on the prototype: `{ ...message }` copies only the eager ones. Use
  * {@link toPlainMessage} (or `JSON.stringify`, which calls `toJSON`) for a plain copy.
@@ -77,8 +79,11 @@ export class DecodedMessage implements MessageExt {
   preparedTransactionOffset = 0;
   bodyCrc = 0;
   storeSize = 0;
-  body: Buffer;
-  /** The buffer holding the record (a view of it stays in `body`); undefined once nothing lazy needs it. */
+  #body: Buffer | undefined;
+  /** Where the body is in `#record` while `#body` is not made yet. */
+  readonly #bodyStart: number;
+  readonly #bodyLength: number;
+  /** The buffer holding the record; undefined for a message that keeps no reference to it. */
   readonly #record: Buffer | undefined;
   readonly #start: number;
   readonly #propertiesStart: number;
@@ -96,22 +101,51 @@ export class DecodedMessage implements MessageExt {
   /**
    * `record[start, ...)` is the stored record, its properties at `[propertiesStart, propertiesEnd)`. A
    * message that must not keep the record (a decompressed body, an inner-batch entry) passes `record`
-   * undefined and its properties `text`; the decoder then sets its hosts and offsetMsgId.
+   * undefined and its properties `text`; the decoder then sets its hosts and offsetMsgId. `body` is
+   * either the body itself or, when the record holds it as stored, the number of its first byte in
+   * `record` (its length `bodyLength`): the view is then made on first read.
    */
   constructor(
-    body: Buffer,
+    body: Buffer | number,
     record: Buffer | undefined,
     start: number,
     propertiesStart: number,
     propertiesEnd: number,
     text?: string,
+    bodyLength = 0,
   ) {
-    this.body = body;
+    if (typeof body === 'number') {
+      if (record === undefined) throw new RangeError('a body given by its position needs the record');
+      this.#body = undefined;
+      this.#bodyStart = body;
+      this.#bodyLength = bodyLength;
+    } else {
+      this.#body = body;
+      this.#bodyStart = 0;
+      this.#bodyLength = body.length;
+    }
     this.#record = record;
     this.#start = start;
     this.#propertiesStart = propertiesStart;
     this.#propertiesEnd = propertiesEnd;
     this.#text = text;
+  }
+
+  get body(): Buffer {
+    if (this.#body === undefined) {
+      const start = this.#bodyStart;
+      this.#body = (this.#record as Buffer).subarray(start, start + this.#bodyLength);
+    }
+    return this.#body;
+  }
+
+  set body(body: Buffer) {
+    this.#body = body;
+  }
+
+  /** `body.length`, without making the body's view. */
+  get bodyLength(): number {
+    return this.#body === undefined ? this.#bodyLength : this.#body.length;
   }
 
   get bornHost(): string {
@@ -279,6 +313,19 @@ export function propertyOf(message: MessageExt, key: string): string | undefined
  */
 export function propertiesTextOf(message: MessageExt): string | undefined {
   return message instanceof DecodedMessage ? message.propertiesTextIfUnparsed() : undefined;
+}
+
+/**
+ * `message.body.length`, without making a decoded message's body view (flow control counts the bytes of
+ * every buffered message; most are read only later, or never).
+ *
+ * @example
+ * ```ts
+ * processQueueBytes += bodyLengthOf(message);
+ * ```
+ */
+export function bodyLengthOf(message: MessageExt): number {
+  return message instanceof DecodedMessage ? message.bodyLength : message.body.length;
 }
 
 /**

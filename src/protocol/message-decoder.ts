@@ -195,7 +195,7 @@ function decodeRecord(
   const bodyLength = view.getInt32(bodyLengthPosition);
   if (bodyLength < 0 || bodyLength > end - position)
     throw badRecord(`BODY length ${bodyLength} does not fit the record`, start, queueOffset, physicalOffset);
-  const storedBody = buffer.subarray(position, position + bodyLength);
+  const bodyStart = position;
   position += bodyLength;
 
   const v2 = magic === MESSAGE_MAGIC_CODE_V2;
@@ -228,15 +228,19 @@ function decodeRecord(
   const propertiesStart = position;
 
   const bodyCrc = view.getInt32(start + 8);
-  if (options.checkBodyCrc === true && bodyLength > 0 && computeBodyCrc(storedBody) !== bodyCrc) {
+  if (
+    options.checkBodyCrc === true &&
+    bodyLength > 0 &&
+    computeBodyCrc(buffer.subarray(bodyStart, bodyStart + bodyLength)) !== bodyCrc
+  ) {
     throw badRecord(`BODYCRC ${bodyCrc} does not match the body`, start, queueOffset, physicalOffset);
   }
-  let body = storedBody;
+  let decompressed: Buffer | undefined;
   if (bodyLength > 0 && hasSysFlag(sysFlag, MessageSysFlag.COMPRESSED)) {
     try {
-      body = decompress(
+      decompressed = decompress(
         compressionTypeBits(sysFlag),
-        storedBody,
+        buffer.subarray(bodyStart, bodyStart + bodyLength),
         options.maxBodyBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
       );
     } catch (err) {
@@ -247,11 +251,12 @@ function decodeRecord(
   }
 
   // A decompressed body is a copy: such a message reads what it needs of the record now and keeps no
-  // reference to the pull buffer.
-  const compressed = body !== storedBody;
-  const outer = compressed
-    ? new DecodedMessage(body, undefined, 0, 0, 0, buffer.toString('utf8', propertiesStart, end))
-    : new DecodedMessage(body, buffer, start, propertiesStart, end);
+  // reference to the pull buffer. A stored body is viewed in the record when first read.
+  const compressed = decompressed !== undefined;
+  const outer =
+    decompressed !== undefined
+      ? new DecodedMessage(decompressed, undefined, 0, 0, 0, buffer.toString('utf8', propertiesStart, end))
+      : new DecodedMessage(bodyStart, buffer, start, propertiesStart, end, undefined, bodyLength);
   outer.topic = topic;
   outer.queueId = view.getInt32(start + 12);
   outer.queueOffset = queueOffset;

@@ -4,7 +4,7 @@
  * crash or a stale owner can only cause redelivery, never loss. Knows nothing of its consumer: the pull
  * loop, the consume services and the rebalancer read and change it.
  */
-import { propertyOf } from '../../protocol/decoded-message.js';
+import { bodyLengthOf, propertyOf } from '../../protocol/decoded-message.js';
 import type { MessageExt } from '../../protocol/message.js';
 import { MessageConst } from '../../protocol/message.js';
 import type { MessageQueue } from '../../protocol/message-queue.js';
@@ -169,7 +169,7 @@ export class ProcessQueue {
       this.ready.set(offset, { message, consumeStartedAtMs: 0 });
       added.push(message);
       this.count++;
-      this.bytes += message.body.length;
+      this.bytes += bodyLengthOf(message);
       if (offset > this.queueOffsetMax) this.queueOffsetMax = offset;
     }
     let dispatchToConsume = false;
@@ -199,7 +199,7 @@ export class ProcessQueue {
       const removed = this.ready.delete(queueOffset);
       if (removed !== undefined) {
         this.count--;
-        this.bytes -= removed.message.body.length;
+        this.bytes -= bodyLengthOf(removed.message);
       }
     }
     return this.ready.firstKey() ?? this.queueOffsetMax + 1;
@@ -250,7 +250,7 @@ export class ProcessQueue {
     const last = this.inFlightOrderly.lastKey();
     for (const entry of this.inFlightOrderly.valuesInOrder()) {
       this.count--;
-      this.bytes -= entry.message.body.length;
+      this.bytes -= bodyLengthOf(entry.message);
     }
     this.inFlightOrderly.clear();
     return last === undefined ? -1 : last + 1;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  bodyLengthOf,
   findProperty,
   findPropertyInBytes,
   propertiesTextOf,
@@ -47,9 +48,42 @@ describe('DecodedMessage', () => {
     expect(propertiesTextOf(toPlainMessage(decodedOne()))).toBeUndefined();
   });
 
+  it('knows its body length before the body view exists, and views the pull buffer once read', () => {
+    const bodies = [
+      Buffer.from('first body'),
+      Buffer.alloc(0),
+      Buffer.from('third, the longest body of all'),
+    ];
+    const pull = encodeStoredMessages(bodies.map((body) => ({ topic: 'T', body })));
+    const { messages, error } = decodeMessages(pull);
+    expect(error).toBeUndefined();
+    expect(messages.map(bodyLengthOf)).toEqual(bodies.map((b) => b.length));
+    for (const [i, message] of messages.entries()) {
+      const body = message.body;
+      expect(body.equals(bodies[i] as Buffer)).toBe(true);
+      expect(message.body, 'made once, then kept').toBe(body);
+      expect(body.buffer, 'a view of the pull buffer, not a copy').toBe(pull.buffer);
+      expect(bodyLengthOf(message)).toBe(body.length);
+    }
+  });
+
+  it('takes a new body through its setter, and its length with it', () => {
+    const message = decodedOne();
+    message.body = Buffer.from('a longer replacement body');
+    expect(message.body.toString()).toBe('a longer replacement body');
+    expect(bodyLengthOf(message)).toBe(25);
+    expect(toPlainMessage(message).body.toString()).toBe('a longer replacement body');
+  });
+
+  it('gives a plain message its body length too', () => {
+    expect(bodyLengthOf(toPlainMessage(decodedOne()))).toBe(5);
+  });
+
   it('spreading keeps only the eagerly read fields; toPlainMessage keeps every one', () => {
     const message = decodedOne();
     expect({ ...message }.msgId).toBeUndefined();
+    expect({ ...message }.body, 'the body is lazy too').toBeUndefined();
+    expect(toPlainMessage(message).body.toString()).toBe('hello');
     expect({ ...toPlainMessage(message) }).toMatchObject({ msgId: 'ID1', tags: 'a', topic: 'T' });
   });
 });

@@ -11,6 +11,7 @@
  * listener's `notifyFinalFailure`. Broadcasting logs and drops failures, as RocketMQ does.
  */
 
+import { bodyLengthOf } from '../../../protocol/decoded-message.js';
 import type { MessageExt } from '../../../protocol/message.js';
 import { errorMessage } from '../../../util/error-message.js';
 import { forEachConcurrently } from '../../../util/for-each-concurrently.js';
@@ -119,7 +120,7 @@ export class ConsumeConcurrentlyService implements ConsumeService {
 
   submit(messages: readonly MessageExt[], processQueue: ProcessQueue, _dispatchToConsume = false): void {
     if (this.stopping || messages.length === 0) return;
-    this.batcher.add(messages.map((message) => ({ message, processQueue, bytes: message.body.length })));
+    this.batcher.add(messages.map((message) => ({ message, processQueue, bytes: bodyLengthOf(message) })));
     this.pump();
   }
 

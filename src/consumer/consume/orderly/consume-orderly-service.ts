@@ -28,6 +28,7 @@
  * neither do we: a queue is marked locked locally when assigned and consumed without lock checks.
  */
 
+import { bodyLengthOf } from '../../../protocol/decoded-message.js';
 import type { MessageExt } from '../../../protocol/message.js';
 import type { MessageQueue } from '../../../protocol/message-queue.js';
 import { messageQueueKey } from '../../../protocol/message-queue.js';
@@ -252,7 +253,7 @@ export class ConsumeOrderlyService implements ConsumeService {
     let bytes = 0;
     let keep = 0;
     for (const message of taken) {
-      bytes += message.body.length;
+      bytes += bodyLengthOf(message);
       if (keep > 0 && bytes > maxBatchBytes) break;
       keep++;
     }
