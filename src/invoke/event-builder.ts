@@ -15,8 +15,8 @@ import type { RocketMQEvent, RocketMQRecord } from '../handler/types.js';
 import { propertiesTextOf } from '../protocol/decoded-message.js';
 import { isSystemProperty, type MessageExt, userProperties } from '../protocol/message.js';
 import { escapedUtf8Length, jsonString, writeEscapedUtf8 } from './json-string.js';
-import { recordHead, recordHeadBytes } from './record-head.js';
-import { MessageHeadValues, type RecordHeadValues } from './record-head-values.js';
+import { recordHead, recordHeadBytes, recordHeadBytesBound } from './record-head.js';
+import type { RecordHeadValues } from './record-head-values.js';
 import { userPropertiesJsonOfText } from './user-properties-json.js';
 
 const COMMA = 0x2c;
@@ -94,7 +94,7 @@ function userPropertiesJson(message: MessageExt): string {
 }
 
 function headValues(consumed: ConsumedMessage): RecordHeadValues {
-  return new MessageHeadValues(consumed, userPropertiesJson(consumed.message));
+  return new MessageRecord(consumed);
 }
 
 function eventHead(consumerGroup: string): string {
@@ -307,46 +307,149 @@ export function layoutRecord(
   envelopeBytes: number,
   maxPayloadBytes?: number | undefined,
 ): RecordLayout {
-  return new MeasuredRecord(message, envelopeBytes, maxPayloadBytes);
+  return new MessageRecord(message).measure(envelopeBytes, maxPayloadBytes);
 }
 
 /**
- * A {@link RecordLayout}: the message's head values (one object per message for values and
- * measurements, a batch of 100 being measured on every consume), its head text written on first read
- * (when a payload is serialized).
+ * A record of `message` for an event that is known to fit as base64 without measuring it (its batch's
+ * {@link recordBytesBound}s fit the payload): its sizes are counted only when read (when a payload is
+ * serialized), and the in-process event (parsed-event.ts) is built without them.
+ *
+ * @example
+ * ```ts
+ * const layouts = batch.map(unmeasuredRecord);
+ * ```
  */
-class MeasuredRecord extends MessageHeadValues implements RecordLayout {
-  readonly headBytes: number;
-  readonly body: Buffer;
-  readonly encoding: BodyEncoding;
-  readonly recordBytes: number;
-  readonly fits: boolean;
-  #head: string | undefined = undefined;
+export function unmeasuredRecord(message: ConsumedMessage): RecordLayout & { readonly boundBytes: number } {
+  return new MessageRecord(message);
+}
 
-  constructor(message: ConsumedMessage, envelopeBytes: number, maxPayloadBytes: number | undefined) {
-    super(message, userPropertiesJson(message.message));
-    const headBytes = recordHeadBytes(this);
-    const body = message.message.body;
-    this.headBytes = headBytes;
-    this.body = body;
-    const base64Bytes = base64RecordBytes(headBytes, body);
-    // The usual record fits as base64: decided here without the choice object of chooseBodyEncoding.
-    if (maxPayloadBytes === undefined || fitsAlone(base64Bytes, maxPayloadBytes, envelopeBytes)) {
-      this.encoding = 'base64';
-      this.recordBytes = base64Bytes;
-      this.fits = true;
-    } else {
-      const choice = choose(headBytes, body, maxPayloadBytes, envelopeBytes);
-      this.encoding = choice.encoding;
-      this.recordBytes = choice.recordBytes;
-      this.fits = choice.fits;
-    }
+/**
+ * A {@link RecordLayout} of one consumed message: one small object per message (a batch of 100 is laid
+ * out on every consume), whose head values are read from the message when used (a decoded message
+ * computes each once and keeps it; nothing changes a message while it is consumed), its user properties'
+ * JSON, head text and sizes made on first read. Measured (`measure`) it has its encoding and size for a
+ * payload limit; unmeasured it travels as base64, which the caller knows fits.
+ */
+class MessageRecord implements RecordLayout {
+  readonly #consumed: ConsumedMessage;
+  #propertiesJson: string | undefined = undefined;
+  #head: string | undefined = undefined;
+  #headBytes = -1;
+  #recordBytes = -1;
+  #encoding: BodyEncoding = 'base64';
+  #fits = true;
+
+  constructor(consumed: ConsumedMessage) {
+    this.#consumed = consumed;
+  }
+
+  get messageId(): string {
+    return this.#consumed.message.msgId;
+  }
+  get offsetMsgId(): string {
+    return this.#consumed.message.offsetMsgId;
+  }
+  get topic(): string {
+    return this.#consumed.topic;
+  }
+  get brokerName(): string {
+    return this.#consumed.queue.brokerName;
+  }
+  get queueId(): number {
+    return this.#consumed.message.queueId;
+  }
+  get queueOffset(): number {
+    return this.#consumed.message.queueOffset;
+  }
+  get tags(): string | null {
+    return this.#consumed.message.tags ?? null;
+  }
+  get keys(): readonly string[] {
+    return this.#consumed.message.keys;
+  }
+  get propertiesJson(): string {
+    this.#propertiesJson ??= userPropertiesJson(this.#consumed.message);
+    return this.#propertiesJson;
+  }
+  get bornTimestamp(): number {
+    return this.#consumed.message.bornTimestamp;
+  }
+  get storeTimestamp(): number {
+    return this.#consumed.message.storeTimestamp;
+  }
+  get bornHost(): string {
+    return this.#consumed.message.bornHost;
+  }
+  get storeHost(): string {
+    return this.#consumed.message.storeHost;
+  }
+  get reconsumeTimes(): number {
+    return this.#consumed.message.reconsumeTimes;
+  }
+  get body(): Buffer {
+    return this.#consumed.message.body;
   }
 
   get head(): string {
     this.#head ??= recordHead(this);
     return this.#head;
   }
+
+  get headBytes(): number {
+    if (this.#headBytes < 0) this.#headBytes = recordHeadBytes(this);
+    return this.#headBytes;
+  }
+
+  get encoding(): BodyEncoding {
+    return this.#encoding;
+  }
+
+  get recordBytes(): number {
+    if (this.#recordBytes < 0) this.#recordBytes = base64RecordBytes(this.headBytes, this.body);
+    return this.#recordBytes;
+  }
+
+  get fits(): boolean {
+    return this.#fits;
+  }
+
+  /** At least `recordBytes` as base64, from the values' lengths ({@link recordBytesBound}). */
+  get boundBytes(): number {
+    return recordHeadBytesBound(this) + base64RecordBytes(0, this.body);
+  }
+
+  /** Decides encoding and size for `maxPayloadBytes` as {@link chooseBodyEncoding} does. */
+  measure(envelopeBytes: number, maxPayloadBytes: number | undefined): this {
+    const headBytes = this.headBytes;
+    const body = this.body;
+    const base64Bytes = base64RecordBytes(headBytes, body);
+    // The usual record fits as base64: decided here without the choice object of chooseBodyEncoding.
+    if (maxPayloadBytes === undefined || fitsAlone(base64Bytes, maxPayloadBytes, envelopeBytes)) {
+      this.#encoding = 'base64';
+      this.#recordBytes = base64Bytes;
+      this.#fits = true;
+    } else {
+      const choice = choose(headBytes, body, maxPayloadBytes, envelopeBytes);
+      this.#encoding = choice.encoding;
+      this.#recordBytes = choice.recordBytes;
+      this.#fits = choice.fits;
+    }
+    return this;
+  }
+}
+
+/**
+ * An upper bound of the bytes `message`'s record adds to an event as base64 (`estimateRecordBytes(m)`),
+ * from its values' lengths: no escaping looked for, no number formatted.
+ *
+ * @example
+ * ```ts
+ * recordBytesBound(m) >= estimateRecordBytes(m); // always
+ * ```
+ */
+export function recordBytesBound(message: ConsumedMessage): number {
+  return new MessageRecord(message).boundBytes;
 }
 
 /**

@@ -124,3 +124,49 @@ function numberBytes(n: number): number {
   while (digits < 16 && n >= (POWERS_OF_TEN[digits - 1] as number)) digits++;
   return digits;
 }
+
+/**
+ * The most UTF-8 bytes a JSON string of `value` takes: its quotes and, per UTF-16 unit, at most 6
+ * (a `\uXXXX` escape is the longest form of one unit; a non-ASCII unit is at most 3 bytes, a
+ * surrogate pair 4 for two).
+ */
+function jsonStringBytesBound(value: string): number {
+  return 2 + 6 * value.length;
+}
+
+/**
+ * The longest `String(n)` of any number: 25 characters (`-0.0000012345678901234567`: a sign, `0.`,
+ * five zeros and 17 significant digits; the exponent forms, such as `-1.7976931348623157e+308`, are 24).
+ */
+export const NUMBER_CHARS_BOUND = 25;
+
+/**
+ * An upper bound of {@link recordHeadBytes}, from the values' lengths alone: no escaping is looked for
+ * and no number is formatted. A batch whose bounds fit a payload fits it for certain, and is planned
+ * without measuring each record (payload-splitter.ts).
+ *
+ * @example
+ * ```ts
+ * recordHeadBytesBound(values) >= recordHeadBytes(values); // always
+ * ```
+ */
+export function recordHeadBytesBound(v: RecordHeadValues): number {
+  const keys = v.keys;
+  let keysBound = 2;
+  for (let i = 0; i < keys.length; i++) keysBound += jsonStringBytesBound(keys[i] as string) + 1;
+  const tags = v.tags;
+  return (
+    LITERAL_BYTES +
+    jsonStringBytesBound(v.messageId) +
+    jsonStringBytesBound(v.offsetMsgId) +
+    jsonStringBytesBound(v.topic) +
+    jsonStringBytesBound(v.brokerName) +
+    (tags === null ? 4 : jsonStringBytesBound(tags)) +
+    keysBound +
+    // JSON text already: each UTF-16 unit is at most 3 bytes of UTF-8.
+    3 * v.propertiesJson.length +
+    jsonStringBytesBound(v.bornHost) +
+    jsonStringBytesBound(v.storeHost) +
+    6 * NUMBER_CHARS_BOUND
+  );
+}

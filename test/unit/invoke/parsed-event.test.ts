@@ -1,63 +1,21 @@
 import { deepStrictEqual, notStrictEqual } from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ConsumedMessage } from '../../../src/consumer/message-listener.js';
 import {
   estimateEventOverheadBytes,
   layoutRecord,
   serializeLayouts,
 } from '../../../src/invoke/event-builder.js';
 import { parsedEvent } from '../../../src/invoke/parsed-event.js';
-import { recordHead, recordHeadBytes } from '../../../src/invoke/record-head.js';
+import {
+  NUMBER_CHARS_BOUND,
+  recordHead,
+  recordHeadBytes,
+  recordHeadBytesBound,
+} from '../../../src/invoke/record-head.js';
 import type { RecordHeadValues } from '../../../src/invoke/record-head-values.js';
-import { DecodedMessage } from '../../../src/protocol/decoded-message.js';
+import { anyConsumed, anyNumber, anyString } from './arbitrary-consumed.js';
 import { messageExt } from './consumed-message.js';
-
-/** Strings that repeat, escape, leave ASCII or are not well-formed UTF-16. */
-const anyString = fc.oneof(
-  fc.constantFrom('orders', 'orders', '', 'b"r\\ö', 'caf\u00e9', 'x\u2028y', '\ud800', '😀', '\u0000\n'),
-  fc.string({ unit: 'binary', maxLength: 8 }),
-);
-const anyNumber = fc.oneof(fc.maxSafeNat(), fc.constantFrom(0, -0, -1, 1.5, 2 ** 60, 1e21, 1e-7));
-const anyBody = fc.oneof(
-  fc.uint8Array({ maxLength: 60 }).map((bytes) => Buffer.from(bytes)),
-  fc.constantFrom('plain', 'q"\\\n\u0001', 'caf\u00e9 😀').map((text) => Buffer.from(text)),
-);
-const anyProperties = fc.dictionary(
-  fc.constantFrom('color', '__proto__', '10', 'k"é', 'UNIQ_KEY', 'TAGS'),
-  fc.constantFrom('red', 'x"\\y', '😀'),
-);
-const anyConsumed: fc.Arbitrary<ConsumedMessage> = fc
-  .record({
-    topic: anyString,
-    brokerName: anyString,
-    msgId: anyString,
-    offsetMsgId: anyString,
-    bornHost: anyString,
-    storeHost: anyString,
-    tags: fc.option(anyString, { nil: undefined }),
-    keys: fc.array(anyString, { maxLength: 2 }),
-    queueId: anyNumber,
-    queueOffset: anyNumber,
-    bornTimestamp: anyNumber,
-    reconsumeTimes: anyNumber,
-    properties: anyProperties,
-    text: fc.option(fc.constantFrom('a\u00011\u0002__proto__\u0001p\u0002', 'TAGS\u0001t\u0002', ''), {
-      nil: undefined,
-    }),
-    body: anyBody,
-  })
-  .map((f) => {
-    const message =
-      f.text === undefined
-        ? messageExt({ ...f, tags: f.tags, properties: Object.assign(Object.create(null), f.properties) })
-        : Object.assign(new DecodedMessage(f.body, undefined, 0, 0, 0, f.text), {
-            queueId: f.queueId,
-            queueOffset: f.queueOffset,
-            reconsumeTimes: f.reconsumeTimes,
-          });
-    return { message, queue: { topic: f.topic, brokerName: f.brokerName, queueId: 1 }, topic: f.topic };
-  });
 
 describe('parsedEvent', () => {
   it('equals JSON.parse of the serialized event, prototypes and key order included (differential)', () => {
@@ -130,6 +88,45 @@ describe('recordHeadBytes', () => {
       ),
       { numRuns: 1_000 },
     );
+  });
+
+  it('is never above recordHeadBytesBound, for any values', () => {
+    // Strings of any code unit (lone surrogates, controls, quotes) and any JSON properties text.
+    const wideString = fc.oneof(anyString, fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }));
+    fc.assert(
+      fc.property(
+        fc.record({
+          messageId: wideString,
+          offsetMsgId: wideString,
+          topic: wideString,
+          brokerName: wideString,
+          queueId: fc.double(),
+          queueOffset: fc.double(),
+          tags: fc.option(wideString, { nil: null }),
+          keys: fc.array(wideString, { maxLength: 4 }),
+          propertiesJson: fc.dictionary(wideString, wideString).map((p) => JSON.stringify(p)),
+          bornTimestamp: fc.double(),
+          storeTimestamp: fc.double(),
+          bornHost: wideString,
+          storeHost: wideString,
+          reconsumeTimes: fc.double(),
+        }),
+        (values: RecordHeadValues) => {
+          expect(recordHeadBytesBound(values)).toBeGreaterThanOrEqual(recordHeadBytes(values));
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('bounds every number at NUMBER_CHARS_BOUND characters, which one reaches', () => {
+    fc.assert(
+      fc.property(fc.double(), (n) => {
+        expect(String(n).length).toBeLessThanOrEqual(NUMBER_CHARS_BOUND);
+      }),
+      { numRuns: 10_000 },
+    );
+    expect(String(-0.0000012345678901234567)).toHaveLength(NUMBER_CHARS_BOUND);
   });
 
   it('counts the digits of numbers at every power of ten', () => {

@@ -1,13 +1,50 @@
+import { deepStrictEqual } from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { ConsumedMessage } from '../../../src/consumer/message-listener.js';
 import {
   chooseBodyEncoding,
   estimateEventOverheadBytes,
   estimateRecordBytes,
+  layoutRecord,
+  type RecordLayout,
+  recordBytesBound,
   serializeEvent,
+  serializeLayouts,
 } from '../../../src/invoke/event-builder.js';
-import { LAMBDA_MAX_PAYLOAD_BYTES, planPayloads } from '../../../src/invoke/payload-splitter.js';
+import { parsedEvent } from '../../../src/invoke/parsed-event.js';
+import { LAMBDA_MAX_PAYLOAD_BYTES, planLayouts, planPayloads } from '../../../src/invoke/payload-splitter.js';
+import { anyConsumed } from './arbitrary-consumed.js';
 import { consumed } from './consumed-message.js';
+
+/** The plan of measuring every record: its sizes, chunks filled in order, a text record alone. */
+function measuredPlan(group: string, batch: readonly ConsumedMessage[], maxBytes: number) {
+  const envelopeBytes = estimateEventOverheadBytes(group);
+  const chunks: number[][] = [];
+  const oversize: number[] = [];
+  let current: number[] = [];
+  let bytes = envelopeBytes - 1;
+  const flush = (): void => {
+    if (current.length > 0) chunks.push(current);
+    current = [];
+    bytes = envelopeBytes - 1;
+  };
+  batch.forEach((message, index) => {
+    const layout = layoutRecord(message, envelopeBytes, maxBytes);
+    if (!layout.fits) {
+      oversize.push(index);
+    } else if (layout.encoding === 'utf8') {
+      flush();
+      chunks.push([index]);
+    } else {
+      if (bytes + layout.recordBytes > maxBytes) flush();
+      current.push(index);
+      bytes += layout.recordBytes;
+    }
+  });
+  flush();
+  return { chunks, oversize };
+}
 
 function sized(bodyBytes: number, i = 0) {
   return consumed({
@@ -83,6 +120,54 @@ describe('planPayloads', () => {
         },
       ],
     });
+  });
+
+  it('bounds every record from above (recordBytesBound)', () => {
+    fc.assert(
+      fc.property(anyConsumed, (message) => {
+        expect(recordBytesBound(message)).toBeGreaterThanOrEqual(estimateRecordBytes(message));
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('plans any batch as measuring every record would, at a glance or not, and serializes it the same (differential)', () => {
+    let atAGlance = 0;
+    let measured = 0;
+    fc.assert(
+      fc.property(
+        fc.array(anyConsumed, { maxLength: 8 }),
+        fc.integer({ min: 100, max: 5_000 }),
+        (batch, maxBytes) => {
+          const indexes = batch.map((_, i) => i);
+          const plan = planLayouts('group', batch, indexes, maxBytes);
+          const expected = measuredPlan('group', batch, maxBytes);
+          expect(plan.chunks).toEqual(expected.chunks);
+          expect(plan.oversize.map((o) => o.index)).toEqual(expected.oversize);
+          const bound = batch.reduce(
+            (sum, m) => sum + recordBytesBound(m),
+            estimateEventOverheadBytes('group') - 1,
+          );
+          if (bound <= maxBytes) atAGlance++;
+          else measured++;
+          for (const chunk of plan.chunks) {
+            const layouts = chunk.map((i) => plan.layouts[i] as RecordLayout);
+            // The event built in-process first, then the bytes (as the LocalInvoker, then a payload).
+            const event = parsedEvent('group', layouts);
+            const payload = serializeLayouts('group', layouts);
+            const messages = chunk.map((i) => batch[i] as ConsumedMessage);
+            expect(payload.equals(serializeEvent('group', messages, { maxPayloadBytes: maxBytes }))).toBe(
+              true,
+            );
+            deepStrictEqual(event, JSON.parse(payload.toString('utf8')));
+          }
+        },
+      ),
+      { numRuns: 600 },
+    );
+    // Both paths ran: a vacuous pass on one of them would hide a wrong plan.
+    expect(atAGlance).toBeGreaterThan(50);
+    expect(measured).toBeGreaterThan(50);
   });
 
   it('packs any batch in order into chunks whose events are within the limit', () => {
