@@ -207,10 +207,13 @@ export class ProcessQueue {
 
   /** Records that a consume of these messages starts now (for {@link firstExpiredMessage}). */
   markConsumeStarted(messages: readonly { readonly queueOffset: number }[], nowMs = this.now()): void {
-    for (const { queueOffset } of messages) {
-      const entry = this.ready.get(queueOffset);
-      if (entry !== undefined) entry.consumeStartedAtMs = nowMs;
-    }
+    for (const { queueOffset } of messages) this.markConsumeStartedAt(queueOffset, nowMs);
+  }
+
+  /** {@link markConsumeStarted} for the message at one offset. */
+  markConsumeStartedAt(queueOffset: number, nowMs = this.now()): void {
+    const entry = this.ready.get(queueOffset);
+    if (entry !== undefined) entry.consumeStartedAtMs = nowMs;
   }
 
   /**

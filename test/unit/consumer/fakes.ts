@@ -55,6 +55,8 @@ export class ControlledListener implements MessageListener {
   readonly calls: {
     messages: MessageExt[];
     topics: string[];
+    /** What the listener got, as it got it. */
+    consumed: readonly { message: MessageExt; topic: string }[];
     resolve: (r: ConsumeResult) => void;
     reject: (e: unknown) => void;
     signal: AbortSignal;
@@ -68,6 +70,7 @@ export class ControlledListener implements MessageListener {
       this.calls.push({
         messages: messages.map((m) => m.message),
         topics: messages.map((m) => m.topic),
+        consumed: messages.slice(),
         resolve,
         reject,
         signal: context.signal,

@@ -13,6 +13,7 @@
 
 import { bodyLengthOf } from '../../../protocol/decoded-message.js';
 import type { MessageExt } from '../../../protocol/message.js';
+import type { MessageQueue } from '../../../protocol/message-queue.js';
 import { errorMessage } from '../../../util/error-message.js';
 import { forEachConcurrently } from '../../../util/for-each-concurrently.js';
 import type { Logger } from '../../../util/logger.js';
@@ -35,16 +36,37 @@ export const EXPIRY_SCAN_MAX_INTERVAL_MS = 60_000;
 /** Send-back calls in parallel per batch. */
 export const SEND_BACK_PARALLELISM = 16;
 
-interface Item {
+/**
+ * A submitted message: what the batcher holds and, once its batch is dispatched, the view the listener
+ * gets of it (one object per message from submit to commit; a buffered message lives long enough to be
+ * copied by the young-generation collector, so each object per message counts). Its process queue is
+ * private: a listener that logs or serializes its messages sees only the ConsumedMessage fields
+ * (message, queue, topic).
+ */
+class Item implements ConsumedMessage {
   readonly message: MessageExt;
-  readonly processQueue: ProcessQueue;
-  readonly bytes: number;
-}
+  readonly queue: MessageQueue;
+  /** The message's real topic (realTopicOf): the listener's view, and where a send-back names it. */
+  readonly topic: string;
+  readonly #bytes: number;
+  readonly #processQueue: ProcessQueue;
 
-/** A message of a dispatched batch with the view the listener got of it. */
-interface BatchEntry {
-  readonly item: Item;
-  readonly view: ConsumedMessage;
+  constructor(message: MessageExt, processQueue: ProcessQueue, retryTopic: string) {
+    this.message = message;
+    this.queue = processQueue.messageQueue;
+    this.topic = realTopicOf(message, retryTopic);
+    this.#bytes = bodyLengthOf(message);
+    this.#processQueue = processQueue;
+  }
+
+  /** The body's bytes, as the batcher counts them. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  get processQueue(): ProcessQueue {
+    return this.#processQueue;
+  }
 }
 
 interface InFlight {
@@ -120,7 +142,8 @@ export class ConsumeConcurrentlyService implements ConsumeService {
 
   submit(messages: readonly MessageExt[], processQueue: ProcessQueue, _dispatchToConsume = false): void {
     if (this.stopping || messages.length === 0) return;
-    this.batcher.add(messages.map((message) => ({ message, processQueue, bytes: bodyLengthOf(message) })));
+    const { retryTopic } = this.context.options;
+    this.batcher.add(messages.map((message) => new Item(message, processQueue, retryTopic)));
     this.pump();
   }
 
@@ -175,21 +198,11 @@ export class ConsumeConcurrentlyService implements ConsumeService {
   private async consume(batch: Item[], record: InFlight): Promise<void> {
     const { options, counters } = this.context;
     const nowMs = Date.now();
-    const entries = batch.map((item): BatchEntry => {
-      const { message, processQueue } = item;
-      processQueue.markConsumeStarted([message], nowMs);
-      const view = {
-        message,
-        queue: processQueue.messageQueue,
-        topic: realTopicOf(message, options.retryTopic),
-      };
-      return { item, view };
-    });
-    const views = entries.map((entry) => entry.view);
+    for (const item of batch) item.processQueue.markConsumeStartedAt(item.message.queueOffset, nowMs);
     counters.batchesDispatched++;
     let result: ConsumeResult;
     try {
-      result = await this.context.listener.consume(views, {
+      result = await this.context.listener.consume(batch, {
         consumerGroup: options.consumerGroup,
         orderly: false,
         signal: this.shutdown.signal,
@@ -207,18 +220,14 @@ export class ConsumeConcurrentlyService implements ConsumeService {
       counters.discardedResults++;
       return;
     }
-    await this.apply(entries, result, record);
+    await this.apply(batch, result, record);
   }
 
   /**
    * Applies a result: succeeded messages are done; failed ones are done once sent back (or dropped, in
    * broadcasting); dead-lettered ones once the DLQ took them. Only done messages move offsets.
    */
-  private async apply(
-    entries: readonly BatchEntry[],
-    result: ConsumeResult,
-    record: InFlight,
-  ): Promise<void> {
+  private async apply(entries: readonly Item[], result: ConsumeResult, record: InFlight): Promise<void> {
     const { counters } = this.context;
     const verdicts = classifyResult(result, entries, { deadLetters: this.clustering });
     if (verdicts.invalidPartial) {
@@ -226,7 +235,7 @@ export class ConsumeConcurrentlyService implements ConsumeService {
     }
     counters.consumedOk += verdicts.succeeded.length;
     counters.consumedFailed += verdicts.failedCount;
-    const done = verdicts.succeeded.map((entry) => entry.item);
+    const done = verdicts.succeeded.slice();
     if (verdicts.retry.length > 0) done.push(...(await this.settleFailures(verdicts.retry, verdicts.reason)));
     if (verdicts.deadLetter.length > 0) done.push(...(await this.handOffDeadLetters(verdicts.deadLetter)));
     if (record.aborted) {
@@ -240,56 +249,47 @@ export class ConsumeConcurrentlyService implements ConsumeService {
    * Failed messages: dropped in broadcasting; else sent back, and those the broker did not take are
    * consumed again locally. Returns the messages that are done.
    */
-  private async settleFailures(failed: readonly BatchEntry[], reason: string): Promise<Item[]> {
+  private async settleFailures(failed: readonly Item[], reason: string): Promise<Item[]> {
     if (!this.clustering) return this.dropFailures(failed, reason);
     const { sent, notSent } = await this.sendBackAll(failed);
-    this.retryLocally(notSent.map((entry) => entry.item));
+    this.retryLocally(notSent);
     const final = this.finalFailuresOf(sent);
     this.context.counters.deadLettered += final.length;
     await notifyFinalFailure(this.context.listener, final, reason, this.log);
-    return sent.map((entry) => entry.item);
+    return sent;
   }
 
   /** Broadcasting has no retry topic: failed messages are logged and dropped, as RocketMQ does. */
-  private dropFailures(failed: readonly BatchEntry[], reason: string): Item[] {
+  private dropFailures(failed: readonly Item[], reason: string): Item[] {
     this.context.counters.droppedFailures += failed.length;
     this.log.warn(
-      { messages: failed.map((entry) => entry.item.message.msgId), reason },
+      { messages: failed.map((item) => item.message.msgId), reason },
       'broadcasting: failed messages dropped',
     );
-    return failed.map((entry) => entry.item);
+    return failed.slice();
   }
 
   /** The broker moves a message sent back at the retry limit to the DLQ: it failed for good. */
-  private finalFailuresOf(sent: readonly BatchEntry[]): ConsumedMessage[] {
+  private finalFailuresOf(sent: readonly Item[]): ConsumedMessage[] {
     const { maxReconsumeTimes } = this.context.options;
-    return sent
-      .filter((entry) => entry.item.message.reconsumeTimes >= maxReconsumeTimes)
-      .map((entry) => entry.view);
+    return sent.filter((item) => item.message.reconsumeTimes >= maxReconsumeTimes);
   }
 
   /** Hands dead-lettered messages to the DLQ; returns those it took (the rest are tried again later). */
-  private async handOffDeadLetters(verdicts: readonly DeadLetterVerdict<BatchEntry>[]): Promise<Item[]> {
+  private async handOffDeadLetters(verdicts: readonly DeadLetterVerdict<Item>[]): Promise<Item[]> {
     const { handedOff, notHandedOff } = await this.deadLetters.handOff(verdicts.map(deadLetterEntryOf));
     this.deadLetters.retryLater(notHandedOff);
     return handedOff;
   }
 
   /** Sends failed messages back; splits them by whether the broker took them. */
-  private async sendBackAll(
-    failed: readonly BatchEntry[],
-  ): Promise<{ sent: BatchEntry[]; notSent: BatchEntry[] }> {
+  private async sendBackAll(failed: readonly Item[]): Promise<{ sent: Item[]; notSent: Item[] }> {
     const { options, counters, sendBack } = this.context;
-    const notSent = new Set<BatchEntry>();
+    const notSent = new Set<Item>();
     await forEachConcurrently(failed, SEND_BACK_PARALLELISM, async (entry) => {
-      const { message, processQueue } = entry.item;
+      const { message, processQueue } = entry;
       try {
-        await sendBack.sendBack(
-          message,
-          processQueue.messageQueue,
-          entry.view.topic,
-          options.retryDelayLevel,
-        );
+        await sendBack.sendBack(message, processQueue.messageQueue, entry.topic, options.retryDelayLevel);
         counters.sentBack++;
       } catch (error) {
         counters.sendBackFailures++;
@@ -378,7 +378,12 @@ export class ConsumeConcurrentlyService implements ConsumeService {
 }
 
 /** What the dead-letter hand-off needs of a dead-lettered batch entry. */
-function deadLetterEntryOf({ record, reason }: DeadLetterVerdict<BatchEntry>): DeadLetterEntryOf<Item> {
-  const { item, view } = record;
-  return { item, message: item.message, processQueue: item.processQueue, topic: view.topic, reason };
+function deadLetterEntryOf({ record, reason }: DeadLetterVerdict<Item>): DeadLetterEntryOf<Item> {
+  return {
+    item: record,
+    message: record.message,
+    processQueue: record.processQueue,
+    topic: record.topic,
+    reason,
+  };
 }

@@ -24,11 +24,6 @@ export interface MessageBatcherOptions<T extends BatchItem> {
   now?: (() => number) | undefined;
 }
 
-interface Pending<T> {
-  readonly item: T;
-  readonly enqueuedAtMs: number;
-}
-
 /**
  * A count/bytes/time batcher.
  *
@@ -42,7 +37,13 @@ interface Pending<T> {
 export class MessageBatcher<T extends BatchItem> {
   private readonly options: MessageBatcherOptions<T>;
   private readonly now: () => number;
-  private queue: (Pending<T> | undefined)[] = [];
+  /**
+   * The waiting items from `head` on, and beside them when each was added: two arrays rather than an
+   * object per item (a buffered item lives long enough to be copied by the young-generation collector;
+   * a number in an array of numbers is no object at all).
+   */
+  private queue: (T | undefined)[] = [];
+  private enqueuedAtMs: number[] = [];
   private head = 0;
   private bytes = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -67,20 +68,20 @@ export class MessageBatcher<T extends BatchItem> {
   add(items: readonly T[]): void {
     const enqueuedAtMs = this.now();
     for (const item of items) {
-      this.queue.push({ item, enqueuedAtMs });
+      this.queue.push(item);
+      this.enqueuedAtMs.push(enqueuedAtMs);
       this.bytes += item.bytes;
     }
   }
 
   /** True when a batch could be taken now. */
   isReady(nowMs = this.now()): boolean {
-    const first = this.queue[this.head];
-    if (first === undefined) return false;
+    if (this.queue[this.head] === undefined) return false;
     return (
       this.size >= this.options.batchSize ||
       this.bytes >= this.options.maxBatchBytes ||
       this.options.windowMs === 0 ||
-      nowMs - first.enqueuedAtMs >= this.options.windowMs
+      nowMs - (this.enqueuedAtMs[this.head] as number) >= this.options.windowMs
     );
   }
 
@@ -98,14 +99,14 @@ export class MessageBatcher<T extends BatchItem> {
     let batchBytes = 0;
     const isStale = this.options.isStale;
     while (this.head < this.queue.length && batch.length < this.options.batchSize) {
-      const next = this.queue[this.head] as Pending<T>;
-      if (isStale?.(next.item)) {
+      const next = this.queue[this.head] as T;
+      if (isStale?.(next)) {
         this.removeHead();
         continue;
       }
-      if (batch.length > 0 && batchBytes + next.item.bytes > this.options.maxBatchBytes) break;
-      batch.push(next.item);
-      batchBytes += next.item.bytes;
+      if (batch.length > 0 && batchBytes + next.bytes > this.options.maxBatchBytes) break;
+      batch.push(next);
+      batchBytes += next.bytes;
       this.removeHead();
     }
     this.compact();
@@ -115,12 +116,11 @@ export class MessageBatcher<T extends BatchItem> {
 
   /** Arms the window timer for the oldest item unless it is already armed for that time. */
   arm(nowMs = this.now()): void {
-    const first = this.queue[this.head];
-    if (first === undefined) {
+    if (this.queue[this.head] === undefined) {
       this.disarm();
       return;
     }
-    const dueMs = first.enqueuedAtMs + this.options.windowMs;
+    const dueMs = (this.enqueuedAtMs[this.head] as number) + this.options.windowMs;
     if (this.timer !== undefined && this.timerDueMs === dueMs) return;
     this.disarm();
     this.timerDueMs = dueMs;
@@ -137,10 +137,11 @@ export class MessageBatcher<T extends BatchItem> {
   drain(): T[] {
     const items: T[] = [];
     for (let i = this.head; i < this.queue.length; i++) {
-      const pending = this.queue[i];
-      if (pending !== undefined) items.push(pending.item);
+      const item = this.queue[i];
+      if (item !== undefined) items.push(item);
     }
     this.queue = [];
+    this.enqueuedAtMs = [];
     this.head = 0;
     this.bytes = 0;
     this.disarm();
@@ -156,14 +157,14 @@ export class MessageBatcher<T extends BatchItem> {
   private dropStaleHead(): void {
     const isStale = this.options.isStale;
     if (isStale === undefined) return;
-    while (this.head < this.queue.length && isStale((this.queue[this.head] as Pending<T>).item)) {
+    while (this.head < this.queue.length && isStale(this.queue[this.head] as T)) {
       this.removeHead();
     }
   }
 
   private removeHead(): void {
-    const pending = this.queue[this.head];
-    if (pending !== undefined) this.bytes -= pending.item.bytes;
+    const item = this.queue[this.head];
+    if (item !== undefined) this.bytes -= item.bytes;
     this.queue[this.head] = undefined;
     this.head++;
   }
@@ -171,9 +172,11 @@ export class MessageBatcher<T extends BatchItem> {
   private compact(): void {
     if (this.head === this.queue.length) {
       this.queue = [];
+      this.enqueuedAtMs = [];
       this.head = 0;
     } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.head);
+      this.enqueuedAtMs = this.enqueuedAtMs.slice(this.head);
       this.head = 0;
     }
   }

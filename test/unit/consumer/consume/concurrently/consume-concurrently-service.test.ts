@@ -69,6 +69,21 @@ describe('ConsumeConcurrentlyService', () => {
     await stop(service);
   });
 
+  it('gives the listener its messages with their queue and topic, and nothing of its own', async () => {
+    const { listener, pqA, service, put } = setup({ batchSize: 2 });
+    put(pqA, msgs(0, 2));
+    const consumed = listener.calls[0]?.consumed ?? [];
+    expect(consumed).toHaveLength(2);
+    for (const [i, view] of consumed.entries()) {
+      expect(Object.keys(view)).toEqual(['message', 'queue', 'topic']);
+      expect(view).toMatchObject({ queue: pqA.messageQueue, topic: queueA.topic });
+      expect(view.message.queueOffset).toBe(i);
+      // A listener that logs its messages serializes no process queue (nor fails on one).
+      expect(JSON.parse(JSON.stringify(view))).toHaveProperty('queue', { ...pqA.messageQueue });
+    }
+    await stop(service);
+  });
+
   it('caps a batch by body bytes', async () => {
     const { listener, pqA, service, put } = setup({ batchSize: 100, maxBatchBytes: 25 });
     put(pqA, msgs(0, 5));
