@@ -320,8 +320,24 @@ export function layoutRecord(
  * const layouts = batch.map(unmeasuredRecord);
  * ```
  */
-export function unmeasuredRecord(message: ConsumedMessage): RecordLayout & { readonly boundBytes: number } {
+export function unmeasuredRecord(message: ConsumedMessage): UnmeasuredRecord {
   return new MessageRecord(message);
+}
+
+/**
+ * A record as {@link unmeasuredRecord} makes it: base64 and fitting until `measure`d.
+ *
+ * @example
+ * ```ts
+ * const record: UnmeasuredRecord = unmeasuredRecord(message);
+ * if (record.boundBytes > room) record.measure(envelopeBytes, maxPayloadBytes);
+ * ```
+ */
+export interface UnmeasuredRecord extends RecordLayout {
+  /** At least `recordBytes` as base64, from the values' lengths ({@link recordBytesBound}). */
+  readonly boundBytes: number;
+  /** Decides its encoding and size for `maxPayloadBytes` as {@link chooseBodyEncoding} does. */
+  measure(envelopeBytes: number, maxPayloadBytes: number | undefined): RecordLayout;
 }
 
 /**
@@ -331,7 +347,7 @@ export function unmeasuredRecord(message: ConsumedMessage): RecordLayout & { rea
  * JSON, head text and sizes made on first read. Measured (`measure`) it has its encoding and size for a
  * payload limit; unmeasured it travels as base64, which the caller knows fits.
  */
-class MessageRecord implements RecordLayout {
+class MessageRecord implements UnmeasuredRecord {
   readonly #consumed: ConsumedMessage;
   #propertiesJson: string | undefined = undefined;
   #head: string | undefined = undefined;

@@ -10,8 +10,8 @@ import { RocketMQError } from '../errors.js';
 import {
   chooseBodyEncoding,
   estimateEventOverheadBytes,
-  layoutRecord,
   type RecordLayout,
+  type UnmeasuredRecord,
   unmeasuredRecord,
 } from './event-builder.js';
 
@@ -136,8 +136,23 @@ export function planLayouts(
   const envelopeBytes = estimateEventOverheadBytes(consumerGroup);
   // The envelope, minus the comma that every record's size counts but one.
   const baseBytes = envelopeBytes - 1;
-  const glance = planAtAGlance(messages, indexes, baseBytes, maxPayloadBytes);
-  if (glance !== undefined) return glance;
+  // One record per message, whichever way the batch is planned: a measured plan measures these.
+  const records = new Array<UnmeasuredRecord | undefined>(messages.length);
+  let boundBytes = baseBytes;
+  for (const index of indexes) {
+    const message = messages[index];
+    if (message === undefined)
+      throw new RocketMQError(`index ${index} is outside the batch of ${messages.length}`);
+    const record = unmeasuredRecord(message);
+    records[index] = record;
+    // Bounds stop counting once over: the batch is then measured record by record.
+    if (boundBytes <= maxPayloadBytes) boundBytes += record.boundBytes;
+  }
+  if (boundBytes <= maxPayloadBytes) {
+    // Every record base64 in one chunk (an event of all of them fits, so does one of each alone:
+    // chooseBodyEncoding's choice), unmeasured.
+    return { chunks: indexes.length === 0 ? [] : [indexes.slice()], oversize: [], layouts: records };
+  }
   const chunks: number[][] = [];
   const oversize: OversizeMessage[] = [];
   const layouts = new Array<RecordLayout | undefined>(messages.length);
@@ -149,12 +164,11 @@ export function planLayouts(
     currentBytes = baseBytes;
   };
   for (const index of indexes) {
-    const message = messages[index];
-    if (message === undefined)
-      throw new RocketMQError(`index ${index} is outside the batch of ${messages.length}`);
-    const layout = layoutRecord(message, envelopeBytes, maxPayloadBytes);
+    const layout = (records[index] as UnmeasuredRecord).measure(envelopeBytes, maxPayloadBytes);
     if (!layout.fits) {
-      oversize.push(oversizeMessage(index, message, maxPayloadBytes, envelopeBytes));
+      oversize.push(
+        oversizeMessage(index, messages[index] as ConsumedMessage, maxPayloadBytes, envelopeBytes),
+      );
       continue;
     }
     layouts[index] = layout;
@@ -170,31 +184,6 @@ export function planLayouts(
   }
   flush();
   return { chunks, oversize, layouts };
-}
-
-/**
- * The plan of a batch whose records' upper bounds fit one payload: all of `indexes` in one chunk, each
- * record base64 (an event of all of them fits, so does one of each alone: chooseBodyEncoding's choice),
- * unmeasured. `undefined` when the bounds do not fit: the batch is then measured record by record.
- */
-function planAtAGlance(
-  messages: readonly ConsumedMessage[],
-  indexes: readonly number[],
-  baseBytes: number,
-  maxPayloadBytes: number,
-): LayoutPlan | undefined {
-  const layouts = new Array<RecordLayout | undefined>(messages.length);
-  let boundBytes = baseBytes;
-  for (const index of indexes) {
-    const message = messages[index];
-    if (message === undefined)
-      throw new RocketMQError(`index ${index} is outside the batch of ${messages.length}`);
-    const record = unmeasuredRecord(message);
-    boundBytes += record.boundBytes;
-    if (boundBytes > maxPayloadBytes) return undefined;
-    layouts[index] = record;
-  }
-  return { chunks: indexes.length === 0 ? [] : [indexes.slice()], oversize: [], layouts };
 }
 
 function oversizeMessage(
