@@ -7,7 +7,8 @@
  *   handler in noop-handler.ts (Lambda events built, JSON round trip, response mapped).
  * Both: CLUSTERING, a fresh group, TRIM_HORIZON (CONSUME_FROM_FIRST_OFFSET), memory offset store,
  * every other option at its default. Measures itself with DrainMeasurement (the peers' children do the
- * same) and prints one `BENCH_RESULT {json}` line, RSS series included, before its shutdown.
+ * same), its buffered messages included, and prints one `BENCH_RESULT {json}` line, RSS series
+ * included, before its shutdown.
  *
  * Usage: node consumer-child.js '{"mode":"ours","namesrvAddr":"127.0.0.1:9876","topic":"T","group":"G","expected":1000}'
  */
@@ -62,6 +63,9 @@ async function main(): Promise<void> {
     { client, offsetStore: new MemoryOffsetStore(), listener },
   );
 
+  measurement.trackBuffered(async () =>
+    (await runtime.status()).queues.reduce((sum, queue) => sum + queue.cachedMessageCount, 0),
+  );
   measurement.started();
   await runtime.start();
   await measurement.done;

@@ -97,6 +97,18 @@ export interface DrainRun {
   readonly peakArrayBuffersBytes: number | undefined;
   /** raw-pull: the PULL bodies' bytes. */
   readonly pulledBytes: number | undefined;
+  /**
+   * GC pauses from start() to the last message: Node's `gc` entries on the main thread; the JVM's
+   * collectors' accumulated collection time (GarbageCollectorMXBean). Undefined when a child sends none.
+   */
+  readonly gcPauseMs: number | undefined;
+  /** Young-generation collections (scavenges; the JVM's young collector) in that interval. */
+  readonly gcMinorCount: number | undefined;
+  /** Whole-heap collections (mark-compacts; the JVM's old collector) in that interval. */
+  readonly gcMajorCount: number | undefined;
+  /** Ours: the client's buffered messages (pulled, not yet done), median and max of 50 ms samples. */
+  readonly bufferedMedian: number | undefined;
+  readonly bufferedMax: number | undefined;
   /** `[ms since start(), RSS bytes]` about every 200 ms; empty when the child sends none. */
   readonly rssSeries: ReadonlyArray<readonly [number, number]>;
   /** Spawn to exit of the child, start-up and shutdown included. */
@@ -264,6 +276,11 @@ export async function runDrainChild(
     peakHeapUsedBytes: numberField(result, 'peakHeapUsedBytes'),
     peakArrayBuffersBytes: optional('peakArrayBuffersBytes'),
     pulledBytes: optional('pulledBytes'),
+    gcPauseMs: optional('gcPauseMs'),
+    gcMinorCount: optional('gcMinorCount'),
+    gcMajorCount: optional('gcMajorCount'),
+    bufferedMedian: optional('bufferedMedian'),
+    bufferedMax: optional('bufferedMax'),
     rssSeries: rssSeries(result.rssSeries),
     wallMs,
   };

@@ -58,6 +58,18 @@ export const DRAIN_METRICS = {
   rssSecondHalfMedian: 'rssSecondHalfMedianMiB',
   rssPeakOverSecondHalfMedian: 'rssPeakOverSecondHalfMedian',
   rssSecondHalfGrowth: 'rssSecondHalfGrowthMiB',
+  /** GC pauses from start() to the last message, in % of that interval (main thread; JVM: its collectors). */
+  gcPauseShare: 'gcPausePercentStartToLast',
+  /** The same pauses per message, in µs. */
+  gcPausePerMessage: 'gcPauseUsPerMsg',
+  /** Young-generation collections (scavenges) from start() to the last message. */
+  gcMinorCount: 'gcMinorCount',
+  /** Whole-heap collections (mark-compacts; the JVM's old collector) in the same interval. */
+  gcMajorCount: 'gcMajorCount',
+  /** Ours: median of the client's buffered messages (pulled, not yet done), sampled every 50 ms. */
+  bufferedMedian: 'bufferedMessagesMedian',
+  /** Ours: the largest of those samples. */
+  bufferedMax: 'bufferedMessagesMax',
 } as const;
 
 /**
@@ -148,6 +160,16 @@ function consumerResult(
       : perMessageUs(run, run.brokerCpuMs - (run.brokerIdleCpuPercentOfCore / 100) * run.cpuWindowMs),
   );
   put(DRAIN_METRICS.steal, (run) => run.stealPercent);
+  put(DRAIN_METRICS.gcPauseShare, (run) =>
+    run.gcPauseMs === undefined ? undefined : (run.gcPauseMs / Math.max(run.startToLastMs, 1)) * 100,
+  );
+  put(DRAIN_METRICS.gcPausePerMessage, (run) =>
+    run.gcPauseMs === undefined ? undefined : perMessageUs(run, run.gcPauseMs),
+  );
+  put(DRAIN_METRICS.gcMinorCount, (run) => run.gcMinorCount);
+  put(DRAIN_METRICS.gcMajorCount, (run) => run.gcMajorCount);
+  put(DRAIN_METRICS.bufferedMedian, (run) => run.bufferedMedian);
+  put(DRAIN_METRICS.bufferedMax, (run) => run.bufferedMax);
   const flatness = measured.map((run) => rssFlatness(rssMiB(run)));
   put(DRAIN_METRICS.rssSecondHalfMedian, (_, index) => flatness[index]?.secondHalfMedianMiB);
   put(DRAIN_METRICS.rssPeakOverSecondHalfMedian, (_, index) => flatness[index]?.peakOverSecondHalfMedian);

@@ -142,6 +142,7 @@ function drainSection(scenario: ScenarioResult, runs: readonly DrainRun[]): stri
   }
   lines.push('', ...failedConsumers(scenario));
   lines.push(...cpuLines(measured));
+  lines.push(...gcLines(measured));
   lines.push(...rawPullLines(scenario));
   lines.push(...ratioTable(scenario.ratios));
   lines.push(...rssLines(measured));
@@ -182,6 +183,28 @@ function cpuLines(consumers: readonly ConsumerResult[]): string[] {
     const m = (name: string): string => fmtStats(consumer.metrics[name], name);
     lines.push(
       `| ${consumer.id} | ${m(DRAIN_METRICS.cpuPerMessage)} | ${m(DRAIN_METRICS.brokerCpuPerMessage)} | ${m(DRAIN_METRICS.brokerIdleCpu)} | ${m(DRAIN_METRICS.brokerCpuPerMessageAboveIdle)} | ${m(DRAIN_METRICS.cpuProcessToLast)} | ${m(DRAIN_METRICS.steal)} |`,
+    );
+  }
+  lines.push('');
+  return lines;
+}
+
+/** GC pauses of each consumer and, for ours, how full its buffer ran: where a drain's time went. */
+function gcLines(consumers: readonly ConsumerResult[]): string[] {
+  const withGc = consumers.filter((consumer) => consumer.metrics[DRAIN_METRICS.gcPauseShare] !== undefined);
+  if (withGc.length === 0) return [];
+  const lines = [
+    '### GC pauses and buffered messages',
+    '',
+    "GC pauses from start() to the last message: Node's `gc` performance entries on the main thread (scavenges, mark-compacts, incremental marking steps; V8's concurrent marking on helper threads is no pause and is in the CPU above), the JVM's collectors' accumulated collection time. Buffered (ours): messages pulled and not yet done, sampled every 50 ms; near 0 the consumer waited for its pulls, near the flow-control limit (1,000 per queue) it fell behind them.",
+    '',
+    '| Consumer | GC pauses (% of start → last) | GC pause µs/msg | young collections | whole-heap collections | buffered messages (median) | buffered messages (max) |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const consumer of withGc) {
+    const m = (name: string): string => fmtStats(consumer.metrics[name], name);
+    lines.push(
+      `| ${consumer.id} | ${m(DRAIN_METRICS.gcPauseShare)} | ${m(DRAIN_METRICS.gcPausePerMessage)} | ${m(DRAIN_METRICS.gcMinorCount)} | ${m(DRAIN_METRICS.gcMajorCount)} | ${m(DRAIN_METRICS.bufferedMedian)} | ${m(DRAIN_METRICS.bufferedMax)} |`,
     );
   }
   lines.push('');

@@ -2,10 +2,13 @@
  * What a peer's drain child measures about itself, with the same fields and samplers as our
  * consumer's child (consumer-child.ts): messages seen, start → first → last times, the process's CPU
  * time up to the last message, the kernel's peak RSS, peak V8 heap used and `arrayBuffers` from a
- * 50 ms sampler, and an RSS series every 200 ms. The peer children only differ in the client they
- * drive; keeping the measuring here keeps their figures comparable with each other and with ours.
+ * 50 ms sampler, an RSS series every 200 ms, and the main thread's GC pauses (Node's `gc` performance
+ * entries) from the client's start to the last message. The peer children only differ in the client
+ * they drive; keeping the measuring here keeps their figures comparable with each other and with ours.
  */
 import { readFileSync } from 'node:fs';
+import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
+import { percentile } from '../percentile.js';
 
 const PEAK_SAMPLE_INTERVAL_MS = 50;
 const RSS_SERIES_INTERVAL_MS = 200;
@@ -41,6 +44,23 @@ export interface DrainResult {
   readonly peakArrayBuffersBytes: number;
   /** `[ms since start(), RSS bytes]` every 200 ms from the consumer's start to the last message. */
   readonly rssSeries: readonly (readonly [number, number])[];
+  /**
+   * The main thread's GC pauses from `started()` to the last message: the summed durations of every
+   * `gc` performance entry (scavenges, mark-compacts, incremental marking steps, weak callbacks). The
+   * work V8's helper threads do concurrently is not a pause; it is in the CPU figures.
+   */
+  readonly gcPauseMs: number;
+  /** Scavenges (young generation) in that interval. */
+  readonly gcMinorCount: number;
+  /** Mark-compacts (the whole heap) in that interval. */
+  readonly gcMajorCount: number;
+  /**
+   * Where the child tracks it ({@link DrainMeasurement.trackBuffered}): the client's buffered messages
+   * (pulled, not yet done), median (nearest rank) and largest of samples every 50 ms from `started()` to the last
+   * message. Near 0: the consumer waited for its pulls; near the flow-control limit: it fell behind.
+   */
+  readonly bufferedMedian?: number;
+  readonly bufferedMax?: number;
 }
 
 /**
@@ -72,6 +92,12 @@ export class DrainMeasurement {
   #markDone: () => void = () => undefined;
   readonly #peakSampler: NodeJS.Timeout;
   #rssSampler: NodeJS.Timeout | undefined;
+  readonly #gcObserver = new PerformanceObserver((list) => this.#addGcEntries(list.getEntries()));
+  #gcPauseMs = 0;
+  #gcMinorCount = 0;
+  #gcMajorCount = 0;
+  #bufferedProbe: (() => Promise<number>) | undefined;
+  readonly #bufferedSamples: number[] = [];
 
   constructor(private readonly expected: number) {
     this.done = new Promise((resolve) => {
@@ -86,12 +112,21 @@ export class DrainMeasurement {
     return this.#received;
   }
 
-  /** Marks the client's start: the origin of every time and of the RSS series. */
+  /**
+   * Samples the client's buffered messages (pulled, not yet done) with the memory peaks, from
+   * `started()` to the last message; a probe that fails stops the sampling loudly at `finish()`.
+   */
+  trackBuffered(probe: () => Promise<number>): void {
+    this.#bufferedProbe = probe;
+  }
+
+  /** Marks the client's start: the origin of every time, of the RSS series and of the GC pauses. */
   started(): void {
     process.stdout.write(`${STARTED_LINE}\n`);
     this.#cpuAtStart = process.cpuUsage();
     const startedAtMs = performance.now();
     this.#startedAtMs = startedAtMs;
+    this.#gcObserver.observe({ entryTypes: ['gc'] });
     const sampleRss = (): void => {
       this.#rssSeries.push([Math.round(performance.now() - startedAtMs), process.memoryUsage.rss()]);
     };
@@ -107,14 +142,17 @@ export class DrainMeasurement {
     if (this.#received >= this.expected && this.#lastAtMs === undefined) {
       this.#lastAtMs = now;
       this.#cpuAtLast = process.cpuUsage();
-      this.#markDone();
+      // Node makes a GC's entry in the check phase after it: resolving there lets finish() see them all.
+      setImmediate(this.#markDone);
     }
   }
 
   /** Stops the samplers and returns the figures (before the client's shutdown, which is not measured). */
   finish(): DrainResult {
     this.#samplePeaks();
+    this.#addGcEntries(this.#gcObserver.takeRecords());
     this.stop();
+    if (this.#bufferedError !== undefined) throw this.#bufferedError;
     const startedAtMs = this.#startedAtMs ?? performance.now();
     const first = this.#firstAtMs ?? startedAtMs;
     const last = this.#lastAtMs ?? first;
@@ -131,6 +169,15 @@ export class DrainMeasurement {
       peakHeapUsedBytes: this.#peakHeapUsedBytes,
       peakArrayBuffersBytes: this.#peakArrayBuffersBytes,
       rssSeries: this.#rssSeries,
+      gcPauseMs: round(this.#gcPauseMs),
+      gcMinorCount: this.#gcMinorCount,
+      gcMajorCount: this.#gcMajorCount,
+      ...(this.#bufferedProbe === undefined
+        ? {}
+        : {
+            bufferedMedian: this.#bufferedSamples.length === 0 ? 0 : percentile(this.#bufferedSamples, 50),
+            bufferedMax: Math.max(0, ...this.#bufferedSamples),
+          }),
     };
   }
 
@@ -138,9 +185,45 @@ export class DrainMeasurement {
   stop(): void {
     clearInterval(this.#peakSampler);
     if (this.#rssSampler !== undefined) clearInterval(this.#rssSampler);
+    this.#gcObserver.disconnect();
+  }
+
+  /** Adds the entries of GCs that started between `started()` and the last message. */
+  #addGcEntries(entries: readonly PerformanceEntry[]): void {
+    const from = this.#startedAtMs;
+    if (from === undefined) return;
+    const to = this.#lastAtMs ?? Number.POSITIVE_INFINITY;
+    for (const entry of entries) {
+      if (entry.startTime < from || entry.startTime > to) continue;
+      this.#gcPauseMs += entry.duration;
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) this.#gcMinorCount++;
+      else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) this.#gcMajorCount++;
+    }
+  }
+
+  #bufferedError: Error | undefined;
+  #bufferedSampling = false;
+
+  #sampleBuffered(): void {
+    const probe = this.#bufferedProbe;
+    if (probe === undefined || this.#startedAtMs === undefined || this.#lastAtMs !== undefined) return;
+    if (this.#bufferedSampling || this.#bufferedError !== undefined) return;
+    this.#bufferedSampling = true;
+    probe().then(
+      (buffered) => {
+        this.#bufferedSampling = false;
+        if (this.#lastAtMs === undefined) this.#bufferedSamples.push(buffered);
+      },
+      (error: unknown) => {
+        this.#bufferedSampling = false;
+        this.#bufferedError = new Error('the buffered-messages probe failed', { cause: error });
+      },
+    );
   }
 
   #samplePeaks(): void {
+    this.#sampleBuffered();
     const usage = process.memoryUsage();
     this.#peakHeapUsedBytes = Math.max(this.#peakHeapUsedBytes, usage.heapUsed);
     this.#peakArrayBuffersBytes = Math.max(this.#peakArrayBuffersBytes, usage.arrayBuffers);

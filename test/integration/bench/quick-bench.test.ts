@@ -108,6 +108,12 @@ describe('npm run bench -- --quick', () => {
           expectStats(consumer.metrics[metric], `${consumer.id} ${metric}`);
           expect(consumer.metrics[metric]?.median, `${consumer.id} ${metric}`).toBeGreaterThan(0);
         }
+        // Every child reports its GC pauses (Node's gc entries, the JVM's collectors); ours its buffer too.
+        expectStats(consumer.metrics[DRAIN_METRICS.gcPauseShare], `${consumer.id} GC pauses`);
+        expect(consumer.metrics[DRAIN_METRICS.gcPauseShare]?.median, consumer.id).toBeGreaterThanOrEqual(0);
+        if (consumer.id === 'ours' || consumer.id === 'ours-function') {
+          expectStats(consumer.metrics[DRAIN_METRICS.bufferedMax], `${consumer.id} buffered messages`);
+        }
         expect(consumer.series?.rssMiBOverTimeMs?.length ?? 0, `${consumer.id} RSS series`).toBeGreaterThan(
           0,
         );

@@ -30,4 +30,65 @@ describe('DrainMeasurement', () => {
       measurement.stop();
     }
   });
+
+  it('counts the GC pauses between started() and the last message', async () => {
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const measurement = new DrainMeasurement(1);
+    try {
+      measurement.started();
+      // Young garbage until V8 has scavenged a few times (a scavenge comes every few MiB of it).
+      let kept: number[][] = [];
+      for (let i = 0; i < 400_000; i++) {
+        kept.push([i, i + 1, i + 2]);
+        if (kept.length > 1000) kept = [];
+      }
+      expect(kept.length).toBeGreaterThan(0);
+      measurement.count(1);
+      await measurement.done;
+      const result = measurement.finish();
+      expect(result.gcMinorCount).toBeGreaterThan(0);
+      expect(result.gcPauseMs).toBeGreaterThan(0);
+      expect(result.gcPauseMs).toBeLessThanOrEqual(result.startToLastMs);
+      expect(result.bufferedMedian).toBeUndefined();
+    } finally {
+      measurement.stop();
+    }
+  });
+
+  it("reports the median and the largest of the client's buffered messages", async () => {
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const measurement = new DrainMeasurement(1);
+    const values = [3, 40, 5, 7, 6];
+    let probes = 0;
+    measurement.trackBuffered(async () => values[probes++ % values.length] as number);
+    try {
+      measurement.started();
+      await new Promise((resolve) => setTimeout(resolve, 50 * values.length + 120));
+      measurement.count(1);
+      await measurement.done;
+      const result = measurement.finish();
+      expect(probes).toBeGreaterThanOrEqual(values.length);
+      expect(result.bufferedMax).toBe(40);
+      expect([5, 6, 7]).toContain(result.bufferedMedian);
+    } finally {
+      measurement.stop();
+    }
+  });
+
+  it('fails the result when the buffered-messages probe fails', async () => {
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const measurement = new DrainMeasurement(1);
+    measurement.trackBuffered(async () => {
+      throw new Error('status unavailable');
+    });
+    try {
+      measurement.started();
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      measurement.count(1);
+      await measurement.done;
+      expect(() => measurement.finish()).toThrow('the buffered-messages probe failed');
+    } finally {
+      measurement.stop();
+    }
+  });
 });

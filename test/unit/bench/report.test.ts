@@ -33,6 +33,12 @@ const results: BenchResults = {
             [DRAIN_METRICS.brokerCpuPerMessageAboveIdle]: stats([2, 1, 3]),
             [DRAIN_METRICS.cpuProcessToLast]: stats([9000, 8000, 10_000]),
             [DRAIN_METRICS.steal]: stats([30, 25, 35]),
+            [DRAIN_METRICS.gcPauseShare]: stats([4.5, 4, 5]),
+            [DRAIN_METRICS.gcPausePerMessage]: stats([0.9, 0.8, 1]),
+            [DRAIN_METRICS.gcMinorCount]: stats([40, 38, 42]),
+            [DRAIN_METRICS.gcMajorCount]: stats([12, 12, 12]),
+            [DRAIN_METRICS.bufferedMedian]: stats([64, 32, 96]),
+            [DRAIN_METRICS.bufferedMax]: stats([224, 224, 224]),
           },
         },
         {
@@ -92,6 +98,11 @@ const drainRun: DrainRun = {
   peakHeapUsedBytes: 20 * 1024 * 1024,
   peakArrayBuffersBytes: undefined,
   pulledBytes: undefined,
+  gcPauseMs: undefined,
+  gcMinorCount: undefined,
+  gcMajorCount: undefined,
+  bufferedMedian: undefined,
+  bufferedMax: undefined,
   rssSeries: [],
   wallMs: 2000,
 };
@@ -183,6 +194,27 @@ describe('renderReport: CPU per message', () => {
     ]);
     expect(text).toContain('Broker CPU: not measured (an external broker');
     expect(text).toMatch(/\| 21\.5 \| — \| — \| 31 % \|/);
+  });
+});
+
+describe('renderReport: GC pauses and buffered messages', () => {
+  const markdown = renderReport({
+    results,
+    options: parseBenchOptions([], {}),
+    brokerDescription: 'local',
+    drainRuns: [drainRun],
+    produceMs: undefined,
+    timings: [],
+    charts: [],
+  });
+
+  it('gives the GC pauses and the buffered messages of each consumer that reports them', () => {
+    expect(markdown).toContain('### GC pauses and buffered messages');
+    expect(markdown).toContain(
+      '| ours | 4.5 (4.0–5.0) | 0.9 (0.8–1.0) | 40 (38–42) | 12 | 64 (32–96) | 224 |',
+    );
+    // raw-pull's result has no GC figures: no row rather than a row of dashes.
+    expect(markdown).not.toMatch(/\| raw-pull \| — \| — \| — \| — \|/);
   });
 });
 

@@ -7,7 +7,7 @@
  *   consume <namesrv> <topic> <group> <expectedCount> <timeoutMs>
  *     prints `BENCH_STARTED` right before start() (the harness reads the broker's CPU then), then
  *     {startToFirstMs, startToLastMs, firstToLastMs, received, cpuMsStartToLast, cpuMsProcessToLast,
- *      peakRssBytes, peakHeapUsedBytes, maxHeapBytes,
+ *      peakRssBytes, peakHeapUsedBytes, maxHeapBytes, gcPauseMs, gcMinorCount, gcMajorCount,
  *      rssSeries: [[ms since start(), VmRSS bytes], ...] every 200 ms from start() to the last message}
  *     before its shutdown
  *   decode <bodyFile> <warmupMs> <measureMs>
@@ -16,6 +16,7 @@
 package rocketmq.lambda.bench;
 
 import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.ByteBuffer;
@@ -30,6 +31,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
@@ -81,6 +83,7 @@ public final class PushConsumerBench {
         AtomicLong firstAtNs = new AtomicLong();
         AtomicLong lastAtNs = new AtomicLong();
         AtomicLong cpuAtLastNs = new AtomicLong();
+        AtomicReference<long[]> gcAtLast = new AtomicReference<>();
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
         consumer.setNamesrvAddr(namesrv);
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
@@ -94,6 +97,7 @@ public final class PushConsumerBench {
             firstAtNs.compareAndSet(0, now);
             if (received.addAndGet(messages.size()) >= expectedCount && lastAtNs.compareAndSet(0, now)) {
                 cpuAtLastNs.set(processCpuNs());
+                gcAtLast.set(gcSnapshot());
                 done.countDown();
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
@@ -102,6 +106,7 @@ public final class PushConsumerBench {
         System.out.println("BENCH_STARTED");
         System.out.flush();
         long cpuAtStartNs = processCpuNs();
+        long[] gcAtStart = gcSnapshot();
         long startNs = System.nanoTime();
         List<long[]> rssSeries = new ArrayList<>();
         sampler.scheduleAtFixedRate(() -> {
@@ -147,10 +152,39 @@ public final class PushConsumerBench {
             + ",\"peakRssBytes\":" + peakRss
             + ",\"peakHeapUsedBytes\":" + peakHeapUsed.get()
             + ",\"maxHeapBytes\":" + memory.getHeapMemoryUsage().getMax()
+            + ",\"gcPauseMs\":" + (gcAtLast.get()[0] - gcAtStart[0])
+            + ",\"gcMinorCount\":" + (gcAtLast.get()[1] - gcAtStart[1])
+            + ",\"gcMajorCount\":" + (gcAtLast.get()[2] - gcAtStart[2])
             + ",\"rssSeries\":" + series
             + "}");
         System.out.flush();
         consumer.shutdown();
+    }
+
+    /**
+     * The collectors' accumulated collection time (ms) and collections, young and old, so far: G1's
+     * "Young Generation" collector (young and mixed pauses) and "Old Generation" (full collections). A
+     * collector named "Concurrent" (G1's concurrent cycles, JDK 20+) is left out: that work runs beside
+     * the application, as V8's concurrent marking does, and is no pause.
+     */
+    private static long[] gcSnapshot() {
+        long ms = 0;
+        long young = 0;
+        long old = 0;
+        for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
+            String name = collector.getName();
+            if (name.contains("Concurrent")) {
+                continue;
+            }
+            long count = Math.max(0, collector.getCollectionCount());
+            ms += Math.max(0, collector.getCollectionTime());
+            if (name.contains("Old") || name.contains("MarkSweep")) {
+                old += count;
+            } else {
+                young += count;
+            }
+        }
+        return new long[] {ms, young, old};
     }
 
     /**
