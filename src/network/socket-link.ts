@@ -16,6 +16,11 @@ import { withServerNameFor } from './tls-options.js';
 
 /** How long {@link SocketLink.end} waits for the peer to close before destroying the socket. */
 const END_GRACE_MS = 1000;
+/**
+ * A plaintext link's read buffer: one read takes at most this much (libuv's own suggestion for a read),
+ * a PULL response of 32 messages of 1 KiB is about 40 KiB.
+ */
+const READ_BUFFER_BYTES = 64 * 1024;
 /** Idle time before the first TCP keep-alive probe. */
 const KEEP_ALIVE_INITIAL_DELAY_MS = 30_000;
 
@@ -129,7 +134,19 @@ export class SocketLink {
     const { host, port } = options;
     this.socket =
       options.tls === false
-        ? net.connect({ host, port })
+        ? // Every read lands in this link's one read buffer: the splitter copies each frame out once, and
+          // no buffer is allocated per read (each was a new ArrayBuffer for V8 to account and collect).
+          net.connect({
+            host,
+            port,
+            onread: {
+              buffer: Buffer.allocUnsafeSlow(READ_BUFFER_BYTES),
+              callback: (bytes: number, buffer: Uint8Array) => {
+                this.onData(buffer as Buffer, bytes);
+                return !this.readPaused;
+              },
+            },
+          })
         : tls.connect({ ...withServerNameFor(options.tls, host), host, port });
     this.closed = new Promise((resolve) =>
       this.socket.once('close', () => {
@@ -142,7 +159,8 @@ export class SocketLink {
       options.logger.debug({ address: options.address, err: error }, 'socket error');
     });
     this.socket.on('close', () => this.finish(undefined, undefined, true));
-    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    // TLS sockets take no `onread`: their chunks come as 'data' events.
+    if (options.tls !== false) this.socket.on('data', (chunk: Buffer) => this.onData(chunk, chunk.length));
     this.socket.on('drain', () => {
       this.waitingForDrain = false;
       this.flush();
@@ -256,12 +274,13 @@ export class SocketLink {
     this.flush();
   }
 
-  private onData(chunk: Buffer): void {
+  /** Takes `chunk[0, end)`; a plaintext link's chunk is its read buffer, reused by the next read. */
+  private onData(chunk: Buffer, end: number): void {
     if (this.currentState !== 'open') return;
-    this.bytesReceived += chunk.length;
+    this.bytesReceived += end;
     this.stallWatchdog.touch();
-    if (this.sniffed !== undefined && this.sniffForTls(chunk)) return;
-    this.splitter.append(chunk);
+    if (this.sniffed !== undefined && this.sniffForTls(chunk.subarray(0, end))) return;
+    this.splitter.append(chunk, end);
     this.deliverFrames();
   }
 

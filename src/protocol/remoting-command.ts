@@ -340,10 +340,14 @@ function decodeBinaryHeader(header: Buffer): RemotingCommand {
 
 /**
  * Splits a byte stream into frames. Feed it socket chunks; it returns each complete frame without its
- * length prefix, ready for {@link decodeFrame}. A length prefix that is negative, too small or above the
- * 16 MiB cap throws {@link ProtocolError}: the stream cannot be resynchronised and must be closed.
- * {@link FrameSplitter.append} plus {@link FrameSplitter.next} take frames one at a time, so a reader that
- * must stop mid-chunk (backpressure) leaves the rest buffered here.
+ * length prefix, ready for {@link decodeFrame}. Every frame is a buffer of its own, into which the
+ * splitter copied the frame's bytes once: it never keeps a reference to a chunk it was given, so a
+ * reader may read every chunk into the same buffer (socket-link.ts does), and a frame's messages keep
+ * only their own frame alive, not the reads around it. A length prefix that is negative, too small or
+ * above the 16 MiB cap is a {@link ProtocolError}, thrown by {@link FrameSplitter.next} once the frames
+ * before it are taken: the stream cannot be resynchronised and must be closed.
+ * {@link FrameSplitter.append} plus {@link FrameSplitter.next} take frames one at a time, so a reader
+ * that must stop mid-chunk (backpressure) leaves the rest here.
  *
  * @example
  * ```ts
@@ -353,16 +357,26 @@ function decodeBinaryHeader(header: Buffer): RemotingCommand {
  */
 export class FrameSplitter {
   private readonly maxFrameLength: number;
-  private chunks: Buffer[] = [];
-  private buffered = 0;
+  /** Complete frames not yet taken, from `readyHead` on. */
+  private readonly ready: (Buffer | undefined)[] = [];
+  private readyHead = 0;
+  /** Their bytes, length prefixes included. */
+  private readyBytes = 0;
+  /** The length prefix while fewer than its 4 bytes arrived. */
+  private readonly prefix = Buffer.alloc(4);
+  private prefixFill = 0;
+  /** The frame being filled: its length is known, `partialFill` of its bytes arrived. */
+  private partial: Buffer | undefined;
+  private partialFill = 0;
+  private error: ProtocolError | undefined;
 
   constructor(maxFrameLength: number = MAX_FRAME_LENGTH) {
     this.maxFrameLength = maxFrameLength;
   }
 
-  /** Bytes received but not yet taken as part of a complete frame. */
+  /** Bytes received but not yet taken as part of a complete frame (complete frames not taken included). */
   get pendingBytes(): number {
-    return this.buffered;
+    return this.readyBytes + this.prefixFill + (this.partial === undefined ? 0 : 4 + this.partialFill);
   }
 
   /**
@@ -371,8 +385,9 @@ export class FrameSplitter {
    * stalled frame arrived.
    */
   get expectedBytes(): number | undefined {
-    if (this.buffered < 4) return undefined;
-    return 4 + this.peekLength();
+    const head = this.ready[this.readyHead];
+    if (head !== undefined) return 4 + head.length;
+    return this.partial === undefined ? undefined : 4 + this.partial.length;
   }
 
   /** Appends and returns every frame now complete. */
@@ -383,57 +398,75 @@ export class FrameSplitter {
     return frames;
   }
 
-  /** Buffers a chunk without splitting it; take the frames with {@link FrameSplitter.next}. */
-  append(chunk: Buffer): void {
-    if (chunk.length === 0) return;
-    this.chunks.push(chunk);
-    this.buffered += chunk.length;
+  /**
+   * Takes `chunk[0, end)`, copying what it keeps: the chunk may be reused as soon as this returns. A
+   * frame's buffer is allocated whole once its length is known (`Buffer.allocUnsafe`: pages a peer
+   * never sends are never touched), and bytes after a bad length prefix are ignored.
+   */
+  append(chunk: Buffer, end: number = chunk.length): void {
+    let position = 0;
+    while (position < end && this.error === undefined) {
+      const partial = this.partial;
+      if (partial !== undefined) {
+        const count = Math.min(partial.length - this.partialFill, end - position);
+        chunk.copy(partial, this.partialFill, position, position + count);
+        this.partialFill += count;
+        position += count;
+        if (this.partialFill === partial.length) {
+          this.partial = undefined;
+          this.addReady(partial);
+        }
+        continue;
+      }
+      let length: number;
+      if (this.prefixFill === 0 && end - position >= 4) {
+        length = chunk.readInt32BE(position);
+        position += 4;
+      } else {
+        const count = Math.min(4 - this.prefixFill, end - position);
+        chunk.copy(this.prefix, this.prefixFill, position, position + count);
+        this.prefixFill += count;
+        position += count;
+        if (this.prefixFill < 4) return;
+        this.prefixFill = 0;
+        length = this.prefix.readInt32BE(0);
+      }
+      if (length < 4 || length > this.maxFrameLength) {
+        this.error = new ProtocolError(`frame length ${length} is outside 4..${this.maxFrameLength}`);
+        return;
+      }
+      const frame = Buffer.allocUnsafe(length);
+      const count = Math.min(length, end - position);
+      chunk.copy(frame, 0, position, position + count);
+      position += count;
+      if (count === length) {
+        this.addReady(frame);
+      } else {
+        this.partial = frame;
+        this.partialFill = count;
+      }
+    }
   }
 
   /** The next complete frame without its length prefix, or `undefined` while none is complete. */
   next(): Buffer | undefined {
-    if (this.buffered < 4) return undefined;
-    const length = this.peekLength();
-    if (length < 4 || length > this.maxFrameLength) {
-      throw new ProtocolError(`frame length ${length} is outside 4..${this.maxFrameLength}`);
+    const frame = this.ready[this.readyHead];
+    if (frame === undefined) {
+      if (this.error !== undefined) throw this.error;
+      return undefined;
     }
-    if (this.buffered < 4 + length) return undefined;
-    this.take(4, true);
-    return this.take(length, true);
+    this.ready[this.readyHead] = undefined;
+    this.readyHead++;
+    if (this.readyHead === this.ready.length) {
+      this.ready.length = 0;
+      this.readyHead = 0;
+    }
+    this.readyBytes -= 4 + frame.length;
+    return frame;
   }
 
-  private peekLength(): number {
-    const head = this.chunks[0] as Buffer;
-    return head.length >= 4 ? head.readInt32BE(0) : this.take(4, false).readInt32BE(0);
-  }
-
-  /** Returns the next `n` bytes, consuming them when `consume` is set. Copies only across chunk borders. */
-  private take(n: number, consume: boolean): Buffer {
-    const head = this.chunks[0] as Buffer;
-    if (head.length >= n) {
-      if (!consume) return head.subarray(0, n);
-      const out = head.subarray(0, n);
-      if (head.length === n) this.chunks.shift();
-      else this.chunks[0] = head.subarray(n);
-      this.buffered -= n;
-      return out;
-    }
-    const out = Buffer.allocUnsafe(n);
-    let copied = 0;
-    let index = 0;
-    while (copied < n) {
-      const chunk = this.chunks[index] as Buffer;
-      const count = Math.min(chunk.length, n - copied);
-      chunk.copy(out, copied, 0, count);
-      copied += count;
-      if (consume) {
-        if (count === chunk.length) this.chunks.shift();
-        else this.chunks[0] = chunk.subarray(count);
-      } else {
-        index++;
-      }
-    }
-    if (consume) this.buffered -= n;
-    return out;
+  private addReady(frame: Buffer): void {
+    this.ready.push(frame);
+    this.readyBytes += 4 + frame.length;
   }
 }

@@ -124,6 +124,20 @@ describe('Connection request/response', () => {
     expect(response.body?.equals(body)).toBe(true);
   });
 
+  it('keeps every response body intact after later reads (a plaintext link reuses one read buffer)', async () => {
+    const server = await startServer();
+    const connection = connect({ address: server.address });
+    // Bodies of 1 to 40 KiB, each filled with its own byte: many responses per read, and responses
+    // split across reads, all held until the last one arrived.
+    const bodies = Array.from({ length: 60 }, (_, i) => Buffer.alloc(1024 * (1 + ((i * 7) % 40)), i));
+    const responses = await Promise.all(
+      bodies.map((body, i) => connection.request({ code: 10 + (i % 3), body }, 10_000)),
+    );
+    responses.forEach((response, i) => {
+      expect(response.body?.equals(bodies[i] as Buffer), `response ${i}`).toBe(true);
+    });
+  });
+
   it('decodes responses with a binary (ROCKETMQ) header', async () => {
     const server = await startServer({
       onCommand: (command, peer) =>

@@ -370,6 +370,61 @@ describe('FrameSplitter', () => {
     splitter.append(Buffer.from([0x16, 0x03, 0x01, 0x00]));
     expect(() => splitter.next()).toThrow(ProtocolError);
   });
+
+  it('hands out the frames before a bad prefix, then throws', () => {
+    const splitter = new FrameSplitter();
+    splitter.append(Buffer.concat([stream, Buffer.from([0xff, 0xff, 0xff, 0xff]), stream]));
+    expect(splitter.next()?.toString('hex')).toBe(withoutPrefix(frames[0] as Buffer).toString('hex'));
+    expect(splitter.next()).toBeDefined();
+    expect(splitter.next()).toBeDefined();
+    expect(() => splitter.next()).toThrow(/frame length -1/);
+  });
+
+  it('keeps nothing of a chunk: every chunk may be read into one reused buffer', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uint8Array({ minLength: 0, maxLength: 300 }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.integer({ min: 1, max: 97 }), { minLength: 1, maxLength: 20 }),
+        (bodies, readSizes) => {
+          const sent = bodies.map((body, opaque) =>
+            encodeFrame({ ...ROUTE_REQUEST, opaque, body: Buffer.from(body) }),
+          );
+          const wire = Buffer.concat(sent);
+          // One read buffer, as a plaintext socket link has; filled with garbage before every read.
+          const readBuffer = Buffer.alloc(97);
+          const splitter = new FrameSplitter();
+          const received: Buffer[] = [];
+          for (let position = 0, read = 0; position < wire.length; read++) {
+            const size = Math.min(readSizes[read % readSizes.length] as number, wire.length - position);
+            readBuffer.fill(0xa5);
+            wire.copy(readBuffer, 0, position, position + size);
+            position += size;
+            splitter.append(readBuffer, size);
+            for (let frame = splitter.next(); frame !== undefined; frame = splitter.next())
+              received.push(frame);
+          }
+          readBuffer.fill(0x5a);
+          expect(received.map((frame) => frame.toString('hex'))).toEqual(
+            sent.map((frame) => withoutPrefix(frame).toString('hex')),
+          );
+          for (const frame of received) expect(frame.buffer).not.toBe(readBuffer.buffer);
+          expect(splitter.pendingBytes).toBe(0);
+        },
+      ),
+    );
+  });
+
+  it('counts the frames not yet taken and a partial one in pendingBytes, and knows the head frame size', () => {
+    const splitter = new FrameSplitter();
+    const first = frames[0] as Buffer;
+    splitter.append(Buffer.concat([first, (frames[1] as Buffer).subarray(0, 6)]));
+    expect(splitter.pendingBytes).toBe(first.length + 6);
+    expect(splitter.expectedBytes).toBe(first.length);
+    expect(splitter.next()).toBeDefined();
+    expect(splitter.pendingBytes).toBe(6);
+    expect(splitter.expectedBytes).toBe((frames[1] as Buffer).length);
+    expect(splitter.next()).toBeUndefined();
+  });
 });
 
 // Keys and values the binary codec can carry: it decodes zero-length strings as null (Java does too),
