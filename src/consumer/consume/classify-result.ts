@@ -64,29 +64,28 @@ export function classifyResult<T>(
 ): ResultClassification<T> {
   const failed = failedIndexes(result, records.length);
   const dead = options.deadLetters ? deadLetterIndexes(result, records.length) : new Map<number, string>();
-  // One pass, one verdict per record: this runs for every batch on the hot path.
-  const inOrder: RecordVerdict<T>[] = [];
-  const succeeded: T[] = [];
+  // One pass over the batch, no object per record but for dead letters: this runs for every batch on
+  // the hot path, and only the orderly service reads the records in order (made on its first read).
+  // The usual result fails nothing: one exact copy of the batch.
+  const succeeded: T[] = failed?.size === 0 ? records.slice() : [];
   const retry: T[] = [];
   const deadLetter: DeadLetterVerdict<T>[] = [];
-  records.forEach((record, index) => {
+  for (let index = succeeded.length; index < records.length; index++) {
+    const record = records[index] as T;
     if (failed !== undefined && !failed.has(index)) {
-      inOrder.push({ record, kind: 'succeeded' });
       succeeded.push(record);
-      return;
+      continue;
     }
     const reason = dead.get(index);
-    if (reason === undefined) {
-      inOrder.push({ record, kind: 'retry' });
-      retry.push(record);
-    } else {
-      const verdict: DeadLetterVerdict<T> = { record, kind: 'deadLetter', reason };
-      inOrder.push(verdict);
-      deadLetter.push(verdict);
-    }
-  });
+    if (reason === undefined) retry.push(record);
+    else deadLetter.push({ record, kind: 'deadLetter', reason });
+  }
+  let inOrder: RecordVerdict<T>[] | undefined;
   return {
-    inOrder,
+    get inOrder(): readonly RecordVerdict<T>[] {
+      inOrder ??= verdictsInOrder(records, failed, dead, deadLetter);
+      return inOrder;
+    },
     succeeded,
     retry,
     deadLetter,
@@ -94,6 +93,24 @@ export function classifyResult<T>(
     invalidPartial: failed === undefined,
     reason: failureReason(result),
   };
+}
+
+/** Every record's verdict in batch order; the dead-letter verdicts are the very ones of `deadLetter`. */
+function verdictsInOrder<T>(
+  records: readonly T[],
+  failed: ReadonlySet<number> | undefined,
+  dead: ReadonlyMap<number, string>,
+  deadLetter: readonly DeadLetterVerdict<T>[],
+): RecordVerdict<T>[] {
+  const verdicts: RecordVerdict<T>[] = [];
+  let nextDead = 0;
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index] as T;
+    if (failed !== undefined && !failed.has(index)) verdicts.push({ record, kind: 'succeeded' });
+    else if (dead.has(index)) verdicts.push(deadLetter[nextDead++] as DeadLetterVerdict<T>);
+    else verdicts.push({ record, kind: 'retry' });
+  }
+  return verdicts;
 }
 
 /** The reason of a result's failures ('invalid result' for a SUCCESS, which fails nothing). */

@@ -47,7 +47,11 @@ describe('classifyResult', () => {
         for (const v of c.inOrder) {
           const set = v.kind === 'succeeded' ? c.succeeded : v.kind === 'retry' ? c.retry : dead;
           expect(set).toContain(v.record);
+          // A dead letter's verdict is one object, wherever it is read from.
+          if (v.kind === 'deadLetter') expect(c.deadLetter).toContain(v);
         }
+        // Made on the first read, then the same list.
+        expect(c.inOrder).toBe(c.inOrder);
 
         // Succeeded: exactly the records the result does not fail.
         const { failed, invalid } = expectedFailed(r, length);
