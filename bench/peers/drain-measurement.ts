@@ -98,6 +98,9 @@ export class DrainMeasurement {
   #gcMajorCount = 0;
   #bufferedProbe: (() => Promise<number>) | undefined;
   readonly #bufferedSamples: number[] = [];
+  /** A probe is running (one at a time). */
+  #bufferedSampling = false;
+  #bufferedError: Error | undefined;
 
   constructor(private readonly expected: number) {
     this.done = new Promise((resolve) => {
@@ -201,9 +204,6 @@ export class DrainMeasurement {
       else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) this.#gcMajorCount++;
     }
   }
-
-  #bufferedError: Error | undefined;
-  #bufferedSampling = false;
 
   #sampleBuffered(): void {
     const probe = this.#bufferedProbe;

@@ -205,12 +205,7 @@ export class ProcessQueue {
     return this.ready.firstKey() ?? this.queueOffsetMax + 1;
   }
 
-  /** Records that a consume of these messages starts now (for {@link firstExpiredMessage}). */
-  markConsumeStarted(messages: readonly { readonly queueOffset: number }[], nowMs = this.now()): void {
-    for (const { queueOffset } of messages) this.markConsumeStartedAt(queueOffset, nowMs);
-  }
-
-  /** {@link markConsumeStarted} for the message at one offset. */
+  /** Records that a consume of the message at `queueOffset` starts now (for {@link firstExpiredMessage}). */
   markConsumeStartedAt(queueOffset: number, nowMs = this.now()): void {
     const entry = this.ready.get(queueOffset);
     if (entry !== undefined) entry.consumeStartedAtMs = nowMs;

@@ -235,9 +235,15 @@ export class ConsumeConcurrentlyService implements ConsumeService {
     }
     counters.consumedOk += verdicts.succeeded.length;
     counters.consumedFailed += verdicts.failedCount;
-    const done = verdicts.succeeded.slice();
-    if (verdicts.retry.length > 0) done.push(...(await this.settleFailures(verdicts.retry, verdicts.reason)));
-    if (verdicts.deadLetter.length > 0) done.push(...(await this.handOffDeadLetters(verdicts.deadLetter)));
+    // The usual batch failed nothing: its succeeded list (a fresh array) is all that is done.
+    let done = verdicts.succeeded;
+    if (verdicts.retry.length > 0 || verdicts.deadLetter.length > 0) {
+      const settled =
+        verdicts.retry.length > 0 ? await this.settleFailures(verdicts.retry, verdicts.reason) : [];
+      const handedOff =
+        verdicts.deadLetter.length > 0 ? await this.handOffDeadLetters(verdicts.deadLetter) : [];
+      done = [...verdicts.succeeded, ...settled, ...handedOff];
+    }
     if (record.aborted) {
       counters.discardedResults++;
       return;
@@ -321,7 +327,7 @@ export class ConsumeConcurrentlyService implements ConsumeService {
   }
 
   /** Removes finished messages from their queues and moves each queue's offset (increase-only). */
-  private commit(done: Item[]): void {
+  private commit(done: readonly Item[]): void {
     const byQueue = new Map<ProcessQueue, MessageExt[]>();
     for (const item of done) {
       const list = byQueue.get(item.processQueue);

@@ -47,7 +47,8 @@ describe('ProcessQueue', () => {
     const pq = new ProcessQueue(mq, { now: () => now });
     pq.putMessages(range(0, 3));
     expect(pq.firstExpiredMessage(100)).toBeUndefined();
-    pq.markConsumeStarted([msg(0), msg(1)]);
+    pq.markConsumeStartedAt(0);
+    pq.markConsumeStartedAt(1);
     now += 100;
     expect(pq.firstExpiredMessage(100)).toBeUndefined();
     now += 1;
