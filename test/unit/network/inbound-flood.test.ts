@@ -120,10 +120,14 @@ describe('a peer that floods inbound requests and never reads the replies', () =
   it('a link paused on a flood is not mistaken for a stalled frame', async () => {
     const server = await FakeServer.start();
     cleanups.push(() => server.close());
+    let handled = 0;
     const connection = new Connection({
       address: server.address,
       partialFrameTimeoutMs: 100,
-      requestHandler: () => ({ code: 0, body: Buffer.alloc(200, 1) }),
+      requestHandler: () => {
+        handled++;
+        return { code: 0, body: Buffer.alloc(200, 1) };
+      },
     });
     cleanups.push(() => connection.close());
     await connection.request({ code: 34 }, 2000);
@@ -141,11 +145,17 @@ describe('a peer that floods inbound requests and never reads the replies', () =
     });
     flood(peer, request, total);
     await waitFor(() => connection.isReadingPaused, 20_000);
+    // The first pauses are brief: the kernel takes our replies and reading resumes (a plaintext link
+    // reads again at the loop's next poll). Once the peer's receive and our send buffers are full, the
+    // pause lasts until the peer reads: wait for that, no request handled for a while.
+    await waitForQuiet('requests handled while paused', { windowMs: 300, timeoutMs: 20_000 }, () => handled);
+    expect(handled).toBeLessThan(total);
     // Paused far longer than partialFrameTimeoutMs, very likely with half a frame buffered: the
     // stalled-frame timer would close the link, an absence only a window can show.
-    await expectQuietFor('the paused link (open, paused)', 500, () => [
+    await expectQuietFor('the paused link (open, paused, requests handled)', 500, () => [
       connection.isOpen,
       connection.isReadingPaused,
+      handled,
     ]);
     expect(connection.isOpen).toBe(true);
     expect(connection.isReadingPaused).toBe(true);
