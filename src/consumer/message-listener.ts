@@ -72,6 +72,10 @@ export type ConsumeResult =
  * (e.g. the function does not exist): then the runtime stops pulling for the mapping and leaves the batch
  * unconsumed (its offsets do not move, nothing is sent to retry).
  *
+ * The `messages` array is lent for the batch: the concurrent consumer empties it once it has applied the
+ * result (the messages themselves are left as they are), so a listener that keeps the list past its
+ * promise copies it (`[...messages]`). See docs/architecture.md, "Garbage".
+ *
  * @example
  * ```ts
  * const listener: MessageListener = {

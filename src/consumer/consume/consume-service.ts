@@ -55,6 +55,7 @@ export interface ConsumeService {
   /**
    * Hands over messages just added to `processQueue` (in offset order). `dispatchToConsume` is
    * {@link ProcessQueue.putMessages}' flag (orderly services schedule a queue only when it is set).
+   * The `messages` array is the caller's and is emptied once this returns: keep the messages, not it.
    */
   submit(messages: readonly MessageExt[], processQueue: ProcessQueue, dispatchToConsume: boolean): void;
   /**

@@ -384,10 +384,15 @@ export class PullLoop {
           this.moveTo(next, result.status);
           if (added.length > 0 || dispatchToConsume)
             this.o.consumeService.submit(added, pq, dispatchToConsume);
+          added.length = 0;
         } else {
           this.moveTo(next, result.status);
           if (delayMs === 0 && pq.messageCount === 0) this.o.offsetStore.updateOffset(this.queue, next, true);
         }
+        // The ProcessQueue and the consume service hold the messages now. Emptied, this pull's arrays keep
+        // none of them alive from wherever a reference to the result outlives this turn (docs/architecture.md,
+        // "Garbage").
+        result.messages.length = 0;
         return delayMs;
       }
       case 'NO_NEW_MSG':

@@ -45,6 +45,8 @@ function setup(
   const processQueue = new ProcessQueue(queueA);
   const offsetStore = new MemoryOffsetStore();
   const submitted: number[][] = [];
+  /** The arrays submit() was given, as given. */
+  const handedOver: (readonly unknown[])[] = [];
   const illegal: number[] = [];
   let rebalanceNeeded = 0;
   const counters = newConsumerCounters();
@@ -68,7 +70,12 @@ function setup(
         },
       },
       offsetStore,
-      consumeService: { submit: (messages) => submitted.push(messages.map((m) => m.queueOffset)) },
+      consumeService: {
+        submit: (messages) => {
+          handedOver.push(messages);
+          submitted.push(messages.map((m) => m.queueOffset));
+        },
+      },
       subscription: buildSubscriptionData('T', expression),
       options: options(overrides),
       counters,
@@ -94,6 +101,7 @@ function setup(
     processQueue,
     offsetStore,
     submitted,
+    handedOver,
     illegal,
     counters,
     rebalanceNeeded: () => rebalanceNeeded,
@@ -129,6 +137,19 @@ describe('PullLoop', () => {
       sysFlag: 2,
       bname: 'b',
     });
+    await t.loop.stop();
+  });
+
+  it("empties a pull's arrays once the ProcessQueue and the consume service have its messages", async () => {
+    const messages = [msg(10), msg(11, { tags: 'B' }), msg(12)];
+    const found: PullResult = { status: 'FOUND', messages, nextBeginOffset: 13, ...bounds };
+    const t = setup([found], {}, 'A || B');
+    t.loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.submitted).toEqual([[11]]);
+    expect(t.processQueue.messageCount).toBe(1);
+    expect(messages).toHaveLength(0);
+    expect(t.handedOver[0]).toHaveLength(0);
     await t.loop.stop();
   });
 

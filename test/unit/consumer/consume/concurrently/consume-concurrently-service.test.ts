@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConsumeConcurrentlyService } from '../../../../../src/consumer/consume/concurrently/consume-concurrently-service.js';
 import { failedIndexes } from '../../../../../src/consumer/consume/failed-indexes.js';
+import type {
+  ConsumedMessage,
+  ConsumeResult,
+  MessageListener,
+} from '../../../../../src/consumer/message-listener.js';
 import { ProcessQueue } from '../../../../../src/consumer/pull/process-queue.js';
 import { MessageConst } from '../../../../../src/protocol/message.js';
 import { decodeMessages } from '../../../../../src/protocol/message-decoder.js';
@@ -81,6 +86,38 @@ describe('ConsumeConcurrentlyService', () => {
       // A listener that logs its messages serializes no process queue (nor fails on one).
       expect(JSON.parse(JSON.stringify(view))).toHaveProperty('queue', { ...pqA.messageQueue });
     }
+    await stop(service);
+  });
+
+  it('empties the batch array it lent the listener once the result is applied, and only then', async () => {
+    const lent: (readonly ConsumedMessage[])[] = [];
+    const results: Array<(result: ConsumeResult) => void> = [];
+    const listener: MessageListener = {
+      consume(messages) {
+        lent.push(messages);
+        return new Promise((resolve) => results.push(resolve));
+      },
+    };
+    const pqA = new ProcessQueue(queueA);
+    const { context, offsetStore } = serviceContext(
+      { maximumBatchingWindowMs: 0, batchSize: 2 },
+      listener,
+      fakeClient(),
+      [pqA],
+    );
+    const service = new ConsumeConcurrentlyService(context);
+    service.submit(pqA.putMessages(msgs(0, 2)).added, pqA, false);
+    const batch = lent[0] ?? [];
+    const kept = [...batch];
+    expect(batch.map((item) => item.message.queueOffset)).toEqual([0, 1]);
+    await flush();
+    expect(batch).toHaveLength(2); // the listener is still working on it
+    results[0]?.({ status: 'SUCCESS' });
+    await flush();
+    expect(await offsetStore.readOffset(queueA, 'MEMORY')).toBe(2);
+    expect(batch).toHaveLength(0);
+    // The messages themselves are untouched: a listener that keeps them copies the list.
+    expect(kept.map((item) => item.message.queueOffset)).toEqual([0, 1]);
     await stop(service);
   });
 
