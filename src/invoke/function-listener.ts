@@ -242,19 +242,26 @@ export class FunctionMessageListener implements MessageListener {
     }
     // Each record is measured once: the plan's layouts serve every invoke, bisected halves included.
     const plan = planLayouts(this.#consumerGroup, messages, candidates, this.#maxPayloadBytes);
-    const batch: PlannedBatch = { messages, layouts: plan.layouts };
-    for (const { index, reason } of plan.oversize) {
-      outcome.deadLetter({ index, condition: 'PayloadSizeExceeded', reason });
-    }
-    if (plan.chunks.length > 1) this.#splitBatches++;
-    for (const chunk of plan.chunks) await this.#deliver(chunk, batch, context, outcome);
+    const layouts = plan.layouts as (RecordLayout | undefined)[];
+    try {
+      const batch: PlannedBatch = { messages, layouts };
+      for (const { index, reason } of plan.oversize) {
+        outcome.deadLetter({ index, condition: 'PayloadSizeExceeded', reason });
+      }
+      if (plan.chunks.length > 1) this.#splitBatches++;
+      for (const chunk of plan.chunks) await this.#deliver(chunk, batch, context, outcome);
 
-    const result = outcome.toConsumeResult();
-    const deadLetters = outcome.deadLetters();
-    this.#deadLettered += deadLetters.length;
-    if (result.status !== 'SUCCESS') this.#logFailure(messages, context, result, outcome.invokes);
-    if (deadLetters.length > 0) await this.#reportDeadLetters(messages, deadLetters);
-    return result;
+      const result = outcome.toConsumeResult();
+      const deadLetters = outcome.deadLetters();
+      this.#deadLettered += deadLetters.length;
+      if (result.status !== 'SUCCESS') this.#logFailure(messages, context, result, outcome.invokes);
+      if (deadLetters.length > 0) await this.#reportDeadLetters(messages, deadLetters);
+      return result;
+    } finally {
+      // Each layout holds its message: emptied, the plan keeps none alive from wherever a reference to it
+      // outlives the batch (an invoke in flight during a full collection; docs/architecture.md, "Garbage").
+      layouts.length = 0;
+    }
   }
 
   /**
@@ -290,6 +297,22 @@ export class FunctionMessageListener implements MessageListener {
     }
     const { layouts } = batch;
     const chunk = indexes.map((index) => layouts[index] as RecordLayout);
+    try {
+      await this.#deliverChunk(chunk, indexes, batch, context, outcome);
+    } finally {
+      // The invoke's request holds its chunk (event): emptied, it keeps no message alive (see consume).
+      chunk.length = 0;
+    }
+  }
+
+  /** {@link FunctionMessageListener.#deliver} of the layouts `chunk` of `indexes`. */
+  async #deliverChunk(
+    chunk: readonly RecordLayout[],
+    indexes: readonly number[],
+    batch: PlannedBatch,
+    context: ConsumeContext,
+    outcome: BatchOutcome,
+  ): Promise<void> {
     const event = new ChunkEvent(this.#consumerGroup, chunk);
     this.#invokes++;
     const invoked = await this.#invokeObserved(event, indexes.length, context.signal);

@@ -70,7 +70,9 @@ export interface InvokeFailure {
 export type InvokeOutcome = { readonly ok: true; readonly payload: Buffer } | InvokeFailure;
 
 /**
- * One invoke: which function, with what event.
+ * One invoke: which function, with what event. Valid while its invoke runs: read `payload` and `event`
+ * before `invoke` settles (the FunctionMessageListener lets go of the records behind them once the batch
+ * is done, see docs/architecture.md, "Garbage").
  *
  * @example
  * ```ts
