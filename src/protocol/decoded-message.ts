@@ -447,6 +447,9 @@ export function offsetMessageId(
   storeHostBytes: number,
   physicalOffsetPosition: number,
 ): string {
+  if (storeHostBytes === 8 && physicalOffsetPosition + 8 <= buffer.length) {
+    return ipv4OffsetMessageId(buffer, storeHostPosition, physicalOffsetPosition);
+  }
   const out = OFFSET_MSG_ID_SCRATCH;
   let pos = 0;
   for (let i = storeHostPosition; i < storeHostPosition + storeHostBytes; i++) {
@@ -460,6 +463,69 @@ export function offsetMessageId(
     out[pos++] = UPPER_HEX_DIGITS[byte & 0x0f] as number;
   }
   return out.toString('latin1', 0, pos);
+}
+
+/** The character code of the upper-case hex digit of `value`'s low 4 bits. */
+function hexCode(value: number): number {
+  return UPPER_HEX_DIGITS[value & 0x0f] as number;
+}
+
+/**
+ * {@link offsetMessageId} of an IPv4 store host (the usual case): its 32 digits made by one
+ * `String.fromCharCode` call, where writing them to a scratch buffer and decoding it costs a native call
+ * (measured: about half the time per id).
+ */
+function ipv4OffsetMessageId(buffer: Buffer, host: number, offset: number): string {
+  const h0 = buffer[host] as number;
+  const h1 = buffer[host + 1] as number;
+  const h2 = buffer[host + 2] as number;
+  const h3 = buffer[host + 3] as number;
+  const h4 = buffer[host + 4] as number;
+  const h5 = buffer[host + 5] as number;
+  const h6 = buffer[host + 6] as number;
+  const h7 = buffer[host + 7] as number;
+  const o0 = buffer[offset] as number;
+  const o1 = buffer[offset + 1] as number;
+  const o2 = buffer[offset + 2] as number;
+  const o3 = buffer[offset + 3] as number;
+  const o4 = buffer[offset + 4] as number;
+  const o5 = buffer[offset + 5] as number;
+  const o6 = buffer[offset + 6] as number;
+  const o7 = buffer[offset + 7] as number;
+  return String.fromCharCode(
+    hexCode(h0 >> 4),
+    hexCode(h0),
+    hexCode(h1 >> 4),
+    hexCode(h1),
+    hexCode(h2 >> 4),
+    hexCode(h2),
+    hexCode(h3 >> 4),
+    hexCode(h3),
+    hexCode(h4 >> 4),
+    hexCode(h4),
+    hexCode(h5 >> 4),
+    hexCode(h5),
+    hexCode(h6 >> 4),
+    hexCode(h6),
+    hexCode(h7 >> 4),
+    hexCode(h7),
+    hexCode(o0 >> 4),
+    hexCode(o0),
+    hexCode(o1 >> 4),
+    hexCode(o1),
+    hexCode(o2 >> 4),
+    hexCode(o2),
+    hexCode(o3 >> 4),
+    hexCode(o3),
+    hexCode(o4 >> 4),
+    hexCode(o4),
+    hexCode(o5 >> 4),
+    hexCode(o5),
+    hexCode(o6 >> 4),
+    hexCode(o6),
+    hexCode(o7 >> 4),
+    hexCode(o7),
+  );
 }
 
 /**

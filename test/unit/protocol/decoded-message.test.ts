@@ -4,6 +4,7 @@ import {
   bodyLengthOf,
   findProperty,
   findPropertyInBytes,
+  offsetMessageId,
   propertiesTextOf,
   propertyOf,
   toPlainMessage,
@@ -85,6 +86,38 @@ describe('DecodedMessage', () => {
     expect({ ...message }.body, 'the body is lazy too').toBeUndefined();
     expect(toPlainMessage(message).body.toString()).toBe('hello');
     expect({ ...toPlainMessage(message) }).toMatchObject({ msgId: 'ID1', tags: 'a', topic: 'T' });
+  });
+});
+
+describe('offsetMessageId', () => {
+  /** The id by its definition: upper-case hex of the store host's bytes, then of PHYSICALOFFSET's. */
+  function byDefinition(record: Buffer, host: number, hostBytes: number, offset: number): string {
+    return (
+      record.toString('hex', host, host + hostBytes) + record.toString('hex', offset, offset + 8)
+    ).toUpperCase();
+  }
+
+  it('is the upper-case hex of the host and offset bytes, for IPv4 and IPv6 hosts and any bytes', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 64, maxLength: 64 }),
+        fc.constantFrom(8, 20),
+        fc.nat(20),
+        fc.nat(20),
+        (bytes, hostBytes, host, offset) => {
+          const record = Buffer.from(bytes);
+          expect(offsetMessageId(record, host, hostBytes, offset)).toBe(
+            byDefinition(record, host, hostBytes, offset),
+          );
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('writes every hex digit in upper case', () => {
+    const record = Buffer.from('0123456789abcdeffedcba9876543210', 'hex');
+    expect(offsetMessageId(record, 0, 8, 8)).toBe('0123456789ABCDEFFEDCBA9876543210');
   });
 });
 
