@@ -48,7 +48,24 @@ const token = fc.constantFrom(
   'constructor',
 );
 const anyText = fc.array(token, { maxLength: 24 }).map((tokens) => tokens.join(''));
-const key = fc.constantFrom('a', 'b', '1', '07', 'UNIQ_KEY', 'TAGS', 'WAIT', '__proto__', 'k"é', 'x\\y');
+const key = fc.constantFrom(
+  'a',
+  'b',
+  '1',
+  '07',
+  'UNIQ_KEY',
+  'TAGS',
+  'WAIT',
+  '__proto__',
+  'k"é',
+  'x\\y',
+  // What a regular expression would read as syntax: a remembered layout must match them literally.
+  'a.b',
+  '(x)|[y]',
+  'k+*?',
+  '^$',
+  '\\u0001{2}',
+);
 const value = fc.constantFrom('', 'v', 'w', '1', 'é"\\\n', '\u0001z', '😀');
 /** Texts of one layout (the same keys in the same order) with different values. */
 const sameLayoutTexts = fc.array(key, { minLength: 1, maxLength: 6 }).chain((keys) =>
@@ -79,6 +96,32 @@ describe('userPropertiesJsonOfText', () => {
       }),
       { numRuns: 1_000 },
     );
+  });
+
+  it('writes what the properties object would give when layouts interleave (differential)', () => {
+    fc.assert(
+      fc.property(fc.array(sameLayoutTexts, { minLength: 2, maxLength: 12 }), (groups) => {
+        // Round robin over the groups: each text follows one of another layout, and some layouts are
+        // pushed out of the remembered ones (more than eight) before their turn comes again.
+        const longest = Math.max(...groups.map((texts) => texts.length));
+        for (let i = 0; i < longest; i++) {
+          for (const texts of groups) {
+            const text = texts[i];
+            if (text !== undefined) expectSameAsReference(text);
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('matches a remembered key literally, not as a pattern', () => {
+    expect(userPropertiesJsonOfText('a.b\u00011\u0002')).toBe('{"a.b":"1"}');
+    expect(userPropertiesJsonOfText('aXb\u00012\u0002')).toBe('{"aXb":"2"}');
+    expect(userPropertiesJsonOfText('k+\u00013\u0002')).toBe('{"k+":"3"}');
+    expect(userPropertiesJsonOfText('kk\u00014\u0002')).toBe('{"kk":"4"}');
+    expect(userPropertiesJsonOfText('\\d\u00015')).toBe('{"\\\\d":"5"}');
+    expect(userPropertiesJsonOfText('7\u00016')).toBe('{"7":"6"}');
   });
 
   it('keeps user properties only, the first occurrence of a key winning', () => {
