@@ -268,8 +268,9 @@ export class DecodedMessage implements MessageExt {
 
   /** Bytes of the born (or store) host field: 8 for IPv4, 20 for IPv6 (SYSFLAG bits 4 and 5). */
   #hostBytes(born: boolean): number {
-    const sysFlag = (this.#record as Buffer).readInt32BE(this.#start + SYSFLAG_POSITION);
-    return hasSysFlag(sysFlag, born ? MessageSysFlag.BORNHOST_V6 : MessageSysFlag.STOREHOST_V6) ? 20 : 8;
+    // Both bits are in SYSFLAG's low byte, its last one (big-endian): one byte read, no bounds checks.
+    const lowByte = (this.#record as Buffer)[this.#start + SYSFLAG_POSITION + 3] as number;
+    return hasSysFlag(lowByte, born ? MessageSysFlag.BORNHOST_V6 : MessageSysFlag.STOREHOST_V6) ? 20 : 8;
   }
 
   /** Where the born (or store) host field starts: STORETIMESTAMP (8 bytes) sits between them. */
