@@ -36,6 +36,15 @@ interface TextLayout {
 
 /** The remembered layouts, the last matched first. */
 const layouts: TextLayout[] = [];
+/**
+ * The keys (and which are written) of the last text walked in full, not compiled yet: a layout is
+ * compiled when the next walk finds it again. Compiling costs microseconds, so a stream whose layouts
+ * rarely repeat back to back (say, more than eight interleaved) keeps walking (measured, 9 layouts round
+ * robin: 3.6 µs per text when every walk compiled, 1.1 µs this way, 0.7 µs before patterns existed).
+ */
+let pendingKeys: readonly string[] = [];
+let pendingWrites: readonly boolean[] = [];
+let pendingValid = false;
 
 /**
  * `jsonUserProperties(decodeProperties(text))` in meaning: a JSON object of the user properties
@@ -88,8 +97,31 @@ function jsonOfLayout({ pattern, writtenKeys }: TextLayout, text: string): strin
   return `${json}}`;
 }
 
-/** Remembers the layout of a text whose pieces, of `keys`, were all well formed. */
+/**
+ * Remembers the layout of a text whose pieces, of `keys`, were all well formed: compiled when it is
+ * the layout of the previous walk too (see {@link pendingKeys}), else kept as the pending one.
+ */
 function remember(keys: readonly string[], written: readonly boolean[]): void {
+  if (pendingValid && sameLayout(keys, written)) {
+    pendingValid = false;
+    compile(keys, written);
+  } else {
+    pendingKeys = keys;
+    pendingWrites = written;
+    pendingValid = true;
+  }
+}
+
+function sameLayout(keys: readonly string[], written: readonly boolean[]): boolean {
+  if (keys.length !== pendingKeys.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    if (keys[i] !== pendingKeys[i] || written[i] !== pendingWrites[i]) return false;
+  }
+  return true;
+}
+
+/** Adds the pattern of a layout to the remembered ones, first. */
+function compile(keys: readonly string[], written: readonly boolean[]): void {
   const pieces: string[] = [];
   const writtenKeys: string[] = [];
   for (let i = 0; i < keys.length; i++) {
@@ -147,6 +179,7 @@ function jsonAndRemember(text: string): string {
     index = end + 1;
   }
   if (rememberable) remember(keys, writes);
+  else pendingValid = false;
   return closeObject(json);
 }
 

@@ -448,20 +448,20 @@ export function offsetMessageId(
   storeHostBytes: number,
   physicalOffsetPosition: number,
 ): string {
-  if (storeHostBytes === 8 && physicalOffsetPosition + 8 <= buffer.length) {
+  if (storeHostBytes === 8) {
     return ipv4OffsetMessageId(buffer, storeHostPosition, physicalOffsetPosition);
   }
   const out = OFFSET_MSG_ID_SCRATCH;
   let pos = 0;
   for (let i = storeHostPosition; i < storeHostPosition + storeHostBytes; i++) {
     const byte = buffer[i] as number;
-    out[pos++] = UPPER_HEX_DIGITS[byte >> 4] as number;
-    out[pos++] = UPPER_HEX_DIGITS[byte & 0x0f] as number;
+    out[pos++] = hexCode(byte >> 4);
+    out[pos++] = hexCode(byte);
   }
   for (let i = physicalOffsetPosition; i < physicalOffsetPosition + 8; i++) {
     const byte = buffer[i] as number;
-    out[pos++] = UPPER_HEX_DIGITS[byte >> 4] as number;
-    out[pos++] = UPPER_HEX_DIGITS[byte & 0x0f] as number;
+    out[pos++] = hexCode(byte >> 4);
+    out[pos++] = hexCode(byte);
   }
   return out.toString('latin1', 0, pos);
 }

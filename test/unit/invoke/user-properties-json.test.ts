@@ -116,11 +116,15 @@ describe('userPropertiesJsonOfText', () => {
   });
 
   it('matches a remembered key literally, not as a pattern', () => {
-    expect(userPropertiesJsonOfText('a.b\u00011\u0002')).toBe('{"a.b":"1"}');
+    // Each layout is walked twice in a row, which compiles its pattern, before a text it must not match.
+    for (const value of ['0', '1'])
+      expect(userPropertiesJsonOfText(`a.b\u0001${value}\u0002`)).toBe(`{"a.b":"${value}"}`);
     expect(userPropertiesJsonOfText('aXb\u00012\u0002')).toBe('{"aXb":"2"}');
-    expect(userPropertiesJsonOfText('k+\u00013\u0002')).toBe('{"k+":"3"}');
+    for (const value of ['2', '3'])
+      expect(userPropertiesJsonOfText(`k+\u0001${value}\u0002`)).toBe(`{"k+":"${value}"}`);
     expect(userPropertiesJsonOfText('kk\u00014\u0002')).toBe('{"kk":"4"}');
-    expect(userPropertiesJsonOfText('\\d\u00015')).toBe('{"\\\\d":"5"}');
+    for (const value of ['4', '5'])
+      expect(userPropertiesJsonOfText(`\\d\u0001${value}`)).toBe(`{"\\\\d":"${value}"}`);
     expect(userPropertiesJsonOfText('7\u00016')).toBe('{"7":"6"}');
   });
 
