@@ -12,12 +12,11 @@ import { isUtf8 } from 'node:buffer';
 import type { ConsumedMessage } from '../consumer/message-listener.js';
 import { RocketMQError } from '../errors.js';
 import type { RocketMQEvent, RocketMQRecord } from '../handler/types.js';
-import { propertiesTextOf } from '../protocol/decoded-message.js';
-import { isSystemProperty, type MessageExt, userProperties } from '../protocol/message.js';
+import { userProperties } from '../protocol/message.js';
 import { escapedUtf8Length, jsonString, writeEscapedUtf8 } from './json-string.js';
 import { recordHead, recordHeadBytes, recordHeadBytesBound } from './record-head.js';
 import type { RecordHeadValues } from './record-head-values.js';
-import { userPropertiesJsonOfText } from './user-properties-json.js';
+import { userPropertiesJson } from './user-properties-json.js';
 
 const COMMA = 0x2c;
 const QUOTE = 0x22;
@@ -71,26 +70,6 @@ export interface EventEncodingOptions {
    * value as the one the batch was planned with. Without it every body is base64.
    */
   readonly maxPayloadBytes?: number | undefined;
-}
-
-function jsonUserProperties(properties: Readonly<Record<string, string>>): string {
-  let json = '{';
-  for (const key of Object.keys(properties)) {
-    const value = properties[key];
-    if (value === undefined || isSystemProperty(key)) continue;
-    if (json.length > 1) json += ',';
-    json += `${jsonString(key)}:${jsonString(value)}`;
-  }
-  return `${json}}`;
-}
-
-/**
- * The user properties of `message` as JSON: from its properties text when the decoder never built its
- * properties object (the object would only be made to be written out), else from the object.
- */
-function userPropertiesJson(message: MessageExt): string {
-  const text = propertiesTextOf(message);
-  return text === undefined ? jsonUserProperties(message.properties) : userPropertiesJsonOfText(text);
 }
 
 function headValues(consumed: ConsumedMessage): RecordHeadValues {
@@ -344,12 +323,13 @@ export interface UnmeasuredRecord extends RecordLayout {
  * A {@link RecordLayout} of one consumed message: one small object per message (a batch of 100 is laid
  * out on every consume), whose head values are read from the message when used (a decoded message
  * computes each once and keeps it; nothing changes a message while it is consumed), its user properties'
- * JSON, head text and sizes made on first read. Measured (`measure`) it has its encoding and size for a
+ * JSON made at once (user-properties-json.ts: the same pass reads a decoded message's id, tags and keys),
+ * its head text and sizes on first read. Measured (`measure`) it has its encoding and size for a
  * payload limit; unmeasured it travels as base64, which the caller knows fits.
  */
 class MessageRecord implements UnmeasuredRecord {
   readonly #consumed: ConsumedMessage;
-  #propertiesJson: string | undefined = undefined;
+  readonly #propertiesJson: string;
   #head: string | undefined = undefined;
   #headBytes = -1;
   #recordBytes = -1;
@@ -358,6 +338,8 @@ class MessageRecord implements UnmeasuredRecord {
 
   constructor(consumed: ConsumedMessage) {
     this.#consumed = consumed;
+    // First: for a decoded message this one pass also reads the id, tags and keys the getters return.
+    this.#propertiesJson = userPropertiesJson(consumed.message);
   }
 
   get messageId(): string {
@@ -385,7 +367,6 @@ class MessageRecord implements UnmeasuredRecord {
     return this.#consumed.message.keys;
   }
   get propertiesJson(): string {
-    this.#propertiesJson ??= userPropertiesJson(this.#consumed.message);
     return this.#propertiesJson;
   }
   get bornTimestamp(): number {

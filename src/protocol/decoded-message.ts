@@ -28,6 +28,7 @@ import type { MessageExt } from './message.js';
 import { MessageConst } from './message.js';
 import { decodeProperties, NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR } from './message-properties.js';
 import { hasSysFlag, MessageSysFlag } from './message-sys-flag.js';
+import { type PropertiesHead, readPropertiesHead } from './properties-head.js';
 
 const UPPER_HEX_DIGITS = Buffer.from('0123456789ABCDEF', 'latin1');
 /** Scratch for the offset message id: 2 hex digits for each of at most 20 + 8 bytes. */
@@ -247,11 +248,21 @@ export class DecodedMessage implements MessageExt {
   }
 
   /**
-   * The record's properties text (`name U+0001 value U+0002 ...`, as stored) while the properties object
-   * has not been built; `undefined` once it has (it may have been changed since: read the object then).
+   * Reads `msgId`, `tags` and `keys` (each that was not read or set yet) and the user properties in one
+   * pass over the properties text (properties-head.ts), for a reader that needs all of them (the Lambda
+   * event): three lookups and a walk would go over the text four times. `undefined` once the properties
+   * object exists (it may have been changed since: read the object then).
    */
-  propertiesTextIfUnparsed(): string | undefined {
-    return this.#properties === undefined ? this.#propertiesText() : undefined;
+  readHead(): PropertiesHead | undefined {
+    if (this.#properties !== undefined) return undefined;
+    const head = readPropertiesHead(this.#propertiesText());
+    if (this.#msgId === undefined) this.#msgId = head.uniqKey ?? this.offsetMsgId;
+    if (!this.#tagsRead) {
+      this.#tags = head.tags;
+      this.#tagsRead = true;
+    }
+    if (this.#keys === undefined) this.#keys = splitKeys(head.keys);
+    return head;
   }
 
   /** The same message as plain data (every field computed). */
@@ -302,18 +313,17 @@ export function propertyOf(message: MessageExt, key: string): string | undefined
 }
 
 /**
- * The properties text of a {@link DecodedMessage} whose properties object was never built (a writer of
- * the properties, such as the Lambda event serializer, can then work from the text without building the
- * object); `undefined` for any other message or once the object exists.
+ * {@link DecodedMessage.readHead} of a decoded message; `undefined` for any other message or once its
+ * properties object exists (read `msgId`, `tags`, `keys` and `properties` then).
  *
  * @example
  * ```ts
- * const text = propertiesTextOf(message);
- * const properties = text === undefined ? message.properties : decodeProperties(text);
+ * const head = propertiesHeadOf(message);
+ * const userKeys = head === undefined ? Object.keys(userProperties(message.properties)) : head.userKeys;
  * ```
  */
-export function propertiesTextOf(message: MessageExt): string | undefined {
-  return message instanceof DecodedMessage ? message.propertiesTextIfUnparsed() : undefined;
+export function propertiesHeadOf(message: MessageExt): PropertiesHead | undefined {
+  return message instanceof DecodedMessage ? message.readHead() : undefined;
 }
 
 /**

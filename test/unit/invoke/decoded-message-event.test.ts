@@ -8,7 +8,7 @@ import {
   serializeEvent,
   serializeLayouts,
 } from '../../../src/invoke/event-builder.js';
-import { DecodedMessage, propertiesTextOf, toPlainMessage } from '../../../src/protocol/decoded-message.js';
+import { DecodedMessage, propertiesHeadOf, toPlainMessage } from '../../../src/protocol/decoded-message.js';
 import type { MessageExt } from '../../../src/protocol/message.js';
 import { decodeMessages } from '../../../src/protocol/message-decoder.js';
 import { encodeStoredMessages } from '../../../src/protocol/message-encoder.js';
@@ -71,7 +71,7 @@ describe('events of decoded messages (properties written from the properties tex
           // serializeLayouts throws when the bytes it writes differ from the sizes layoutRecord planned.
           const layouts = decoded.map((m) => layoutRecord(m, envelopeBytes, maxPayloadBytes));
           const payload = serializeLayouts('group', layouts);
-          for (const m of decoded) expect(propertiesTextOf(m.message)).toBeDefined();
+          for (const m of decoded) expect(propertiesHeadOf(m.message)).toBeDefined();
 
           // The same messages with their properties objects built: the object path of the serializer.
           const plain = entries.map(([text, body], i) =>
@@ -112,7 +112,7 @@ describe('events of decoded messages (properties written from the properties tex
     ]);
     const decoded = decodeMessages(body).messages.map(consumedOf);
     const payload = serializeEvent('group', decoded);
-    expect(decoded.every((m) => propertiesTextOf(m.message) !== undefined)).toBe(true);
+    expect(decoded.every((m) => propertiesHeadOf(m.message) !== undefined)).toBe(true);
     const event = JSON.parse(payload.toString('utf8')) as { Records: { properties: unknown }[] };
     expect(event.Records.map((r) => r.properties)).toStrictEqual([
       { 'q"é': 'line\nfeed 😀', '10': 'ten' },

@@ -5,7 +5,7 @@ import {
   findProperty,
   findPropertyInBytes,
   offsetMessageId,
-  propertiesTextOf,
+  propertiesHeadOf,
   propertyOf,
   toPlainMessage,
 } from '../../../src/protocol/decoded-message.js';
@@ -29,24 +29,35 @@ function decodedOne(): MessageExt {
 }
 
 describe('DecodedMessage', () => {
-  it('gives its stored properties text until the properties object is built, then nothing', () => {
+  it('reads its head from the properties text until the properties object is built, then not', () => {
     const message = decodedOne();
-    const text = propertiesTextOf(message);
-    expect(
-      text
-        ?.split('\u0002')
-        .filter((piece) => piece.length > 0)
-        .sort(),
-    ).toEqual(['UNIQ_KEY\u0001ID1', 'TAGS\u0001a', 'color\u0001blue'].sort());
     expect(propertyOf(message, 'color')).toBe('blue');
-    expect(propertiesTextOf(message), 'a single lookup does not build the object').toBe(text);
+    const head = propertiesHeadOf(message);
+    expect(head, 'a single lookup does not build the object').toMatchObject({
+      uniqKey: 'ID1',
+      tags: 'a',
+      keys: undefined,
+      userKeys: ['color'],
+      userValues: ['blue'],
+    });
+    expect([message.msgId, message.tags, message.keys]).toEqual(['ID1', 'a', []]);
     message.properties.color = 'red';
-    expect(propertiesTextOf(message), 'the object exists (and may differ from the text)').toBeUndefined();
+    expect(propertiesHeadOf(message), 'the object exists (and may differ from the text)').toBeUndefined();
     expect(propertyOf(message, 'color')).toBe('red');
   });
 
-  it('has no properties text for a plain message', () => {
-    expect(propertiesTextOf(toPlainMessage(decodedOne()))).toBeUndefined();
+  it('keeps what was set or read before its head is read', () => {
+    const message = decodedOne();
+    message.msgId = 'SET';
+    message.tags = undefined;
+    expect(message.keys).toEqual([]);
+    message.keys.push('kept');
+    expect(propertiesHeadOf(message)?.uniqKey).toBe('ID1');
+    expect([message.msgId, message.tags, message.keys]).toEqual(['SET', undefined, ['kept']]);
+  });
+
+  it('has no properties head for a plain message', () => {
+    expect(propertiesHeadOf(toPlainMessage(decodedOne()))).toBeUndefined();
   });
 
   it('knows its body length before the body view exists, and views the pull buffer once read', () => {
