@@ -116,28 +116,32 @@ function headOfKnownLayout(text: string): PropertiesHead | undefined {
 }
 
 function headOfMatch({ slots, userKeys }: TextLayout, match: RegExpExecArray): PropertiesHead {
-  let uniqKey: string | undefined;
-  let tags: string | undefined;
-  let keys: string | undefined;
   const userValues = userKeys.length === 0 ? NO_VALUES : new Array<string>(userKeys.length);
+  const head: HeadValues = { uniqKey: undefined, tags: undefined, keys: undefined, userKeys, userValues };
   let user = 0;
   for (let i = 0; i < slots.length; i++) {
     const value = match[i + 1] as string;
-    switch (slots[i]) {
-      case UNIQ_KEY_SLOT:
-        uniqKey = value;
-        break;
-      case TAGS_SLOT:
-        tags = value;
-        break;
-      case KEYS_SLOT:
-        keys = value;
-        break;
-      default:
-        (userValues as string[])[user++] = value;
-    }
+    const slot = slots[i] as Slot;
+    if (slot === USER_SLOT) (userValues as string[])[user++] = value;
+    else setSystemValue(head, slot, value);
   }
-  return { uniqKey, tags, keys, userKeys, userValues };
+  return head;
+}
+
+/** A {@link PropertiesHead} while it is filled. */
+interface HeadValues {
+  uniqKey: string | undefined;
+  tags: string | undefined;
+  keys: string | undefined;
+  userKeys: readonly string[];
+  userValues: readonly string[];
+}
+
+/** Sets the value of a system key's slot; nothing for {@link NO_SLOT}. */
+function setSystemValue(head: HeadValues, slot: Slot, value: string): void {
+  if (slot === UNIQ_KEY_SLOT) head.uniqKey = value;
+  else if (slot === TAGS_SLOT) head.tags = value;
+  else if (slot === KEYS_SLOT) head.keys = value;
 }
 
 /** The slot of a key's first well-formed occurrence. */
@@ -157,9 +161,13 @@ function slotOf(key: string): Slot {
 /** The general rules (see {@link PropertiesHead}); remembers the layout of `text`. */
 function walkAndRemember(text: string): PropertiesHead {
   const length = text.length;
-  let uniqKey: string | undefined;
-  let tags: string | undefined;
-  let keys: string | undefined;
+  const head: HeadValues = {
+    uniqKey: undefined,
+    tags: undefined,
+    keys: undefined,
+    userKeys: NO_KEYS,
+    userValues: NO_VALUES,
+  };
   let userKeys: string[] | undefined;
   let userValues: string[] | undefined;
   /** Keys seen so far, for the first occurrence rule; made for the second piece. */
@@ -185,23 +193,14 @@ function walkAndRemember(text: string): PropertiesHead {
       }
       if (first) {
         const value = text.slice(separator + 1, end);
-        switch (slotOf(key)) {
-          case UNIQ_KEY_SLOT:
-            uniqKey = value;
-            break;
-          case TAGS_SLOT:
-            tags = value;
-            break;
-          case KEYS_SLOT:
-            keys = value;
-            break;
-          case USER_SLOT:
-            userKeys ??= [];
-            userValues ??= [];
-            userKeys.push(key);
-            userValues.push(value);
-            break;
-          default:
+        const slot = slotOf(key);
+        if (slot === USER_SLOT) {
+          userKeys ??= [];
+          userValues ??= [];
+          userKeys.push(key);
+          userValues.push(value);
+        } else {
+          setSystemValue(head, slot, value);
         }
       }
       if (layoutKeys.length < MAX_REMEMBERED_PIECES) layoutKeys.push(key);
@@ -213,7 +212,11 @@ function walkAndRemember(text: string): PropertiesHead {
   }
   if (rememberable) remember(layoutKeys);
   else pendingValid = false;
-  return { uniqKey, tags, keys, userKeys: userKeys ?? NO_KEYS, userValues: userValues ?? NO_VALUES };
+  if (userKeys !== undefined && userValues !== undefined) {
+    head.userKeys = userKeys;
+    head.userValues = userValues;
+  }
+  return head;
 }
 
 /**

@@ -4,6 +4,7 @@ import { userPropertiesJson } from '../../../src/invoke/user-properties-json.js'
 import { DecodedMessage, toPlainMessage } from '../../../src/protocol/decoded-message.js';
 import { type MessageExt, userProperties } from '../../../src/protocol/message.js';
 import { decodeProperties } from '../../../src/protocol/message-properties.js';
+import { roundRobin, sameLayoutTexts } from '../protocol/same-layout-texts.js';
 
 /** A decoded message holding `text` as its properties text, as the decoder makes one without a record. */
 function decodedWithText(text: string): DecodedMessage {
@@ -24,29 +25,16 @@ function expectSameAsReference(text: string): void {
 const key = fc.constantFrom('a', 'b', '10', 'TAGS', 'UNIQ_KEY', 'KEYS', 'WAIT', 'k"é', 'x\\y', '__proto__');
 const value = fc.constantFrom('', 'v', 'w', 'é"\\\n', '\u0000', '😀', '\u2028');
 /** Texts of one layout (the same keys in the same order) with different values. */
-const sameLayoutTexts = fc.array(key, { minLength: 1, maxLength: 5 }).chain((keys) =>
-  fc.array(
-    fc
-      .array(value, { minLength: keys.length, maxLength: keys.length })
-      .map((values) => keys.map((k, i) => `${k}\u0001${values[i] ?? ''}\u0002`).join('')),
-    { minLength: 2, maxLength: 4 },
-  ),
-);
+const sameLayouts = sameLayoutTexts(key, value, 5);
 
 describe('userPropertiesJson', () => {
   it('writes the user properties of any text, layouts repeating and interleaving (differential)', () => {
     fc.assert(
-      fc.property(fc.array(sameLayoutTexts, { minLength: 1, maxLength: 10 }), (groups) => {
+      fc.property(fc.array(sameLayouts, { minLength: 1, maxLength: 10 }), (groups) => {
         // Each group twice in a row (compiled), then round robin: the keys' JSON of one layout must never
         // be written with another's values.
         for (const texts of groups) for (const text of texts) expectSameAsReference(text);
-        const longest = Math.max(...groups.map((texts) => texts.length));
-        for (let i = 0; i < longest; i++) {
-          for (const texts of groups) {
-            const text = texts[i];
-            if (text !== undefined) expectSameAsReference(text);
-          }
-        }
+        roundRobin(groups, expectSameAsReference);
       }),
       { numRuns: 500 },
     );

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isSystemProperty, MessageConst, userProperties } from '../../../src/protocol/message.js';
 import { decodeProperties } from '../../../src/protocol/message-properties.js';
 import { readPropertiesHead } from '../../../src/protocol/properties-head.js';
+import { roundRobin, sameLayoutTexts } from './same-layout-texts.js';
 
 /** The property `key` of the properties object of `text` (an own property only). */
 function own(properties: Record<string, string>, key: string): string | undefined {
@@ -96,14 +97,7 @@ const key = fc.constantFrom(
 );
 const value = fc.constantFrom('', 'v', 'w', '1', 'é"\\\n', '\u0001z', '😀');
 /** Texts of one layout (the same keys in the same order) with different values. */
-const sameLayoutTexts = fc.array(key, { minLength: 1, maxLength: 6 }).chain((keys) =>
-  fc.array(
-    fc
-      .array(value, { minLength: keys.length, maxLength: keys.length })
-      .map((values) => keys.map((k, i) => `${k}\u0001${values[i] ?? ''}\u0002`).join('')),
-    { minLength: 2, maxLength: 4 },
-  ),
-);
+const sameLayouts = sameLayoutTexts(key, value, 6);
 
 describe('readPropertiesHead', () => {
   it('reads what the properties object holds, for any text (differential)', () => {
@@ -117,7 +111,7 @@ describe('readPropertiesHead', () => {
 
   it('reads what the properties object holds for texts that repeat a layout (differential)', () => {
     fc.assert(
-      fc.property(sameLayoutTexts, anyText, (texts, other) => {
+      fc.property(sameLayouts, anyText, (texts, other) => {
         for (const text of texts) expectSameAsReference(text);
         expectSameAsReference(other);
         for (const text of texts) expectSameAsReference(text);
@@ -128,16 +122,8 @@ describe('readPropertiesHead', () => {
 
   it('reads what the properties object holds when layouts interleave (differential)', () => {
     fc.assert(
-      fc.property(fc.array(sameLayoutTexts, { minLength: 2, maxLength: 12 }), (groups) => {
-        // Round robin over the groups: each text follows one of another layout, and some layouts are
-        // pushed out of the remembered ones (more than eight) before their turn comes again.
-        const longest = Math.max(...groups.map((texts) => texts.length));
-        for (let i = 0; i < longest; i++) {
-          for (const texts of groups) {
-            const text = texts[i];
-            if (text !== undefined) expectSameAsReference(text);
-          }
-        }
+      fc.property(fc.array(sameLayouts, { minLength: 2, maxLength: 12 }), (groups) => {
+        roundRobin(groups, expectSameAsReference);
       }),
       { numRuns: 500 },
     );
