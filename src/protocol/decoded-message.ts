@@ -144,6 +144,17 @@ export class DecodedMessage implements MessageExt {
     this.#body = body;
   }
 
+  /**
+   * The stored record this message was decoded from, as the broker sent it (a view, not a copy), or
+   * undefined when the message keeps no record (a decompressed body, an inner-batch entry).
+   */
+  storedRecord(): Buffer | undefined {
+    const record = this.#record;
+    if (record === undefined) return undefined;
+    const start = this.#start;
+    return record.subarray(start, start + record.readInt32BE(start));
+  }
+
   /** `body.length`, without making the body's view. */
   get bodyLength(): number {
     return this.#body === undefined ? this.#bodyLength : this.#body.length;
@@ -337,6 +348,22 @@ export function propertiesHeadOf(message: MessageExt): PropertiesHead | undefine
  */
 export function bodyLengthOf(message: MessageExt): number {
   return message instanceof DecodedMessage ? message.bodyLength : message.body.length;
+}
+
+/**
+ * The stored record `message` was decoded from, byte for byte as the broker sent it (a view into the
+ * pull body: valid as long as the message is), or undefined for a message that keeps no record (not
+ * decoded here, a decompressed body, an inner-batch entry). Decoding it again gives the same message,
+ * except what was changed after decoding (`reconsumeTimes` raised by a local retry, a body replaced).
+ *
+ * @example
+ * ```ts
+ * const record = storedRecordOf(message);
+ * if (record !== undefined) decodeMessages(Buffer.from(record)).messages[0]?.msgId === message.msgId; // => true
+ * ```
+ */
+export function storedRecordOf(message: MessageExt): Buffer | undefined {
+  return message instanceof DecodedMessage ? message.storedRecord() : undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CompressionType } from '../../../src/protocol/compression.js';
 import {
   bodyLengthOf,
   findProperty,
@@ -7,6 +8,7 @@ import {
   offsetMessageId,
   propertiesHeadOf,
   propertyOf,
+  storedRecordOf,
   toPlainMessage,
 } from '../../../src/protocol/decoded-message.js';
 import { MessageConst, type MessageExt } from '../../../src/protocol/message.js';
@@ -97,6 +99,37 @@ describe('DecodedMessage', () => {
     expect({ ...message }.body, 'the body is lazy too').toBeUndefined();
     expect(toPlainMessage(message).body.toString()).toBe('hello');
     expect({ ...toPlainMessage(message) }).toMatchObject({ msgId: 'ID1', tags: 'a', topic: 'T' });
+  });
+});
+
+describe('storedRecordOf', () => {
+  it('gives each record of a pull body as stored, and decoding it again gives the same message', () => {
+    const body = encodeStoredMessages(
+      ['a', 'bb', 'ccc'].map((text, i) => ({
+        topic: 'T',
+        queueOffset: 10 + i,
+        body: Buffer.from(text),
+        properties: { [MessageConst.UNIQ_KEY]: `ID${i}`, color: text },
+      })),
+    );
+    const { messages } = decodeMessages(body);
+    const records = messages.map((message) => storedRecordOf(message));
+    expect(Buffer.concat(records as Buffer[]).equals(body), 'the records, in order, are the pull body').toBe(
+      true,
+    );
+    for (const [i, record] of records.entries()) {
+      const again = decodeMessages(Buffer.from(record as Buffer)).messages;
+      expect(again.map(toPlainMessage)).toEqual([toPlainMessage(messages[i] as MessageExt)]);
+    }
+  });
+
+  it('is undefined for a message that keeps no record', () => {
+    expect(storedRecordOf(toPlainMessage(decodedOne()))).toBeUndefined();
+    const compressed = decodeMessages(
+      encodeStoredMessages([{ topic: 'T', body: Buffer.alloc(64, 1), compression: CompressionType.ZLIB }]),
+    ).messages[0];
+    expect(compressed?.body.equals(Buffer.alloc(64, 1))).toBe(true);
+    expect(storedRecordOf(compressed as MessageExt)).toBeUndefined();
   });
 });
 
