@@ -27,6 +27,18 @@ export const BUILTIN_CONSUMERS = ['ours', 'java', 'ours-function', 'raw-pull'] a
 export type BuiltinConsumer = (typeof BUILTIN_CONSUMERS)[number];
 
 /**
+ * Built-in contenders that run only when `--consumers` names them: experiments, not figures of the
+ * report's defaults. `ours-function-worker` is the function path with its own work on a worker thread
+ * (worker-function-listener.ts).
+ *
+ * @example
+ * ```ts
+ * parseBenchOptions(['--consumers', 'ours,ours-function,ours-function-worker'], {}).consumers;
+ * ```
+ */
+export const EXPERIMENT_CONSUMERS = ['ours-function-worker'] as const;
+
+/**
  * Every option resolved.
  *
  * @example
@@ -336,8 +348,9 @@ function optionalInt(flag: string, raw: string | undefined, min: number, max: nu
 }
 
 function consumerList(raw: string | undefined, peers: readonly string[]): string[] {
-  const all = [...BUILTIN_CONSUMERS, ...peers];
-  if (raw === undefined) return all;
+  const defaults = [...BUILTIN_CONSUMERS, ...peers];
+  if (raw === undefined) return defaults;
+  const all = [...defaults, ...EXPERIMENT_CONSUMERS];
   const names = raw
     .split(',')
     .map((name) => name.trim())

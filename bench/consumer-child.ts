@@ -1,18 +1,20 @@
 /**
  * Our consumer as a measured child process of `npm run bench` (compiled to plain JavaScript first, see
- * node-child-build.ts, so that no TypeScript loader sits in its memory). Two modes:
+ * node-child-build.ts, so that no TypeScript loader sits in its memory). Modes:
  * - `ours`: a ConsumerRuntime whose listener counts the messages and answers SUCCESS, the same work
  *   as the Java consumer's MessageListenerConcurrently;
  * - `ours-function`: what users run, a FunctionMessageListener with the LocalInvoker calling the no-op
- *   handler in noop-handler.ts (Lambda events built, JSON round trip, response mapped).
- * Both: CLUSTERING, a fresh group, TRIM_HORIZON (CONSUME_FROM_FIRST_OFFSET), memory offset store,
+ *   handler in noop-handler.ts (Lambda events built, JSON round trip, response mapped);
+ * - `ours-function-worker` (an experiment, only when `--consumers` names it): the same function path in
+ *   a worker thread (worker-function-listener.ts).
+ * All: CLUSTERING, a fresh group, TRIM_HORIZON (CONSUME_FROM_FIRST_OFFSET), memory offset store,
  * every other option at its default. Measures itself with DrainMeasurement (the peers' children do the
  * same), its buffered messages included, and prints one `BENCH_RESULT {json}` line, RSS series
  * included, before its shutdown.
  *
  * Usage: node consumer-child.js '{"mode":"ours","namesrvAddr":"127.0.0.1:9876","topic":"T","group":"G","expected":1000}'
  */
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RocketMQClient } from '../src/client/rocketmq-client.js';
 import { ConsumerRuntime } from '../src/consumer/consumer-runtime.js';
@@ -29,7 +31,7 @@ import { DrainMeasurement, printDrainResult } from './peers/drain-measurement.js
  * ```
  */
 export interface ConsumerChildSpec {
-  mode: 'ours' | 'ours-function';
+  mode: 'ours' | 'ours-function' | 'ours-function-worker';
   namesrvAddr: string;
   topic: string;
   group: string;
@@ -42,7 +44,12 @@ async function main(): Promise<void> {
 
   const client = new RocketMQClient({ nameServerAddresses: spec.namesrvAddr });
   const success: ConsumeResult = { status: 'SUCCESS' };
-  const fn = spec.mode === 'ours-function' ? await functionListener(spec.group) : undefined;
+  const fn =
+    spec.mode === 'ours-function'
+      ? await functionListener(spec.group)
+      : spec.mode === 'ours-function-worker'
+        ? await workerFunctionListener(spec.group)
+        : undefined;
   const listener: MessageListener =
     fn === undefined
       ? {
@@ -93,6 +100,16 @@ async function functionListener(
     consumerGroup,
   });
   return { listener, close: () => invoker.close() };
+}
+
+/** The experiment: the same pair on a worker thread (function-worker.js next to this file). */
+async function workerFunctionListener(
+  consumerGroup: string,
+): Promise<{ listener: MessageListener; close: () => Promise<void> }> {
+  const { WorkerFunctionListener } = await import('./worker-function-listener.js');
+  const script = join(dirname(fileURLToPath(import.meta.url)), 'function-worker.js');
+  const listener = new WorkerFunctionListener(script, consumerGroup);
+  return { listener, close: () => listener.close() };
 }
 
 main().then(

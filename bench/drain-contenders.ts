@@ -24,6 +24,8 @@ export const BUILTIN_LABELS = {
   'ours-function': 'ours: FunctionMessageListener + LocalInvoker, no-op handler',
   java: 'Java DefaultMQPushConsumer 5.3.3, counting listener',
   'raw-pull': 'the limit: raw PULL, 32 per request on every queue, nothing decoded',
+  'ours-function-worker':
+    'ours, experiment: the function path on a worker thread (records copied over, decoded again there)',
 } as const;
 
 /**
@@ -66,7 +68,7 @@ export function drainContenders(context: {
   const { options, namesrvAddr, scripts, java } = context;
   const heapFlags = options.nodeHeapMb === undefined ? [] : [`--max-old-space-size=${options.nodeHeapMb}`];
   const nodeContender = (
-    id: 'ours' | 'ours-function' | 'raw-pull',
+    id: 'ours' | 'ours-function' | 'ours-function-worker' | 'raw-pull',
     script: string,
     childSpec: (spec: PeerRunSpec) => ConsumerChildSpec | RawPullChildSpec,
   ): DrainContender => {
@@ -84,7 +86,7 @@ export function drainContenders(context: {
   };
   const contenders: DrainContender[] = [];
   for (const id of options.consumers) {
-    if (id === 'ours' || id === 'ours-function') {
+    if (id === 'ours' || id === 'ours-function' || id === 'ours-function-worker') {
       const script = required(scripts, 'the node child').consumer;
       contenders.push(nodeContender(id, script, (spec) => ({ mode: id, namesrvAddr, ...pick(spec) })));
     } else if (id === 'raw-pull') {

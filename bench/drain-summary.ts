@@ -81,7 +81,7 @@ export const DRAIN_METRICS = {
  * ```
  */
 export const RAW_PULL_ID = 'raw-pull';
-const OURS = ['ours', 'ours-function'] as const;
+const OURS = ['ours', 'ours-function', 'ours-function-worker'] as const;
 
 /**
  * The `drain` scenario of a race.
@@ -223,6 +223,9 @@ function drainRatios(
     ratio(scenario, DRAIN_METRICS.firstToAll, 'ours-function', 'ours', true),
     ratio(scenario, DRAIN_METRICS.peakRss, 'ours-function', 'ours', false),
     ratio(scenario, DRAIN_METRICS.cpuPerMessage, 'ours-function', 'ours', false),
+    ratio(scenario, DRAIN_METRICS.firstToAll, 'ours-function-worker', 'ours', true),
+    ratio(scenario, DRAIN_METRICS.firstToAll, 'ours-function-worker', 'ours-function', true),
+    ratio(scenario, DRAIN_METRICS.cpuPerMessage, 'ours-function-worker', 'ours-function', false),
     // What serving our pulls costs the broker, against serving Java's.
     ratio(scenario, DRAIN_METRICS.brokerCpuPerMessage, 'ours', 'java', false),
     ratio(scenario, DRAIN_METRICS.brokerCpuPerMessageAboveIdle, 'ours', 'java', false),

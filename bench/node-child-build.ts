@@ -40,6 +40,7 @@ const UNUSED_BUILD_MAX_AGE_MS = 24 * 3600_000;
 export const BENCH_CHILD_ENTRIES = [
   'consumer-child.ts',
   'noop-handler.ts',
+  'function-worker.ts',
   'raw-pull-child.ts',
   'decode-child.ts',
   'latency-child.ts',

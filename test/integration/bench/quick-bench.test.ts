@@ -30,7 +30,10 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-function runQuickBench(outFile: string): Promise<{ exitCode: number | null; stderr: string }> {
+function runQuickBench(
+  outFile: string,
+  extraArgs: readonly string[] = ['--profile'],
+): Promise<{ exitCode: number | null; stderr: string }> {
   const { namesrvAddr, brokerAddr } = testBroker();
   return new Promise((resolve, reject) => {
     const child = spawn(
@@ -39,7 +42,7 @@ function runQuickBench(outFile: string): Promise<{ exitCode: number | null; stde
         'tsx',
         'bench/main.ts',
         '--quick',
-        '--profile',
+        ...extraArgs,
         '--namesrv',
         namesrvAddr,
         '--broker',
@@ -162,6 +165,32 @@ describe('npm run bench -- --quick', () => {
       for (const chart of ['throughput', 'latency', 'rss']) {
         expect((await stat(join(dir, `quick-${chart}.png`))).size, chart).toBeGreaterThan(1000);
       }
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  it(
+    'drains with the experiment contender (the function path on a worker thread) when --consumers names it',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'quick-bench-worker-'));
+      dirs.push(dir);
+      const outFile = join(dir, 'worker.md');
+      const { exitCode, stderr } = await runQuickBench(outFile, [
+        '--consumers',
+        'ours-function-worker',
+        '--no-decode',
+        '--no-scenarios',
+        '--no-charts',
+      ]);
+      expect(exitCode, stderr).toBe(0);
+      const results = JSON.parse(await readFile(join(dir, 'worker.json'), 'utf8')) as BenchResults;
+      const drain = results.scenarios.find((scenario) => scenario.id === 'drain');
+      expect(drain?.consumers.map((consumer) => consumer.id)).toEqual(['ours-function-worker']);
+      const [worker] = drain?.consumers ?? [];
+      expect(worker?.error).toBeUndefined();
+      expectStats(worker?.metrics[DRAIN_METRICS.firstToAll], 'worker msgs/s');
+      expect(worker?.metrics[DRAIN_METRICS.firstToAll]?.median).toBeGreaterThan(0);
+      expectStats(worker?.metrics[DRAIN_METRICS.bufferedMax], 'worker buffered messages');
     },
     RUN_TIMEOUT_MS,
   );

@@ -78,4 +78,12 @@ describe('parseBenchOptions', () => {
     ]);
     expect(() => parseBenchOptions(['--consumers', 'kafkajs'], {}, registry)).toThrow(/unknown consumer/);
   });
+
+  it('runs an experiment contender only when --consumers names it', () => {
+    expect(parseBenchOptions([], {}).consumers).not.toContain('ours-function-worker');
+    expect(parseBenchOptions(['--consumers', 'ours-function,ours-function-worker'], {}).consumers).toEqual([
+      'ours-function',
+      'ours-function-worker',
+    ]);
+  });
 });
