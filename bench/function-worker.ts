@@ -8,8 +8,8 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
+import { isFatalListenerError } from '../src/consumer/consumer-errors.js';
 import { FunctionMessageListener } from '../src/invoke/function-listener.js';
-import { InvokeError } from '../src/invoke/invoke-error.js';
 import { LocalInvoker } from '../src/invoke/local-invoker.js';
 import { unpackBatch, type WorkerBatch, type WorkerReply } from './worker-batch.js';
 
@@ -39,7 +39,7 @@ port.on('message', (batch: WorkerBatch) => {
       reply({
         id: batch.id,
         error: error instanceof Error ? error.message : String(error),
-        fatal: error instanceof InvokeError && error.fatal,
+        fatal: isFatalListenerError(error),
       }),
   );
 });

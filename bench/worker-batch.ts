@@ -34,6 +34,8 @@ export interface WorkerBatch {
   readonly brokerOf: Uint16Array;
   readonly queueIds: Int32Array;
   readonly reconsumeTimes: Int32Array;
+  /** How many copies packing made: one per run of neighbouring records of a pull body. */
+  readonly copies: number;
 }
 
 /**
@@ -112,6 +114,7 @@ export function packBatch(id: number, messages: readonly ConsumedMessage[]): Wor
     brokerOf,
     queueIds,
     reconsumeTimes,
+    copies: runs.length,
   };
 }
 

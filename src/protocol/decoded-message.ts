@@ -354,7 +354,7 @@ export function bodyLengthOf(message: MessageExt): number {
  * The stored record `message` was decoded from, byte for byte as the broker sent it (a view into the
  * pull body: valid as long as the message is), or undefined for a message that keeps no record (not
  * decoded here, a decompressed body, an inner-batch entry). Decoding it again gives the same message,
- * except what was changed after decoding (`reconsumeTimes` raised by a local retry, a body replaced).
+ * except any field set after decoding (e.g. `reconsumeTimes`, which a local retry raises).
  *
  * @example
  * ```ts

@@ -49,10 +49,20 @@ describe('packBatch / unpackBatch', () => {
 
   it('copies a pull body once per run of neighbouring records, and skips what the batch left out', () => {
     const messages = pulled('Orders', 0, 6);
+    const whole = packBatch(1, messages);
+    expect(whole.copies, 'one pull body in order: one copy').toBe(1);
+    expect(view(unpackBatch(whole))).toEqual(view(messages));
     // The 3rd message is not in the batch (e.g. in another batch): two runs, 5 records.
-    const batch = [...messages.slice(0, 2), ...messages.slice(3)];
-    const packed = packBatch(1, batch);
-    expect(view(unpackBatch(packed))).toEqual(view(batch));
+    const gap = [...messages.slice(0, 2), ...messages.slice(3)];
+    const packed = packBatch(2, gap);
+    expect(packed.copies).toBe(2);
+    expect(view(unpackBatch(packed))).toEqual(view(gap));
+    // Two pull bodies, interleaved: every message is a run of its own.
+    const other = pulled('Orders', 2, 3);
+    const mixed = [messages[0], other[0], messages[1], other[1]] as ConsumedMessage[];
+    const interleaved = packBatch(3, mixed);
+    expect(interleaved.copies).toBe(4);
+    expect(view(unpackBatch(interleaved))).toEqual(view(mixed));
   });
 
   it('refuses a message that keeps no stored record', () => {

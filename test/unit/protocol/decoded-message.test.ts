@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CompressionType } from '../../../src/protocol/compression.js';
@@ -125,6 +126,11 @@ describe('storedRecordOf', () => {
 
   it('is undefined for a message that keeps no record', () => {
     expect(storedRecordOf(toPlainMessage(decodedOne()))).toBeUndefined();
+    const inner = decodeMessages(
+      readFileSync(new URL('../../fixtures/messages/v1-inner-batch.bin', import.meta.url)),
+    ).messages;
+    expect(inner.length, 'an inner batch unwraps into several messages').toBeGreaterThan(1);
+    for (const entry of inner) expect(storedRecordOf(entry)).toBeUndefined();
     const compressed = decodeMessages(
       encodeStoredMessages([{ topic: 'T', body: Buffer.alloc(64, 1), compression: CompressionType.ZLIB }]),
     ).messages[0];
