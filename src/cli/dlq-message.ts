@@ -16,14 +16,18 @@
  * redrive to the topic reaches the real topic, not a retry topic that only the broker writes.
  *
  * A redriven message keeps the body, tags, keys, flag and user properties and drops every system
- * property, so its reconsume times start at 0 again. `retry` sends it to `%RETRY%<group>` with
+ * property, so its reconsume times start at 0 again. A dead letter too large to inflate (a consumer put
+ * it there as too large) is resent with its body as stored, still compressed: nothing here inflates it. `retry` sends it to `%RETRY%<group>` with
  * `RETRY_TOPIC` = the original topic: only that group receives it, and its consumer (ours:
  * `realTopicOf`; Java's: `resetRetryAndNamespace`) shows it under the original topic. `topic` sends it to
  * the original topic, where every group subscribed to the topic receives it again.
  */
 import type { ProducerMessage } from '../client/producer.js';
 import { retryTopicOf } from '../consumer/consumer-options.js';
+import { type CompressionType, compressionTypeOf } from '../protocol/compression.js';
 import { MessageConst, type MessageExt, userProperties } from '../protocol/message.js';
+import type { TooLargeMessage } from '../protocol/message-decoder.js';
+import { compressionTypeBits } from '../protocol/message-sys-flag.js';
 import { popRetryTopic } from '../protocol/pop-extra-info.js';
 
 /**
@@ -66,7 +70,15 @@ export interface DeadLetterView {
   readonly userProperties: Readonly<Record<string, string>>;
   /** The user flag (an int the broker keeps). */
   readonly flag: number;
+  /** The body; empty for a dead letter too large to inflate (`tooLarge`). */
   readonly body: Buffer;
+  /**
+   * Set for a dead letter whose compressed body would inflate past the reader's limit (a message a
+   * consumer dead-lettered as too large): why, and its body as stored, which a redrive resends as is.
+   */
+  readonly tooLarge?:
+    | { readonly reason: string; readonly storedBody: Buffer; readonly compression: CompressionType }
+    | undefined;
 }
 
 /**
@@ -78,7 +90,11 @@ export interface DeadLetterView {
  * describeDeadLetter(message, 'orders-fn').originalTopic; // => 'Orders' (also for RETRY_TOPIC %RETRY%orders-fn_Orders)
  * ```
  */
-export function describeDeadLetter(message: MessageExt, consumerGroup?: string): DeadLetterView {
+export function describeDeadLetter(
+  message: MessageExt,
+  consumerGroup?: string,
+  tooLarge?: TooLargeMessage,
+): DeadLetterView {
   const p = message.properties;
   const retryTopic = nonEmpty(p[MessageConst.RETRY_TOPIC]);
   return {
@@ -100,6 +116,15 @@ export function describeDeadLetter(message: MessageExt, consumerGroup?: string):
     userProperties: { ...userProperties(p) },
     flag: message.flag,
     body: message.body,
+    ...(tooLarge === undefined
+      ? {}
+      : {
+          tooLarge: {
+            reason: tooLarge.reason,
+            storedBody: tooLarge.storedBody,
+            compression: compressionTypeOf(compressionTypeBits(message.sysFlag)),
+          },
+        }),
   };
 }
 
@@ -126,6 +151,15 @@ export function redriveMessageOf(
   return {
     topic: to === 'retry' ? retryTopicOf(consumerGroup) : originalTopic,
     body: deadLetter.body,
+    // Too large to inflate here: resent exactly as stored, still compressed.
+    ...(deadLetter.tooLarge === undefined
+      ? {}
+      : {
+          compressedBody: {
+            bytes: deadLetter.tooLarge.storedBody,
+            compression: deadLetter.tooLarge.compression,
+          },
+        }),
     tags: deadLetter.tags,
     keys: deadLetter.keys.length === 0 ? undefined : [...deadLetter.keys],
     properties,

@@ -12,6 +12,7 @@ import type { NameServerClient } from '../client/name-server-client.js';
 import { QueueReader, type QueueReadResult, type RoutedQueue } from '../client/queue-reader.js';
 import { dlqTopicOf } from '../consumer/consumer-options.js';
 import type { MessageExt } from '../protocol/message.js';
+import type { TooLargeMessage } from '../protocol/message-decoder.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { ResponseCode } from '../protocol/response-code.js';
 
@@ -40,8 +41,13 @@ export interface DeadLetterQueueClient {
  * ```
  */
 export interface DeadLetterPage {
-  /** The messages of the page, in offset order (at most the limit left). */
+  /**
+   * The messages of the page, in offset order (at most the limit left), those too large to inflate
+   * included (with an empty body: see `tooLarge`).
+   */
   readonly messages: readonly MessageExt[];
+  /** The page's messages too large to inflate, by DLQ offset, with why and their stored bodies. */
+  readonly tooLarge: ReadonlyMap<number, TooLargeMessage>;
   /** Where the next page starts. */
   readonly nextOffset: number;
   readonly minOffset: number;
@@ -168,7 +174,11 @@ export class DeadLetterQueue {
       const result: QueueReadResult = await this.#reader.read(queue, offset, {
         maxMessages: Math.min(DLQ_PAGE_SIZE, left),
       });
-      if (result.decodeError !== undefined && result.messages.length === 0) throw result.decodeError;
+      const tooLarge = new Map((result.tooLarge ?? []).map((entry) => [entry.message.queueOffset, entry]));
+      const read = [...result.messages, ...[...tooLarge.values()].map((entry) => entry.message)].sort(
+        (a, b) => a.queueOffset - b.queueOffset,
+      );
+      if (result.decodeError !== undefined && read.length === 0) throw result.decodeError;
       if (result.status === 'OFFSET_ILLEGAL') {
         if (offset < result.minOffset && movedFrom === undefined) {
           movedFrom = offset;
@@ -178,11 +188,18 @@ export class DeadLetterQueue {
         return;
       }
       if (result.status === 'NO_NEW_MSG') return;
-      const messages = result.messages.slice(0, left);
+      const messages = read.slice(0, left);
       left -= messages.length;
       const last = messages.at(-1);
       const nextOffset = last === undefined ? result.nextOffset : last.queueOffset + 1;
-      yield { messages, nextOffset, minOffset: result.minOffset, maxOffset: result.maxOffset, movedFrom };
+      yield {
+        messages,
+        tooLarge,
+        nextOffset,
+        minOffset: result.minOffset,
+        maxOffset: result.maxOffset,
+        movedFrom,
+      };
       movedFrom = undefined;
       if (nextOffset <= offset) return;
       offset = nextOffset;

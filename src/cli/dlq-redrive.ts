@@ -100,7 +100,7 @@ export async function redriveQueue(options: RedriveQueueOptions): Promise<Redriv
   for await (const page of dlq.pages(queue, options.fromOffset, readLimit)) {
     let done: number | undefined;
     for (const message of page.messages) {
-      const view = describeDeadLetter(message, dlq.consumerGroup);
+      const view = describeDeadLetter(message, dlq.consumerGroup, page.tooLarge.get(message.queueOffset));
       if (wanted !== undefined) {
         const id = [view.msgId, view.offsetMsgId, view.originalMsgId].find(
           (v) => v !== undefined && wanted.has(v),

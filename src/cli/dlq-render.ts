@@ -3,6 +3,7 @@
  * per line (`--json`, body in base64) for tools.
  */
 import { isUtf8 } from 'node:buffer';
+import { CompressionType } from '../protocol/compression.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import type { DeadLetterView } from './dlq-message.js';
 import type { TerminalStyle } from './terminal-style.js';
@@ -55,7 +56,11 @@ export function renderDeadLetter(view: DeadLetterView, style: TerminalStyle): st
   if (properties.length > 0) {
     lines.push(`    properties ${properties.map(([key, value]) => `${key}=${value}`).join(' ')}`);
   }
-  lines.push(`    body ${bodyPreview(view.body)}`);
+  lines.push(
+    view.tooLarge === undefined
+      ? `    body ${bodyPreview(view.body)}`
+      : `    body ${style.yellow(`<too large to inflate: ${view.tooLarge.reason}>`)}`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -87,10 +92,22 @@ export function deadLetterJsonLine(queue: MessageQueue, view: DeadLetterView): s
     flag: view.flag,
     bodyBytes: view.body.length,
     body: view.body.toString('base64'),
+    // A body too large to inflate: the reason, and the body as stored (compressed) in base64.
+    ...(view.tooLarge === undefined
+      ? {}
+      : {
+          tooLarge: view.tooLarge.reason,
+          storedBody: view.tooLarge.storedBody.toString('base64'),
+          storedCompression: compressionName(view.tooLarge.compression),
+        }),
   })}\n`;
 }
 
 function isoTime(ms: number): string {
   const date = new Date(ms);
   return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
+}
+
+function compressionName(type: CompressionType): string {
+  return type === CompressionType.LZ4 ? 'lz4' : type === CompressionType.ZSTD ? 'zstd' : 'zlib';
 }

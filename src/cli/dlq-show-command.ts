@@ -92,7 +92,11 @@ export async function dlqShowCommand(
             note.write(`  (offset ${page.movedFrom} is no longer stored: starting at ${page.minOffset})\n`);
           }
           for (const message of page.messages) {
-            const view = describeDeadLetter(message, dlq.consumerGroup);
+            const view = describeDeadLetter(
+              message,
+              dlq.consumerGroup,
+              page.tooLarge.get(message.queueOffset),
+            );
             io.stdout.write(
               options.json === true ? deadLetterJsonLine(queue, view) : renderDeadLetter(view, style),
             );

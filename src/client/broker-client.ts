@@ -30,6 +30,7 @@ import {
   type UnregisterClientRequestHeader,
   type UpdateConsumerOffsetRequestHeader,
 } from '../protocol/headers.js';
+import type { DecodeOptions } from '../protocol/message-decoder.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { isVersionCodeBefore5, type MQVersionCode } from '../protocol/mq-version.js';
 import { toExtFields } from '../protocol/remoting-command.js';
@@ -172,7 +173,12 @@ export class BrokerClient {
   async pullMessage(
     address: string,
     header: PullMessageRequestHeader,
-    options: { timeoutMs?: number; template?: PullFrameTemplate | undefined } = {},
+    options: {
+      timeoutMs?: number;
+      template?: PullFrameTemplate | undefined;
+      /** Inflation limits of the body's messages (message-decoder.ts). @default the decoder's */
+      decode?: DecodeOptions | undefined;
+    } = {},
   ): Promise<PullResult> {
     const timeoutMs = options.timeoutMs ?? this.timeouts.pullMs;
     if (timeoutMs <= header.suspendTimeoutMillis) {
@@ -186,7 +192,7 @@ export class BrokerClient {
         ? template.request(header)
         : { code: RequestCode.PULL_MESSAGE, extFields: toExtFields(header) };
     const response = await this.transport.request(address, request, timeoutMs);
-    return toPullResult(response, address);
+    return toPullResult(response, address, options.decode);
   }
 
   /** CONSUMER_SEND_MSG_BACK (36): re-deliver later via `%RETRY%<group>`, or to `%DLQ%<group>`. */

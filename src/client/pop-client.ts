@@ -4,6 +4,7 @@
  * send-back only.
  */
 import { RocketMQError } from '../errors.js';
+import type { DecodeOptions } from '../protocol/message-decoder.js';
 import { type PopReceipt, parsePopReceipt } from '../protocol/pop-extra-info.js';
 import {
   type AckMessageRequestHeader,
@@ -93,7 +94,11 @@ export class PopClient {
     address: string,
     brokerName: string,
     header: PopMessageRequestHeader,
-    options: { timeoutMs?: number | undefined } = {},
+    options: {
+      timeoutMs?: number | undefined;
+      /** Inflation limits of the body's messages (message-decoder.ts). @default the decoder's */
+      decode?: DecodeOptions | undefined;
+    } = {},
   ): Promise<PopResult> {
     const timeoutMs = options.timeoutMs ?? header.pollTime + POP_RPC_MARGIN_MS;
     if (timeoutMs <= header.pollTime) {
@@ -110,7 +115,7 @@ export class PopClient {
       },
       timeoutMs,
     );
-    return toPopResult(response, address, brokerName);
+    return toPopResult(response, address, brokerName, options.decode);
   }
 
   /** ACK_MESSAGE (200051): the message is consumed; the broker will not redeliver it. */

@@ -6,7 +6,7 @@
  */
 import type { ProtocolError } from '../protocol/errors.js';
 import type { MessageExt } from '../protocol/message.js';
-import { decodeMessages } from '../protocol/message-decoder.js';
+import { type DecodeOptions, type DecodeResult, decodeMessages } from '../protocol/message-decoder.js';
 import { assignPopReceipts, type PopReceipt } from '../protocol/pop-extra-info.js';
 import { parsePopMessageResponseHeader } from '../protocol/pop-headers.js';
 import type { RemotingCommand } from '../protocol/remoting-command.js';
@@ -48,6 +48,16 @@ export interface PopFound {
    * popped too; they come back once their invisible time is over.
    */
   decodeError?: ProtocolError | undefined;
+  /**
+   * Popped messages whose body would inflate past the decoder's `maxBodyBytes`, with their receipts: not
+   * in `messages`, body empty. They must be dead-lettered (or they come back after their invisible time).
+   */
+  tooLarge?: { popped: PoppedMessage; reason: string }[] | undefined;
+  /**
+   * Set when the body's messages would inflate past `maxInflatedBytes` together: the records after
+   * `messages` were popped but not read; they come back once their invisible time is over.
+   */
+  deferred?: boolean | undefined;
 }
 
 /**
@@ -91,23 +101,54 @@ const ALLOWED_CODES = [ResponseCode.SUCCESS, ...EMPTY_STATUS.keys()];
  * const result = toPopResult(await pool.request(address, request, 25_000), address, 'broker-a');
  * ```
  */
-export function toPopResult(response: RemotingCommand, address: string, brokerName: string): PopResult {
+export function toPopResult(
+  response: RemotingCommand,
+  address: string,
+  brokerName: string,
+  decodeOptions?: DecodeOptions,
+): PopResult {
   expectSuccess(response, { code: RequestCode.POP_MESSAGE }, address, ALLOWED_CODES);
   const header = parsePopMessageResponseHeader(response.extFields);
   const emptyStatus = EMPTY_STATUS.get(response.code);
   if (emptyStatus !== undefined) return { status: emptyStatus, restNum: header.restNum };
-  const decoded =
+  const decoded: DecodeResult =
     response.body === undefined || response.body.length === 0
-      ? { messages: [] as MessageExt[], error: undefined }
-      : decodeMessages(response.body);
-  const receipts = assignPopReceipts(decoded.messages, header, brokerName);
+      ? { messages: [] }
+      : decodeMessages(response.body, decodeOptions);
+  // Receipts follow the body's order per queue: messages too large to inflate take their places in it.
+  const inOrder = withTooLarge(decoded);
+  const receipts = assignPopReceipts(inOrder, header, brokerName);
   const found: PopFound = {
     status: 'FOUND',
-    messages: decoded.messages.map((message, i) => ({ message, receipt: receipts[i] as PopReceipt })),
+    messages: [],
     popTime: header.popTime,
     invisibleTime: header.invisibleTime,
     restNum: header.restNum,
   };
+  const reasons = new Map((decoded.tooLarge ?? []).map(({ message, reason }) => [message, reason]));
+  const tooLarge: { popped: PoppedMessage; reason: string }[] = [];
+  inOrder.forEach((message, i) => {
+    const popped = { message, receipt: receipts[i] as PopReceipt };
+    const reason = reasons.get(message);
+    if (reason === undefined) found.messages.push(popped);
+    else tooLarge.push({ popped, reason });
+  });
+  if (tooLarge.length > 0) found.tooLarge = tooLarge;
   if (decoded.error !== undefined) found.decodeError = decoded.error;
+  if (decoded.deferred !== undefined) found.deferred = true;
   return found;
+}
+
+/** The decoded messages with the ones too large to inflate back in their places, in body order. */
+function withTooLarge(decoded: DecodeResult): MessageExt[] {
+  const tooLarge = decoded.tooLarge;
+  if (tooLarge === undefined) return decoded.messages;
+  const all: MessageExt[] = [];
+  let next = 0;
+  for (const { message, index } of tooLarge) {
+    while (next < index) all.push(decoded.messages[next++] as MessageExt);
+    all.push(message);
+  }
+  while (next < decoded.messages.length) all.push(decoded.messages[next++] as MessageExt);
+  return all;
 }

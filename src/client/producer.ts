@@ -103,6 +103,12 @@ export interface ProducerMessage {
    * producer keeps an id already set. @default a new id
    */
   uniqueKey?: string | undefined;
+  /**
+   * A body already compressed, sent as it is with its compression flag, never inflated here: a message
+   * too large to inflate (a dead letter redriven) resent exactly as it was stored. `body` must then be
+   * empty.
+   */
+  compressedBody?: { readonly bytes: Buffer; readonly compression: CompressionType } | undefined;
 }
 
 /**
@@ -215,12 +221,19 @@ export class Producer {
   ): Promise<SendResult> {
     this.assertRunning();
     const body = toBuffer(message.body);
-    this.checkBodySize(body, message.topic);
+    const compressed = message.compressedBody;
+    if (compressed !== undefined && body.length > 0) {
+      throw new RocketMQError(`a message for topic ${message.topic} has both a body and a compressedBody`);
+    }
+    this.checkBodySize(compressed?.bytes ?? body, message.topic);
     const properties = this.buildProperties(message);
     const msgId = properties[MessageConst.UNIQ_KEY] as string;
     let sysFlag = 0;
     let payload = body;
-    if (body.length >= this.compressOverBytes) {
+    if (compressed !== undefined) {
+      payload = compressed.bytes;
+      sysFlag = withCompression(sysFlag, compressed.compression);
+    } else if (body.length >= this.compressOverBytes) {
       payload = compressZlib(body, this.compressLevel);
       sysFlag = withCompression(sysFlag, CompressionType.ZLIB);
     }
@@ -259,6 +272,9 @@ export class Producer {
       if (message.delayLevel !== undefined)
         throw new RocketMQError('batch messages cannot have a delay level');
       const body = toBuffer(message.body);
+      if (message.compressedBody !== undefined) {
+        throw new RocketMQError(`a batch cannot carry a compressedBody (topic ${topic}): send it alone`);
+      }
       this.checkBodySize(body, topic);
       return { topic, body, flag: message.flag ?? 0, properties: this.buildProperties(message) };
     });

@@ -5,7 +5,12 @@
 import type { ProtocolError } from '../protocol/errors.js';
 import { parsePullMessageResponseHeader } from '../protocol/header-parsers.js';
 import type { MessageExt } from '../protocol/message.js';
-import { decodeMessages } from '../protocol/message-decoder.js';
+import {
+  type DecodeOptions,
+  type DecodeResult,
+  decodeMessages,
+  type TooLargeMessage,
+} from '../protocol/message-decoder.js';
 import type { RemotingCommand } from '../protocol/remoting-command.js';
 import { RequestCode } from '../protocol/request-code.js';
 import { ResponseCode } from '../protocol/response-code.js';
@@ -41,6 +46,13 @@ export interface PullFound extends PullOffsets {
   messages: MessageExt[];
   /** Set when the body held a malformed record: `messages` are the records before it (Java drops the rest). */
   decodeError?: ProtocolError | undefined;
+  /** Messages whose body would inflate past the decoder's `maxBodyBytes`: not in `messages`, body empty. */
+  tooLarge?: TooLargeMessage[] | undefined;
+  /**
+   * Set when the body's messages would inflate past `maxInflatedBytes` together: `messages` end before
+   * this queue offset, and the records from it on were not read (pull again from here).
+   */
+  deferredFrom?: number | undefined;
 }
 
 /**
@@ -85,7 +97,11 @@ const ALLOWED_CODES = [ResponseCode.SUCCESS, ...EMPTY_STATUS.keys()];
  * const result = toPullResult(await pool.request(address, request, 30_000), address);
  * ```
  */
-export function toPullResult(response: RemotingCommand, address: string): PullResult {
+export function toPullResult(
+  response: RemotingCommand,
+  address: string,
+  decodeOptions?: DecodeOptions,
+): PullResult {
   expectSuccess(response, { code: RequestCode.PULL_MESSAGE }, address, ALLOWED_CODES);
   const header = parsePullMessageResponseHeader(response.extFields);
   const offsets: PullOffsets = {
@@ -98,12 +114,17 @@ export function toPullResult(response: RemotingCommand, address: string): PullRe
   if (emptyStatus !== undefined) return { status: emptyStatus, ...offsets };
   const decoded =
     response.body === undefined || response.body.length === 0
-      ? { messages: [] as MessageExt[], error: undefined }
-      : decodeMessages(response.body);
+      ? ({ messages: [] as MessageExt[] } as DecodeResult)
+      : decodeMessages(response.body, decodeOptions);
   const delta = header.offsetDelta ?? 0;
   // The messages were just decoded and belong to no one else: shift them in place, no copies.
-  if (delta !== 0) for (const m of decoded.messages) m.queueOffset += delta;
+  if (delta !== 0) {
+    for (const m of decoded.messages) m.queueOffset += delta;
+    for (const { message } of decoded.tooLarge ?? []) message.queueOffset += delta;
+  }
   const found: PullFound = { status: 'FOUND', messages: decoded.messages, ...offsets };
   if (decoded.error !== undefined) found.decodeError = decoded.error;
+  if (decoded.tooLarge !== undefined) found.tooLarge = decoded.tooLarge;
+  if (decoded.deferred !== undefined) found.deferredFrom = decoded.deferred.queueOffset + delta;
   return found;
 }

@@ -24,6 +24,7 @@
 
 import { RocketMQError } from '../errors.js';
 import type { MessageExt } from '../protocol/message.js';
+import type { TooLargeMessage } from '../protocol/message-decoder.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { compareMessageQueues } from '../protocol/message-queue.js';
 import { masterAddress, PermName, type TopicRouteData } from '../protocol/route-data.js';
@@ -97,6 +98,11 @@ export interface QueueReadResult {
   maxOffset: number;
   /** Set when the pull body held a malformed record: `messages` are the records before it. */
   decodeError?: Error | undefined;
+  /**
+   * Messages of the read whose body would inflate past the decoder's limit: not in `messages`, body empty,
+   * each with its stored (compressed) body. A reader that pages on must not pass them by unseen.
+   */
+  tooLarge?: TooLargeMessage[] | undefined;
 }
 
 /**
@@ -163,19 +169,25 @@ export class QueueReader {
     const result: QueueReadResult = {
       status: pulled.status,
       messages: pulled.status === 'FOUND' ? pulled.messages : [],
-      nextOffset: pulled.nextBeginOffset,
+      // Past the inflation budget the records were not read: the next read starts at the first of them.
+      nextOffset: (pulled.status === 'FOUND' ? pulled.deferredFrom : undefined) ?? pulled.nextBeginOffset,
       minOffset: pulled.minOffset,
       maxOffset: pulled.maxOffset,
     };
     if (pulled.status === 'FOUND' && pulled.decodeError !== undefined)
       result.decodeError = pulled.decodeError;
+    if (pulled.status === 'FOUND' && pulled.tooLarge !== undefined) result.tooLarge = pulled.tooLarge;
     return result;
   }
 
-  /** The message stored at `offset` of `queue`, or undefined when the queue has none there. */
+  /**
+   * The message stored at `offset` of `queue` (one too large to inflate comes with an empty body), or
+   * undefined when the queue has none there.
+   */
   async readAt(queue: MessageQueue, offset: number): Promise<MessageExt | undefined> {
     const result = await this.read(queue, offset, { maxMessages: 1 });
-    return result.messages.find((message) => message.queueOffset === offset);
+    const tooLarge = result.tooLarge?.map((entry) => entry.message) ?? [];
+    return [...result.messages, ...tooLarge].find((message) => message.queueOffset === offset);
   }
 
   /**

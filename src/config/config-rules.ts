@@ -1,7 +1,7 @@
 /**
  * The rules of a run config that span several keys or need more than a type: addresses, the offset
  * store's keys, AT_TIMESTAMP, unique mapping names, one mapping per consumer group, tag and SQL92
- * filter expressions, function references and `onFailure` destinations.
+ * filter expressions, function references, `onFailure` destinations and the two decompression limits.
  *
  * They run on the raw input next to the schema (not after it), so one pass reports every problem; each
  * rule looks only at values of the right type and leaves wrong types to the schema's own lines.
@@ -16,8 +16,10 @@ import { NetworkError } from '../network/errors.js';
 import { parseNameServerAddresses } from '../network/name-server-addresses.js';
 import { checkSql92Filter } from '../protocol/sql92-filter.js';
 import { buildSubscriptionData } from '../protocol/subscription.js';
+import { echoedText, echoedValue, MAX_ECHOED_CHARS } from '../util/echoed-value.js';
 import type { ConfigProblem, KeyPath } from './config-problem.js';
 import { MAPPING_DEFAULTS, MAX_TIMESTAMP_SECONDS } from './config-schema.js';
+import { CONSUMER_OPTION_SPECS } from './consumer-option-keys.js';
 import { classifyFunctionRef } from './function-ref.js';
 
 type Raw = Readonly<Record<string, unknown>>;
@@ -66,7 +68,7 @@ function addressProblems(address: string, path: KeyPath): ConfigProblem[] {
     return [];
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
-    return [{ path, message: `${JSON.stringify(address)} is not host:port` }];
+    return [{ path, message: `${echoedValue(address)} is not host:port` }];
   }
 }
 
@@ -125,10 +127,11 @@ function mappingProblems(mapping: Raw, index: number): ConfigProblem[] {
   if (typeof timestamp === 'string' && !isRealDate(timestamp)) {
     problems.push({
       path: at('startingPositionTimestamp'),
-      message: `${JSON.stringify(timestamp)} is not a valid date`,
+      message: `${echoedValue(timestamp)} is not a valid date`,
     });
   }
   problems.push(...allocationProblems(mapping, at));
+  problems.push(...decompressionProblems(mapping, at));
   problems.push(...consumeModeProblems(mapping, at));
   if (mapping.orderlyFailure !== undefined && mapping.orderly !== true) {
     problems.push({ path: at('orderlyFailure'), message: 'only used when orderly is true' });
@@ -140,6 +143,7 @@ function mappingProblems(mapping: Raw, index: number): ConfigProblem[] {
     problems.push(...sqlFilterProblems(sql, [...at('filter'), 'sql']));
   if (typeof mapping.function === 'string' && mapping.function !== '') {
     const ref = classifyFunctionRef(mapping.function);
+    // The reason is bounded where it is made (it quotes the reference with echoedValue).
     if (ref.kind === 'invalid') problems.push({ path: at('function'), message: ref.reason });
     if (ref.kind === 'local' && mapping.functionTimeoutMs !== undefined) {
       problems.push({
@@ -165,6 +169,51 @@ function allocationProblems(mapping: Raw, at: (key: string) => KeyPath): ConfigP
     });
   }
   return problems;
+}
+
+/**
+ * One pull's inflated bodies together (`maxDecompressedPullBytes`) must hold the largest one body may
+ * inflate to (`maxDecompressedBodyBytes`), or a message at the body limit could never be read: the
+ * consumer refuses such options at start (src/consumer/consumer-options.ts), the config at load. The
+ * problem goes on the key that was set, the other's value (or default) named. Values outside their range
+ * are left to the schema's own line.
+ */
+function decompressionProblems(mapping: Raw, at: (key: string) => KeyPath): ConfigProblem[] {
+  const body = inRange(mapping.maxDecompressedBodyBytes, CONSUMER_OPTION_SPECS.maxDecompressedBodyBytes);
+  const pull = inRange(mapping.maxDecompressedPullBytes, CONSUMER_OPTION_SPECS.maxDecompressedPullBytes);
+  if (body === null || pull === null) return [];
+  const bodyBytes = body ?? MAPPING_DEFAULTS.maxDecompressedBodyBytes;
+  const pullBytes = pull ?? MAPPING_DEFAULTS.maxDecompressedPullBytes;
+  if (pullBytes >= bodyBytes) return [];
+  if (pull !== undefined) {
+    const defaulted = body === undefined ? ', the default' : '';
+    return [
+      {
+        path: at('maxDecompressedPullBytes'),
+        message: `must be at least maxDecompressedBodyBytes (${bodyBytes}${defaulted}): one pull must hold a body at its limit`,
+      },
+    ];
+  }
+  return [
+    {
+      path: at('maxDecompressedBodyBytes'),
+      message: `must be at most maxDecompressedPullBytes (${pullBytes}, the default): one pull must hold a body at its limit; raise maxDecompressedPullBytes too`,
+    },
+  ];
+}
+
+/** An integer option's value when absent (undefined), in its range (the number), or not (null). */
+function inRange(
+  value: unknown,
+  spec: { readonly minimum: number; readonly maximum: number },
+): number | undefined | null {
+  if (value === undefined) return undefined;
+  return typeof value === 'number' &&
+    Number.isInteger(value) &&
+    value >= spec.minimum &&
+    value <= spec.maximum
+    ? value
+    : null;
 }
 
 /**
@@ -235,7 +284,7 @@ function destinationProblems(arn: string, path: KeyPath): ConfigProblem[] {
     return [
       {
         path,
-        message: `${JSON.stringify(arn)} is not an SQS queue ARN or SNS topic ARN (arn:aws:sqs:<region>:<account>:<queue> or arn:aws:sns:<region>:<account>:<topic>)`,
+        message: `${echoedValue(arn)} is not an SQS queue ARN or SNS topic ARN (arn:aws:sqs:<region>:<account>:<queue> or arn:aws:sns:<region>:<account>:<topic>)`,
       },
     ];
   }
@@ -247,14 +296,17 @@ function tagExpressionProblems(expression: string, path: KeyPath): ConfigProblem
     return [];
   } catch (error) {
     if (!(error instanceof RocketMQError)) throw error;
-    return [{ path, message: `tag expression ${JSON.stringify(expression)} names no tag (use "*" for all)` }];
+    return [{ path, message: `tag expression ${echoedValue(expression)} names no tag (use "*" for all)` }];
   }
 }
 
 /** The broker's SQL92 grammar, checked here so that a typo fails at config time, not as a broker error. */
 function sqlFilterProblems(expression: string, path: KeyPath): ConfigProblem[] {
   const checked = checkSql92Filter(expression);
-  return checked.ok ? [] : [{ path, message: `invalid SQL92 filter: ${checked.message}` }];
+  // The parser's message quotes the expression near the error: cut like any echoed value.
+  return checked.ok
+    ? []
+    : [{ path, message: `invalid SQL92 filter: ${echoedText(checked.message, 3 * MAX_ECHOED_CHARS)}` }];
 }
 
 /** The name a mapping goes by: `name`, else its consumer group. */
@@ -276,7 +328,9 @@ function uniqueNameProblems(mappings: readonly (Raw | undefined)[]): ConfigProbl
       return;
     }
     const how =
-      typeof mapping?.name === 'string' ? `"${name}"` : `defaults to its consumerGroup "${name}", which`;
+      typeof mapping?.name === 'string'
+        ? echoedValue(name)
+        : `defaults to its consumerGroup ${echoedValue(name)}, which`;
     problems.push({
       path: ['mappings', index, 'name'],
       message: `${how} is already the name of mappings[${first}]`,
@@ -306,8 +360,8 @@ function sharedGroupProblems(mappings: readonly (Raw | undefined)[]): ConfigProb
       other?.topic === mapping?.topic &&
       JSON.stringify(other?.filter ?? '*') === JSON.stringify(mapping?.filter ?? '*');
     const message = sameSubscription
-      ? `consumer group "${group}" is already used by mappings[${first}]; one poller is one member of a group, so both mappings would get the same queues: give each mapping its own consumerGroup`
-      : `consumer group "${group}" is already used by mappings[${first}] with a different subscription (topic or filter); RocketMQ keeps one subscription per group, so they would replace each other: give each mapping its own consumerGroup`;
+      ? `consumer group ${echoedValue(group)} is already used by mappings[${first}]; one poller is one member of a group, so both mappings would get the same queues: give each mapping its own consumerGroup`
+      : `consumer group ${echoedValue(group)} is already used by mappings[${first}] with a different subscription (topic or filter); RocketMQ keeps one subscription per group, so they would replace each other: give each mapping its own consumerGroup`;
     problems.push({ path: ['mappings', index, 'consumerGroup'], message });
   });
   return problems;

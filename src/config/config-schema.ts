@@ -50,6 +50,8 @@ export const MAPPING_DEFAULTS = {
   startingPosition: CONSUMER_DEFAULTS.startingPosition,
   pullThresholdForQueue: CONSUMER_DEFAULTS.pullThresholdForQueue,
   pullThresholdSizeForQueue: CONSUMER_DEFAULTS.pullThresholdSizeForQueue,
+  maxDecompressedBodyBytes: CONSUMER_DEFAULTS.maxDecompressedBodyBytes,
+  maxDecompressedPullBytes: CONSUMER_DEFAULTS.maxDecompressedPullBytes,
   consumeConcurrentlyMaxSpan: CONSUMER_DEFAULTS.consumeConcurrentlyMaxSpan,
   consumeTimeoutMs: CONSUMER_DEFAULTS.consumeTimeoutMs,
   /** Lambda's longest timeout: an invoke may take this long (plus a margin) before it counts as failed. */
@@ -340,6 +342,8 @@ const mappingSchema = z.strictObject({
     ),
   pullThresholdForQueue: integerOptionKey('pullThresholdForQueue'),
   pullThresholdSizeForQueue: integerOptionKey('pullThresholdSizeForQueue'),
+  maxDecompressedBodyBytes: integerOptionKey('maxDecompressedBodyBytes'),
+  maxDecompressedPullBytes: integerOptionKey('maxDecompressedPullBytes'),
   consumeConcurrentlyMaxSpan: integerOptionKey('consumeConcurrentlyMaxSpan'),
   consumeTimeoutMs: integerOptionKey('consumeTimeoutMs', {
     note: 'For a Lambda function it must exceed `functionTimeoutMs` + 10 s, the longest one invoke may take.',

@@ -182,6 +182,8 @@ export interface MappingConfig {
   readonly startingPositionTimestampMs: number | undefined;
   readonly pullThresholdForQueue: number;
   readonly pullThresholdSizeForQueue: number;
+  readonly maxDecompressedBodyBytes: number;
+  readonly maxDecompressedPullBytes: number;
   readonly consumeConcurrentlyMaxSpan: number;
   readonly consumeTimeoutMs: number;
   /** Lambda functions: how long one invoke may run (the invoker adds a margin). */
@@ -410,6 +412,8 @@ function resolveMapping(mapping: MappingInput): MappingConfig {
       startingPosition === 'AT_TIMESTAMP' ? timestampMs(mapping.startingPositionTimestamp) : undefined,
     pullThresholdForQueue: mapping.pullThresholdForQueue ?? d.pullThresholdForQueue,
     pullThresholdSizeForQueue: mapping.pullThresholdSizeForQueue ?? d.pullThresholdSizeForQueue,
+    maxDecompressedBodyBytes: mapping.maxDecompressedBodyBytes ?? d.maxDecompressedBodyBytes,
+    maxDecompressedPullBytes: mapping.maxDecompressedPullBytes ?? d.maxDecompressedPullBytes,
     consumeConcurrentlyMaxSpan: mapping.consumeConcurrentlyMaxSpan ?? d.consumeConcurrentlyMaxSpan,
     consumeTimeoutMs: mapping.consumeTimeoutMs ?? defaultConsumeTimeoutMs(mapping),
     functionTimeoutMs: mapping.functionTimeoutMs ?? d.functionTimeoutMs,

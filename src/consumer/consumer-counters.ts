@@ -17,6 +17,11 @@ export interface ConsumerCounters {
   decodeErrors: number;
   /** Undecodable records handed to the DLQ by their commit-log offset. */
   undecodableDeadLettered: number;
+  /**
+   * Of `deadLettered`, messages whose compressed body would inflate past `maxDecompressedBodyBytes`,
+   * handed to the DLQ without being inflated.
+   */
+  tooLargeDeadLettered: number;
   /** Pulls postponed because a queue held too many messages. */
   flowControlCountPauses: number;
   /** Pulls postponed because a queue held too many body bytes. */
@@ -74,6 +79,7 @@ export function newConsumerCounters(): ConsumerCounters {
     pullErrors: 0,
     decodeErrors: 0,
     undecodableDeadLettered: 0,
+    tooLargeDeadLettered: 0,
     flowControlCountPauses: 0,
     flowControlBytesPauses: 0,
     flowControlSpanPauses: 0,

@@ -6,13 +6,16 @@
  * range or default is written anywhere else.
  */
 
+import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../protocol/compression.js';
+import { DEFAULT_MAX_INFLATED_BYTES } from '../protocol/message-decoder.js';
 import {
   DEFAULT_VIRTUAL_NODES,
   MAX_VIRTUAL_NODES,
 } from './rebalance/allocate-message-queue-consistent-hash.js';
 import { ALLOCATION_STRATEGY_NAMES } from './rebalance/create-allocation-strategy.js';
 
-const MiB = 1024 * 1024;
+const KiB = 1024;
+const MiB = 1024 * KiB;
 
 /**
  * An integer option: accepted in `minimum..maximum`.
@@ -168,6 +171,22 @@ export const CONSUMER_OPTION_SPECS = {
     maximum: 1024 * MiB,
     default: 100 * MiB,
     description: 'Flow control: pause pulling a queue while it holds more body bytes than this.',
+  },
+  maxDecompressedBodyBytes: {
+    kind: 'integer',
+    minimum: 64 * KiB,
+    maximum: 256 * MiB,
+    default: DEFAULT_MAX_DECOMPRESSED_BYTES,
+    description:
+      'Most bytes one compressed message body may inflate to. A body that would inflate past it is never held in memory: the message goes to `%DLQ%<group>` as too large, named in the log and the failure destination (a Lambda invoke carries 6 MB at most).',
+  },
+  maxDecompressedPullBytes: {
+    kind: 'integer',
+    minimum: 1 * MiB,
+    maximum: 1024 * MiB,
+    default: DEFAULT_MAX_INFLATED_BYTES,
+    description:
+      'Most bytes the compressed bodies of one pull (or pop) may inflate to together; the messages past it are read by the next pull (POP: they come back after their invisible time). At least `maxDecompressedBodyBytes`.',
   },
   consumeConcurrentlyMaxSpan: {
     kind: 'integer',

@@ -122,6 +122,12 @@ export function normalizeConsumerOptions(input: ConsumerOptions): NormalizedCons
       `is required with AT_TIMESTAMP and must be milliseconds since the epoch, got ${String(startingPositionTimestamp)}`,
     );
   }
+  if (tunables.maxDecompressedPullBytes < tunables.maxDecompressedBodyBytes) {
+    throw new ConsumerOptionsError(
+      'maxDecompressedPullBytes',
+      `must be at least maxDecompressedBodyBytes (${tunables.maxDecompressedBodyBytes})`,
+    );
+  }
   if (tunables.pullTimeoutMs <= tunables.suspendTimeoutMs) {
     throw new ConsumerOptionsError(
       'pullTimeoutMs',

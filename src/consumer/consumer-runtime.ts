@@ -11,6 +11,7 @@ import { isSilentPeerClose } from '../network/errors.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import { OffsetStoreError } from '../offsets/offset-store-error.js';
 import type { HeartbeatSubscription } from '../protocol/bodies.js';
+import { DEAD_LETTER_DELAY_LEVEL } from '../protocol/dead-letter-delay-level.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscription.js';
 import { describeError } from '../util/describe-error.js';
@@ -19,6 +20,7 @@ import { PeriodicTask } from '../util/periodic-task.js';
 import { BrokerOffsetSync } from './consume/broker-offset-sync.js';
 import { ConsumeConcurrentlyService } from './consume/concurrently/consume-concurrently-service.js';
 import type { ConsumeService, ConsumeServiceFactory } from './consume/consume-service.js';
+import { notifyFinalFailure } from './consume/final-failure.js';
 import { MessageSendBack } from './consume/message-send-back.js';
 import { ConsumeOrderlyService } from './consume/orderly/consume-orderly-service.js';
 import type { ConsumerClient } from './consumer-client.js';
@@ -251,6 +253,20 @@ export class ConsumerRuntime {
             deadLetterUndecodable:
               o.messageModel === 'CLUSTERING'
                 ? (queue, physicalOffset) => sendBack.deadLetterByOffset(queue, physicalOffset)
+                : undefined,
+            deadLetterTooLarge:
+              o.messageModel === 'CLUSTERING'
+                ? async (consumed, reason) => {
+                    await sendBack.sendBack(
+                      consumed.message,
+                      consumed.queue,
+                      consumed.topic,
+                      DEAD_LETTER_DELAY_LEVEL,
+                    );
+                    this.counters.sentBack++;
+                    this.counters.deadLettered++;
+                    await notifyFinalFailure(deps.listener, [consumed], reason, pullLog, 'too-large');
+                  }
                 : undefined,
             outcomes: refusals,
             offsetCarried:

@@ -68,6 +68,13 @@ export type ConsumeResult =
     };
 
 /**
+ * Why messages failed for good: `retries-exhausted`, they failed at `maxReconsumeTimes` (or an orderly
+ * skip); `too-large`, the consumer dead-lettered them without a delivery because their compressed body
+ * would inflate past `maxDecompressedBodyBytes`.
+ */
+export type FinalFailureCause = 'retries-exhausted' | 'too-large';
+
+/**
  * Consumes one batch. Throwing an error is the same as `FAILED`, except an error with `fatal: true`
  * (e.g. the function does not exist): then the runtime stops pulling for the mapping and leaves the batch
  * unconsumed (its offsets do not move, nothing is sent to retry).
@@ -91,9 +98,15 @@ export interface MessageListener {
   /**
    * Optional. Called once the broker took messages that failed for good: failed again at
    * `reconsumeTimes >= maxReconsumeTimes` and sent back (the broker puts them into `%DLQ%<group>`), or
-   * skipped to the DLQ after the retry limit in orderly mode. Not called for the listener's own
-   * `deadLetter` entries (it reported those when it returned them). Should not reject; a rejection is
-   * logged and ignored (the messages are in the DLQ regardless).
+   * skipped to the DLQ after the retry limit in orderly mode (`cause` 'retries-exhausted'); or handed to
+   * the DLQ by the consumer, never delivered, because they are too large to inflate (`cause`
+   * 'too-large'). Not called for the listener's own `deadLetter` entries (it reported those when it
+   * returned them). Should not reject; a rejection is logged and ignored (the messages are in the DLQ
+   * regardless).
    */
-  notifyFinalFailure?(messages: readonly ConsumedMessage[], reason: string): Promise<void>;
+  notifyFinalFailure?(
+    messages: readonly ConsumedMessage[],
+    reason: string,
+    cause?: FinalFailureCause,
+  ): Promise<void>;
 }

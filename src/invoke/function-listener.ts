@@ -8,6 +8,7 @@ import type {
   ConsumeContext,
   ConsumedMessage,
   ConsumeResult,
+  FinalFailureCause,
   MessageListener,
 } from '../consumer/message-listener.js';
 import { RocketMQError } from '../errors.js';
@@ -266,8 +267,9 @@ export class FunctionMessageListener implements MessageListener {
 
   /**
    * Reports messages that failed for good (e.g. `reconsumeTimes` reached `maxReconsumeTimes`, on their
-   * way to the DLQ) to the failure destination, if there is one. Never rejects: a record that cannot be
-   * delivered is logged (the messages are in RocketMQ's DLQ regardless).
+   * way to the DLQ) to the failure destination, if there is one; messages the consumer dead-lettered as
+   * too large to inflate are recorded as `PayloadSizeExceeded`, as an oversize message is here. Never
+   * rejects: a record that cannot be delivered is logged (the messages are in RocketMQ's DLQ regardless).
    *
    * @example
    * ```ts
@@ -276,8 +278,16 @@ export class FunctionMessageListener implements MessageListener {
    * }
    * ```
    */
-  async notifyFinalFailure(messages: readonly ConsumedMessage[], reason: string): Promise<void> {
-    await this.#report(messages, 'RetryAttemptsExhausted', reason);
+  async notifyFinalFailure(
+    messages: readonly ConsumedMessage[],
+    reason: string,
+    cause: FinalFailureCause = 'retries-exhausted',
+  ): Promise<void> {
+    await this.#report(
+      messages,
+      cause === 'too-large' ? 'PayloadSizeExceeded' : 'RetryAttemptsExhausted',
+      cause === 'too-large' ? `record too large: ${reason}` : reason,
+    );
   }
 
   /** Invokes the messages at `indexes`, splitting or bisecting as needed, and records the results. */

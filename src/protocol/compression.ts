@@ -2,12 +2,14 @@
  * Message body compression (Java `common/.../compression/`): ZLIB is a `java.util.zip.Deflater`
  * stream (zlib header), LZ4 the LZ4 *frame* format (see lz4-frame.ts), ZSTD standard zstd frames (see
  * zstd.ts: native libzstd where Node has it, else fzstd in a worker under a deadline).
- * Every decompression is capped in output size and reports failures as ProtocolError with the
+ * Every decompression is capped in output size: past the cap it stops and throws
+ * DecompressionLimitError (decompression-limit-error.ts); other failures are ProtocolError with the
  * library error as `cause`.
  */
 import { constants as bufferConstants } from 'node:buffer';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { errorMessage } from '../util/error-message.js';
+import { DecompressionLimitError } from './decompression-limit-error.js';
 import { ProtocolError } from './errors.js';
 import { decompressLz4Frames } from './lz4-frame.js';
 import { decompressZstd } from './zstd.js';
@@ -23,8 +25,13 @@ import { decompressZstd } from './zstd.js';
 export const CompressionType = { LZ4: 1, ZSTD: 2, ZLIB: 3 } as const;
 export type CompressionType = (typeof CompressionType)[keyof typeof CompressionType];
 
-/** Default cap on the decompressed size of one body: far above the broker's 4 MiB message limit. */
-export const DEFAULT_MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
+/**
+ * Default cap on the decompressed size of one body when the caller names none: 6 MiB, above the 4 MiB a
+ * Java producer lets a body have before it compresses it (`maxMessageSize`), and as much as one Lambda
+ * invoke can carry (a larger body could never be delivered whole anyway). Consumers set their own
+ * (`maxDecompressedBodyBytes`).
+ */
+export const DEFAULT_MAX_DECOMPRESSED_BYTES = 6 * 1024 * 1024;
 
 /** zlib level Java producers use (`compressLevel`, default 5). */
 const DEFAULT_ZLIB_LEVEL = 5;
@@ -56,8 +63,8 @@ export function compressionTypeOf(typeBits: number): CompressionType {
  * Decompresses a message body. `type` is a {@link CompressionType} or the raw sysFlag type number
  * (0 = ZLIB). The result is a fresh Buffer of at most `maxBytes`.
  *
- * @throws ProtocolError for an unknown type, corrupt data, or output above `maxBytes`; the
- *   library's error is the `cause`.
+ * @throws DecompressionLimitError for output above `maxBytes` (nothing above it is allocated);
+ *   ProtocolError for an unknown type or corrupt data, the library's error as the `cause`.
  * @example
  * ```ts
  * const text = decompress(CompressionType.ZLIB, compressZlib(Buffer.from('hi'))).toString(); // 'hi'
@@ -96,6 +103,10 @@ function inflateZlib(data: Uint8Array, maxBytes: number): Buffer {
     const limit = Math.max(1, Math.min(Math.floor(maxBytes), bufferConstants.MAX_LENGTH));
     return inflateSync(data, { maxOutputLength: limit });
   } catch (err) {
+    // inflateSync stops once its output passes maxOutputLength: no more than that is ever held.
+    if ((err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new DecompressionLimitError('zlib output', maxBytes, { cause: err });
+    }
     throw new ProtocolError(`zlib decompression failed: ${errorMessage(err)}`, { cause: err });
   }
 }

@@ -14,6 +14,7 @@
  */
 import lz4js from 'lz4js';
 import xxh32 from 'lz4js/xxh32.js';
+import { DecompressionLimitError } from './decompression-limit-error.js';
 import { ProtocolError } from './errors.js';
 
 const LZ4_MAGIC = 0x184d2204;
@@ -86,7 +87,8 @@ interface Lz4Frame {
  * Decodes one or more concatenated LZ4 frames (skippable frames are skipped) into a fresh Buffer of at
  * most `maxBytes`.
  *
- * @throws ProtocolError for a malformed or truncated frame, a checksum mismatch, or output above `maxBytes`.
+ * @throws ProtocolError for a malformed or truncated frame or a checksum mismatch;
+ *   DecompressionLimitError for output above `maxBytes` (found before anything is decoded).
  * @example
  * ```ts
  * decompressLz4Frames(compressLz4(Buffer.from('hi')), 1024).toString(); // 'hi'
@@ -106,7 +108,7 @@ export function decompressLz4Frames(data: Uint8Array, maxBytes: number): Buffer 
       continue;
     }
     if (magic !== LZ4_MAGIC) throw lz4Error(position, `bad magic 0x${magic.toString(16)}`);
-    const frame = planLz4Frame(data, position, maxBytes - total);
+    const frame = planLz4Frame(data, position, maxBytes - total, maxBytes);
     frames.push(frame);
     total += frame.outputLength;
     position = frame.end;
@@ -134,7 +136,7 @@ export function decompressLz4Frames(data: Uint8Array, maxBytes: number): Buffer 
 }
 
 /** Reads a frame's header and block table, validating every block before anything is decoded. */
-function planLz4Frame(data: Uint8Array, frameStart: number, budgetBytes: number): Lz4Frame {
+function planLz4Frame(data: Uint8Array, frameStart: number, budgetBytes: number, capBytes: number): Lz4Frame {
   let position = frameStart + 4;
   if (position + 3 > data.length) throw lz4Error(position, 'truncated frame descriptor');
   const flg = data[position] ?? 0;
@@ -154,9 +156,11 @@ function planLz4Frame(data: Uint8Array, frameStart: number, budgetBytes: number)
   let declaredBytes: number | undefined;
   if (descriptorLength === 10) {
     declaredBytes = readU32LE(data, position + 2) + readU32LE(data, position + 6) * 2 ** 32;
-    if (declaredBytes > budgetBytes) {
-      throw lz4Error(position, `declared content size ${declaredBytes} exceeds the output cap`);
-    }
+    if (declaredBytes > budgetBytes)
+      throw new DecompressionLimitError(
+        `lz4 frame declaring a content size of ${declaredBytes} bytes`,
+        capBytes,
+      );
   }
   const headerChecksum = (xxh32.hash(0, data, position, descriptorLength) >>> 8) & 0xff;
   if (headerChecksum !== data[position + descriptorLength])
@@ -183,7 +187,7 @@ function planLz4Frame(data: Uint8Array, frameStart: number, budgetBytes: number)
       ? scanLz4Block(data, position, dataEnd, maxBlockBytes, independent ? 0 : outputLength)
       : length;
     outputLength += produced;
-    if (outputLength > budgetBytes) throw lz4Error(position, 'output exceeds the decompression cap');
+    if (outputLength > budgetBytes) throw new DecompressionLimitError('lz4 output', capBytes);
     blocks.push({ start: position, length, compressed });
     position = dataEnd + (blockChecksum ? 4 : 0);
   }

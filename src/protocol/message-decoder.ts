@@ -15,8 +15,9 @@
  */
 
 import { errorMessage } from '../util/error-message.js';
-import { DEFAULT_MAX_DECOMPRESSED_BYTES, decompress } from './compression.js';
+import { CompressionType, DEFAULT_MAX_DECOMPRESSED_BYTES, decompress } from './compression.js';
 import { DecodedMessage, offsetMessageId } from './decoded-message.js';
+import { DecompressionLimitError } from './decompression-limit-error.js';
 import { ProtocolError } from './errors.js';
 import { decodeUtf8, formatHostField, LastDecoded } from './last-decoded.js';
 import type { MessageExt } from './message.js';
@@ -76,12 +77,50 @@ export class MessageDecodeError extends ProtocolError {
   }
 }
 
+/**
+ * Default cap on what all the compressed bodies of one PULL or POP body may inflate to together (32 MiB):
+ * a 16 MiB frame of stored records stays within tens of MiB once decoded, whatever its ratio.
+ */
+export const DEFAULT_MAX_INFLATED_BYTES = 32 * 1024 * 1024;
+
 /** Options of {@link decodeMessages} and {@link decodeMessage}. */
 export interface DecodeOptions {
-  /** Cap on one decompressed body. @default 64 MiB */
+  /**
+   * Cap on one decompressed body: a body that would inflate past it is not inflated and its message
+   * is reported in {@link DecodeResult.tooLarge}. @default 6 MiB (DEFAULT_MAX_DECOMPRESSED_BYTES)
+   */
   maxBodyBytes?: number;
+  /**
+   * Cap on the decompressed bytes of all the records of one {@link decodeMessages} call; once reached,
+   * decoding stops before the record that would pass it ({@link DecodeResult.deferred}). Raised to
+   * `maxBodyBytes` when below it, so the first compressed record always fits.
+   * @default 32 MiB (DEFAULT_MAX_INFLATED_BYTES)
+   */
+  maxInflatedBytes?: number;
   /** Check BODYCRC against the stored body (Java's client does not). @default false */
   checkBodyCrc?: boolean;
+}
+
+/**
+ * A message whose compressed body would inflate past `maxBodyBytes`: every field but the body was decoded
+ * (ids, offsets, properties), the body is empty and `sysFlag` still has COMPRESSED set. Such a message can
+ * never be delivered whole; a consumer hands it to the DLQ as too large.
+ */
+export interface TooLargeMessage {
+  readonly message: MessageExt;
+  /** Its place in the body: how many of the call's `messages` precede it. */
+  readonly index: number;
+  /** Why, naming the limit: `body inflates past 6291456 bytes (65238 bytes of zlib as stored)`. */
+  readonly reason: string;
+  /** The body as stored, still compressed (a view of the decoded buffer): what a resend carries as is. */
+  readonly storedBody: Buffer;
+}
+
+/** Where {@link decodeMessages} stopped because the body's inflation budget ran out. */
+export interface DeferredRecords {
+  /** The first record not read: its start in the buffer and its queue offset. */
+  readonly byteOffset: number;
+  readonly queueOffset: number;
 }
 
 /** The outcome of {@link decodeMessages}. */
@@ -90,6 +129,26 @@ export interface DecodeResult {
   messages: MessageExt[];
   /** Set when a record could not be decoded; the records after it were not read. */
   error?: MessageDecodeError;
+  /** Messages too large to inflate, in record order; they are not in `messages`. */
+  tooLarge?: TooLargeMessage[];
+  /**
+   * Set when the records from here on would pass `maxInflatedBytes`: they were not read (a later call,
+   * the next pull, reads them). Never set on the first compressed record of a call.
+   */
+  deferred?: DeferredRecords;
+}
+
+/** What one {@link decodeMessages} call has inflated so far, and what it found too large. */
+interface InflationBudget {
+  readonly maxBodyBytes: number;
+  readonly maxInflatedBytes: number;
+  inflatedBytes: number;
+  tooLarge: TooLargeMessage[] | undefined;
+}
+
+/** Thrown inside the decoder when the budget of the call ran out at a record; never leaves it. */
+class BudgetExhausted {
+  constructor(readonly deferred: DeferredRecords) {}
 }
 
 /**
@@ -106,12 +165,18 @@ export interface DecodeResult {
 export function decodeMessages(buffer: Buffer, options: DecodeOptions = {}): DecodeResult {
   const messages: MessageExt[] = [];
   const view = viewOf(buffer);
+  const budget = budgetOf(options);
+  const result: DecodeResult = { messages };
   let offset = 0;
   while (offset < buffer.length) {
     try {
-      offset = decodeRecord(buffer, view, offset, options, messages);
+      offset = decodeRecord(buffer, view, offset, options, messages, budget);
     } catch (err) {
-      const error =
+      if (err instanceof BudgetExhausted) {
+        result.deferred = err.deferred;
+        break;
+      }
+      result.error =
         err instanceof MessageDecodeError
           ? err
           : new MessageDecodeError(
@@ -119,10 +184,21 @@ export function decodeMessages(buffer: Buffer, options: DecodeOptions = {}): Dec
               { byteOffset: offset },
               { cause: err },
             );
-      return { messages, error };
+      break;
     }
   }
-  return { messages };
+  if (budget.tooLarge !== undefined) result.tooLarge = budget.tooLarge;
+  return result;
+}
+
+function budgetOf(options: DecodeOptions): InflationBudget {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
+  return {
+    maxBodyBytes,
+    maxInflatedBytes: Math.max(maxBodyBytes, options.maxInflatedBytes ?? DEFAULT_MAX_INFLATED_BYTES),
+    inflatedBytes: 0,
+    tooLarge: undefined,
+  };
 }
 
 /**
@@ -130,7 +206,8 @@ export function decodeMessages(buffer: Buffer, options: DecodeOptions = {}): Dec
  * returns the offset of the next record. When it throws, `into` may hold the inner-batch messages
  * decoded before the bad entry.
  *
- * @throws MessageDecodeError for a malformed record or an undecompressable body.
+ * @throws MessageDecodeError for a malformed record, an undecompressable body, or one that would
+ *   inflate past `maxBodyBytes` (for a whole body, {@link decodeMessages} reports those apart instead).
  * @example
  * ```ts
  * const out: MessageExt[] = [];
@@ -143,7 +220,14 @@ export function decodeMessage(
   options: DecodeOptions = {},
   into: MessageExt[] = [],
 ): number {
-  return decodeRecord(buffer, viewOf(buffer), offset, options, into);
+  const budget = budgetOf(options);
+  const next = decodeRecord(buffer, viewOf(buffer), offset, options, into, budget);
+  const [tooLarge] = budget.tooLarge ?? [];
+  if (tooLarge !== undefined) {
+    const { queueOffset, physicalOffset } = tooLarge.message;
+    throw new MessageDecodeError(tooLarge.reason, { byteOffset: offset, queueOffset, physicalOffset });
+  }
+  return next;
 }
 
 /**
@@ -154,13 +238,18 @@ function viewOf(buffer: Buffer): DataView {
   return new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
-/** {@link decodeMessage} with `view` a DataView of `buffer` (one per PULL body, not one per record). */
+/**
+ * {@link decodeMessage} with `view` a DataView of `buffer` (one per PULL body, not one per record) and the
+ * call's inflation budget: a body too large to inflate goes to `budget.tooLarge`; a body that would pass
+ * what is left of the budget throws {@link BudgetExhausted}.
+ */
 function decodeRecord(
   buffer: Buffer,
   view: DataView,
   offset: number,
   options: DecodeOptions,
   into: MessageExt[],
+  budget: InflationBudget,
 ): number {
   // No per-record closures (this runs once per pulled message): errors come from badRecord().
   const start = offset;
@@ -236,27 +325,47 @@ function decodeRecord(
     throw badRecord(`BODYCRC ${bodyCrc} does not match the body`, start, queueOffset, physicalOffset);
   }
   let decompressed: Buffer | undefined;
+  let tooLargeReason: string | undefined;
   if (bodyLength > 0 && hasSysFlag(sysFlag, MessageSysFlag.COMPRESSED)) {
+    // The smaller of the two caps binds: past the body's own, the message is too large; past what is
+    // left of the call's, it waits for the next call (which starts with at least a body's worth).
+    const left = budget.maxInflatedBytes - budget.inflatedBytes;
+    const bodyCapBinds = budget.maxBodyBytes <= left;
     try {
       decompressed = decompress(
         compressionTypeBits(sysFlag),
         buffer.subarray(bodyStart, bodyStart + bodyLength),
-        options.maxBodyBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
+        bodyCapBinds ? budget.maxBodyBytes : left,
       );
+      budget.inflatedBytes += decompressed.length;
+      sysFlag = clearCompressed(sysFlag);
     } catch (err) {
-      const reason = `body does not decompress: ${errorMessage(err)}`;
-      throw badRecord(reason, start, queueOffset, physicalOffset, err);
+      if (!(err instanceof DecompressionLimitError)) {
+        const reason = `body does not decompress: ${errorMessage(err)}`;
+        throw badRecord(reason, start, queueOffset, physicalOffset, err);
+      }
+      if (!bodyCapBinds) throw new BudgetExhausted({ byteOffset: start, queueOffset });
+      if (isInnerBatch(sysFlag)) {
+        // How many messages the batch holds is inside the body: it can only go by its record.
+        throw badRecord(`inner batch ${err.message}`, start, queueOffset, physicalOffset, err);
+      }
+      tooLargeReason = `body inflates past ${budget.maxBodyBytes} bytes (${bodyLength} bytes of ${compressionName(sysFlag)} as stored)`;
     }
-    sysFlag = clearCompressed(sysFlag);
   }
 
   // A decompressed body is a copy: such a message reads what it needs of the record now and keeps no
   // reference to the pull buffer. A stored body is viewed in the record when first read.
-  const compressed = decompressed !== undefined;
-  const outer =
-    decompressed !== undefined
-      ? new DecodedMessage(decompressed, undefined, 0, 0, 0, buffer.toString('utf8', propertiesStart, end))
-      : new DecodedMessage(bodyStart, buffer, start, propertiesStart, end, undefined, bodyLength);
+  const compressed = decompressed !== undefined || tooLargeReason !== undefined;
+  const outer = compressed
+    ? new DecodedMessage(
+        decompressed ?? EMPTY_BODY,
+        undefined,
+        0,
+        0,
+        0,
+        buffer.toString('utf8', propertiesStart, end),
+      )
+    : new DecodedMessage(bodyStart, buffer, start, propertiesStart, end, undefined, bodyLength);
   outer.topic = topic;
   outer.queueId = view.getInt32(start + 12);
   outer.queueOffset = queueOffset;
@@ -288,9 +397,22 @@ function decodeRecord(
     outer.storeHost = formatHostField(buffer, storeHostPosition, storeHostPosition + storeHostBytes);
     outer.offsetMsgId = offsetMessageId(buffer, storeHostPosition, storeHostBytes, start + 28);
   }
-  if (isInnerBatch(sysFlag)) unwrapInnerBatch(outer, start, into);
+  if (tooLargeReason !== undefined) {
+    budget.tooLarge ??= [];
+    const storedBody = buffer.subarray(bodyStart, bodyStart + bodyLength);
+    budget.tooLarge.push({ message: outer, index: into.length, reason: tooLargeReason, storedBody });
+  } else if (isInnerBatch(sysFlag)) unwrapInnerBatch(outer, start, into);
   else into.push(outer);
   return end;
+}
+
+/** The body of a message too large to inflate. */
+const EMPTY_BODY = Buffer.alloc(0);
+
+/** The compression a record's SYSFLAG names, for messages. */
+function compressionName(sysFlag: number): string {
+  const type = compressionTypeBits(sysFlag);
+  return type === CompressionType.LZ4 ? 'LZ4' : type === CompressionType.ZSTD ? 'zstd' : 'zlib';
 }
 
 /** The error for the record at `byteOffset`, with its offsets once they were read. */

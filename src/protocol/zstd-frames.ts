@@ -5,6 +5,7 @@
  * is refused here: a decoder given one frame at a time could otherwise stop early and return a prefix
  * of the message as if it were all of it.
  */
+import { DecompressionLimitError } from './decompression-limit-error.js';
 import { ProtocolError } from './errors.js';
 
 /** Magic number of a zstd frame (little-endian on the wire). */
@@ -76,7 +77,7 @@ export function zstdFrames(data: Uint8Array, maxBytes: number): ZstdFrame[] {
     if (frame.contentBytes !== undefined) {
       declaredTotal += frame.contentBytes;
       if (declaredTotal > maxBytes) {
-        throw new ProtocolError(`zstd frames declare ${declaredTotal} bytes, above the ${maxBytes}-byte cap`);
+        throw new DecompressionLimitError(`zstd frames declaring ${declaredTotal} bytes`, maxBytes);
       }
     }
     frames.push(frame);
@@ -117,16 +118,18 @@ function readFrame(view: DataView, start: number, maxBytes: number): ZstdFrame {
     for (let i = sizeBytes - 1; i >= 0; i--) contentBytes = contentBytes * 256 + view.getUint8(position + i);
     if (sizeBytes === 2) contentBytes += 256;
     if (contentBytes > maxBytes) {
-      throw new ProtocolError(
-        `zstd frame at byte ${start} declares ${contentBytes} bytes, above the ${maxBytes}-byte cap`,
+      throw new DecompressionLimitError(
+        `zstd frame at byte ${start} declares ${contentBytes} bytes, which`,
+        maxBytes,
       );
     }
     if (singleSegment) windowBytes = contentBytes;
     position += sizeBytes;
   }
   if (windowBytes > Math.max(maxBytes, MAX_WINDOW_BYTES)) {
-    throw new ProtocolError(
-      `zstd frame at byte ${start} needs a window of ${windowBytes} bytes, above the ${maxBytes}-byte cap`,
+    throw new DecompressionLimitError(
+      `zstd frame at byte ${start} needs a ${windowBytes}-byte window, which`,
+      maxBytes,
     );
   }
   let blockOutputBytes = 0;

@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import * as zlib from 'node:zlib';
 import { errorMessage } from '../util/error-message.js';
+import { DecompressionLimitError } from './decompression-limit-error.js';
 import { ProtocolError } from './errors.js';
 import { type ZstdFrame, zstdFrames } from './zstd-frames.js';
 
@@ -75,7 +76,7 @@ function decodeNative(decode: NativeZstd, data: Uint8Array, frames: ZstdFrame[],
       });
     } catch (err) {
       if ((err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
-        throw new ProtocolError(`zstd output exceeds ${maxBytes} bytes`, { cause: err });
+        throw new DecompressionLimitError('zstd output', maxBytes, { cause: err });
       }
       throw new ProtocolError(`zstd decompression failed: ${errorMessage(err)}`, { cause: err });
     }
@@ -85,7 +86,7 @@ function decodeNative(decode: NativeZstd, data: Uint8Array, frames: ZstdFrame[],
       );
     }
     total += part.length;
-    if (total > maxBytes) throw new ProtocolError(`zstd output exceeds ${maxBytes} bytes`);
+    if (total > maxBytes) throw new DecompressionLimitError('zstd output', maxBytes);
     parts.push(part);
   }
   return parts.length === 1 && parts[0] !== undefined ? parts[0] : Buffer.concat(parts, total);
@@ -162,7 +163,7 @@ function decodeInWorker(data: Uint8Array, maxBytes: number, deadlineMs: number):
   }
   const reply = received.message as WorkerReply;
   if (reply.ok) return Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
-  if (reply.overflow) throw new ProtocolError(`zstd output exceeds ${maxBytes} bytes`);
+  if (reply.overflow) throw new DecompressionLimitError('zstd output', maxBytes);
   throw new ProtocolError(`zstd decompression failed: ${reply.message}`, { cause: new Error(reply.message) });
 }
 

@@ -3,7 +3,7 @@
  * the one way both consume services do it.
  */
 import type { Logger } from '../../util/logger.js';
-import type { ConsumedMessage, MessageListener } from '../message-listener.js';
+import type { ConsumedMessage, FinalFailureCause, MessageListener } from '../message-listener.js';
 
 /** How many message ids a log line about a failed notification quotes. */
 const MAX_LOGGED_IDS = 10;
@@ -22,10 +22,11 @@ export async function notifyFinalFailure(
   messages: readonly ConsumedMessage[],
   reason: string,
   log: Logger,
+  cause: FinalFailureCause = 'retries-exhausted',
 ): Promise<void> {
   if (messages.length === 0 || listener.notifyFinalFailure === undefined) return;
   try {
-    await listener.notifyFinalFailure(messages, reason);
+    await listener.notifyFinalFailure(messages, reason, cause);
   } catch (error) {
     log.error(
       {

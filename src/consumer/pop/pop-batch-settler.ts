@@ -7,13 +7,16 @@
  * The broker never dead-letters a POP message itself: its revive (`PopReviveService.reviveRetry`) writes
  * it to the retry topic with `reconsumeTimes + 1` whatever the count, so the limit is the client's to keep
  * (the gRPC proxy does the same send-back then ack). A call that fails leaves the message to come back
- * after its invisible time: nothing is lost, a failed ack is a duplicate.
+ * after its invisible time: nothing is lost, a failed ack is a duplicate. A broker refusing every call of
+ * a kind logs a line per kind and interval with a count (the counters keep the exact numbers), not one
+ * per message.
  */
 import type { PopClient } from '../../client/pop-client.js';
 import { DEAD_LETTER_DELAY_LEVEL } from '../../protocol/dead-letter-delay-level.js';
 import { type PopReceipt, popAckHeader } from '../../protocol/pop-extra-info.js';
 import { forEachConcurrently } from '../../util/for-each-concurrently.js';
 import type { Logger } from '../../util/logger.js';
+import { ThrottledLog } from '../../util/throttled-log.js';
 import { classifyResult } from '../consume/classify-result.js';
 import { notifyFinalFailure } from '../consume/final-failure.js';
 import type { ConsumerBrokerCalls } from '../consumer-client.js';
@@ -56,7 +59,17 @@ export interface PopBatchSettlerOptions {
  * ```
  */
 export class PopBatchSettler {
-  constructor(private readonly options: PopBatchSettlerOptions) {}
+  /** The per-message failure lines, throttled per broker address and kind of call. */
+  private readonly failures: ThrottledLog;
+
+  constructor(private readonly options: PopBatchSettlerOptions) {
+    this.failures = new ThrottledLog(options.log);
+  }
+
+  /** Writes the failure counts held back now (at stop, or in tests). */
+  flushLogs(): void {
+    this.failures.flush();
+  }
 
   /** Applies `result` to `batch`, popped from the master at `address`. Never rejects. */
   async settle(address: string, batch: readonly PopDelivery[], result: ConsumeResult): Promise<void> {
@@ -107,7 +120,8 @@ export class PopBatchSettler {
       else o.popCounters.acks++;
     } catch (error) {
       o.popCounters.ackFailures++;
-      o.log.warn(
+      this.failures.warn(
+        `ack:${address}`,
         { err: error, msgId: delivery.consumed.message.msgId, broker: address },
         'ack failed: the message will be delivered again',
       );
@@ -124,11 +138,34 @@ export class PopBatchSettler {
       else o.popCounters.invisibleTimeChanges++;
     } catch (error) {
       o.popCounters.invisibleTimeChangeFailures++;
-      o.log.warn(
+      this.failures.warn(
+        `change-invisible-time:${address}`,
         { err: error, msgId: delivery.consumed.message.msgId, broker: address },
         'change of invisible time failed: the message comes back after its first invisible time',
       );
     }
+  }
+
+  /**
+   * Sends a popped message whose body would inflate past `maxDecompressedBodyBytes` to the DLQ without a
+   * delivery (then acks it) and tells the listener (`too-large`). Never rejects: when the broker does not
+   * take it, the message comes back after its invisible time and is tried again.
+   */
+  async deadLetterTooLarge(address: string, delivery: PopDelivery, reason: string): Promise<void> {
+    const o = this.options;
+    if (!(await this.deadLetter(address, delivery, reason))) return;
+    o.counters.tooLargeDeadLettered++;
+    o.log.error(
+      {
+        msgId: delivery.consumed.message.msgId,
+        queue: delivery.consumed.queue,
+        queueOffset: delivery.consumed.message.queueOffset,
+        reason,
+        limit: 'maxDecompressedBodyBytes',
+      },
+      'message too large to inflate: sent to the DLQ',
+    );
+    await notifyFinalFailure(o.listener, [delivery.consumed], reason, o.log, 'too-large');
   }
 
   /** Sends one delivery to the DLQ, then acks it; true when the broker took it. */
@@ -148,7 +185,8 @@ export class PopBatchSettler {
       });
     } catch (error) {
       o.counters.sendBackFailures++;
-      o.log.warn(
+      this.failures.warn(
+        `dead-letter:${address}`,
         { err: error, msgId: message.msgId, broker: address, reason },
         'dead-lettering failed: the message will be delivered again',
       );

@@ -7,7 +7,8 @@
 import { BrokerError } from '../../client/broker-error.js';
 import { NoMasterError } from '../../client/no-master-error.js';
 import type { PopClient } from '../../client/pop-client.js';
-import type { PopResult } from '../../client/pop-result.js';
+import type { PoppedMessage, PopResult } from '../../client/pop-result.js';
+import type { DecodeOptions } from '../../protocol/message-decoder.js';
 import { receiptTopic } from '../../protocol/pop-extra-info.js';
 import { PopInitMode } from '../../protocol/pop-headers.js';
 import { matchesTags, type SubscriptionData } from '../../protocol/subscription.js';
@@ -29,7 +30,7 @@ export interface PopBrokerLoopOptions {
   /** The broker group's master address now (routes change). */
   masterAddress: () => string | undefined;
   pop: Pick<PopClient, 'popMessage'>;
-  settler: Pick<PopBatchSettler, 'ack'>;
+  settler: Pick<PopBatchSettler, 'ack' | 'deadLetterTooLarge'>;
   options: NormalizedPopConsumerOptions;
   subscription: SubscriptionData;
   slots: InFlightSlots;
@@ -63,9 +64,15 @@ export class PopBrokerLoop {
   private restNum = 0;
   private waitingForSlot = false;
   private address: string | undefined;
+  /** The inflation limits every pop body is decoded with. */
+  private readonly decode: DecodeOptions;
 
   constructor(private readonly o: PopBrokerLoopOptions) {
     this.warnings = new ThrottledLog(o.log);
+    this.decode = {
+      maxBodyBytes: o.options.maxDecompressedBodyBytes,
+      maxInflatedBytes: o.options.maxDecompressedPullBytes,
+    };
   }
 
   /** Starts popping. Idempotent. */
@@ -176,19 +183,24 @@ export class PopBrokerLoop {
     signal: AbortSignal,
   ): Promise<PopResult | undefined> {
     const o = this.o.options;
-    const request = this.o.pop.popMessage(address, this.o.brokerName, {
-      consumerGroup: o.consumerGroup,
-      topic: o.topic,
-      queueId: -1,
-      maxMsgNums,
-      invisibleTime: o.invisibleTimeMs,
-      pollTime: pollTimeMs,
-      // The broker answers POLLING_TIMEOUT at once to a request older than bornTime + pollTime + 500 ms.
-      bornTime: Date.now(),
-      initMode: o.startingPosition === 'TRIM_HORIZON' ? PopInitMode.MIN : PopInitMode.MAX,
-      expType: o.filter.type,
-      exp: o.filter.expression,
-    });
+    const request = this.o.pop.popMessage(
+      address,
+      this.o.brokerName,
+      {
+        consumerGroup: o.consumerGroup,
+        topic: o.topic,
+        queueId: -1,
+        maxMsgNums,
+        invisibleTime: o.invisibleTimeMs,
+        pollTime: pollTimeMs,
+        // The broker answers POLLING_TIMEOUT at once to a request older than bornTime + pollTime + 500 ms.
+        bornTime: Date.now(),
+        initMode: o.startingPosition === 'TRIM_HORIZON' ? PopInitMode.MIN : PopInitMode.MAX,
+        expType: o.filter.type,
+        exp: o.filter.expression,
+      },
+      { decode: this.decode },
+    );
     let onAbort: (() => void) | undefined;
     const stopped = new Promise<undefined>((resolve) => {
       onAbort = () => resolve(undefined);
@@ -222,31 +234,50 @@ export class PopBrokerLoop {
     return result;
   }
 
-  /** The messages of a FOUND result to consume; tag re-check misses are acked at once. */
+  /** A popped message as the listener sees it. */
+  private delivery({ message, receipt }: PoppedMessage): PopDelivery {
+    const o = this.o.options;
+    const queue = {
+      topic: receiptTopic(receipt, o.topic, o.consumerGroup),
+      brokerName: receipt.brokerName,
+      queueId: receipt.queueId,
+    };
+    return { consumed: { message, queue, topic: o.topic }, receipt };
+  }
+
+  /**
+   * The messages of a FOUND result to consume; tag re-check misses are acked at once, messages too large
+   * to inflate are sent to the DLQ.
+   */
   private async accept(
     address: string,
     result: Extract<PopResult, { status: 'FOUND' }>,
   ): Promise<PopDelivery[]> {
-    const o = this.o.options;
     if (result.decodeError !== undefined) {
       this.o.counters.decodeErrors++;
-      this.o.log.error(
+      this.warnings.error(
+        'undecodable',
         { err: result.decodeError, broker: this.o.brokerName, decoded: result.messages.length },
         'pop body partly undecodable: the rest comes back after its invisible time',
       );
     }
-    const deliveries: PopDelivery[] = [];
-    for (const { message, receipt } of result.messages) {
-      const consumed = {
-        message,
-        queue: {
-          topic: receiptTopic(receipt, o.topic, o.consumerGroup),
-          brokerName: receipt.brokerName,
-          queueId: receipt.queueId,
-        },
-        topic: o.topic,
-      };
-      deliveries.push({ consumed, receipt });
+    if (result.deferred === true) {
+      this.warnings.warn(
+        'deferred',
+        { broker: this.o.brokerName, decoded: result.messages.length, limit: 'maxDecompressedPullBytes' },
+        'pop body inflates past maxDecompressedPullBytes: the rest comes back after its invisible time',
+      );
+    }
+    const deliveries: PopDelivery[] = result.messages.map((popped) => this.delivery(popped));
+    for (const { popped, reason } of result.tooLarge ?? []) {
+      const delivery = this.delivery(popped);
+      if (matchesTags(this.o.subscription, popped.message.tags)) {
+        await this.o.settler.deadLetterTooLarge(address, delivery, reason);
+      } else {
+        this.o.counters.filteredMessages++;
+        this.o.popCounters.filteredAcks++;
+        await this.o.settler.ack(address, delivery);
+      }
     }
     const kept = deliveries.filter((d) => matchesTags(this.o.subscription, d.consumed.message.tags));
     this.o.counters.pulledMessages += kept.length;

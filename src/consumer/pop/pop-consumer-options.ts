@@ -6,6 +6,7 @@
 import { POP_MAX_MESSAGES } from '../../protocol/pop-headers.js';
 import { type ExpressionType, SUB_ALL } from '../../protocol/subscription.js';
 import { ConsumerOptionsError } from '../consumer-errors.js';
+import { CONSUMER_OPTION_SPECS } from '../consumer-option-specs.js';
 
 /**
  * How long a failed message waits before its next delivery, by its `reconsumeTimes` (the last entry for
@@ -37,6 +38,10 @@ export const POP_CONSUMER_DEFAULTS = {
   heartbeatIntervalMs: 30_000,
   /** How long stop() waits for batches in flight before aborting them (they are then redelivered). */
   shutdownTimeoutMs: 30_000,
+  /** Most bytes one compressed body may inflate to; past it the message goes to the DLQ as too large. */
+  maxDecompressedBodyBytes: CONSUMER_OPTION_SPECS.maxDecompressedBodyBytes.default,
+  /** Most bytes the compressed bodies of one pop may inflate to together. */
+  maxDecompressedPullBytes: CONSUMER_OPTION_SPECS.maxDecompressedPullBytes.default,
 } as const;
 
 /**
@@ -70,6 +75,8 @@ export interface PopConsumerOptions {
   routeRefreshIntervalMs?: number | undefined;
   heartbeatIntervalMs?: number | undefined;
   shutdownTimeoutMs?: number | undefined;
+  maxDecompressedBodyBytes?: number | undefined;
+  maxDecompressedPullBytes?: number | undefined;
   /** @default {@link POP_RETRY_DELAYS_MS} */
   retryDelaysMs?: readonly number[] | undefined;
 }
@@ -91,6 +98,8 @@ export interface NormalizedPopConsumerOptions {
   readonly routeRefreshIntervalMs: number;
   readonly heartbeatIntervalMs: number;
   readonly shutdownTimeoutMs: number;
+  readonly maxDecompressedBodyBytes: number;
+  readonly maxDecompressedPullBytes: number;
   readonly retryDelaysMs: readonly number[];
 }
 
@@ -108,6 +117,14 @@ const RANGES: Record<keyof typeof POP_CONSUMER_DEFAULTS, readonly [number, numbe
   // The broker drops a client it has not heard from for 120 s.
   heartbeatIntervalMs: [100, 110_000],
   shutdownTimeoutMs: [0, 15 * 60_000],
+  maxDecompressedBodyBytes: [
+    CONSUMER_OPTION_SPECS.maxDecompressedBodyBytes.minimum,
+    CONSUMER_OPTION_SPECS.maxDecompressedBodyBytes.maximum,
+  ],
+  maxDecompressedPullBytes: [
+    CONSUMER_OPTION_SPECS.maxDecompressedPullBytes.minimum,
+    CONSUMER_OPTION_SPECS.maxDecompressedPullBytes.maximum,
+  ],
 };
 
 /**
@@ -153,6 +170,12 @@ export function normalizePopConsumerOptions(input: PopConsumerOptions): Normaliz
       );
     }
     integers[option] = value;
+  }
+  if (integers.maxDecompressedPullBytes < integers.maxDecompressedBodyBytes) {
+    throw new ConsumerOptionsError(
+      'maxDecompressedPullBytes',
+      `must be at least maxDecompressedBodyBytes (${integers.maxDecompressedBodyBytes})`,
+    );
   }
   const retryDelaysMs = input.retryDelaysMs ?? POP_RETRY_DELAYS_MS;
   if (retryDelaysMs.length === 0 || retryDelaysMs.some((ms) => !Number.isInteger(ms) || ms < 1000)) {

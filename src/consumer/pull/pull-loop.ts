@@ -8,32 +8,41 @@
  * asked for (OFFSET_ILLEGAL after a store wipe or an admin reset, OFFSET_OVERFLOW_BADLY, ...), the loop
  * follows the broker (refusing would leave the queue stuck or skip messages written after a reset:
  * at-least-once wins over avoiding redelivery), but logs a warning with both offsets and counts it in
- * `offsetMovedBackwards`, so operators and alarms see every re-consumption the broker caused.
+ * `offsetMovedBackwards`, so operators and alarms see every re-consumption the broker caused. A broker
+ * that does it at every pull gets a warning per queue and interval with a count of the others (the
+ * counter stays exact): the lines about offsets are throttled per queue across the loops a queue reset
+ * replaces (shared-throttled-log.ts).
  */
 
 import { BrokerError } from '../../client/broker-error.js';
 import { NoBrokerAddressError } from '../../client/no-broker-address-error.js';
 import { PullFrameTemplate } from '../../client/pull-frame-template.js';
-import type { PullResult } from '../../client/pull-result.js';
+import type { PullFound, PullResult } from '../../client/pull-result.js';
 import { NetworkError } from '../../network/errors.js';
 import type { OffsetStore } from '../../offsets/offset-store.js';
 import type { ProtocolError } from '../../protocol/errors.js';
 import type { PullMessageRequestHeader } from '../../protocol/headers.js';
-import { MessageDecodeError } from '../../protocol/message-decoder.js';
-import type { MessageQueue } from '../../protocol/message-queue.js';
+import {
+  type DecodeOptions,
+  MessageDecodeError,
+  type TooLargeMessage,
+} from '../../protocol/message-decoder.js';
+import { type MessageQueue, messageQueueKey } from '../../protocol/message-queue.js';
 import { buildPullSysFlag } from '../../protocol/pull-sys-flag.js';
 import { ResponseCode } from '../../protocol/response-code.js';
 import { MASTER_BROKER_ID } from '../../protocol/route-data.js';
 import { matchesTags, type SubscriptionData } from '../../protocol/subscription.js';
 import { abortableSleep } from '../../util/abortable-sleep.js';
 import type { Logger } from '../../util/logger.js';
+import { sharedThrottledLog } from '../../util/shared-throttled-log.js';
 import { ThrottledLog } from '../../util/throttled-log.js';
-import type { ConsumeService } from '../consume/consume-service.js';
+import { type ConsumeService, realTopicOf } from '../consume/consume-service.js';
 import type { ConsumerBrokerCalls } from '../consumer-client.js';
 import type { ConsumerCounters } from '../consumer-counters.js';
 import type { ConsumerObserver } from '../consumer-observer.js';
 import type { NormalizedConsumerOptions } from '../consumer-options.js';
 import type { TopicRouteTable } from '../membership/topic-route-table.js';
+import type { ConsumedMessage } from '../message-listener.js';
 import type { RefusalWatch } from '../refusal-watch.js';
 import type { ProcessQueue } from './process-queue.js';
 
@@ -99,6 +108,13 @@ export interface PullLoopOptions {
    */
   deadLetterUndecodable?: ((queue: MessageQueue, physicalOffset: number) => Promise<void>) | undefined;
   /**
+   * Hands a message whose body would inflate past `maxDecompressedBodyBytes` to the DLQ, never inflated
+   * (a send-back with delay level -1, the way an oversize message goes), and tells the listener; resolves
+   * once the broker has it, rejects to keep the queue where it is and try again later. Absent
+   * (broadcasting, which keeps no DLQ): the message is logged and skipped, as broadcast failures are.
+   */
+  deadLetterTooLarge?: ((consumed: ConsumedMessage, reason: string) => Promise<void>) | undefined;
+  /**
    * Told that a pull carried `commitOffset` to the queue's master, which stores it on arrival (so the
    * broker offset sync need not send it again: broker-offset-sync.ts). Absent: nobody is told.
    */
@@ -125,6 +141,11 @@ export class PullLoop {
   private readonly queue: MessageQueue;
   private readonly abort = new AbortController();
   private readonly warnings: ThrottledLog;
+  /**
+   * The lines about offsets a broker can repeat at every pull, throttled per queue and shared with the
+   * loop that replaces this one after OFFSET_ILLEGAL (which ends the loop), so that goes on counting.
+   */
+  private readonly offsetLines: ThrottledLog;
   private offset: number;
   private progressMs = Date.now();
   private lastErrorSeen: unknown;
@@ -134,6 +155,8 @@ export class PullLoop {
   private template: PullFrameTemplate | undefined;
   /** Ends the wait for the pull in flight as 'aborted' (the pull itself is abandoned). */
   private abortPull: (() => void) | undefined;
+  /** The inflation limits every pull body of this queue is decoded with. */
+  private readonly decode: DecodeOptions;
 
   /**
    * `startOffsetFromBroker`: the start offset is the broker's correction after OFFSET_ILLEGAL, so an orderly
@@ -144,8 +167,13 @@ export class PullLoop {
     this.o = options;
     this.queue = options.processQueue.messageQueue;
     this.warnings = new ThrottledLog(options.log);
+    this.offsetLines = sharedThrottledLog(options.log);
     this.offset = startOffset;
     this.previouslyLocked = startOffsetFromBroker;
+    this.decode = {
+      maxBodyBytes: options.options.maxDecompressedBodyBytes,
+      maxInflatedBytes: options.options.maxDecompressedPullBytes,
+    };
   }
 
   /** The offset the next pull asks for. */
@@ -178,6 +206,7 @@ export class PullLoop {
     this.abort.abort();
     this.abortPull?.();
     await this.running;
+    this.warnings.flush();
   }
 
   private get stopped(): boolean {
@@ -294,6 +323,7 @@ export class PullLoop {
     const pull = this.o.broker.pullMessage(address, header, {
       timeoutMs: options.pullTimeoutMs,
       template: this.template,
+      decode: this.decode,
     });
     if (commitOffset > 0) this.o.offsetCarried?.(this.queue, commitOffset);
     // Not Promise.race with one long-lived abort promise: every race leaves a reaction on it that keeps
@@ -323,30 +353,82 @@ export class PullLoop {
    * A record whose position is unknown (its size or header is corrupt) cannot be addressed and stays.
    */
   private async deadLetter(error: ProtocolError): Promise<number | undefined> {
-    const { deadLetterUndecodable, counters, log } = this.o;
+    const { deadLetterUndecodable, counters } = this.o;
     if (!(error instanceof MessageDecodeError) || deadLetterUndecodable === undefined) return undefined;
     if (error.queueOffset === undefined || error.physicalOffset === undefined) return undefined;
     try {
       await deadLetterUndecodable(this.queue, error.physicalOffset);
     } catch (sendError) {
-      log.error(
+      this.warnings.error(
+        'undecodable-dlq',
         { err: sendError, decodeError: error, queue: this.queue },
         'undecodable message: DLQ hand-off failed',
       );
       return undefined;
     }
     counters.undecodableDeadLettered++;
-    log.error(
+    this.warnings.clear('undecodable-dlq');
+    this.warnings.error(
+      'undecodable',
       { err: error, queue: this.queue, queueOffset: error.queueOffset, physicalOffset: error.physicalOffset },
       'undecodable message sent to the DLQ',
     );
     return error.queueOffset + 1;
   }
 
+  /**
+   * Hands each message too large to inflate (in queue order) to the DLQ, or skips it when its tags do
+   * not match (as the tag re-check drops any message). Returns the offset of the first one the DLQ did not
+   * take, or undefined when all are settled.
+   */
+  private async deadLetterTooLarge(tooLarge: readonly TooLargeMessage[]): Promise<number | undefined> {
+    const { deadLetterTooLarge, counters, subscription, options } = this.o;
+    for (const { message, reason } of tooLarge) {
+      if (subscription.tagsSet.length > 0 && !matchesTags(subscription, message.tags)) {
+        counters.filteredMessages++;
+        continue;
+      }
+      const fields = {
+        queue: this.queue,
+        queueOffset: message.queueOffset,
+        msgId: message.msgId,
+        reason,
+        limit: 'maxDecompressedBodyBytes',
+      };
+      if (deadLetterTooLarge === undefined) {
+        this.warnings.error(
+          'too-large',
+          fields,
+          'message too large to inflate: skipped (broadcasting keeps no DLQ)',
+        );
+        continue;
+      }
+      const consumed: ConsumedMessage = {
+        message,
+        queue: this.queue,
+        topic: realTopicOf(message, options.retryTopic),
+      };
+      try {
+        await deadLetterTooLarge(consumed, reason);
+      } catch (sendError) {
+        this.warnings.error(
+          'too-large-dlq',
+          { ...fields, err: sendError },
+          'message too large to inflate: DLQ hand-off failed, retrying',
+        );
+        return message.queueOffset;
+      }
+      counters.tooLargeDeadLettered++;
+      this.warnings.error('too-large', fields, 'message too large to inflate: sent to the DLQ');
+    }
+    this.warnings.clear('too-large-dlq');
+    return undefined;
+  }
+
   /** Applies a pull result; returns the delay before the next pull, or −1 to end the loop. */
   private async onResult(result: PullResult, answeredBy: AnsweringBroker): Promise<number> {
     const pulledFrom = answeredBy.brokerId;
-    const { processQueue: pq, counters, log, subscription } = this.o;
+    const { processQueue: pq, counters, subscription } = this.o;
     counters.pullRequests++;
     this.suggestedBrokerId = result.suggestWhichBrokerId;
     this.progressMs = Date.now();
@@ -355,24 +437,33 @@ export class PullLoop {
     this.o.outcomes?.succeeded();
     switch (result.status) {
       case 'FOUND': {
-        const kept =
+        let kept =
           subscription.tagsSet.length === 0
             ? result.messages
             : result.messages.filter((message) => matchesTags(subscription, message.tags));
         counters.filteredMessages += result.messages.length - kept.length;
-        let next = result.nextBeginOffset;
+        let next = result.deferredFrom ?? result.nextBeginOffset;
         let delayMs = 0;
-        if (result.decodeError !== undefined) {
+        const heldAt =
+          result.tooLarge === undefined ? undefined : await this.deadLetterTooLarge(result.tooLarge);
+        if (heldAt !== undefined) {
+          // A message too large to inflate that the DLQ did not take yet: nothing from it on may be
+          // committed past it, so the queue waits there and the next pull reads it again.
+          kept = kept.filter((message) => message.queueOffset < heldAt);
+          next = heldAt;
+          delayMs = this.o.options.pullDelayOnErrorMs;
+        } else if (result.decodeError !== undefined) {
           counters.decodeErrors++;
-          const last = result.messages[result.messages.length - 1];
-          next = last === undefined ? this.offset : last.queueOffset + 1;
+          const last = lastDecodedOffset(result);
+          next = last === undefined ? this.offset : last + 1;
           const skipTo = await this.deadLetter(result.decodeError);
           if (skipTo !== undefined) {
             next = skipTo;
           } else {
             // Skipping an undecodable record would lose it: stay just after the last good one and retry.
             delayMs = this.o.options.pullDelayOnErrorMs;
-            log.error(
+            this.warnings.error(
+              'undecodable-retry',
               { err: result.decodeError, queue: this.queue, offset: next },
               'undecodable message, retrying',
             );
@@ -410,7 +501,8 @@ export class PullLoop {
         counters.offsetIllegal++;
         if (pulledFrom !== MASTER_BROKER_ID) {
           // Only a master's view of the queue is authoritative; a slave may just be behind.
-          log.warn(
+          this.offsetLines.warn(
+            this.offsetLineKey('offset-illegal-slave'),
             { queue: this.queue, offset: this.offset, brokerId: pulledFrom, next: result.nextBeginOffset },
             'offset illegal on a slave: asking the master',
           );
@@ -418,7 +510,8 @@ export class PullLoop {
           return answeredBy.standIn ? this.o.options.pullDelayOnErrorMs : 0;
         }
         const restartAt = offsetAfterIllegal(this.offset, result);
-        log.warn(
+        this.offsetLines.warn(
+          this.offsetLineKey('offset-illegal'),
           {
             queue: this.queue,
             offset: this.offset,
@@ -437,7 +530,11 @@ export class PullLoop {
         try {
           await this.o.offsetStore.persist(this.queue);
         } catch (error) {
-          log.warn({ err: error, queue: this.queue }, 'persisting the corrected offset failed');
+          this.offsetLines.warn(
+            this.offsetLineKey('corrected-offset-not-persisted'),
+            { err: error, queue: this.queue },
+            'persisting the corrected offset failed',
+          );
         }
         this.o.onOffsetIllegal(this.queue, restartAt);
         return -1;
@@ -449,12 +546,18 @@ export class PullLoop {
   private moveTo(next: number, status: PullResult['status']): void {
     if (next < this.offset) {
       this.o.counters.offsetMovedBackwards++;
-      this.o.log.warn(
+      this.offsetLines.warn(
+        this.offsetLineKey('offset-moved-backwards'),
         { queue: this.queue, from: this.offset, to: next, status },
         'broker moved the offset backwards: messages will be consumed again',
       );
     }
     this.offset = next;
+  }
+
+  /** The key of an offset line of `kind` about this loop's queue. */
+  private offsetLineKey(kind: string): string {
+    return `pull:${kind}:${messageQueueKey(this.queue)}`;
   }
 
   /** Reacts to a failed pull by its flags; returns the delay before the next pull. */
@@ -484,4 +587,12 @@ export class PullLoop {
   private delay(ms: number): Promise<void> {
     return abortableSleep(ms, this.abort.signal);
   }
+}
+
+/** The highest queue offset a FOUND result decoded, counting the messages too large to inflate. */
+function lastDecodedOffset(result: PullFound): number | undefined {
+  const last = result.messages[result.messages.length - 1]?.queueOffset;
+  const lastTooLarge = result.tooLarge?.[result.tooLarge.length - 1]?.message.queueOffset;
+  if (last === undefined) return lastTooLarge;
+  return lastTooLarge === undefined ? last : Math.max(last, lastTooLarge);
 }

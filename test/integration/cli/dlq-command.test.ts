@@ -8,6 +8,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { dlqCommand } from '../../../src/cli/dlq-command.js';
 import type { RocketMQClient } from '../../../src/client/rocketmq-client.js';
@@ -15,9 +16,10 @@ import { loadConfig } from '../../../src/config/load-config.js';
 import { dlqTopicOf } from '../../../src/consumer/consumer-options.js';
 import type { InvokeOutcome, InvokeRequest, Invoker } from '../../../src/invoke/invoker.js';
 import { startPoller } from '../../../src/poller/poller.js';
+import { MessageConst } from '../../../src/protocol/message.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { type CapturedRun, runCaptured } from '../../support/fake-cli-io.js';
-import { createTopic, newClient, newProducer, waitFor } from '../consumer/helpers.js';
+import { createTopic, newClient, newProducer, sendStoredBody, waitFor } from '../consumer/helpers.js';
 
 /** One record a function received. */
 interface Delivery {
@@ -127,6 +129,45 @@ async function startScenario() {
 }
 
 describe('dlq show and dlq redrive', () => {
+  it('shows a dead letter too large to inflate as such and redrives it exactly as stored', async () => {
+    const { topic, ordersGroup, configFile, invoker, client } = await startScenario();
+    // A body that inflates to 16 MiB (the consumers' limit is 6 MiB), flagged zlib as a producer flags it.
+    const stored = deflateSync(Buffer.alloc(16 * 1024 * 1024), { level: 9 });
+    const id = 'B0MB0000000000000000000000000001';
+    await sendStoredBody(client, topic, { id, stored, properties: { [MessageConst.KEYS]: 'bomb-1' } });
+    const target = ['--config', configFile, '--mapping', 'orders'];
+    const shown = await waitFor('the too-large dead letter in dlq show', 30_000, async () => {
+      const result = await dlq(['show', ...target, '--json']);
+      return result.out.trim().split('\n').filter(Boolean).length === 1 ? result : undefined;
+    });
+    const letter = JSON.parse(shown.out) as Record<string, unknown>;
+    expect(letter).toMatchObject({ msgId: id, keys: ['bomb-1'], bodyBytes: 0, storedCompression: 'zlib' });
+    expect(String(letter.tooLarge)).toMatch(/^body inflates past 6291456 bytes/);
+    expect(Buffer.from(String(letter.storedBody), 'base64').equals(stored)).toBe(true);
+    const text = await dlq(['show', ...target]);
+    expect(text.out).toContain('body <too large to inflate: body inflates past 6291456 bytes');
+    expect(invoker.of(ORDERS, 'bomb-1')).toHaveLength(0);
+
+    // Redriven, it reaches the group's retry topic still compressed; the poller dead-letters it again
+    // (the limit is unchanged), and the second dead letter holds the very bytes first stored.
+    const redrive = await dlq(['redrive', ...target, '--yes']);
+    expect(redrive.code).toBe(0);
+    expect(redrive.out).toContain(
+      `sent 1 dead letter(s) of ${dlqTopicOf(ordersGroup)} to %RETRY%${ordersGroup}`,
+    );
+    const both = await waitFor('the redriven bomb dead-lettered again', 30_000, async () => {
+      const result = await dlq(['show', ...target, '--all', '--json']);
+      const lines = result.out.trim().split('\n').filter(Boolean);
+      return lines.length === 2
+        ? lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+        : undefined;
+    });
+    const again = both[1] as Record<string, unknown>;
+    expect(again.keys).toEqual(['bomb-1']);
+    expect(Buffer.from(String(again.storedBody), 'base64').equals(stored)).toBe(true);
+    expect(invoker.of(ORDERS, 'bomb-1')).toHaveLength(0);
+  });
+
   it('shows dead letters and redrives them through the retry topic to this group only, once', async () => {
     const { topic, ordersGroup, configFile, invoker, client, producer } = await startScenario();
     invoker.failing.add('poison-1').add('poison-2');

@@ -10,6 +10,10 @@ import type {
 } from '../../../src/consumer/message-listener.js';
 import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
 import type { OffsetStore } from '../../../src/offsets/offset-store.js';
+import { MessageConst } from '../../../src/protocol/message.js';
+import { encodeProperties } from '../../../src/protocol/message-properties.js';
+import { MessageSysFlag } from '../../../src/protocol/message-sys-flag.js';
+import { testBroker } from '../../support/broker.js';
 import { createTopic, newClient, waitFor } from '../client/helpers.js';
 
 export { createTopic, newClient, waitFor };
@@ -111,4 +115,37 @@ export function newRuntime(
     await client.close();
   });
   return { runtime, client, offsetStore };
+}
+
+/**
+ * Sends a message whose stored body is `stored`, flagged compressed (zlib unless `sysFlag` says other),
+ * straight to the test broker: what any producer allowed to write the topic can store, since the broker
+ * never inflates a body. `id` is its UNIQ_KEY; `properties` are added.
+ */
+export async function sendStoredBody(
+  client: RocketMQClient,
+  topic: string,
+  options: {
+    id: string;
+    stored: Buffer;
+    queueId?: number;
+    sysFlag?: number;
+    properties?: Record<string, string>;
+  },
+) {
+  return client.broker.sendMessage(
+    testBroker().brokerAddr,
+    {
+      producerGroup: 'stored-body-test',
+      topic,
+      defaultTopic: 'TBW102',
+      defaultTopicQueueNums: 4,
+      queueId: options.queueId ?? 0,
+      sysFlag: options.sysFlag ?? MessageSysFlag.COMPRESSED | MessageSysFlag.COMPRESSION_ZLIB,
+      bornTimestamp: Date.now(),
+      flag: 0,
+      properties: encodeProperties({ ...options.properties, [MessageConst.UNIQ_KEY]: options.id }),
+    },
+    options.stored,
+  );
 }

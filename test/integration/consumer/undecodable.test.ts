@@ -1,8 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { dlqTopicOf } from '../../../src/consumer/consumer-options.js';
-import { MessageConst } from '../../../src/protocol/message.js';
 import { MessageDecodeError } from '../../../src/protocol/message-decoder.js';
-import { encodeProperties } from '../../../src/protocol/message-properties.js';
 import { MessageSysFlag } from '../../../src/protocol/message-sys-flag.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { pullHeader } from '../client/helpers.js';
@@ -14,6 +12,7 @@ import {
   newRuntime,
   produce,
   recordingListener,
+  sendStoredBody,
   waitFor,
 } from './helpers.js';
 
@@ -28,21 +27,11 @@ describe('an undecodable message', () => {
     const before = await produce(producer, topic, 5);
     // Flagged as zlib-compressed, but the body is not zlib: the broker stores it as sent, and no
     // client can inflate it.
-    const broken = await client.broker.sendMessage(
-      testBroker().brokerAddr,
-      {
-        producerGroup: 'undecodable-test',
-        topic,
-        defaultTopic: 'TBW102',
-        defaultTopicQueueNums: 4,
-        queueId: 0,
-        sysFlag: MessageSysFlag.COMPRESSED,
-        bornTimestamp: Date.now(),
-        flag: 0,
-        properties: encodeProperties({ [MessageConst.UNIQ_KEY]: 'BROKEN0000000000000000000000000001' }),
-      },
-      Buffer.from('definitely not a zlib stream'),
-    );
+    const broken = await sendStoredBody(client, topic, {
+      id: 'BROKEN0000000000000000000000000001',
+      stored: Buffer.from('definitely not a zlib stream'),
+      sysFlag: MessageSysFlag.COMPRESSED,
+    });
     const after = await produce(producer, topic, 5);
 
     const ledger = new Ledger();

@@ -22,7 +22,7 @@ function fakeDlq(count: number, pageSize = 2) {
         const messages = Array.from({ length: size }, (_, i) => deadLetter(offset + i));
         offset += size;
         left -= size;
-        yield { messages, nextOffset: offset, minOffset: 0, maxOffset: count };
+        yield { messages, tooLarge: new Map(), nextOffset: offset, minOffset: 0, maxOffset: count };
       }
     },
     async saveRedrivePosition(_queue, offset) {

@@ -69,6 +69,8 @@ const CONTRACT_KEYS = [
   'mappings[].startingPositionTimestamp',
   'mappings[].pullThresholdForQueue',
   'mappings[].pullThresholdSizeForQueue',
+  'mappings[].maxDecompressedBodyBytes',
+  'mappings[].maxDecompressedPullBytes',
   'mappings[].consumeConcurrentlyMaxSpan',
   'mappings[].consumeTimeoutMs',
   'mappings[].bisectBatchOnError',

@@ -134,6 +134,8 @@ describe('loadConfig: YAML, JSON and paths', () => {
           startingPositionTimestampMs: undefined,
           pullThresholdForQueue: 1000,
           pullThresholdSizeForQueue: 100 * 1024 * 1024,
+          maxDecompressedBodyBytes: 6 * 1024 * 1024,
+          maxDecompressedPullBytes: 32 * 1024 * 1024,
           consumeConcurrentlyMaxSpan: 2000,
           consumeTimeoutMs: 900_000,
           functionTimeoutMs: 900_000,

@@ -47,6 +47,8 @@ const RUN_CONFIG_KEYS: readonly Exposure[] = [
       'startingPosition',
       'pullThresholdForQueue',
       'pullThresholdSizeForQueue',
+      'maxDecompressedBodyBytes',
+      'maxDecompressedPullBytes',
       'consumeConcurrentlyMaxSpan',
       'consumeTimeoutMs',
     ] as const

@@ -73,6 +73,92 @@ describe('integer ranges', () => {
   });
 });
 
+describe('decompression limits', () => {
+  const MiB = 1024 * 1024;
+  const body = (bytes: number) => ({ maxDecompressedBodyBytes: bytes });
+  const pull = (bytes: number) => ({ maxDecompressedPullBytes: bytes });
+  const mappingOf = (mapping: Record<string, unknown>) => parse(config({}, mapping)).mappings[0];
+
+  it('mappings[].maxDecompressedBodyBytes accepts 64 KiB..256 MiB (with a pull that holds it)', () => {
+    expect(mappingOf(body(64 * 1024))).toMatchObject({
+      maxDecompressedBodyBytes: 64 * 1024,
+      maxDecompressedPullBytes: 32 * MiB,
+    });
+    expect(mappingOf({ ...body(256 * MiB), ...pull(256 * MiB) })).toMatchObject({
+      maxDecompressedBodyBytes: 256 * MiB,
+      maxDecompressedPullBytes: 256 * MiB,
+    });
+    expect(problems(config({}, body(64 * 1024 - 1)))).toEqual([
+      `mappings[0].maxDecompressedBodyBytes: must be ≥ ${64 * 1024}, got ${64 * 1024 - 1}`,
+    ]);
+    // Out of its range, it is told once (not also as more than the default pull).
+    expect(problems(config({}, body(256 * MiB + 1)))).toEqual([
+      `mappings[0].maxDecompressedBodyBytes: must be ≤ ${256 * MiB}, got ${256 * MiB + 1}`,
+    ]);
+  });
+
+  it('mappings[].maxDecompressedPullBytes accepts 1 MiB..1024 MiB (holding the body limit)', () => {
+    expect(mappingOf({ ...body(MiB), ...pull(MiB) })).toMatchObject({ maxDecompressedPullBytes: MiB });
+    expect(mappingOf(pull(1024 * MiB))).toMatchObject({
+      maxDecompressedBodyBytes: 6 * MiB,
+      maxDecompressedPullBytes: 1024 * MiB,
+    });
+    expect(problems(config({}, { ...body(64 * 1024), ...pull(MiB - 1) }))).toEqual([
+      `mappings[0].maxDecompressedPullBytes: must be ≥ ${MiB}, got ${MiB - 1}`,
+    ]);
+    expect(problems(config({}, pull(1024 * MiB + 1)))).toEqual([
+      `mappings[0].maxDecompressedPullBytes: must be ≤ ${1024 * MiB}, got ${1024 * MiB + 1}`,
+    ]);
+  });
+
+  it('one pull must hold a body at its limit, whichever key was set', () => {
+    expect(problems(config({}, { ...body(8 * MiB), ...pull(4 * MiB) }))).toEqual([
+      'mappings[0].maxDecompressedPullBytes: must be at least maxDecompressedBodyBytes (8388608): one pull must hold a body at its limit',
+    ]);
+    expect(problems(config({}, pull(2 * MiB)))).toEqual([
+      'mappings[0].maxDecompressedPullBytes: must be at least maxDecompressedBodyBytes (6291456, the default): one pull must hold a body at its limit',
+    ]);
+    expect(problems(config({}, body(64 * MiB)))).toEqual([
+      'mappings[0].maxDecompressedBodyBytes: must be at most maxDecompressedPullBytes (33554432, the default): one pull must hold a body at its limit; raise maxDecompressedPullBytes too',
+    ]);
+    expect(mappingOf({ ...body(8 * MiB), ...pull(8 * MiB) })).toMatchObject({
+      maxDecompressedBodyBytes: 8 * MiB,
+      maxDecompressedPullBytes: 8 * MiB,
+    });
+  });
+
+  it('refuses at load what the consumer refuses at start, and nothing more', () => {
+    const base = { name: 'm', topic: 'T', consumerGroup: 'G' };
+    const cases = [
+      { ...body(8 * MiB), ...pull(4 * MiB) },
+      pull(2 * MiB),
+      body(64 * MiB),
+      { ...body(8 * MiB), ...pull(8 * MiB) },
+      { ...body(256 * MiB), ...pull(256 * MiB) },
+    ];
+    for (const options of cases) {
+      const refusedAtStart = (() => {
+        try {
+          normalizeConsumerOptions({ ...base, ...options });
+          return false;
+        } catch {
+          return true;
+        }
+      })();
+      const refusedAtLoad = (() => {
+        try {
+          parse(config({}, options));
+          return false;
+        } catch (error) {
+          if (error instanceof ConfigError) return true;
+          throw error;
+        }
+      })();
+      expect({ options, refusedAtLoad }).toEqual({ options, refusedAtLoad: refusedAtStart });
+    }
+  });
+});
+
 describe('enums, booleans and strings', () => {
   it('names the allowed values and suggests the right case', () => {
     expect(problems(config({}, { messageModel: 'broadcasting' }))).toEqual([

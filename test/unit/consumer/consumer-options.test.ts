@@ -5,6 +5,14 @@ import { consumeFromWhere, normalizeConsumerOptions } from '../../../src/consume
 
 const base = { name: 'm', topic: 'T', consumerGroup: 'G' };
 
+/** Options whose valid range depends on another option; each pair has a test of its own. */
+const BOUND_PAIRS: ReadonlySet<string> = new Set([
+  'suspendTimeoutMs',
+  'pullTimeoutMs',
+  'maxDecompressedBodyBytes',
+  'maxDecompressedPullBytes',
+]);
+
 describe('normalizeConsumerOptions', () => {
   it('fills the documented defaults', () => {
     expect(normalizeConsumerOptions(base)).toMatchObject({
@@ -61,7 +69,8 @@ describe('normalizeConsumerOptions', () => {
       expect(normalizeConsumerOptions(base)).toHaveProperty(option, spec.default);
       switch (spec.kind) {
         case 'integer':
-          if (option === 'suspendTimeoutMs' || option === 'pullTimeoutMs') break; // bound to each other below
+          // Bound to each other (below): the timeouts, and the two inflation limits.
+          if (BOUND_PAIRS.has(option)) break;
           expect(normalize(spec.minimum)).toHaveProperty(option, spec.minimum);
           expect(normalize(spec.maximum)).toHaveProperty(option, spec.maximum);
           rejects(spec.minimum - 1);
@@ -94,6 +103,29 @@ describe('normalizeConsumerOptions', () => {
     expect(() => both(suspendTimeoutMs.maximum + 1, pullTimeoutMs.maximum)).toThrowError(/suspendTimeoutMs/);
     expect(() => both(suspendTimeoutMs.default, pullTimeoutMs.maximum + 1)).toThrowError(/pullTimeoutMs/);
     expect(() => both(suspendTimeoutMs.default, suspendTimeoutMs.default)).toThrowError(/must exceed/);
+  });
+
+  it('takes the ranges of the two inflation limits from their specs, the pull limit at least the body limit', () => {
+    const { maxDecompressedBodyBytes: body, maxDecompressedPullBytes: pull } = CONSUMER_OPTION_SPECS;
+    const both = (bodyBytes: number, pullBytes: number) =>
+      normalizeConsumerOptions({
+        ...base,
+        maxDecompressedBodyBytes: bodyBytes,
+        maxDecompressedPullBytes: pullBytes,
+      });
+    expect(both(body.minimum, pull.minimum)).toMatchObject({
+      maxDecompressedBodyBytes: body.minimum,
+      maxDecompressedPullBytes: pull.minimum,
+    });
+    expect(both(body.maximum, pull.maximum)).toMatchObject({ maxDecompressedBodyBytes: body.maximum });
+    expect(both(pull.minimum, pull.minimum)).toMatchObject({ maxDecompressedPullBytes: pull.minimum });
+    expect(() => both(body.minimum - 1, pull.default)).toThrowError(/maxDecompressedBodyBytes/);
+    expect(() => both(body.maximum + 1, pull.maximum)).toThrowError(/maxDecompressedBodyBytes/);
+    expect(() => both(body.default, pull.maximum + 1)).toThrowError(/maxDecompressedPullBytes/);
+    expect(() => both(body.default, pull.minimum - 1)).toThrowError(/maxDecompressedPullBytes/);
+    expect(() => both(pull.minimum + 1, pull.minimum)).toThrowError(
+      /must be at least maxDecompressedBodyBytes/,
+    );
   });
 
   it('maps starting positions to consumeFromWhere', () => {

@@ -250,9 +250,22 @@ describe('bad records', () => {
     expect(error?.message).toMatch(/queueOffset 42/);
   });
 
-  it('a body above the size cap is an error for that message', () => {
-    const { error } = decodeMessages(fixture('v1-zstd.bin'), { maxBodyBytes: 1000 });
-    expect(error?.queueOffset).toBe(42);
+  it('a body above the size cap is reported as too large, with every field but the body', () => {
+    const { messages, error, tooLarge } = decodeMessages(fixture('v1-zstd.bin'), { maxBodyBytes: 1000 });
+    expect(error).toBeUndefined();
+    expect(messages).toHaveLength(0);
+    expect(tooLarge).toHaveLength(1);
+    const [entry] = tooLarge ?? [];
+    expect(entry?.message.queueOffset).toBe(42);
+    expect(entry?.message.physicalOffset).toBe(PHYSICAL_OFFSET);
+    expect(entry?.message.body).toHaveLength(0);
+    expect(entry?.message.properties).toEqual(JAVA_PROPERTIES);
+    expect(entry?.message.msgId).toBe(JAVA_PROPERTIES.UNIQ_KEY);
+    expect((entry?.message.sysFlag ?? 0) & MessageSysFlag.COMPRESSED).toBe(MessageSysFlag.COMPRESSED);
+    expect(entry?.reason).toMatch(/^body inflates past 1000 bytes \(\d+ bytes of zstd as stored\)$/);
+    expect(() => decodeMessage(fixture('v1-zstd.bin'), 0, { maxBodyBytes: 1000 })).toThrow(
+      /queueOffset 42.*inflates past 1000 bytes/,
+    );
   });
 
   it('rejects offsets beyond 2^53', () => {
