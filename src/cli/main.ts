@@ -7,6 +7,7 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { RocketMQError } from '../errors.js';
 import { suppressAwsSdkNodeVersionWarning } from '../util/aws-sdk-node-warning.js';
 import { type CliIo, processIo } from './cli-io.js';
 import { EXIT_USAGE } from './exit-codes.js';
@@ -143,9 +144,15 @@ if (isEntryPoint()) {
   main(process.argv.slice(2), processIo()).then(
     (code) => process.exit(code),
     (error: unknown) => {
-      process.stderr.write(
-        `rocketmq-lambda: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
+      // Our own errors say what is wrong in their message (a stack would quote paths and input, one line
+      // is the contract); anything else is a bug, and its stack is what helps.
+      const text =
+        error instanceof RocketMQError
+          ? error.message
+          : error instanceof Error
+            ? (error.stack ?? error.message)
+            : String(error);
+      process.stderr.write(`rocketmq-lambda: ${text}\n`);
       process.exit(1);
     },
   );

@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import { closestKey } from '../util/closest-key.js';
+import { echoedValue } from '../util/echoed-value.js';
 import { knownKeysAt } from './config-keys.js';
 import type { ConfigProblem, KeyPath } from './config-problem.js';
 
@@ -16,6 +17,22 @@ const SECRET_KEYS: ReadonlySet<string> = new Set([
   'securityToken',
   'keyPassphrase',
 ]);
+
+/**
+ * Keys whose whole value is credentials: a value in the wrong shape there (`acl: <the secret key>`, a
+ * misplaced line) is still a secret.
+ */
+const SECRET_SECTIONS: ReadonlySet<string> = new Set(['acl']);
+
+/** A key that reads as a misspelt key name (letters only, short), not as a credential. */
+const NAME_LIKE = /^[A-Za-z]{1,20}$/;
+
+/** True when the value at `path` is, or is inside, a secret. */
+function holdsSecret(path: KeyPath): boolean {
+  return path.some(
+    (part) => typeof part === 'string' && (SECRET_KEYS.has(part) || SECRET_SECTIONS.has(part)),
+  );
+}
 
 /** Extra words for a missing required key. */
 const REQUIRED_HINTS: Readonly<Record<string, string>> = {
@@ -66,10 +83,21 @@ function pathPart(part: PropertyKey): string | number {
 }
 
 function problemsOfIssue(issue: Issue, path: KeyPath, vocabulary: IssueVocabulary): ConfigProblem[] {
-  const last = path[path.length - 1];
-  const got = (input: unknown) => gotSuffix(input, typeof last === 'string' && SECRET_KEYS.has(last));
+  const got = (input: unknown) => gotSuffix(input, holdsSecret(path));
   switch (issue.code) {
     case 'unrecognized_keys':
+      // Under acl a key may be a secret written in the wrong place (`{ secretKey:abc }` is one key):
+      // only a short word of letters (a misspelt key name) is shown there.
+      if (holdsSecret(path)) {
+        return issue.keys.map((key) =>
+          NAME_LIKE.test(key)
+            ? { path: [...path, key], message: unknownKeyMessage(vocabulary.knownKeysAt(path), key) }
+            : {
+                path,
+                message: `${unknownKeyMessage(vocabulary.knownKeysAt(path), key)} (the key is not shown: here it may be a secret)`,
+              },
+        );
+      }
       return issue.keys.map((key) => ({
         path: [...path, key],
         message: unknownKeyMessage(vocabulary.knownKeysAt(path), key),
@@ -117,8 +145,14 @@ function pathKey(path: KeyPath): string {
   return path.map((part) => (typeof part === 'number' ? '[]' : part)).join('.');
 }
 
+/**
+ * Keys longer than this get no "did you mean": no known key is close to them, and the edit distance
+ * costs the product of the lengths (a 1 MiB key against every known key took seconds).
+ */
+const MAX_SUGGESTED_KEY_CHARS = 64;
+
 function unknownKeyMessage(known: readonly string[], key: string): string {
-  const suggestion = closestKey(key, known);
+  const suggestion = key.length > MAX_SUGGESTED_KEY_CHARS ? undefined : closestKey(key, known);
   return suggestion === undefined ? 'unknown key' : `unknown key (did you mean ${suggestion}?)`;
 }
 
@@ -191,7 +225,9 @@ function gotSuffix(input: unknown, secret: boolean): string {
     return input === undefined ? '' : `, got ${kind} (value not shown)`;
   }
   if (typeof input === 'string')
-    return input.length <= 60 ? `, got ${JSON.stringify(input)}` : ', got a long string';
+    return input.length <= 60
+      ? `, got ${echoedValue(input)}`
+      : `, got a string of ${input.length} characters`;
   if (typeof input === 'number' || typeof input === 'boolean') return `, got ${String(input)}`;
   if (input === null) return ', got null';
   if (Array.isArray(input)) return ', got a list';

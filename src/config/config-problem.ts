@@ -3,6 +3,8 @@
  * (`mappings[1].batchSize: must be ≤ 10000`).
  */
 
+import { echoedValue, MAX_ECHOED_CHARS } from '../util/echoed-value.js';
+
 /** A key path: object keys and array indexes from the root. */
 export type KeyPath = readonly (string | number)[];
 
@@ -32,8 +34,10 @@ export function formatKeyPath(path: KeyPath): string {
   let out = '';
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;
-    else if (/^[A-Za-z_$][\w$]*$/.test(part)) out += out === '' ? part : `.${part}`;
-    else out += `[${JSON.stringify(part)}]`;
+    else if (part.length <= MAX_ECHOED_CHARS && /^[A-Za-z_$][\w$]*$/.test(part))
+      out += out === '' ? part : `.${part}`;
+    // An unknown key is input too: a long one is cut like any echoed value.
+    else out += `[${echoedValue(part)}]`;
   }
   return out === '' ? '(config)' : out;
 }

@@ -6,6 +6,7 @@
 import { InvokeError } from '../invoke/invoke-error.js';
 import { type LambdaFunctionRef, parseLambdaFunctionRef } from '../invoke/lambda-function-ref.js';
 import { LOCAL_FUNCTION_REF_PREFIX, parseLocalFunctionRef } from '../invoke/local-function-ref.js';
+import { echoedValue } from '../util/echoed-value.js';
 
 /**
  * A classified function reference.
@@ -18,7 +19,12 @@ import { LOCAL_FUNCTION_REF_PREFIX, parseLocalFunctionRef } from '../invoke/loca
 export type FunctionRef =
   | { readonly kind: 'local'; readonly ref: string; readonly modulePath: string; readonly exportName: string }
   | { readonly kind: 'lambda'; readonly ref: string; readonly lambda: LambdaFunctionRef }
-  | { readonly kind: 'invalid'; readonly ref: string; readonly reason: string };
+  | {
+      readonly kind: 'invalid';
+      readonly ref: string;
+      /** Why, in one line that quotes at most MAX_ECHOED_CHARS of the reference (src/util/echoed-value.ts). */
+      readonly reason: string;
+    };
 
 const EXPORT_NAME = /^[A-Za-z_$][\w$]*$/;
 
@@ -40,7 +46,8 @@ export function classifyFunctionRef(ref: string): FunctionRef {
         return {
           kind: 'invalid',
           ref,
-          reason: `export name ${JSON.stringify(exportName)} is not an identifier`,
+          // The name comes from a config: quoted like any echoed value, cut when long.
+          reason: `export name ${echoedValue(exportName)} is not an identifier`,
         };
       }
       return { kind: 'local', ref, modulePath, exportName };

@@ -3,19 +3,22 @@
  * problem collected) → {@link RunConfig}. Any problem throws one {@link ConfigError} listing them all.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
-import { errorMessage } from '../util/error-message.js';
+import { echoedText } from '../util/echoed-value.js';
 import { applyEnvironment, CONFIG_ENV, environmentProblems } from './config-env.js';
 import { ConfigError } from './config-error.js';
+import { checkConfigTextSize, MAX_CONFIG_BYTES, readConfigFileText } from './config-file-text.js';
 import { problemsOfIssues } from './config-issues.js';
 import { knownKeysAt } from './config-keys.js';
 import { type ConfigProblem, type KeyPath, problemLine } from './config-problem.js';
 import { crossKeyProblems } from './config-rules.js';
 import { runConfigSchema } from './config-schema.js';
+import { parseJsonConfigText, parseYamlConfigText } from './config-syntax.js';
 import { classifyFunctionRef } from './function-ref.js';
 import { type RunConfig, resolveConfig } from './run-config.js';
+
+/** The most bytes a config file or `ROCKETMQ_LAMBDA_CONFIG` may have (see config-file-text.ts). */
+export { MAX_CONFIG_BYTES };
 
 /** How a config text is read. */
 export type ConfigFormat = 'yaml' | 'json';
@@ -41,7 +44,8 @@ export interface LoadConfigOptions {
 /**
  * Reads, validates and resolves a config file: YAML for `.yaml`/`.yml`, JSON for `.json`, otherwise
  * sniffed (`{` first means JSON). `local:` module paths and `offsets.path` are relative to the file's
- * directory, and `local:` modules must exist. Throws {@link ConfigError} with every problem.
+ * directory, and `local:` modules must exist. A file over {@link MAX_CONFIG_BYTES} is refused before it is
+ * read. Throws {@link ConfigError} with every problem.
  *
  * @example
  * ```ts
@@ -55,15 +59,7 @@ export interface LoadConfigOptions {
  */
 export async function loadConfig(file: string, options: LoadConfigOptions = {}): Promise<RunConfig> {
   const absolute = path.resolve(file);
-  let text: string;
-  try {
-    text = await readFile(absolute, 'utf8');
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : String(code ?? cause);
-    throw new ConfigError([`(config): cannot read ${file}: ${why}`], { source: file, cause });
-  }
+  const text = await readConfigFileText(file, { source: file });
   const raw = parseConfigText(text, configFormatOf(file, text), file);
   return parseConfig(raw, {
     baseDir: path.dirname(absolute),
@@ -95,7 +91,8 @@ export interface LoadConfigFromEnvOptions {
  * Reads the config from the `ROCKETMQ_LAMBDA_CONFIG` environment variable (JSON), for containers that
  * get their config without a file (an ECS task definition's environment). `local:` module paths and
  * `offsets.path` are relative to the working directory; problems name the variable as their source.
- * Throws {@link ConfigError} when the variable is unset, not JSON, or the config is invalid.
+ * Throws {@link ConfigError} when the variable is unset, over {@link MAX_CONFIG_BYTES}, not JSON, or the
+ * config is invalid.
  *
  * @example
  * ```ts
@@ -111,7 +108,8 @@ export function loadConfigFromEnv(options: LoadConfigFromEnvOptions = {}): RunCo
   if (text === undefined || text.trim() === '') {
     throw new ConfigError([`(config): ${source} is not set`], { source });
   }
-  const raw = parseConfigText(text, 'json', source);
+  checkConfigTextSize(text, source);
+  const raw = parseJsonConfigText(text, { source, what: 'variable' });
   return parseConfig(raw, { baseDir: options.baseDir ?? process.cwd(), env, source, checkModules: true });
 }
 
@@ -132,7 +130,8 @@ export function configFormatOf(file: string, text: string): ConfigFormat {
 }
 
 /**
- * Parses config text; syntax errors throw {@link ConfigError} with their line and column.
+ * Parses config text; syntax errors throw {@link ConfigError} with their line and column and never quote
+ * the text (see config-syntax.ts).
  *
  * @example
  * ```ts
@@ -140,47 +139,7 @@ export function configFormatOf(file: string, text: string): ConfigFormat {
  * ```
  */
 export function parseConfigText(text: string, format: ConfigFormat, source?: string): unknown {
-  if (text.trim() === '') throw new ConfigError(['(config): the file is empty'], { source });
-  if (format === 'json') {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (cause) {
-      const message = withoutQuotedSource(errorMessage(cause));
-      throw new ConfigError([`${jsonErrorPlace(text, message)}invalid JSON: ${message}`], { source });
-    }
-  }
-  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (document.errors.length > 0) {
-    const lines = document.errors.map((error) => {
-      const place = error.linePos?.[0];
-      const where = place === undefined ? '' : `line ${place.line}, column ${place.col}: `;
-      const firstLine = (error.message.split('\n')[0] ?? error.code).replace(
-        / at line \d+, column \d+:$/,
-        '',
-      );
-      return `${where}invalid YAML: ${firstLine}`;
-    });
-    throw new ConfigError(lines, { source });
-  }
-  return document.toJS() as unknown;
-}
-
-/**
- * A JSON.parse message without the piece of the text V8 quotes (`Unexpected token '}', "{"acl": {"sec"...
- * is not valid JSON`): the config may hold secrets, and they must not reach stderr or the logs.
- */
-function withoutQuotedSource(message: string): string {
-  return message.replace(/, ".*" is not valid JSON$/s, ': not valid JSON');
-}
-
-/** `line L, column C: ` of a JSON.parse error that gives a position. */
-function jsonErrorPlace(text: string, message: string): string {
-  const match = /position (\d+)/.exec(message);
-  if (match?.[1] === undefined) return '';
-  const before = text.slice(0, Number(match[1]));
-  const line = before.split('\n').length;
-  const column = before.length - before.lastIndexOf('\n');
-  return `line ${line}, column ${column}: `;
+  return format === 'json' ? parseJsonConfigText(text, { source }) : parseYamlConfigText(text, { source });
 }
 
 /**
@@ -255,7 +214,7 @@ function missingModuleProblems(raw: unknown, baseDir: string): ConfigProblem[] {
     return [
       {
         path: ['mappings', index, 'function'],
-        message: `module ${parsed.modulePath} not found (looked for ${file})`,
+        message: `module ${echoedText(parsed.modulePath)} not found (looked for ${echoedText(file)})`,
       },
     ];
   });

@@ -4,10 +4,10 @@
  * (`serverless print --format json`), with the Framework's resolution errors turned into problems that
  * name each variable and its key.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
 import { ConfigError } from '../config/config-error.js';
+import { readConfigFileText } from '../config/config-file-text.js';
+import { parseJsonConfigText, parseYamlConfigText } from '../config/config-syntax.js';
 import { writePluginFallback } from './serverless-plugin-fallback.js';
 import {
   FRAMEWORK_INSTALL_HINT,
@@ -17,8 +17,13 @@ import {
 } from './serverless-print.js';
 import { findVariables, resolutionProblems } from './serverless-variables.js';
 
+/** Starts the problem lines about the service file itself. */
+const SERVICE_LABEL = '(serverless.yml)';
+
 /**
- * Reads serverless.yml (YAML syntax errors become a {@link ConfigError}).
+ * Reads serverless.yml (or serverless.json) as the poller's config is read: within the config size cap,
+ * one document, aliases and nesting bounded, and syntax errors that give a line and column but never
+ * quote the file (a serverless.yml can hold secrets). Every failure is a {@link ConfigError}.
  *
  * @example
  * ```ts
@@ -26,23 +31,9 @@ import { findVariables, resolutionProblems } from './serverless-variables.js';
  * ```
  */
 export async function readServerlessYaml(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (cause) {
-    throw new ConfigError([`(serverless.yml): cannot read ${file}: ${String(cause)}`], {
-      source: file,
-      cause,
-    });
-  }
-  const document = parseDocument(text, { prettyErrors: true });
-  if (document.errors.length > 0) {
-    throw new ConfigError(
-      document.errors.map((error) => `invalid YAML: ${error.message.split('\n')[0] ?? error.code}`),
-      { source: file },
-    );
-  }
-  return document.toJS() as unknown;
+  const options = { source: file, label: SERVICE_LABEL };
+  const text = await readConfigFileText(file, options);
+  return /\.json$/i.test(file) ? parseJsonConfigText(text, options) : parseYamlConfigText(text, options);
 }
 
 /**

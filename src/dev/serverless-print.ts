@@ -7,7 +7,9 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { findJsonSyntaxProblem } from '../config/json-syntax.js';
 import { RocketMQError } from '../errors.js';
+import { echoedText } from '../util/echoed-value.js';
 
 /** The packages that install the Framework's v3 line, in the order a service's node_modules is searched. */
 export const FRAMEWORK_PACKAGES = ['serverless', 'osls'] as const;
@@ -24,6 +26,8 @@ export const PRINT_TIMEOUT_MS = 90_000;
 const MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
 /** How many lines of an unrecognised Framework failure are quoted. */
 const QUOTED_LINES = 20;
+/** How much of each quoted line is kept (a minified stack or a JSON dump is one huge line). */
+const MAX_QUOTED_LINE_CHARS = 300;
 
 /**
  * A Serverless Framework installed in a service.
@@ -181,9 +185,10 @@ export async function printResolvedService(
             );
           } else {
             reject(
-              new ServerlessPrintError(`cannot run ${framework.bin}: ${error.message}`, {
-                cause: error,
-              }),
+              // Not error.message: execFile puts all of stderr in it (up to the 32 MiB buffer).
+              new ServerlessPrintError(
+                `cannot run ${framework.bin}: ${error.signal === null || error.signal === undefined ? String(error.code ?? 'failed') : `killed by ${error.signal}`}${quote(stdout, stderr)}`,
+              ),
             );
           }
         },
@@ -232,17 +237,24 @@ export function parsePrintOutput(
   const start = stdout.search(/^\{/m);
   const end = stdout.lastIndexOf('}');
   if (start !== -1 && end > start) {
-    try {
-      return JSON.parse(stdout.slice(start, end + 1)) as unknown;
-    } catch (error) {
-      throw new ServerlessPrintError(
-        `${framework.packageName} print --format json printed no JSON service: ${String(error)}${quote(stdout, '')}`,
-        { cause: error },
-      );
+    const json = stdout.slice(start, end + 1);
+    // The output is the resolved service, secrets included: a problem names its place, never its text.
+    const problem = findJsonSyntaxProblem(json, Number.POSITIVE_INFINITY);
+    if (problem === undefined) {
+      try {
+        return JSON.parse(json) as unknown;
+      } catch {
+        // Told below without V8's words, which quote the text.
+      }
     }
+    const where =
+      problem === undefined ? '' : ` (${problem.description} at offset ${start + problem.offset})`;
+    throw new ServerlessPrintError(
+      `${framework.packageName} print --format json printed no valid JSON service${where}`,
+    );
   }
   throw new ServerlessPrintError(
-    `${framework.packageName} print --format json printed no JSON service${quote(stdout, '')}`,
+    `${framework.packageName} print --format json printed no JSON service (${stdout.length} characters of output, none of them a JSON object)`,
   );
 }
 
@@ -272,7 +284,12 @@ export function frameworkErrorText(stdout: string, stderr: string): string {
   const lines = stripAnsi(`${stdout}\n${stderr}`)
     .split('\n')
     .filter((line) => line.trim() !== '');
-  return lines.slice(-QUOTED_LINES).join('\n') || 'it failed without a message';
+  return (
+    lines
+      .slice(-QUOTED_LINES)
+      .map((line) => echoedText(line, MAX_QUOTED_LINE_CHARS))
+      .join('\n') || 'it failed without a message'
+  );
 }
 
 function stripAnsi(text: string): string {
@@ -282,5 +299,6 @@ function stripAnsi(text: string): string {
 
 function quote(stdout: string, stderr: string): string {
   const lines = `${stdout}\n${stderr}`.split('\n').filter((line) => line.trim() !== '');
-  return lines.length === 0 ? '' : `:\n${lines.slice(-QUOTED_LINES).join('\n')}`;
+  const quoted = lines.slice(-QUOTED_LINES).map((line) => echoedText(line, MAX_QUOTED_LINE_CHARS));
+  return quoted.length === 0 ? '' : `:\n${quoted.join('\n')}`;
 }

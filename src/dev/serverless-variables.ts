@@ -4,6 +4,7 @@
  * does, through `serverless print`); this file finds them, so dev knows when it needs the Framework, and
  * turns the Framework's resolution errors into problems that name both the key and the variable.
  */
+import { echoedText, echoedValue } from '../util/echoed-value.js';
 
 /**
  * One variable in the service as written.
@@ -30,6 +31,8 @@ const AWS_SOURCES = new Set(['ssm', 'cf', 's3', 'aws']);
 const VARIABLE_START = /^\$\{([a-z][a-zA-Z0-9]*)[:(]/;
 /** How many other keys a problem names as users of a failing value. */
 const MAX_USERS_NAMED = 3;
+/** How much of the Framework's reason for one key is quoted (keys and variables: MAX_ECHOED_CHARS). */
+const MAX_REASON_CHARS = 500;
 
 /**
  * The variables in one string, outermost first: `${` followed by a source name (as the Framework parses
@@ -185,10 +188,10 @@ export function resolutionProblems(message: string, document: unknown): string[]
     const offending = uses.filter((use) => names.includes(use.source));
     for (const use of offending) {
       problems.push(
-        `${use.key}: ${use.variable}: unknown variable source "${use.source}" (neither the Framework nor a plugin of the service provides it)`,
+        `${echoedText(use.key)}: ${echoedText(use.variable)}: unknown variable source ${echoedValue(use.source)} (neither the Framework nor a plugin of the service provides it)`,
       );
     }
-    if (offending.length === 0) problems.push(unrecognized[0]);
+    if (offending.length === 0) problems.push(echoedText(unrecognized[0], MAX_REASON_CHARS));
   }
   const inaccessible = INACCESSIBLE_PROPERTY.exec(message);
   if (inaccessible !== null) {
@@ -206,18 +209,21 @@ function keyProblem(
   const path = pathOfFrameworkKey(document, frameworkKey);
   const key = path === undefined ? frameworkKey : keyText(path);
   const here = uses.filter((use) => use.key === key);
-  const variables = here.length === 0 ? '' : `${here.map((use) => use.variable).join(' ')}: `;
+  const variables = here.length === 0 ? '' : `${here.map((use) => echoedText(use.variable)).join(' ')}: `;
   const users = usersOf(uses, frameworkKey, key);
   const usedBy =
     users.length === 0
       ? ''
-      : ` (used by ${users.slice(0, MAX_USERS_NAMED).join(', ')}${users.length > MAX_USERS_NAMED ? ', ...' : ''})`;
+      : ` (used by ${users
+          .slice(0, MAX_USERS_NAMED)
+          .map((user) => echoedText(user))
+          .join(', ')}${users.length > MAX_USERS_NAMED ? ', ...' : ''})`;
   const aws = here.find((use) => readsAws(use.source));
   const awsHint =
     aws === undefined
       ? ''
       : ` — ${aws.source}: reads AWS: run dev with credentials that can read it (AWS_PROFILE, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) and --region, or give the value another way (--param, an env variable)`;
-  return `${key}: ${variables}${reason}${usedBy}${awsHint}`;
+  return `${echoedText(key)}: ${variables}${echoedText(reason, MAX_REASON_CHARS)}${usedBy}${awsHint}`;
 }
 
 /** The keys whose `${self:...}` reads the failing key (or a part of it, or a value that contains it). */
