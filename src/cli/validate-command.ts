@@ -12,10 +12,13 @@ import { CONFIG_ENV_VARIABLE, loadConfig, loadConfigFromEnv } from '../config/lo
 import type { RunConfig } from '../config/run-config.js';
 import { DEV_STATE_DIR } from '../dev/dev-state-file.js';
 import { loadServerlessService } from '../dev/load-serverless-service.js';
+import { ServerlessPrintError } from '../dev/serverless-print.js';
 import { checkServerlessService } from '../dev/serverless-service-checks.js';
 import { isServiceFile } from '../dev/service-file.js';
 import { mappingBrokerProblems } from '../poller/mapping-broker-checks.js';
 import { rocketMQClientOf } from '../poller/rocketmq-client-of-config.js';
+import { startProblems } from '../poller/start-checks.js';
+import { echoedText } from '../util/echoed-value.js';
 import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import { stderrLogger } from './cli-logger.js';
@@ -32,6 +35,10 @@ export const VALIDATE_HELP: CommandHelp = {
 and the Serverless plugin read) without starting anything, and prints "ok: N mappings" or one line
 per problem.
 
+A poller config also gets run's checks at start: its TLS key material must be usable (the passphrase
+decrypts the key, the key is the certificate's), and every local: handler module is imported (its
+top-level code runs) and must export the named function.
+
 A file named serverless.* is a service: resolved as \`serverless print\` resolves it (with --stage,
 --region and --param), then checked as the plugin checks it at deploy and as dev does (handler
 modules exist). Anything else is a poller config. Without --config: ./serverless.yml, else
@@ -47,7 +54,7 @@ SQL92 filter, as a poller does when it starts.`,
   exitCodes: {
     [EXIT_OK]: 'valid (warnings, if any, on stderr)',
     1: 'valid, but --connect found a problem on the name server or a broker',
-    [EXIT_USAGE]: 'bad arguments, or the config has problems (one line each)',
+    [EXIT_USAGE]: "bad arguments, or the config has problems (one line each; run's start checks included)",
   },
   environment: {
     [CONFIG_ENV_VARIABLE]:
@@ -156,14 +163,17 @@ interface Checked {
 }
 
 async function checkPollerConfig(file: string | undefined, io: CliIo): Promise<Checked> {
+  let config: RunConfig;
   try {
-    const config =
+    config =
       file === undefined ? loadConfigFromEnv({ env: io.env }) : await loadConfig(file, { env: io.env });
-    return { mappings: config.mappings.length, problems: [], warnings: [], config };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return { mappings: 0, problems: error.problems, warnings: [], config: undefined };
   }
+  // What run refuses at start before connecting: TLS key material, handlers that do not load.
+  const problems = await startProblems(config);
+  return { mappings: problems.length > 0 ? 0 : config.mappings.length, problems, warnings: [], config };
 }
 
 async function checkService(file: string, options: ValidateOptions, io: CliIo): Promise<Checked> {
@@ -180,10 +190,35 @@ async function checkService(file: string, options: ValidateOptions, io: CliIo): 
       source: file,
     }));
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return { mappings: 0, problems: error.problems, warnings: [], config: undefined };
+    if (error instanceof ConfigError) {
+      return { mappings: 0, problems: error.problems, warnings: [], config: undefined };
+    }
+    // The Framework did not run to the end (timed out, could not start, printed no JSON): the service
+    // could not be checked, a problem like any other, on one line. The message quotes no more of the
+    // Framework's output than its last lines, each cut (src/dev/serverless-print.ts).
+    if (error instanceof ServerlessPrintError) {
+      return { mappings: 0, problems: [printFailureLine(error)], warnings: [], config: undefined };
+    }
+    throw error;
   }
   return checkServerlessService(document, { serviceDir, env: io.env, stage: options.stage, source: file });
+}
+
+/**
+ * The most characters of a Framework failure told on its line. Its message quotes at most the last 20
+ * lines of the Framework's output, 300 characters each (src/dev/serverless-print.ts), which fit; a
+ * Framework killed by a signal comes with Node's own message, which holds all it wrote to stderr.
+ */
+const MAX_PRINT_FAILURE_CHARS = 8000;
+
+/** One problem line for a Framework that could not print the service: its message's lines joined. */
+function printFailureLine(error: ServerlessPrintError): string {
+  const text = error.message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(' | ');
+  return `(serverless.yml): cannot resolve the service: ${echoedText(text, MAX_PRINT_FAILURE_CHARS)}`;
 }
 
 async function connectChecks(config: RunConfig, io: CliIo): Promise<string[]> {

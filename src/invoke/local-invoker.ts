@@ -9,9 +9,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RocketMQError } from '../errors.js';
 import type { RocketMQHandlerContext } from '../handler/types.js';
-import { describeError } from '../util/describe-error.js';
+import { echoedText } from '../util/echoed-value.js';
 import { errorMessage } from '../util/error-message.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { nameAndMessage } from '../util/name-and-message.js';
 import { abortedOutcome } from './aborted-outcome.js';
 import { InvokeError } from './invoke-error.js';
 import type { InvokeFailure, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
@@ -37,6 +38,12 @@ export const DEFAULT_LOCAL_TIMEOUT_MS = 900_000;
 export const DEFAULT_LOCAL_MEMORY_MB = 128;
 const LOCAL_ACCOUNT_ID = '000000000000';
 const MAX_FUNCTION_NAME_CHARS = 64;
+/** The reason of a load failure is cut at this length (a module may throw any text while loading). */
+const MAX_LOAD_FAILURE_CHARS = 300;
+/** A missing export's error lists at most this many of the module's exports... */
+const MAX_LISTED_EXPORTS = 10;
+/** ...each cut at this length. */
+const MAX_EXPORT_NAME_CHARS = 40;
 
 /**
  * Options of {@link LocalInvoker}.
@@ -138,6 +145,23 @@ export class LocalInvoker implements Invoker {
     return this.#run(handler, target, event, functionRef, signal);
   }
 
+  /**
+   * Imports the module of `functionRef` and checks that its export is a function, as the first invoke
+   * would, so a handler that cannot run is found before any message waits for it. The module stays
+   * loaded: invokes use it as imported here (it is not evaluated twice). Throws the fatal
+   * {@link InvokeError} the invoke would: its message is one line (the cause's first line, bounded),
+   * naming the module file.
+   *
+   * @example
+   * ```ts
+   * await invoker.load('local:./handlers/orders.js#handler'); // throws if it cannot be invoked
+   * ```
+   */
+  async load(functionRef: string): Promise<void> {
+    if (this.#closed) throw new InvokeError('the local invoker is closed', { functionRef, fatal: true });
+    await this.#loadHandler(functionRef, this.#target(functionRef));
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.#modules.clear();
@@ -177,7 +201,7 @@ export class LocalInvoker implements Invoker {
     } catch (cause) {
       // Forget the failure so that a restarted mapping tries again.
       if (this.#modules.get(file) === loading) this.#modules.delete(file);
-      const why = describeError(cause);
+      const why = loadFailureReason(cause);
       throw new InvokeError(`cannot load handler module ${file} (export ${exportName}): ${why}`, {
         functionRef,
         fatal: true,
@@ -186,10 +210,12 @@ export class LocalInvoker implements Invoker {
     }
     const handler = resolveExport(namespace, exportName);
     if (handler === undefined) {
-      throw new InvokeError(`handler module ${file} has no function export ${JSON.stringify(exportName)}`, {
-        functionRef,
-        fatal: true,
-      });
+      // No cause: the reloading invoker (src/dev/reloading-invoker.ts) reads a load failure without one
+      // as a missing export.
+      throw new InvokeError(
+        `handler module ${file} has no function export ${JSON.stringify(exportName)} (${exportsOf(namespace, exportName)})`,
+        { functionRef, fatal: true },
+      );
     }
     return handler;
   }
@@ -281,6 +307,57 @@ function resolveExport(namespace: ModuleNamespace, exportName: string): HandlerF
     if (typeof nested === 'function') return nested as HandlerFunction;
   }
   return undefined;
+}
+
+/**
+ * Why a module did not load, in one bounded line: the error's name and the first line of its message
+ * (never its stack, which for a CommonJS syntax error quotes the module's source), plus `file:line` when
+ * Node gives it as the stack's first line (syntax errors of CommonJS modules).
+ */
+function loadFailureReason(cause: unknown): string {
+  const firstLine = (text: string): string => text.split('\n', 1)[0] ?? '';
+  try {
+    const head = firstLine(nameAndMessage(cause));
+    const stackHead = cause instanceof Error && typeof cause.stack === 'string' ? firstLine(cause.stack) : '';
+    const where = /^\S.*:\d+$/.test(stackHead) && !head.includes(stackHead) ? ` (at ${stackHead})` : '';
+    return echoedText(`${head}${where}`, MAX_LOAD_FAILURE_CHARS);
+  } catch {
+    // A thrown value whose string form throws in turn.
+    return 'it threw a value that cannot be printed';
+  }
+}
+
+/**
+ * What a module exports, for the error that says the wanted export is missing or no function: the
+ * export names (a CommonJS module's too), the first {@link MAX_LISTED_EXPORTS}, and what the wanted one is.
+ */
+function exportsOf(namespace: ModuleNamespace, exportName: string): string {
+  try {
+    const cjs = namespace.default;
+    const cjsExports =
+      (typeof cjs === 'object' || typeof cjs === 'function') && cjs !== null && !Array.isArray(cjs)
+        ? (cjs as Readonly<Record<string, unknown>>)
+        : undefined;
+    const names = new Set([...Object.keys(namespace), ...Object.keys(cjsExports ?? {})]);
+    const wanted = Object.hasOwn(namespace, exportName)
+      ? namespace[exportName]
+      : cjsExports !== undefined && Object.hasOwn(cjsExports, exportName)
+        ? cjsExports[exportName]
+        : undefined;
+    const isNot =
+      wanted === undefined
+        ? ''
+        : `${JSON.stringify(exportName)} is ${wanted === null ? 'null' : typeof wanted}; `;
+    if (names.size === 0) return `${isNot}the module exports nothing`;
+    const listed = [...names]
+      .slice(0, MAX_LISTED_EXPORTS)
+      .map((name) => echoedText(name, MAX_EXPORT_NAME_CHARS));
+    const more = names.size > MAX_LISTED_EXPORTS ? ` and ${names.size - MAX_LISTED_EXPORTS} more` : '';
+    return `${isNot}its exports: ${listed.join(', ')}${more}`;
+  } catch {
+    // A module.exports that refuses to be read (a Proxy that throws).
+    return 'its exports cannot be listed';
+  }
 }
 
 /** A Lambda-valid function name for a reference: `<module file name>-<export>`. */

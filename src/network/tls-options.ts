@@ -1,8 +1,11 @@
 /**
  * Our TLS settings (PEM text, a server name, whether to verify the server) turned into Node
- * `tls.ConnectionOptions` for {@link Connection} and the pool. Pure: no file is read, no socket opened.
- * Verification is on unless the caller opts out explicitly.
+ * `tls.ConnectionOptions` for {@link Connection} and the pool. No file is read, no socket opened.
+ * Verification is on unless the caller opts out explicitly. {@link secureTlsConnectionOptions} also
+ * builds the secure context (decrypts the key, matches it to the certificate) once, so that unusable
+ * key material is refused before any connection instead of failing every connect for ever.
  */
+import { createPrivateKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import tls from 'node:tls';
 import { RocketMQError } from '../errors.js';
@@ -56,6 +59,8 @@ export class TlsSettingsError extends RocketMQError {
 
 const CERTIFICATE_PEM = /-----BEGIN CERTIFICATE-----/;
 const PRIVATE_KEY_PEM = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+/** An encrypted PKCS#8 key, or a traditional (PKCS#1, SEC1) one with an encryption header. */
+const ENCRYPTED_KEY_PEM = /-----BEGIN ENCRYPTED PRIVATE KEY-----|^Proc-Type:\s*4,ENCRYPTED/m;
 
 /**
  * Builds the options passed to `tls.connect` (the caller adds `host` and `port`). With no settings at
@@ -139,4 +144,110 @@ export function buildTlsConnectionOptions(settings: TlsClientSettings = {}): tls
 export function withServerNameFor(options: tls.ConnectionOptions, host: string): tls.ConnectionOptions {
   if (options.servername !== undefined || host === '' || isIP(host) !== 0) return options;
   return { ...options, servername: host };
+}
+
+/**
+ * The name each key material setting is given in errors: the caller's own terms (a config key, a CLI
+ * option), so the message points at what to fix.
+ *
+ * @example
+ * ```ts
+ * const names: TlsSettingNames = { caPem: 'tls.caFile', certPem: 'tls.certFile', keyPem: 'tls.keyFile', keyPassphrase: 'tls.keyPassphrase' };
+ * ```
+ */
+export type TlsSettingNames = Readonly<Record<'caPem' | 'certPem' | 'keyPem' | 'keyPassphrase', string>>;
+
+/** {@link TlsSettingNames} that are the {@link TlsClientSettings} fields themselves. */
+const FIELD_NAMES: TlsSettingNames = {
+  caPem: 'caPem',
+  certPem: 'certPem',
+  keyPem: 'keyPem',
+  keyPassphrase: 'keyPassphrase',
+};
+
+/**
+ * {@link buildTlsConnectionOptions} plus the secure context, built here once from the CAs, the client
+ * certificate and its key: connections reuse it (the key is decrypted once, not at every connect), and
+ * key material that cannot work throws {@link TlsSettingsError} now, before any connection, naming the
+ * setting in `names` and why (wrong or missing passphrase, a key that is not the certificate's, text
+ * that is no key). Without it, `tls.connect` would throw the same OpenSSL error at every reconnect, for
+ * ever. Messages hold setting names and OpenSSL error codes, never key material or the passphrase.
+ *
+ * @example
+ * ```ts
+ * const tls = secureTlsConnectionOptions({ caPem, certPem, keyPem, keyPassphrase });
+ * const client = new RocketMQClient({ nameServerAddresses: '10.0.0.5:9876', tls });
+ * ```
+ */
+export function secureTlsConnectionOptions(
+  settings: TlsClientSettings = {},
+  names: TlsSettingNames = FIELD_NAMES,
+): tls.ConnectionOptions {
+  const { ca, cert, key, passphrase, ...options } = buildTlsConnectionOptions(settings);
+  let secureContext: tls.SecureContext;
+  try {
+    secureContext = tls.createSecureContext({ ca, cert, key, passphrase });
+  } catch (error) {
+    throw unusableMaterial(settings, names, error);
+  }
+  return { ...options, secureContext };
+}
+
+/** Why {@link secureTlsConnectionOptions} could not build its context: each piece tried on its own. */
+function unusableMaterial(
+  settings: TlsClientSettings,
+  names: TlsSettingNames,
+  error: unknown,
+): TlsSettingsError {
+  const failed = (build: () => unknown): string | undefined => {
+    try {
+      build();
+      return undefined;
+    } catch (cause) {
+      return opensslCode(cause);
+    }
+  };
+  const { caPem, certPem, keyPem, keyPassphrase } = settings;
+  const caCode =
+    caPem === undefined
+      ? undefined
+      : failed(() => tls.createSecureContext({ ca: typeof caPem === 'string' ? caPem : [...caPem] }));
+  if (caCode !== undefined) {
+    return new TlsSettingsError(`${names.caPem}: not usable CA certificates (${caCode})`);
+  }
+  const certCode =
+    certPem === undefined ? undefined : failed(() => tls.createSecureContext({ cert: certPem }));
+  if (certCode !== undefined) {
+    return new TlsSettingsError(`${names.certPem}: not a usable certificate (${certCode})`);
+  }
+  if (keyPem !== undefined) {
+    const keyCode = failed(() => createPrivateKey({ key: keyPem, format: 'pem', passphrase: keyPassphrase }));
+    // A wrong passphrase mostly fails the padding check (bad decrypt); 1 in 256 or so it decrypts to
+    // bytes that are no key: either way an encrypted key that does not open is the passphrase's fault.
+    const encrypted =
+      ENCRYPTED_KEY_PEM.test(keyPem) ||
+      keyCode === 'ERR_OSSL_BAD_DECRYPT' ||
+      keyCode === 'ERR_OSSL_EVP_BAD_DECRYPT';
+    if (keyCode !== undefined && encrypted) {
+      return new TlsSettingsError(
+        keyPassphrase === undefined
+          ? `${names.keyPem}: the key is encrypted and ${names.keyPassphrase} is not set`
+          : `${names.keyPassphrase}: does not decrypt ${names.keyPem} (wrong passphrase)`,
+      );
+    }
+    if (keyCode !== undefined) {
+      return new TlsSettingsError(`${names.keyPem}: not a usable private key (${keyCode})`);
+    }
+  }
+  const code = opensslCode(error);
+  if (code === 'ERR_OSSL_X509_KEY_VALUES_MISMATCH') {
+    return new TlsSettingsError(`${names.keyPem}: not the private key of ${names.certPem} (${code})`);
+  }
+  return new TlsSettingsError(`${names.certPem}, ${names.keyPem}: cannot be used together (${code})`);
+}
+
+/** The error's code (`ERR_OSSL_...`): names the failure and, unlike some messages, quotes no input. */
+function opensslCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code !== '' ? code : 'unknown error';
 }

@@ -14,7 +14,9 @@ import type { Invoker } from '../invoke/invoker.js';
 import { lambdaFunctionArn } from '../invoke/lambda-function-ref.js';
 import { LambdaInvoker } from '../invoke/lambda-invoker.js';
 import { LocalInvoker } from '../invoke/local-invoker.js';
+import { echoedValue } from '../util/echoed-value.js';
 import type { Logger } from '../util/logger.js';
+import { type HandlerLoadProblem, handlerLoadProblems } from './start-checks.js';
 
 /**
  * Options of {@link FunctionTargets}.
@@ -83,7 +85,7 @@ export class FunctionTargets {
   /** The target of `mapping`; throws when its `function` is neither `local:` nor a Lambda function. */
   forMapping(mapping: Pick<MappingConfig, 'functionRef' | 'functionTimeoutMs' | 'onFailure'>): MappingTarget {
     const ref = classifyFunctionRef(mapping.functionRef);
-    if (ref.kind === 'invalid') throw new RocketMQError(`function ${ref.ref}: ${ref.reason}`);
+    if (ref.kind === 'invalid') throw new RocketMQError(`function ${echoedValue(ref.ref)}: ${ref.reason}`);
     const failureDestination = this.#destinationFor(mapping.onFailure);
     if (ref.kind === 'local') {
       return {
@@ -99,6 +101,17 @@ export class FunctionTargets {
       functionArn: lambdaFunctionArn(ref.lambda, this.#options.lambda.region ?? '*'),
       failureDestination,
     };
+  }
+
+  /**
+   * Loads the handler of every `local:` mapping with the invoker that will run it (start-checks.ts), so
+   * the first batch finds the module imported. None with an injected invoker: it runs every function.
+   */
+  handlerLoadProblems(
+    mappings: readonly Pick<MappingConfig, 'name' | 'functionRef'>[],
+  ): Promise<HandlerLoadProblem[]> {
+    if (this.#options.invoker !== undefined) return Promise.resolve([]);
+    return handlerLoadProblems(mappings, { load: (functionRef) => this.#localInvoker().load(functionRef) });
   }
 
   /** Requests and throttles of every Lambda invoker so far (also after `close()`). */

@@ -4,9 +4,10 @@
  */
 import { createClientId } from '../client/client-id.js';
 import { RocketMQClient } from '../client/rocketmq-client.js';
+import { TLS_KEY_PASSPHRASE_ENV } from '../config/config-env.js';
 import type { RunConfig } from '../config/run-config.js';
 import { clientIdInZone } from '../consumer/rebalance/zone-conventions.js';
-import { buildTlsConnectionOptions } from '../network/tls-options.js';
+import { secureTlsConnectionOptions, type TlsSettingNames } from '../network/tls-options.js';
 import type { Logger } from '../util/logger.js';
 
 /**
@@ -22,8 +23,18 @@ export type ClientConnectionConfig = Pick<RunConfig, 'nameServerAddresses' | 'ac
   readonly zone?: string | undefined;
 };
 
+/** The config keys of the TLS key material, as errors about it name them. */
+export const CONFIG_TLS_SETTING_NAMES: TlsSettingNames = {
+  caPem: 'tls.caFile',
+  certPem: 'tls.certFile',
+  keyPem: 'tls.keyFile',
+  keyPassphrase: `tls.keyPassphrase (or ${TLS_KEY_PASSPHRASE_ENV})`,
+};
+
 /**
  * A client for the config's name servers, signing with its `acl` and speaking TLS when it has `tls`.
+ * Unusable TLS key material (a wrong or missing passphrase, a key that is not the certificate's) throws
+ * a permanent `TlsSettingsError` naming the config key, before anything connects.
  *
  * @example
  * ```ts
@@ -38,7 +49,7 @@ export function rocketMQClientOf(
   return new RocketMQClient({
     nameServerAddresses: config.nameServerAddresses,
     credentials: config.acl,
-    tls: config.tls === undefined ? false : buildTlsConnectionOptions(config.tls),
+    tls: config.tls === undefined ? false : secureTlsConnectionOptions(config.tls, CONFIG_TLS_SETTING_NAMES),
     clientId: config.zone === undefined ? undefined : clientIdInZone(createClientId(), config.zone),
     logger: options.logger,
   });

@@ -60,7 +60,9 @@ export class RunningPoller implements Poller {
       fetch,
       log: componentLogger('poller', options.logger ?? rootLogger),
     });
+    // The constructor checks the TLS key material (rocketMQClientOf); then the handlers load.
     const poller = new RunningPoller(zoned, options);
+    await poller.loadHandlers();
     await poller.parts.retryProducer.start();
     await poller.wireMappings();
     await poller.startMappings();
@@ -136,6 +138,26 @@ export class RunningPoller implements Poller {
   }
 
   // ---- starting -------------------------------------------------------------------------------
+
+  /**
+   * Imports every `local:` handler before anything consumes; when one cannot be invoked, logs each such
+   * mapping, releases everything and rejects with one line per mapping (joined by `; `).
+   */
+  private async loadHandlers(): Promise<void> {
+    const problems = await this.parts.targets.handlerLoadProblems(this.parts.config.mappings);
+    if (problems.length === 0) return;
+    for (const problem of problems) {
+      this.log.error(
+        { mapping: problem.mapping, function: problem.functionRef, err: problem.error },
+        'the handler cannot be loaded',
+      );
+    }
+    await this.release();
+    // No cause: the line says it all, and a load error's own message can run over many lines.
+    throw new RocketMQError(
+      problems.map((problem) => `mapping ${problem.mapping} could not start: ${problem.message}`).join('; '),
+    );
+  }
 
   /** Wires every mapping and opens the metrics server; on failure releases everything and rejects. */
   private async wireMappings(): Promise<void> {

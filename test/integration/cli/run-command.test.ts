@@ -2,6 +2,7 @@
  * `rocketmq-lambda run` end to end: the CLI as a child process against the real broker and dynalite,
  * with a `local:` handler that writes a ledger of what it received.
  */
+import { createPrivateKey } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { DYNALITE_CLIENT_CONFIG, type DynaliteHandle, startDynalite } from '../../support/dynalite.js';
+import { tlsTestCerts } from '../../support/tls-certs.js';
 import { createTopic, newClient, newProducer, produce, waitFor } from '../consumer/helpers.js';
 import { LEDGER_HANDLER, readLedger, spawnCli } from './poller-process.js';
 
@@ -267,26 +269,94 @@ describe('rocketmq-lambda run', () => {
     expect(poller.logs().some((line) => line.msg === 'second stop signal: exiting at once')).toBe(true);
   });
 
-  it('a mapping that fails fatally (no such export) stops the poller with exit 1', async () => {
+  it('a handler without its export stops run at start: exit 1, one line naming mapping, module and exports; nothing consumed', async () => {
     const dir = await tempDir();
+    const ledger = path.join(dir, 'ledger.txt');
     const topic = uniqueTopic('cli_fatal');
     const group = uniqueGroup('cli_fatal');
     const client = newClient();
     onTestFinished(() => client.close());
     await createTopic(client, topic, QUEUES);
+    await produce(await newProducer(client), topic, 1);
     const config = await writeConfig(dir, topic, group, {
       function: `local:${path.relative(dir, LEDGER_HANDLER)}#noSuchExport`,
     });
-    const poller = spawnCli(['run', '--config', config], { LEDGER_FILE: path.join(dir, 'ledger.txt') });
-    await poller.waitForLog('the poller to start', (line) => line.msg === 'poller started');
-    await produce(await newProducer(client), topic, 1);
+
+    const poller = spawnCli(['run', '--config', config], { LEDGER_FILE: ledger });
 
     expect(await poller.exited).toEqual({ code: 1, signal: null });
-    expect(withoutNodeWarnings(poller.stderr())).toMatch(
-      /^rocketmq-lambda run: mapping ledger failed: handler module .*ledger\.mjs has no function export "noSuchExport"\n$/,
+    expect(withoutNodeWarnings(poller.stderr())).toBe(
+      `rocketmq-lambda run: mapping ledger could not start: handler module ${LEDGER_HANDLER} has no function export "noSuchExport" (its exports: handler)\n`,
     );
-    const fatal = poller.logs().find((line) => line.msg === 'mapping failed fatally: stopping the poller');
-    expect(fatal?.mapping).toBe('ledger');
-    expect(poller.logs().at(-1)?.msg).toBe('stopped');
+    const messages = poller.logs().map((line) => line.msg);
+    expect(messages).toContain('the handler cannot be loaded');
+    expect(messages).not.toContain('poller started');
+    expect(readLedger(ledger)).toEqual([]);
+  });
+
+  it('a module that is none (a passwd file) stops run at start with exit 1, and validate reports it with exit 2', async () => {
+    const dir = await tempDir();
+    const secretLine = 'root:x:0:0:root:/root:/bin/bash';
+    await writeFile(path.join(dir, 'passwd'), `${secretLine}\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n`);
+    const config = await writeConfig(dir, uniqueTopic('cli_passwd'), uniqueGroup('cli_passwd'), {
+      function: 'local:./passwd#x',
+    });
+
+    const poller = spawnCli(['run', '--config', config]);
+    const validate = spawnCli(['validate', '--config', config]);
+
+    expect(await poller.exited).toEqual({ code: 1, signal: null });
+    // Node reads an extensionless file as CommonJS: a syntax error at its first line.
+    expect(withoutNodeWarnings(poller.stderr())).toBe(
+      `rocketmq-lambda run: mapping ledger could not start: cannot load handler module ${dir}/passwd (export x): SyntaxError: Unexpected token ':' (at ${dir}/passwd:1)\n`,
+    );
+    expect(await validate.exited).toEqual({ code: 2, signal: null });
+    expect(withoutNodeWarnings(validate.stderr())).toBe(
+      `${config}: mappings[0].function: mapping ledger: cannot load handler module ${dir}/passwd (export x): SyntaxError: Unexpected token ':' (at ${dir}/passwd:1)\n`,
+    );
+    expect(poller.logs().map((line) => line.msg)).not.toContain('poller started');
+    expect(withoutNodeWarnings(poller.stderr()) + validate.stderr()).not.toContain(secretLine);
+  });
+
+  it('a TLS key its passphrase does not decrypt stops run at start with exit 1 naming the settings; the passphrase is printed nowhere', async () => {
+    const dir = await tempDir();
+    const certs = await tlsTestCerts();
+    const passphrase = 'Wrong-Passphrase-5eed';
+    await writeFile(
+      path.join(dir, 'client.key'),
+      createPrivateKey(certs.client.keyPem).export({
+        format: 'pem',
+        type: 'pkcs8',
+        cipher: 'aes-256-cbc',
+        passphrase: 'Right-Passphrase-f00d',
+      }),
+    );
+    const config = path.join(dir, 'poller.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        nameServer: testBroker().namesrvAddr,
+        tls: { caFile: certs.ca.certPath, certFile: certs.client.certPath, keyFile: 'client.key' },
+        offsets: { store: 'memory' },
+        mappings: [
+          {
+            name: 'ledger',
+            topic: uniqueTopic('cli_tls_key'),
+            consumerGroup: uniqueGroup('cli_tls_key'),
+            function: `local:${LEDGER_HANDLER}`,
+          },
+        ],
+      }),
+    );
+
+    // The passphrase from the environment, as a deployed poller gets it.
+    const poller = spawnCli(['run', '--config', config], { ROCKETMQ_TLS_KEY_PASSPHRASE: passphrase });
+
+    expect(await poller.exited).toEqual({ code: 1, signal: null });
+    expect(withoutNodeWarnings(poller.stderr())).toBe(
+      'rocketmq-lambda run: tls.keyPassphrase (or ROCKETMQ_TLS_KEY_PASSPHRASE): does not decrypt tls.keyFile (wrong passphrase)\n',
+    );
+    expect(poller.stdout() + poller.stderr()).not.toContain(passphrase);
+    expect(poller.logs().map((line) => line.msg)).not.toContain('poller started');
   });
 });

@@ -7,8 +7,13 @@
  * - no TLS at all meets a server that drops it without a byte, twice in a row: exit 1 saying so, and
  *   never healthy meanwhile;
  * and, against a broker that requires client certificates, `certFile`/`keyFile` consume while their
- * absence stops the poller naming the client certificate. One broker at a time.
+ * absence stops the poller naming the client certificate, and an encrypted `keyFile` with a wrong
+ * `keyPassphrase` stops it at start, before any connection, naming the settings (never the passphrase).
+ * One broker at a time.
  */
+import { createPrivateKey } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunConfigInput } from '../../../src/config/config-schema.js';
 import type { LocalBroker, LocalBrokerTlsOptions } from '../../../src/local-broker/local-broker.js';
@@ -37,6 +42,8 @@ const REFUSAL_WITHIN_MS = 30_000;
  */
 const PLAINTEXT_WATCH_MS = 20_000;
 const CATCH_UP_TIMEOUT_MS = 60_000;
+/** A passphrase that does not decrypt the client key: it must appear in no output. */
+const WRONG_KEY_PASSPHRASE = 'Wrong-Passphrase-8c3a';
 
 describe(SCENARIO, () => {
   it(
@@ -153,7 +160,7 @@ describe(SCENARIO, () => {
   );
 
   it(
-    'mTLS broker: a client certificate consumes everything; without one the poller exits 1 naming the client certificate',
+    'mTLS broker: a client certificate consumes everything; without one, or with a wrong key passphrase, the poller exits 1 naming what is wrong',
     async () => {
       const startedAt = Date.now();
       const certs = await tlsTestCerts();
@@ -186,6 +193,30 @@ describe(SCENARIO, () => {
       if (withoutExit === undefined) await without.poller.end('SIGKILL');
       await without.health.stop();
 
+      // The client key encrypted, and a passphrase in the config that does not open it.
+      const keyDir = await scenarioDir('mtls-key');
+      const encryptedKey = path.join(keyDir, 'client-encrypted.key');
+      await writeFile(
+        encryptedKey,
+        createPrivateKey(certs.client.keyPem).export({
+          format: 'pem',
+          type: 'pkcs8',
+          cipher: 'aes-256-cbc',
+          passphrase: 'Right-Passphrase-1f2e',
+        }),
+      );
+      const wrongKey = await variant('wrong-key-passphrase', {
+        caFile: certs.ca.certPath,
+        certFile: certs.client.certPath,
+        keyFile: encryptedKey,
+        keyPassphrase: WRONG_KEY_PASSPHRASE,
+      });
+      const wrongKeyStartedAt = Date.now();
+      const wrongKeyChild = wrongKey.poller.start();
+      const wrongKeyExit = await exitWithin(wrongKey.poller, REFUSAL_WITHIN_MS);
+      const wrongKeyMs = Date.now() - wrongKeyStartedAt;
+      if (wrongKeyExit === undefined) await wrongKey.poller.end('SIGKILL');
+
       const withCert = await variant('client-cert', {
         caFile: certs.ca.certPath,
         certFile: certs.client.certPath,
@@ -198,9 +229,11 @@ describe(SCENARIO, () => {
 
       const durationMs = Date.now() - startedAt;
       const withoutLine = lastLine(withoutChild.stderr());
+      const wrongKeyLine = lastLine(wrongKeyChild.stderr());
       const summaries = {
         withCert: summarizeLedger(sent, readLedger(withCert.ledgerFile)),
         without: summarizeLedger(sent, readLedger(without.ledgerFile)),
+        wrongKey: summarizeLedger(sent, readLedger(wrongKey.ledgerFile)),
       };
       await recordFaultOutcome({
         scenario: SCENARIO,
@@ -224,12 +257,30 @@ describe(SCENARIO, () => {
         durationMs,
       });
 
+      await recordFaultOutcome({
+        scenario: SCENARIO,
+        consumer: 'rocketmq-lambda (mTLS: wrong key passphrase)',
+        ...summaries.wrongKey,
+        processOutcomes: wrongKey.poller.outcomes,
+        notes:
+          `${wrongKeyExit === undefined ? 'still running' : `exit ${String(wrongKeyExit.code)}`} after ` +
+          `${(wrongKeyMs / 1000).toFixed(1)} s (process start included): "${causeOf(wrongKeyLine)}"; ` +
+          'lost = unconsumed by a refused poller (expected: a refusal, not a loss)',
+        durationMs,
+      });
+
       expect(summaries.withCert.lost, `lost e.g. ${summaries.withCert.lostIds.join(', ')}`).toBe(0);
       expect(withStop, withCert.poller.output()).toEqual({ code: 0, signal: null });
       expect(withoutExit, without.poller.output()).toEqual({ code: 1, signal: null });
       expect(withoutLine).toMatch(/client certificate/);
       expect(without.health.healthyVerdicts().length, without.health.distinctOutputs().join(' | ')).toBe(0);
       expect(summaries.without.delivered).toBe(0);
+      expect(wrongKeyExit, wrongKey.poller.output()).toEqual({ code: 1, signal: null });
+      expect(wrongKeyLine).toBe(
+        'rocketmq-lambda run: tls.keyPassphrase (or ROCKETMQ_TLS_KEY_PASSPHRASE): does not decrypt tls.keyFile (wrong passphrase)',
+      );
+      expect(wrongKeyChild.stdout() + wrongKeyChild.stderr()).not.toContain(WRONG_KEY_PASSPHRASE);
+      expect(summaries.wrongKey.delivered).toBe(0);
     },
     TEST_TIMEOUT_MS,
   );

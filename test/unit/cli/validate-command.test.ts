@@ -1,8 +1,13 @@
+import { createPrivateKey } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { type ValidationReport, validateCommand } from '../../../src/cli/validate-command.js';
 import { isServiceFile } from '../../../src/dev/service-file.js';
 import { runCaptured } from '../../support/fake-cli-io.js';
+import { tlsTestCerts } from '../../support/tls-certs.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -57,6 +62,89 @@ describe('validate: poller configs', () => {
     const report = JSON.parse(result.out) as ValidationReport;
     expect(report).toMatchObject({ ok: false, kind: 'poller-config', mappings: 0, connectProblems: [] });
     expect(report.problems).toContain('nameSever: unknown key (did you mean nameServer?)');
+  });
+});
+
+describe("validate: run's checks at start (TLS key material, local: handlers)", () => {
+  async function tempDir(): Promise<string> {
+    const dir = await mkdtemp(path.join(tmpdir(), 'validate-start-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    return dir;
+  }
+
+  /** A poller config file in `dir` with `mappings` (topic and group filled in) and `extra` keys. */
+  async function configFile(dir: string, mappings: Array<{ name: string; function: string }>, extra = {}) {
+    const file = path.join(dir, 'poller.json');
+    const config = {
+      nameServer: '127.0.0.1:9876',
+      offsets: { store: 'memory' },
+      mappings: mappings.map((m, i) => ({ ...m, topic: `T${i}`, consumerGroup: `g${i}` })),
+      ...extra,
+    };
+    await writeFile(file, JSON.stringify(config));
+    return file;
+  }
+
+  it('loads every local: handler: one that does not load or lacks its export is a problem (exit 2)', async () => {
+    const dir = await tempDir();
+    const handlers = `${FIXTURES}handlers/`;
+    await writeFile(path.join(dir, 'passwd'), 'root:x:0:0:root:/root:/bin/bash\n');
+    const file = await configFile(dir, [
+      { name: 'fine', function: `local:${handlers}handlers.ts#success` },
+      { name: 'passwd', function: 'local:./passwd#x' },
+      { name: 'broken', function: `local:${handlers}broken.ts` },
+      { name: 'typo', function: `local:${handlers}counted.ts#handlr` },
+    ]);
+
+    const result = await validate(['--config', file]);
+
+    expect(result.code).toBe(2);
+    expect(result.out).toBe('');
+    const lines = result.err.trimEnd().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${file}: mappings\\[1\\]\\.function: mapping passwd: cannot load handler module ${dir}/passwd \\(export x\\): \\S`,
+        ),
+      ),
+      `${file}: mappings[2].function: mapping broken: cannot load handler module ${handlers}broken.ts (export handler): Error: broken at load`,
+      `${file}: mappings[3].function: mapping typo: handler module ${handlers}counted.ts has no function export "handlr" (its exports: handler)`,
+    ]);
+    expect(result.err).not.toContain('root:x');
+  });
+
+  it('decrypts the TLS key: a wrong passphrase is a problem naming the settings, never the passphrase (exit 2)', async () => {
+    const certs = await tlsTestCerts();
+    const dir = await tempDir();
+    const passphrase = 'Wrong-Passphrase-c0ffee';
+    await writeFile(
+      path.join(dir, 'client.key'),
+      createPrivateKey(certs.client.keyPem).export({
+        format: 'pem',
+        type: 'pkcs8',
+        cipher: 'aes-256-cbc',
+        passphrase: 'Right-Passphrase-7e57',
+      }),
+    );
+    const file = await configFile(
+      dir,
+      [{ name: 'fine', function: `local:${FIXTURES}handlers/handlers.ts` }],
+      {
+        tls: { certFile: certs.client.certPath, keyFile: 'client.key', keyPassphrase: passphrase },
+      },
+    );
+
+    const result = await validate(['--config', file]);
+    const json = await validate(['--config', file, '--json']);
+
+    expect(result).toEqual({
+      code: 2,
+      out: '',
+      err: `${file}: tls.keyPassphrase (or ROCKETMQ_TLS_KEY_PASSPHRASE): does not decrypt tls.keyFile (wrong passphrase)\n`,
+    });
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.out) as ValidationReport).toMatchObject({ ok: false, mappings: 0 });
+    expect(json.out).not.toContain(passphrase);
   });
 });
 

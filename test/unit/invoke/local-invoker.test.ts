@@ -1,6 +1,8 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { serializeEvent } from '../../../src/invoke/event-builder.js';
 import { InvokeError } from '../../../src/invoke/invoke-error.js';
 import type { InvokeOutcome } from '../../../src/invoke/invoker.js';
@@ -15,6 +17,12 @@ function invoker(timeoutMs?: number): LocalInvoker {
 }
 
 const payload = serializeEvent('orders-consumer', batchOf(3));
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'local-invoker-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 function responseOf(outcome: InvokeOutcome): unknown {
   if (!outcome.ok) throw new Error(`expected a successful invoke, got ${outcome.kind}: ${outcome.message}`);
@@ -246,17 +254,29 @@ describe('LocalInvoker', () => {
     expect(error.cause).toBeDefined();
   });
 
-  it('throws a fatal error naming file and export when the export is missing or not a function', async () => {
+  it('throws a fatal error naming file and export when the export is missing or not a function, listing the exports', async () => {
     const local = invoker();
-    for (const exportName of ['nope', 'notAFunction']) {
-      const error = await rejection(
-        local.invoke({ functionRef: `local:./handlers.ts#${exportName}`, payload }),
-      );
-      expect(error.fatal).toBe(true);
-      expect(error.message).toBe(
-        `handler module ${path.join(fixturesDir, 'handlers.ts')} has no function export "${exportName}"`,
-      );
-    }
+    const file = path.join(fixturesDir, 'handlers.ts');
+    const missing = await rejection(local.invoke({ functionRef: 'local:./handlers.ts#nope', payload }));
+    const notAFunction = await rejection(
+      local.invoke({ functionRef: 'local:./handlers.ts#notAFunction', payload }),
+    );
+
+    expect(missing.fatal).toBe(true);
+    expect(notAFunction.fatal).toBe(true);
+    // The first 10 export names, then how many more: handlers.ts has 25.
+    expect(missing.message).toMatch(
+      new RegExp(
+        `^handler module ${file} has no function export "nope" \\(its exports: (\\w+, ){9}\\w+ and 15 more\\)$`,
+      ),
+    );
+    expect(notAFunction.message).toMatch(
+      new RegExp(
+        `^handler module ${file} has no function export "notAFunction" \\("notAFunction" is number; its exports: handler, `,
+      ),
+    );
+    // No cause: the reloading invoker (src/dev/reloading-invoker.ts) reads that as a missing export.
+    expect(missing.cause).toBeUndefined();
   });
 
   it('throws a fatal error when the module fails while loading', async () => {
@@ -264,6 +284,57 @@ describe('LocalInvoker', () => {
     expect(error.fatal).toBe(true);
     expect(error.message).toContain('broken.ts');
     expect(error.message).toContain('broken at load');
+  });
+
+  it('load() imports the module and checks its export before any invoke; the invokes use that import', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'counted.mjs');
+    // A global counter per file: a second evaluation (another URL, another loader) would show as 2.
+    await writeFile(
+      file,
+      `const key = ${JSON.stringify(file)};\n` +
+        'globalThis.loads ??= {};\nglobalThis.loads[key] = (globalThis.loads[key] ?? 0) + 1;\n' +
+        'export const handler = async () => ({ loads: globalThis.loads[key] });\n',
+    );
+    const local = new LocalInvoker({ baseDir: dir });
+
+    await local.load('local:./counted.mjs');
+    const outcome = await local.invoke({ functionRef: 'local:./counted.mjs#handler', payload });
+
+    expect(responseOf(outcome)).toEqual({ loads: 1 });
+    await expect(local.load('local:./counted.mjs#nope')).rejects.toMatchObject({
+      fatal: true,
+      message: expect.stringMatching(/has no function export "nope" \(its exports: handler\)$/),
+    });
+  });
+
+  it('load() says why a module does not load in one bounded line: no stack, no source text', async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, 'passwd'), 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/:/bin/sh\n');
+    await writeFile(path.join(dir, 'syntax.mjs'), 'export const handler = (;\n');
+    await writeFile(
+      path.join(dir, 'throws.mjs'),
+      `throw new Error('first line\\nsecond line ' + 'x'.repeat(5000));\n`,
+    );
+    const local = new LocalInvoker({ baseDir: dir });
+
+    const messages: string[] = [];
+    for (const ref of ['local:./passwd#x', 'local:./syntax.mjs', 'local:./throws.mjs']) {
+      const error = await rejection(local.load(ref));
+      expect(error.fatal).toBe(true);
+      messages.push(error.message);
+    }
+
+    for (const message of messages) {
+      expect(message).toMatch(/^cannot load handler module \/\S+ \(export \w+\): \S/);
+      expect(message).not.toContain('\n');
+      expect(message).not.toMatch(/\bat \S+ \(|node:internal/);
+      expect(message.length).toBeLessThan(500);
+    }
+    expect(messages[0]).not.toContain('root:x');
+    expect(messages[0]).not.toContain('/bin/sh');
+    expect(messages[2]).toContain('Error: first line');
+    expect(messages[2]).not.toContain('second line');
   });
 
   it('throws a fatal error for a reference that is not local', async () => {

@@ -1,9 +1,12 @@
+import { createPrivateKey } from 'node:crypto';
 import type net from 'node:net';
 import tls from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { classifyTlsError } from '../../../src/network/tls-errors.js';
 import {
   buildTlsConnectionOptions,
+  secureTlsConnectionOptions,
+  type TlsClientSettings,
   TlsSettingsError,
   withServerNameFor,
 } from '../../../src/network/tls-options.js';
@@ -111,6 +114,130 @@ describe('buildTlsConnectionOptions', () => {
   });
 });
 
+/** The passphrase the encrypted client key is made with, and one that does not decrypt it. */
+const PASSPHRASE = 'Right-Passphrase-7d1c';
+const WRONG_PASSPHRASE = 'Wrong-Passphrase-93fa';
+
+/**
+ * The client key encrypted with {@link PASSPHRASE}: PKCS#8 (`BEGIN ENCRYPTED PRIVATE KEY`), or SEC1
+ * with a `Proc-Type: 4,ENCRYPTED` header (openssl's traditional format).
+ */
+function encryptedClientKey(type: 'pkcs8' | 'sec1' = 'pkcs8'): string {
+  return createPrivateKey(certs.client.keyPem)
+    .export({ format: 'pem', type, cipher: 'aes-256-cbc', passphrase: PASSPHRASE })
+    .toString();
+}
+
+/** The TlsSettingsError `settings` throw with; fails the test when they do not throw one. */
+function refusal(settings: TlsClientSettings, names?: Parameters<typeof secureTlsConnectionOptions>[1]) {
+  try {
+    secureTlsConnectionOptions(settings, names);
+  } catch (error) {
+    if (error instanceof TlsSettingsError) return error;
+    throw error;
+  }
+  throw new Error('expected a TlsSettingsError');
+}
+
+/** The base64 body lines of a PEM text: what must never reach a message. */
+function pemBody(pem: string): string[] {
+  return pem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
+}
+
+describe('secureTlsConnectionOptions', () => {
+  it('builds the secure context once: the key decrypted, and no key material left in the options', () => {
+    const options = secureTlsConnectionOptions({
+      caPem: certs.ca.certPem,
+      certPem: certs.client.certPem,
+      keyPem: encryptedClientKey(),
+      keyPassphrase: PASSPHRASE,
+      serverName: 'localhost',
+    });
+
+    expect(options.secureContext?.context).toBeDefined();
+    expect(options).toMatchObject({ rejectUnauthorized: true, servername: 'localhost' });
+    for (const key of ['ca', 'cert', 'key', 'passphrase'] as const) expect(options[key]).toBeUndefined();
+  });
+
+  it.each(['pkcs8', 'sec1'] as const)(
+    'refuses, before any connection, a key (%s) its passphrase does not decrypt or that needs one',
+    (type) => {
+      const keyPem = encryptedClientKey(type);
+      const wrong = refusal({ certPem: certs.client.certPem, keyPem, keyPassphrase: WRONG_PASSPHRASE });
+      const missing = refusal({ certPem: certs.client.certPem, keyPem });
+
+      expect(wrong.message).toBe('keyPassphrase: does not decrypt keyPem (wrong passphrase)');
+      expect(missing.message).toBe('keyPem: the key is encrypted and keyPassphrase is not set');
+      for (const error of [wrong, missing]) {
+        expect(error.permanent).toBe(true);
+        const text = `${String(error)} ${JSON.stringify(error)} ${error.stack ?? ''}`;
+        expect(text).not.toContain(WRONG_PASSPHRASE);
+        expect(text).not.toContain(PASSPHRASE);
+        for (const line of pemBody(keyPem)) expect(text).not.toContain(line);
+      }
+    },
+  );
+
+  it('blames the passphrase also when a wrong one happens to decrypt the key into bytes that are no key', () => {
+    // AES-CBC with a wrong key passes the padding check about once in 256: OpenSSL then reports the
+    // garbage (ERR_OSSL_UNSUPPORTED) instead of a bad decrypt. Find such an encryption of the key.
+    let keyPem: string | undefined;
+    for (let attempt = 0; attempt < 5000 && keyPem === undefined; attempt++) {
+      const candidate = encryptedClientKey();
+      try {
+        createPrivateKey({ key: candidate, format: 'pem', passphrase: WRONG_PASSPHRASE });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ERR_OSSL_BAD_DECRYPT') keyPem = candidate;
+      }
+    }
+    if (keyPem === undefined) throw new Error('no encryption the wrong passphrase decrypts to garbage');
+
+    expect(refusal({ certPem: certs.client.certPem, keyPem, keyPassphrase: WRONG_PASSPHRASE }).message).toBe(
+      'keyPassphrase: does not decrypt keyPem (wrong passphrase)',
+    );
+  });
+
+  it("refuses a key that is not the certificate's, and text that is no key or no certificate", () => {
+    const mismatch = refusal({ certPem: certs.client.certPem, keyPem: certs.server.keyPem });
+    const notAKey = refusal({
+      certPem: certs.client.certPem,
+      keyPem: '-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n',
+    });
+    const notACertificate = refusal({
+      certPem: '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA\n-----END CERTIFICATE-----\n',
+      keyPem: certs.client.keyPem,
+    });
+
+    expect(mismatch.message).toBe(
+      'keyPem: not the private key of certPem (ERR_OSSL_X509_KEY_VALUES_MISMATCH)',
+    );
+    expect(notAKey.message).toMatch(/^keyPem: not a usable private key \(ERR_OSSL_\w+\)$/);
+    expect(notACertificate.message).toMatch(/^certPem: not a usable certificate \(ERR_OSSL_\w+\)$/);
+    for (const line of pemBody(certs.server.keyPem)) expect(mismatch.message).not.toContain(line);
+  });
+
+  it("names the settings in the caller's terms", () => {
+    const names = {
+      caPem: 'tls.caFile',
+      certPem: 'tls.certFile',
+      keyPem: 'tls.keyFile',
+      keyPassphrase: 'tls.keyPassphrase',
+    };
+    const error = refusal(
+      { certPem: certs.client.certPem, keyPem: encryptedClientKey(), keyPassphrase: WRONG_PASSPHRASE },
+      names,
+    );
+
+    expect(error.message).toBe('tls.keyPassphrase: does not decrypt tls.keyFile (wrong passphrase)');
+  });
+
+  it('still refuses what buildTlsConnectionOptions refuses', () => {
+    expect(() => secureTlsConnectionOptions({ keyPem: certs.client.keyPem })).toThrow(
+      'a client certificate needs both certPem and keyPem',
+    );
+  });
+});
+
 describe('buildTlsConnectionOptions in real handshakes', () => {
   const servers: tls.Server[] = [];
   const accepted: net.Socket[] = [];
@@ -211,6 +338,36 @@ describe('buildTlsConnectionOptions in real handshakes', () => {
 
     expect(classifyTlsError(refused)?.reason).toBe('untrusted-certificate');
     expect(accepted).toBe('connected');
+  });
+
+  it('a secure context built once verifies the server against its CAs and presents the decrypted client key', async () => {
+    const { port, seen } = await startServer({
+      ca: certs.ca.certPem,
+      requestCert: true,
+      rejectUnauthorized: true,
+    });
+    const { port: otherPort } = await startServer({
+      cert: certs.otherServer.certPem,
+      key: certs.otherServer.keyPem,
+    });
+    const options = secureTlsConnectionOptions({
+      caPem: certs.ca.certPem,
+      certPem: certs.client.certPem,
+      keyPem: encryptedClientKey(),
+      keyPassphrase: PASSPHRASE,
+    });
+
+    expect(await connect('127.0.0.1', port, options)).toBe('connected');
+    expect(await connect('127.0.0.1', port, options)).toBe('connected');
+    expect(classifyTlsError(await connect('127.0.0.1', otherPort, options))?.reason).toBe(
+      'untrusted-certificate',
+    );
+    await expect
+      .poll(() => seen)
+      .toEqual([
+        { sni: false, authorized: true },
+        { sni: false, authorized: true },
+      ]);
   });
 
   it('presents the client certificate to a server that requires one', async () => {

@@ -3,12 +3,15 @@
  * client id, where the brokers' consumer lists carry it to every member's zone-nearby allocation.
  */
 import net from 'node:net';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseConfig } from '../../../src/config/load-config.js';
 import { clientZoneFromId } from '../../../src/consumer/rebalance/zone-conventions.js';
 import { startPoller } from '../../../src/poller/poller.js';
 import { rocketMQClientOf } from '../../../src/poller/rocketmq-client-of-config.js';
+
+const HANDLERS = fileURLToPath(new URL('../../fixtures/handlers/', import.meta.url));
 
 /** A loopback port that refuses connections (bound, then closed). */
 async function refusingPort(): Promise<number> {
@@ -49,10 +52,11 @@ describe('the poller zone in the client id', () => {
         nameServer: `127.0.0.1:${await refusingPort()}`,
         offsets: { store: 'memory' },
         mappings: [
-          { name: 'orders', topic: 'Orders', consumerGroup: 'orders-fn', function: 'local:./a.mjs' },
+          { name: 'orders', topic: 'Orders', consumerGroup: 'orders-fn', function: 'local:./handlers.ts' },
         ],
       },
-      { env: { ROCKETMQ_LAMBDA_ZONE: 'eu-west-1a' } },
+      // The handler must load: a poller refuses to start without it (start-checks.ts).
+      { env: { ROCKETMQ_LAMBDA_ZONE: 'eu-west-1a' }, baseDir: HANDLERS },
     );
     const poller = await startPoller(config, { logger: pino({ level: 'silent' }) });
     onTestFinished(() => poller.stop().then(() => undefined));

@@ -1,10 +1,16 @@
 /**
  * The poller's start and stop sequences without a broker: a mapping starts (and keeps retrying) while
  * nobody listens at the name server address, and fails to start when the name server closes every
- * connection without a byte. (The running poller against a real broker: test/integration/metrics,
+ * connection without a byte; what no retry heals (a TLS key that cannot be decrypted, a handler that
+ * does not load) stops the start before any connection. (The running poller against a real broker: test/integration/metrics,
  * test/integration/invoke, test/integration/cli.)
  */
+import { createPrivateKey } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseConfig } from '../../../src/config/load-config.js';
@@ -12,6 +18,9 @@ import type { RunConfig } from '../../../src/config/run-config.js';
 import { RocketMQError } from '../../../src/errors.js';
 import type { Invoker } from '../../../src/invoke/invoker.js';
 import { startPoller } from '../../../src/poller/poller.js';
+import { tlsTestCerts } from '../../support/tls-certs.js';
+
+const HANDLERS = fileURLToPath(new URL('../../fixtures/handlers/', import.meta.url));
 
 /** A name server that closes every connection without answering (what a TLS-only server does). */
 async function silentNameServer(): Promise<{ port: number; close: () => Promise<void> }> {
@@ -20,6 +29,33 @@ async function silentNameServer(): Promise<{ port: number; close: () => Promise<
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
   return { port: address.port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** A name server that counts the connections made to it (and answers none). */
+async function countingNameServer(): Promise<{
+  port: number;
+  connections: () => number;
+  close: () => Promise<void>;
+}> {
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    port: address.port,
+    connections: () => connections,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'running-poller-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /** A loopback port that refuses connections (bound, then closed). */
@@ -109,5 +145,91 @@ describe('startPoller', () => {
     expect([...poller.runtimes.values()].map((runtime) => runtime.state)).toEqual(['stopped', 'stopped']);
     const messages = lines.filter((line) => line.component === 'poller').map((line) => line.msg);
     expect(messages.filter((m) => m === 'stopping' || m === 'stopped')).toEqual(['stopping', 'stopped']);
+  }, 30_000);
+
+  it('refuses a TLS key its passphrase does not decrypt before any connection, naming the settings only', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(line) });
+    const passphrase = 'Not-The-Passphrase-51e0';
+    const certs = await tlsTestCerts();
+    const dir = await tempDir();
+    await writeFile(
+      path.join(dir, 'client.key'),
+      createPrivateKey(certs.client.keyPem).export({
+        format: 'pem',
+        type: 'pkcs8',
+        cipher: 'aes-256-cbc',
+        passphrase: 'The-Passphrase-0c44',
+      }),
+    );
+    const nameServer = await countingNameServer();
+    onTestFinished(() => nameServer.close());
+    const settings = parseConfig(
+      {
+        nameServer: `127.0.0.1:${nameServer.port}`,
+        tls: {
+          caFile: certs.ca.certPath,
+          certFile: certs.client.certPath,
+          keyFile: 'client.key',
+          keyPassphrase: passphrase,
+        },
+        offsets: { store: 'memory' },
+        mappings: [
+          { name: 'orders', topic: 'Orders', consumerGroup: 'orders-fn', function: 'local:./handlers.ts' },
+        ],
+      },
+      { env: {}, baseDir: dir },
+    );
+
+    const error = await startPoller(settings, { logger }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(RocketMQError);
+    expect((error as RocketMQError).message).toBe(
+      'tls.keyPassphrase (or ROCKETMQ_TLS_KEY_PASSPHRASE): does not decrypt tls.keyFile (wrong passphrase)',
+    );
+    expect((error as RocketMQError).permanent).toBe(true);
+    expect(nameServer.connections()).toBe(0);
+    expect(lines.join('\n')).not.toContain(passphrase);
+  }, 30_000);
+
+  it('refuses a local: handler that does not load or lacks its export before any connection, naming each mapping', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const nameServer = await countingNameServer();
+    onTestFinished(() => nameServer.close());
+    const settings = parseConfig(
+      {
+        nameServer: `127.0.0.1:${nameServer.port}`,
+        offsets: { store: 'memory' },
+        mappings: [
+          { name: 'fine', topic: 'A', consumerGroup: 'a', function: 'local:./handlers.ts#success' },
+          { name: 'broken', topic: 'B', consumerGroup: 'b', function: 'local:./broken.ts' },
+          { name: 'typo', topic: 'C', consumerGroup: 'c', function: 'local:./counted.ts#handlr' },
+        ],
+      },
+      { env: {}, baseDir: HANDLERS },
+    );
+
+    const error = await startPoller(settings, { logger }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(RocketMQError);
+    const message = (error as RocketMQError).message;
+    expect(message.split('; ')).toEqual([
+      `mapping broken could not start: cannot load handler module ${HANDLERS}broken.ts (export handler): Error: broken at load`,
+      `mapping typo could not start: handler module ${HANDLERS}counted.ts has no function export "handlr" (its exports: handler)`,
+    ]);
+    expect((error as RocketMQError).cause).toBeUndefined();
+    expect(nameServer.connections()).toBe(0);
+    const logged = lines
+      .filter((line) => line.msg === 'the handler cannot be loaded')
+      .map((line) => line.mapping);
+    expect(logged).toEqual(['broken', 'typo']);
+    expect(lines.map((line) => line.msg)).not.toContain('poller started');
   }, 30_000);
 });
