@@ -3,6 +3,10 @@
  * the listeners the consumer layer registers) and GET_CONSUMER_RUNNING_INFO (answered from a provider the
  * consumer registers per group). Anything else returns `undefined`, which the network layer answers with
  * 3 REQUEST_CODE_NOT_SUPPORTED.
+ *
+ * A broker sends these when it likes, and a hostile or broken one floods them: the lines they cause are
+ * throttled (src/util/throttled-log.ts), one per group and interval with the count held back, and keyed only
+ * by the groups this client runs (any other group shares one key), so a peer cannot multiply them.
  */
 import type { RemotingResponse } from '../network/connection.js';
 import { type ConsumerRunningInfo, encodeConsumerRunningInfo } from '../protocol/bodies.js';
@@ -10,7 +14,9 @@ import { requireStringField } from '../protocol/header-parsers.js';
 import type { RemotingCommand } from '../protocol/remoting-command.js';
 import { RequestCode } from '../protocol/request-code.js';
 import { ResponseCode } from '../protocol/response-code.js';
+import { echoedText } from '../util/echoed-value.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { DEFAULT_LOG_INTERVAL_MS, ThrottledLog } from '../util/throttled-log.js';
 
 /**
  * Called with the group whose membership changed; the consumer should rebalance now.
@@ -63,10 +69,14 @@ export type ConsumerRunningInfoProvider = (
 export class ClientRequestHandler {
   private readonly idsChangedListeners = new Set<ConsumerIdsChangedListener>();
   private readonly runningInfoProviders = new Map<string, ConsumerRunningInfoProvider>();
-  private readonly log: Logger;
+  private readonly lines: ThrottledLog;
 
-  constructor(options: { logger?: Logger | undefined } = {}) {
-    this.log = componentLogger('client.request-handler', options.logger);
+  /** `logIntervalMs`: at most one line per kind and group this often (tests shorten it). */
+  constructor(options: { logger?: Logger | undefined; logIntervalMs?: number | undefined } = {}) {
+    this.lines = new ThrottledLog(
+      componentLogger('client.request-handler', options.logger),
+      options.logIntervalMs ?? DEFAULT_LOG_INTERVAL_MS,
+    );
   }
 
   /** Registers a NOTIFY_CONSUMER_IDS_CHANGED listener; returns its unregister function. */
@@ -99,14 +109,28 @@ export class ClientRequestHandler {
     }
   };
 
+  /** Writes the counts held back now (at shutdown, or in tests). */
+  flushLogs(): void {
+    this.lines.flush();
+  }
+
   private consumerIdsChanged(request: RemotingCommand): void {
     const group = requireStringField(request.extFields, 'consumerGroup', 'NOTIFY_CONSUMER_IDS_CHANGED');
-    this.log.info({ consumerGroup: group }, 'consumer ids changed');
+    const ours = this.runningInfoProviders.has(group);
+    // Our groups by name; any other group (a broker has no reason to name one) under one key.
+    const key = ours ? `group:${group}` : 'other group';
+    // A group we do not run is whatever the peer wrote: quoted cut short.
+    const fields = { consumerGroup: ours ? group : echoedText(group) };
+    this.lines.info(`ids changed:${key}`, fields, 'consumer ids changed');
     for (const listener of this.idsChangedListeners) {
       try {
         listener(group);
       } catch (error) {
-        this.log.error({ consumerGroup: group, err: error }, 'consumer ids changed listener failed');
+        this.lines.error(
+          `listener failed:${key}`,
+          { ...fields, err: error },
+          'consumer ids changed listener failed',
+        );
       }
     }
   }

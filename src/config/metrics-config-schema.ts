@@ -17,8 +17,12 @@ export const CLOUDWATCH_OUTPUT_DEFAULTS = {
 
 /** Defaults of the `metrics.prometheus` keys. */
 export const PROMETHEUS_METRICS_DEFAULTS = {
-  /** Every interface: a scraper in the same task or VPC reaches it. */
-  host: '0.0.0.0',
+  /**
+   * Loopback: whoever reaches the port reads the metrics and the readiness problems, so nobody else does
+   * unless asked. A scraper or sidecar in the same ECS task (awsvpc) or pod shares the loopback interface;
+   * only a scraper on another host needs `0.0.0.0` (and a security group deciding who gets in).
+   */
+  host: '127.0.0.1',
 } as const;
 
 /** `namespace` of an output to CloudWatch (`emf`, `cloudwatch`): what uses the default differs. */
@@ -77,7 +81,8 @@ export const metricsSchema = z
           .optional()
           .meta(
             info({
-              description: 'Address the HTTP server listens on.',
+              description:
+                'Address the HTTP server listens on. Loopback by default: a scraper or sidecar in the same ECS task or pod reaches it there; set `0.0.0.0` only for a scraper on another host (and let a security group decide who gets in).',
               default: PROMETHEUS_METRICS_DEFAULTS.host,
             }),
           ),
@@ -86,7 +91,7 @@ export const metricsSchema = z
       .meta(
         info({
           description:
-            'When present, serve `/metrics` (Prometheus text format), `/healthz` (200 while the process serves) and `/readyz` (200 when every mapping runs and is healthy, else 503 with the problems as JSON) over HTTP. See [Metrics](#metrics).',
+            'When present, serve `/metrics` (Prometheus text format), `/healthz` (200 while the process serves) and `/readyz` (200 when every mapping runs and is healthy, else 503 with the problems as JSON) over HTTP: GET and HEAD only, request bodies never read, at most 64 connections, headers within 5 s and 8 KiB, idle connections closed after 15 s. See [Metrics](#metrics).',
           defaultText: 'off',
         }),
       ),

@@ -5,12 +5,53 @@
  * - `GET /readyz`: readiness, 200 when every mapping's consumer runs and is healthy (the poller's health
  *   verdict, consumer-health.ts), else 503 with `{ ready: false, problems: [...] }`.
  * Anything else is 404; methods other than GET and HEAD are 405.
+ *
+ * Anyone who reaches the port can talk to it, so it listens on loopback unless configured (the default of
+ * `metrics.prometheus.host`, src/config/metrics-config-schema.ts) and bounds
+ * what a client can hold ({@link METRICS_SERVER_LIMITS}): connections, header size, the time to send a
+ * request, idle time. Request bodies are never read: a request that has one, or another method than
+ * GET/HEAD, is answered and its connection closed.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { RocketMQError } from '../errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { ThrottledLog } from '../util/throttled-log.js';
+
+/**
+ * Bounds on what HTTP clients can hold. A Prometheus scrape is one small GET every 15-60 s on one
+ * keep-alive connection and an orchestrator's probes a few more: these leave that plenty of room while a
+ * client that connects and never finishes (slowloris), or opens connections by the thousand, costs a
+ * bounded number of sockets for a bounded time.
+ */
+export interface MetricsServerLimits {
+  /** Open connections at most; further ones are closed at once (and counted in a throttled warning). */
+  readonly maxConnections: number;
+  /** A request's headers must be complete this soon after its first byte, else 408 and closed. */
+  readonly headersTimeoutMs: number;
+  /** A whole request must be received this soon, else 408 and closed. */
+  readonly requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  /** A socket with no traffic either way (a client that stops reading the answer) is closed after this. */
+  readonly idleTimeoutMs: number;
+  /** Request line and headers at most, else 431 and closed. */
+  readonly maxHeaderBytes: number;
+  /** How often the header and request timeouts are checked (node:http checks them on a timer). */
+  readonly timeoutCheckIntervalMs: number;
+}
+
+/** The limits used unless {@link MetricsServerOptions.limits} says otherwise. */
+export const METRICS_SERVER_LIMITS: MetricsServerLimits = {
+  maxConnections: 64,
+  headersTimeoutMs: 5_000,
+  requestTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 15_000,
+  maxHeaderBytes: 8 * 1024,
+  timeoutCheckIntervalMs: 1_000,
+};
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -23,8 +64,11 @@ export interface MetricsServerOptions {
   readonly readiness: () => { readonly healthy: boolean; readonly problems: readonly string[] };
   /** 0 picks a free port (see {@link MetricsServer.port}). */
   readonly port: number;
+  /** The address to listen on (`metrics.prometheus.host`, loopback unless configured). */
   readonly host: string;
   readonly logger?: Logger | undefined;
+  /** Overrides of {@link METRICS_SERVER_LIMITS} (tests shorten the timeouts). */
+  readonly limits?: Partial<MetricsServerLimits> | undefined;
 }
 
 /**
@@ -49,29 +93,59 @@ export class MetricsServer {
   /** Listens; rejects when the port cannot be bound (in use, no permission). */
   static async start(options: MetricsServerOptions): Promise<MetricsServer> {
     const log = componentLogger('metrics.http', options.logger);
-    const server = createServer((request, response) => {
-      handle(request, response, options).catch((error: unknown) => {
-        log.error({ err: error, path: request.url }, 'metrics request failed');
-        if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-        response.end('internal error\n');
-      });
-    });
+    // Clients cause these lines as often as they like.
+    const lines = new ThrottledLog(log);
+    const limits = { ...METRICS_SERVER_LIMITS, ...options.limits };
+    const { host } = options;
+    const server = createServer(
+      {
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        keepAliveTimeout: limits.keepAliveTimeoutMs,
+        connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
+        maxHeaderSize: limits.maxHeaderBytes,
+      },
+      (request, response) => {
+        handle(request, response, options).catch((error: unknown) => {
+          lines.error('failed', { err: error, path: request.url?.slice(0, 100) }, 'metrics request failed');
+          if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+          response.end('internal error\n');
+        });
+      },
+    );
+    server.maxConnections = limits.maxConnections;
+    // Without a 'timeout' listener node:http destroys the idle socket.
+    server.setTimeout(limits.idleTimeoutMs);
+    server.on('drop', () =>
+      lines.warn(
+        'drop',
+        { maxConnections: limits.maxConnections },
+        'metrics connection refused: too many connections open',
+      ),
+    );
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port, options.host, () => {
+      server.listen(options.port, host, () => {
         server.off('error', reject);
         resolve();
       });
     }).catch((cause: unknown) => {
       throw new RocketMQError(
-        `the metrics server cannot listen on ${options.host}:${options.port} (metrics.prometheus)`,
-        { cause },
+        `the metrics server cannot listen on ${host}:${options.port} (metrics.prometheus)`,
+        {
+          cause,
+        },
       );
     });
-    server.on('error', (error) => log.error({ err: error }, 'metrics server error'));
+    server.on('error', (error) => lines.error('server', { err: error }, 'metrics server error'));
     const address = server.address() as AddressInfo;
     log.info({ host: address.address, port: address.port }, 'serving /metrics, /healthz and /readyz');
     return new MetricsServer(server, address);
+  }
+
+  /** The bound address (what `host` resolved to). */
+  get host(): string {
+    return this.#address.address;
   }
 
   /** The bound port (the one picked when 0 was asked). */
@@ -98,12 +172,21 @@ async function handle(
   response: ServerResponse,
   options: MetricsServerOptions,
 ): Promise<void> {
-  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  // The path as sent, query cut off: no URL parsing a client could make throw.
+  const target = request.url ?? '/';
+  const query = target.indexOf('?');
+  const path = query === -1 ? target : target.slice(0, query);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    response.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
+    response.writeHead(405, {
+      allow: 'GET, HEAD',
+      'content-type': 'text/plain; charset=utf-8',
+      connection: 'close',
+    });
     response.end('method not allowed\n');
     return;
   }
+  // Nothing here takes a body: one sent is not read, the connection closes after the answer instead.
+  if (hasBody(request)) response.setHeader('connection', 'close');
   switch (path) {
     case '/metrics': {
       const body = await options.registry.metrics();
@@ -127,4 +210,10 @@ async function handle(
       response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
       response.end('not found: try /metrics, /healthz or /readyz\n');
   }
+}
+
+/** Whether the request announces a body (which is never read). */
+function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

@@ -85,6 +85,8 @@ export class ConnectionPool {
     const all = [...this.connections.values()];
     this.connections.clear();
     await Promise.all(all.map((connection) => connection.close()));
+    // Counts of repeated peer lines would otherwise wait for a timer the exiting process never runs.
+    for (const connection of all) connection.flushLogs();
   }
 
   private evictAfterConnectError(connection: Connection, error: unknown): void {

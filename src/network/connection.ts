@@ -38,7 +38,9 @@ import {
 } from './errors.js';
 import { InboundBudget } from './inbound-budget.js';
 import { serveInboundRequest } from './inbound-request.js';
+import { linkCloseError } from './link-close-error.js';
 import { processOpaqueCounter } from './opaque.js';
+import { flushPeerLines, peerLineKey, peerLinesOf } from './peer-lines.js';
 import { SocketLink, type WriteHandle } from './socket-link.js';
 
 export type {
@@ -56,6 +58,12 @@ export {
   DEFAULT_PARTIAL_FRAME_TIMEOUT_MS,
   MAX_QUIET_TIMEOUTS,
 } from './connection-options.js';
+
+/**
+ * The logger of connections given none: one for all of them, so that the lines a peer can repeat are
+ * throttled per address across the connections a pool replaces (see peer-lines.ts).
+ */
+let defaultLogger: Logger | undefined;
 
 /** Node's setTimeout fires at once for delays above 2^31 - 1 ms, so longer timeouts are clamped to it. */
 const MAX_TIMER_DELAY_MS = 2_147_483_647;
@@ -132,7 +140,8 @@ export class Connection {
     this.requestHandler = options.requestHandler;
     this.beforeSend = options.beforeSend;
     this.onCloseCallback = options.onClose;
-    this.logger = options.logger ?? componentLogger('network.connection');
+    defaultLogger ??= componentLogger('network.connection');
+    this.logger = options.logger ?? defaultLogger;
   }
 
   /** True while a socket is connected (TLS: handshake done). */
@@ -260,6 +269,11 @@ export class Connection {
   }
 
   /** Rejects every in-flight call with ConnectionClosedError, ends the socket and resolves once it closed. */
+  /** Writes what the peer lines of this connection's logger held back (at shutdown: nothing is lost). */
+  flushLogs(): void {
+    flushPeerLines(this.logger);
+  }
+
   async close(): Promise<void> {
     this.closedByUser = true;
     const error = new ConnectionClosedError(`connection to ${this.address} closed by the client`, {
@@ -325,19 +339,34 @@ export class Connection {
   /** The link to write on: the current one unless it closed, else a new one (reconnect on demand). */
   private currentLink(): SocketLink {
     if (this.link && this.link.state !== 'closed') return this.link;
-    const link = new SocketLink({
-      address: this.address,
-      host: this.host,
-      port: this.port,
-      tls: this.tls,
-      connectTimeoutMs: this.connectTimeoutMs,
-      maxFrameBytes: this.maxFrameBytes,
-      partialFrameTimeoutMs: this.partialFrameTimeoutMs,
-      logger: this.logger,
-      onOpen: () => this.logger.debug({ address: this.address }, 'connected'),
-      onFrame: (from, command) => this.onFrame(from, command, budget),
-      onClose: (from, error) => this.onLinkClose(from, error),
-    });
+    let link: SocketLink;
+    try {
+      link = new SocketLink({
+        address: this.address,
+        host: this.host,
+        port: this.port,
+        tls: this.tls,
+        connectTimeoutMs: this.connectTimeoutMs,
+        maxFrameBytes: this.maxFrameBytes,
+        partialFrameTimeoutMs: this.partialFrameTimeoutMs,
+        logger: this.logger,
+        onOpen: () => this.peerLine('debug', 'connected', {}),
+        onFrame: (from, command) => this.onFrame(from, command, budget),
+        onClose: (from, error) => this.onLinkClose(from, error),
+      });
+    } catch (error) {
+      // tls.connect builds its secure context from the options at once, and throws when our own key
+      // material cannot be used (a wrong passphrase, a key that is not the certificate's): the same at
+      // every reconnect, so it fails the request as a permanent ConnectError (tls-errors.ts).
+      throw linkCloseError({
+        address: this.address,
+        tls: this.tls !== false,
+        wasOpen: false,
+        cause: error instanceof Error ? error : new Error(String(error)),
+        closedByPeer: false,
+        silentPeer: false,
+      });
+    }
     const budget = new InboundBudget(
       { pause: () => link.pauseReading(), resume: () => link.resumeReading() },
       { address: this.address, logger: this.logger },
@@ -361,10 +390,10 @@ export class Connection {
     this.quietTimeouts.delete(link);
     const entry = this.pending.get(command.opaque);
     if (entry === undefined || entry.link !== link) {
-      this.logger.debug(
-        { address: this.address, opaque: command.opaque, code: command.code },
-        'response for no pending request dropped (late after timeout?)',
-      );
+      this.peerLine('debug', 'response for no pending request dropped (late after timeout?)', {
+        opaque: command.opaque,
+        code: command.code,
+      });
       return;
     }
     this.settle(entry, command);
@@ -385,10 +414,11 @@ export class Connection {
       return;
     }
     // A busy peer answers late: its answer is dropped, and the connection keeps serving the others.
-    this.logger.debug(
-      { address: this.address, code: entry.code, timeoutMs, longPoll: entry.longPoll },
-      'request timed out; the connection is not stuck and stays open',
-    );
+    this.peerLine('debug', 'request timed out; the connection is not stuck and stays open', {
+      code: entry.code,
+      timeoutMs,
+      longPoll: entry.longPoll,
+    });
   }
 
   /**
@@ -418,10 +448,11 @@ export class Connection {
     const message =
       `connection to ${this.address} closed because request code ${timeout.code} ` +
       `(opaque ${timeout.opaque}) timed out after ${timeout.timeoutMs} ms and ${evidence}`;
-    this.logger.warn(
-      { address: this.address, code: timeout.code, timeoutMs: timeout.timeoutMs, evidence },
-      'request timed out on a stuck connection, closing it',
-    );
+    this.peerLine('warn', 'request timed out on a stuck connection, closing it', {
+      code: timeout.code,
+      timeoutMs: timeout.timeoutMs,
+      evidence,
+    });
     link.abort(new ConnectionClosedError(message, { address: this.address, cause: timeout }));
   }
 
@@ -434,7 +465,7 @@ export class Connection {
       if (entry.link === link) this.settle(entry, error);
     }
     if (this.closedByUser) this.logger.debug({ address: this.address }, 'connection closed by the client');
-    else this.logger.info({ address: this.address, err: error }, 'connection closed');
+    else this.peerLine('info', 'connection closed', { err: error });
     if (this.onCloseCallback) {
       try {
         this.onCloseCallback({ address: this.address, error });
@@ -442,6 +473,15 @@ export class Connection {
         this.logger.error({ address: this.address, err: callbackError }, 'onClose callback threw');
       }
     }
+  }
+
+  /** Logs a line the peer can make repeat (at every reconnect, or per frame), throttled per address and line. */
+  private peerLine(level: 'debug' | 'info' | 'warn', message: string, fields: Record<string, unknown>): void {
+    peerLinesOf(this.logger)[level](
+      peerLineKey(message, this.address),
+      { address: this.address, ...fields },
+      message,
+    );
   }
 
   /** Completes a pending request once: clears its timer and removes it. */

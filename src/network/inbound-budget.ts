@@ -6,6 +6,7 @@
  * back on the peer) and read again once we are under a low-water mark.
  */
 import type { Logger } from '../util/logger.js';
+import { ThrottledLog } from '../util/throttled-log.js';
 
 /**
  * Inbound requests being answered or whose reply is queued unsent, per link, before reading pauses.
@@ -96,6 +97,8 @@ export class InboundBudget {
   private readonly gate: ReadGate;
   private readonly address: string;
   private readonly logger: Logger;
+  /** A flooding peer pauses and resumes a link thousands of times: debug lines throttled too. */
+  private readonly debugLines: ThrottledLog;
   private readonly maxRequests: number;
   private readonly maxReplyBytes: number;
   private pendingRequests = 0;
@@ -107,6 +110,7 @@ export class InboundBudget {
     this.gate = gate;
     this.address = options.address;
     this.logger = options.logger;
+    this.debugLines = new ThrottledLog(options.logger);
     this.maxRequests = options.maxRequests ?? MAX_INBOUND_REQUESTS;
     this.maxReplyBytes = options.maxReplyBytes ?? MAX_INBOUND_REPLY_BYTES;
   }
@@ -164,12 +168,12 @@ export class InboundBudget {
       this.queuedReplyBytes <= this.maxReplyBytes * LOW_WATER_RATIO
     ) {
       this.isPaused = false;
-      this.logger.debug({ address: this.address }, 'inbound requests answered, resuming reads');
+      this.debugLines.debug('resume', { address: this.address }, 'inbound requests answered, resuming reads');
       this.gate.resume();
     }
   }
 
-  /** A flooding peer pauses a link thousands of times: warn on the first pause only. */
+  /** A flooding peer pauses a link thousands of times: warn on the first pause only, then throttled. */
   private logPause(): void {
     const fields = {
       address: this.address,
@@ -178,6 +182,6 @@ export class InboundBudget {
       pauses: this.pauses,
     };
     if (this.pauses === 1) this.logger.warn(fields, 'too many inbound requests unanswered, pausing reads');
-    else this.logger.debug(fields, 'inbound requests unanswered, pausing reads');
+    else this.debugLines.debug('pause', fields, 'inbound requests unanswered, pausing reads');
   }
 }

@@ -10,6 +10,7 @@ import { decodeFrame, FrameSplitter, type RemotingCommand } from '../protocol/re
 import type { Logger } from '../util/logger.js';
 import { ConnectError, ConnectionClosedError, type NetworkError } from './errors.js';
 import { linkCloseError } from './link-close-error.js';
+import { peerLineKey, peerLinesOf } from './peer-lines.js';
 import { StallWatchdog } from './stall-watchdog.js';
 import { looksLikeTlsRecord } from './tls-mismatch.js';
 import { withServerNameFor } from './tls-options.js';
@@ -36,6 +37,7 @@ export interface SocketLinkOptions {
   maxFrameBytes: number;
   /** How long a partly received frame may go without a new byte before the link is given up. */
   partialFrameTimeoutMs: number;
+  /** Where the lines go; those a peer can repeat are throttled per address (see peer-lines.ts). */
   logger: Logger;
   /** The socket is connected (TLS: handshake done) and queued frames are being written. */
   onOpen(link: SocketLink): void;
@@ -156,7 +158,7 @@ export class SocketLink {
     );
     this.socket.on('error', (error) => {
       this.lastSocketError = error;
-      options.logger.debug({ address: options.address, err: error }, 'socket error');
+      this.peerLine('debug', 'socket error', { err: error });
     });
     this.socket.on('close', () => this.finish(undefined, undefined, true));
     // TLS sockets take no `onread`: their chunks come as 'data' events.
@@ -322,7 +324,7 @@ export class SocketLink {
     this.sniffed = verdict === undefined ? Buffer.from(head) : undefined;
     if (verdict !== true) return false;
     const { address } = this.options;
-    this.options.logger.warn({ address }, 'the peer answered with TLS on a plaintext connection');
+    this.peerLine('warn', 'the peer answered with TLS on a plaintext connection', {});
     this.abort(
       new ConnectError(`the peer at ${address} speaks TLS; enable TLS`, { address, permanent: true }),
     );
@@ -339,10 +341,11 @@ export class SocketLink {
       expected === undefined
         ? `${received} of the 4 bytes of a frame length prefix`
         : `${received} of ${expected} bytes of a frame`;
-    this.options.logger.warn(
-      { address, receivedBytes: received, expectedBytes: expected, partialFrameTimeoutMs },
-      'frame stalled, closing connection',
-    );
+    this.peerLine('warn', 'frame stalled, closing connection', {
+      receivedBytes: received,
+      expectedBytes: expected,
+      partialFrameTimeoutMs,
+    });
     this.abort(
       new ConnectionClosedError(
         `connection to ${address} closed: the peer sent ${what} and then nothing for ${partialFrameTimeoutMs} ms`,
@@ -353,11 +356,14 @@ export class SocketLink {
 
   private onMalformed(error: unknown): void {
     const cause = error instanceof Error ? error : new Error(String(error));
-    this.options.logger.warn(
-      { address: this.options.address, err: cause },
-      'malformed frame, closing connection',
-    );
+    this.peerLine('warn', 'malformed frame, closing connection', { err: cause });
     this.destroy(cause);
+  }
+
+  /** Logs a line the peer can make repeat at every reconnect, throttled per address and line. */
+  private peerLine(level: 'debug' | 'warn', message: string, fields: Record<string, unknown>): void {
+    const { address, logger } = this.options;
+    peerLinesOf(logger)[level](peerLineKey(message, address), { address, ...fields }, message);
   }
 
   /**

@@ -31,6 +31,8 @@ import type { StartOffsetResolver } from './start-offset.js';
 export const REBALANCE_DEBOUNCE_MS = 200;
 /** A queue skipped because its lock (or start offset) failed is retried this soon. */
 export const REBALANCE_RETRY_DELAY_MS = 1000;
+/** A group list logged is cut to this many client ids (the list's length is logged whole). */
+const MAX_LOGGED_CLIENT_IDS = 20;
 
 /** What the rebalancer needs of a pull loop. */
 export interface PullLoopHandle {
@@ -310,8 +312,17 @@ export class Rebalancer {
     }
     const sorted = [...clientIds].sort(compareJavaStrings);
     this.members = new Set(sorted);
-    if (!sorted.includes(this.o.clientId)) {
-      this.o.log.warn({ topic, clientIds: sorted }, 'this client is not (yet) in the group list');
+    // The broker decides this list and when we ask for it (each NOTIFY_CONSUMER_IDS_CHANGED): one line
+    // per topic and interval, naming a bounded number of the members.
+    const notListedKey = `not listed:${topic}`;
+    if (sorted.includes(this.o.clientId)) {
+      this.warnings.clear(notListedKey);
+    } else {
+      this.warnings.warn(
+        notListedKey,
+        { topic, members: sorted.length, clientIds: sorted.slice(0, MAX_LOGGED_CLIENT_IDS) },
+        'this client is not (yet) in the group list',
+      );
     }
     return this.strategy.allocate(this.o.options.consumerGroup, this.o.clientId, queues, sorted);
   }

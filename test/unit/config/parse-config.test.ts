@@ -727,14 +727,15 @@ describe('metrics', () => {
     ]);
   });
 
-  it('metrics.prometheus needs a port (0 picks a free one) and listens on every interface by default', () => {
+  it('metrics.prometheus needs a port (0 picks a free one) and listens on loopback by default', () => {
     expect(parse(config({ metrics: { prometheus: { port: 0 } } })).metrics.prometheus).toEqual({
       port: 0,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
     });
+    // Every interface only when asked (a scraper outside the task).
     expect(
-      parse(config({ metrics: { prometheus: { port: 9464, host: '127.0.0.1' } } })).metrics.prometheus,
-    ).toEqual({ port: 9464, host: '127.0.0.1' });
+      parse(config({ metrics: { prometheus: { port: 9464, host: '0.0.0.0' } } })).metrics.prometheus,
+    ).toEqual({ port: 9464, host: '0.0.0.0' });
     expect(problems(config({ metrics: { prometheus: {} } }))[0]).toMatch(/^metrics\.prometheus\.port: /);
     expect(problems(config({ metrics: { prometheus: { port: 65_536 } } }))).toEqual([
       'metrics.prometheus.port: must be ≤ 65535, got 65536',
