@@ -12,6 +12,7 @@ import { RequestCode } from '../protocol/request-code.js';
 import { ResponseCode } from '../protocol/response-code.js';
 import { parseTopicRouteData, type TopicRouteData } from '../protocol/route-data.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { ThrottledLog } from '../util/throttled-log.js';
 import { BrokerError, expectSuccess } from './broker-error.js';
 import type { RemotingTransport } from './transport.js';
 
@@ -52,6 +53,11 @@ export class NameServerClient {
   private readonly transport: RemotingTransport;
   private readonly timeoutMs: number;
   private readonly log: Logger;
+  /**
+   * A name server that fails is asked again within seconds while a consumer lacks a route
+   * (membership-recovery.ts): one line per name server and kind of failure per interval, with counts.
+   */
+  private readonly warnings: ThrottledLog;
   private readonly routes = new Map<string, TopicRouteData>();
   private readonly inFlight = new Map<string, Promise<TopicRouteData>>();
   private preferredIndex = 0;
@@ -62,6 +68,7 @@ export class NameServerClient {
     this.transport = options.transport;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_NAME_SERVER_TIMEOUT_MS;
     this.log = componentLogger('client.name-server', options.logger);
+    this.warnings = new ThrottledLog(this.log);
   }
 
   /** The name server that answered last (tried first next time). */
@@ -114,7 +121,11 @@ export class NameServerClient {
       try {
         response = await this.transport.request(address, request, this.timeoutMs);
       } catch (error) {
-        this.log.warn({ address, topic, err: error }, 'name server request failed, trying the next one');
+        this.warnings.warn(
+          `request:${address}`,
+          { address, topic, err: error },
+          'name server request failed, trying the next one',
+        );
         lastError = error;
         continue;
       }
@@ -132,7 +143,11 @@ export class NameServerClient {
         expectSuccess(response, request, address);
       } catch (error) {
         if (error instanceof BrokerError && error.retriable) {
-          this.log.warn({ address, topic, err: error }, 'name server refused, trying the next one');
+          this.warnings.warn(
+            `refused:${address}`,
+            { address, topic, err: error },
+            'name server refused, trying the next one',
+          );
           lastError = error;
           continue;
         }
@@ -148,7 +163,8 @@ export class NameServerClient {
       } catch (error) {
         // A malformed or oversized route (see MAX_ROUTE_QUEUE_NUMS) from one name server: another may
         // answer sanely; if none does, the caller keeps the route it had.
-        this.log.warn(
+        this.warnings.warn(
+          `unusable:${address}`,
           { address, topic, err: error },
           'name server sent an unusable route, trying the next one',
         );
@@ -156,6 +172,7 @@ export class NameServerClient {
         continue;
       }
       this.preferredIndex = index;
+      for (const kind of ['request', 'refused', 'unusable']) this.warnings.clear(`${kind}:${address}`);
       return route;
     }
     throw lastError;

@@ -6,6 +6,7 @@
 
 import { RocketMQError } from '../errors.js';
 import { CompressionType, compressZlib } from '../protocol/compression.js';
+import { MAX_HEADER_BYTES } from '../protocol/header-limits.js';
 import type { SendMessageRequestHeader } from '../protocol/headers.js';
 import { javaStringHashCode } from '../protocol/java-hash.js';
 import { type Message, MessageConst } from '../protocol/message.js';
@@ -77,6 +78,28 @@ export const DEFAULT_RETRIES = 2;
  * ```
  */
 export const DEFAULT_TOPIC_QUEUE_NUMS = 4;
+/**
+ * What one message of a batch adds, at worst, to the header of the broker's answer: its `msgId` lists
+ * the offset message id of every stored message, each the hex of the store host's address, port and
+ * commit-log offset, comma-separated (RocketMQ's CommitLog builds it): 33 bytes on an IPv4 broker, 57 on
+ * an IPv6 one (16 + 4 + 8 bytes, 56 hex digits and a comma), which we cannot know before it answers.
+ */
+export const BATCH_ANSWER_BYTES_PER_MESSAGE = (16 + 4 + 8) * 2 + 1;
+/** Room kept in a batch answer's header for its fields besides `msgId` (a few dozen bytes in practice). */
+const BATCH_ANSWER_OTHER_BYTES = 4096;
+/**
+ * Most messages one batch send may hold: the broker's answer to more could pass the cap on incoming
+ * headers (MAX_HEADER_BYTES, header-limits.ts). The broker would store such a batch and we would refuse
+ * its answer, so the send would fail and its retries store the messages again.
+ *
+ * @example
+ * ```ts
+ * for (let i = 0; i < messages.length; i += MAX_BATCH_MESSAGES) await producer.sendBatch(messages.slice(i, i + MAX_BATCH_MESSAGES));
+ * ```
+ */
+export const MAX_BATCH_MESSAGES = Math.floor(
+  (MAX_HEADER_BYTES - BATCH_ANSWER_OTHER_BYTES) / BATCH_ANSWER_BYTES_PER_MESSAGE,
+);
 
 /**
  * One message to send.
@@ -256,6 +279,7 @@ export class Producer {
   /**
    * Sends messages of one topic as one SEND_BATCH_MESSAGE (not compressed, like Java). Each message keeps
    * its own UNIQ_KEY; the batch header carries only WAIT (see the comment inside on why not a batch id).
+   * Refuses more than {@link MAX_BATCH_MESSAGES} messages before sending anything.
    */
   async sendBatch(
     messages: readonly ProducerMessage[],
@@ -264,6 +288,14 @@ export class Producer {
     this.assertRunning();
     const first = messages[0];
     if (first === undefined) throw new RocketMQError('sendBatch needs at least one message');
+    if (messages.length > MAX_BATCH_MESSAGES) {
+      throw new RocketMQError(
+        `a batch of ${messages.length} messages is too many: the broker's answer lists an id of up to ` +
+          `${BATCH_ANSWER_BYTES_PER_MESSAGE} bytes per message, which could pass the ${MAX_HEADER_BYTES}-byte ` +
+          `cap on incoming headers (MAX_HEADER_BYTES) after the broker stored the batch; send at most ` +
+          `${MAX_BATCH_MESSAGES} messages per batch`,
+      );
+    }
     const topic = first.topic;
     const encoded: Message[] = messages.map((message) => {
       if (message.topic !== topic) {

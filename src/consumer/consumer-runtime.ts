@@ -17,6 +17,7 @@ import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscr
 import { describeError } from '../util/describe-error.js';
 import { childLogger, componentLogger, type Logger } from '../util/logger.js';
 import { PeriodicTask } from '../util/periodic-task.js';
+import { sharedThrottledLog } from '../util/shared-throttled-log.js';
 import { BrokerOffsetSync } from './consume/broker-offset-sync.js';
 import { ConsumeConcurrentlyService } from './consume/concurrently/consume-concurrently-service.js';
 import type { ConsumeService, ConsumeServiceFactory } from './consume/consume-service.js';
@@ -35,6 +36,7 @@ import {
 } from './consumer-options.js';
 import type { ConsumerRuntimeEvent, ConsumerRuntimeStatus, ConsumerState } from './consumer-status.js';
 import { ConsumerHeartbeat } from './membership/consumer-heartbeat.js';
+import { MembershipRecovery } from './membership/membership-recovery.js';
 import { MEMBERSHIP_CHECK_INTERVAL_MS, MembershipWatch } from './membership/membership-watch.js';
 import { TopicRouteTable } from './membership/topic-route-table.js';
 import type { MessageListener } from './message-listener.js';
@@ -93,6 +95,8 @@ export interface ConsumerRuntimeDeps {
  * ```
  */
 export class ConsumerRuntime {
+  /** The pull loops' logger (their repeated lines share one throttle: flushed at stop). */
+  private readonly pullLog: Logger;
   readonly options: NormalizedConsumerOptions;
   readonly counters: ConsumerCounters = newConsumerCounters();
   private readonly client: ConsumerClient;
@@ -101,6 +105,8 @@ export class ConsumerRuntime {
   private readonly subscriptions: SubscriptionData[];
   private readonly routes: TopicRouteTable;
   private readonly heartbeat: ConsumerHeartbeat;
+  /** Fast retries of route, heartbeat and rebalance while one of them is missing. */
+  private readonly recovery: MembershipRecovery;
   private readonly consumeService: ConsumeService;
   private readonly rebalancer: Rebalancer;
   private readonly startOffsets: StartOffsetResolver;
@@ -142,6 +148,8 @@ export class ConsumerRuntime {
       nameServer: deps.client.nameServer,
       log: this.log,
       nameServerAddresses: deps.client.nameServer.addresses,
+      // A broker new to the routes is heartbeated and rebalanced onto at once, not at the next periods.
+      onBrokersAdded: () => this.recovery.kick(),
     });
     this.refusals = new RefusalWatch((error) => this.onFatal(error));
     const refusals = this.refusals;
@@ -211,6 +219,7 @@ export class ConsumerRuntime {
     });
     this.startOffsets = startOffsets;
     const pullLog = componentLogger('consumer.pull', this.log);
+    this.pullLog = pullLog;
     this.rebalancer = new Rebalancer({
       clientId: deps.client.clientId,
       broker: deps.client.broker,
@@ -277,6 +286,18 @@ export class ConsumerRuntime {
           startOffsetFromBroker,
         ),
     });
+    this.recovery = new MembershipRecovery({
+      topic: o.topic,
+      routes: this.routes,
+      refreshRoutes: () => this.refreshRoutes(),
+      heartbeat: this.heartbeat,
+      rebalance: () => this.rebalancer.rebalance(),
+      decided: () => {
+        const { lastDecisionMs, lastError } = this.rebalancer.decisions();
+        return lastDecisionMs !== undefined && lastError === undefined;
+      },
+      log: this.log,
+    });
     // Behind a 5.x proxy no NOTIFY_CONSUMER_IDS_CHANGED arrives: notice joins and leaves by asking.
     const membership = new MembershipWatch({
       broker: deps.client.broker,
@@ -287,22 +308,23 @@ export class ConsumerRuntime {
       onChange: () => this.rebalancer.requestRebalance(),
     });
     this.tasks = {
+      // After each of these, the recovery checks whether something went missing (no I/O when not).
       heartbeat: new PeriodicTask(
         'heartbeat',
         o.heartbeatIntervalMs,
-        () => this.heartbeat.sendToAll(),
+        () => this.heartbeat.sendToAll().finally(() => this.recovery.kick()),
         this.log,
       ),
       routes: new PeriodicTask(
         'route refresh',
         o.routeRefreshIntervalMs,
-        () => this.refreshRoutes(),
+        () => this.refreshRoutes().finally(() => this.recovery.kick()),
         this.log,
       ),
       rebalance: new PeriodicTask(
         'rebalance',
         o.rebalanceIntervalMs,
-        () => this.rebalancer.rebalance(),
+        () => this.rebalancer.rebalance().finally(() => this.recovery.kick()),
         this.log,
       ),
       membership: new PeriodicTask(
@@ -425,6 +447,8 @@ export class ConsumerRuntime {
       this.consumeService.start();
       await this.rebalancer.rebalance();
       for (const task of Object.values(this.tasks)) task.start();
+      // A route, a broker or the group list missing now is retried within seconds, not periods.
+      this.recovery.start();
     } catch (error) {
       this.log.error({ err: error }, 'start failed');
       await this.stop();
@@ -503,8 +527,15 @@ export class ConsumerRuntime {
     const o = this.options;
     this.currentState = 'stopping';
     for (const unregister of this.unregister.splice(0)) unregister();
-    await Promise.all([this.tasks.rebalance.stop(), this.tasks.membership.stop(), this.tasks.routes.stop()]);
+    await Promise.all([
+      this.recovery.stop(),
+      this.tasks.rebalance.stop(),
+      this.tasks.membership.stop(),
+      this.tasks.routes.stop(),
+    ]);
     await this.rebalancer.stopPulling();
+    // What the pull loops' shared lines held back is written now, not by a timer after exit.
+    sharedThrottledLog(this.pullLog).flush();
     await this.consumeService.stop(o.shutdownTimeoutMs);
     await this.tasks.persist.stop();
     let releaseError: unknown;

@@ -9,9 +9,11 @@
  * binary header= code:int16 language:uint8 version:int16 opaque:int32 flag:int32
  *                remarkLen:int32 remark:utf8 extLen:int32 (keyLen:int16 key valLen:int32 val)*
  * ```
- * Servers answer in their own serialize type, whatever the request used, so we decode both.
+ * Servers answer in their own serialize type, whatever the request used, so we decode both. An
+ * incoming header is bounded before it is parsed (src/protocol/header-limits.ts).
  */
 import { ProtocolError } from './errors.js';
+import { checkJsonHeaderShape, MAX_HEADER_BYTES, MAX_HEADER_FIELDS } from './header-limits.js';
 
 /** Serialize type of a frame's header. */
 export const SerializeType = { JSON: 0, ROCKETMQ: 1 } as const;
@@ -137,7 +139,9 @@ export function encodeFrame(command: RemotingCommand): Buffer {
 
 /**
  * Decodes one frame without its 4-byte length prefix (what {@link FrameSplitter} yields).
- * Throws {@link ProtocolError} on anything malformed.
+ * Throws {@link ProtocolError} on anything malformed, and on a header above {@link MAX_HEADER_BYTES} or
+ * with more than {@link MAX_HEADER_FIELDS} fields, refused before it is parsed (header-limits.ts says
+ * why).
  *
  * @example
  * ```ts
@@ -153,6 +157,11 @@ export function decodeFrame(frame: Buffer): RemotingCommand {
   if (4 + headerLength > frame.length) {
     throw new ProtocolError(
       `header length ${headerLength} exceeds the frame's ${frame.length - 4} remaining bytes`,
+    );
+  }
+  if (headerLength > MAX_HEADER_BYTES) {
+    throw new ProtocolError(
+      `header of ${headerLength} bytes exceeds the cap of ${MAX_HEADER_BYTES} bytes on incoming headers`,
     );
   }
   const header = frame.subarray(4, 4 + headerLength);
@@ -200,6 +209,7 @@ function encodeJsonHeader(command: RemotingCommand): Buffer {
 }
 
 function decodeJsonHeader(header: Buffer): RemotingCommand {
+  checkJsonHeaderShape(header);
   let parsed: unknown;
   try {
     parsed = JSON.parse(header.toString('utf8'));
@@ -318,7 +328,14 @@ function decodeBinaryHeader(header: Buffer): RemotingCommand {
     throw new ProtocolError(`binary header extFields length ${extLength} is out of range`);
   }
   const end = pos + extLength;
+  let fields = 0;
   while (pos < end) {
+    fields++;
+    if (fields > MAX_HEADER_FIELDS) {
+      throw new ProtocolError(
+        `binary header of ${header.length} bytes has more than ${MAX_HEADER_FIELDS} extFields (the cap)`,
+      );
+    }
     if (pos + 2 > end) throw new ProtocolError('binary header extFields entry is truncated');
     const keyLength = header.readInt16BE(pos);
     pos += 2;

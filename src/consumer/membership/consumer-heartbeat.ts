@@ -40,9 +40,19 @@ export interface ConsumerHeartbeatOptions {
  */
 export class ConsumerHeartbeat {
   private readonly warnings: ThrottledLog;
+  /** The addresses whose last heartbeat was accepted. */
+  private readonly registered = new Set<string>();
 
   constructor(private readonly o: ConsumerHeartbeatOptions) {
     this.warnings = new ThrottledLog(o.log);
+  }
+
+  /**
+   * Whether the last heartbeat sent to `address` was accepted (false before the first): a broker that
+   * did not take it may not know us, and membership-recovery.ts sends it another soon.
+   */
+  isRegistered(address: string): boolean {
+    return this.registered.has(address);
   }
 
   /** The HEART_BEAT body. */
@@ -69,23 +79,36 @@ export class ConsumerHeartbeat {
    * failures of the others.
    */
   async sendToAll(): Promise<{ accepted: number; failures: unknown[] }> {
-    const data = this.data();
     const addresses = this.o.routes.allBrokerAddresses();
+    const current = new Set(addresses);
+    for (const address of this.registered) if (!current.has(address)) this.registered.delete(address);
+    return this.sendTo(addresses);
+  }
+
+  /**
+   * Sends a heartbeat to each of `addresses`; resolves with how many accepted it and the failures of the
+   * others.
+   */
+  async sendTo(addresses: readonly string[]): Promise<{ accepted: number; failures: unknown[] }> {
+    const data = this.data();
     const results = await Promise.allSettled(
       addresses.map((address) => this.o.broker.heartbeat(address, data)),
     );
     let accepted = 0;
     const failures: unknown[] = [];
     results.forEach((result, index) => {
-      const key = `heartbeat:${addresses[index] ?? '?'}`;
+      const address = addresses[index] ?? '?';
+      const key = `heartbeat:${address}`;
       if (result.status === 'fulfilled') {
         accepted++;
+        this.registered.add(address);
         this.warnings.clear(key);
         this.o.outcomes?.succeeded();
       } else {
+        this.registered.delete(address);
         failures.push(result.reason);
         this.o.outcomes?.failed(result.reason);
-        this.warnings.warn(key, { err: result.reason, broker: addresses[index] }, 'heartbeat failed');
+        this.warnings.warn(key, { err: result.reason, broker: address }, 'heartbeat failed');
       }
     });
     return { accepted, failures };

@@ -81,17 +81,24 @@ export class TopicRouteTable {
   private readonly assumed = new Set<string>();
   private readonly nameServerAddresses: ReadonlySet<string>;
   private readonly warnings: ThrottledLog;
+  private readonly onBrokersAdded: ((addresses: string[]) => void) | undefined;
 
   constructor(options: {
     nameServer: ConsumerClient['nameServer'];
     log: Logger;
     /** The name servers asked, for {@link servedByProxy}. @default none: never a proxy */
     nameServerAddresses?: readonly string[] | undefined;
+    /**
+     * Told of the broker addresses a refreshed route names that no route named before (a consumer
+     * heartbeats them at once, see membership-recovery.ts). Must not throw.
+     */
+    onBrokersAdded?: ((addresses: string[]) => void) | undefined;
   }) {
     this.nameServer = options.nameServer;
     this.log = options.log;
     this.nameServerAddresses = new Set(options.nameServerAddresses ?? []);
     this.warnings = new ThrottledLog(options.log);
+    this.onBrokersAdded = options.onBrokersAdded;
   }
 
   /**
@@ -123,12 +130,16 @@ export class TopicRouteTable {
    * broker group no route names any more is forgotten rather than kept for ever.
    */
   private rebuildBrokers(): void {
+    const before = this.onBrokersAdded === undefined ? undefined : new Set(this.allBrokerAddresses());
     this.brokers.clear();
     for (const [topic, route] of this.routes) {
       // An assumed route holds a copy of a broker group some fetched route names, maybe an older one.
       if (this.assumed.has(topic)) continue;
       for (const broker of route.brokerDatas) this.brokers.set(broker.brokerName, broker);
     }
+    if (before === undefined) return;
+    const added = this.allBrokerAddresses().filter((address) => !before.has(address));
+    if (added.length > 0) this.onBrokersAdded?.(added);
   }
 
   /**

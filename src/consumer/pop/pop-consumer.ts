@@ -22,6 +22,7 @@ import { isFatalListenerError } from '../consumer-errors.js';
 import type { ConsumerHealth } from '../consumer-health.js';
 import type { ConsumerRuntimeEvent, ConsumerState } from '../consumer-status.js';
 import { ConsumerHeartbeat } from '../membership/consumer-heartbeat.js';
+import { MembershipRecovery } from '../membership/membership-recovery.js';
 import { TopicRouteTable } from '../membership/topic-route-table.js';
 import type { ConsumeResult, MessageListener } from '../message-listener.js';
 import { ConsumerRefusedError, isPermanentRefusal, RefusalWatch } from '../refusal-watch.js';
@@ -104,6 +105,8 @@ export class PopConsumer {
   private readonly routeTask: PeriodicTask;
   private readonly heartbeat: ConsumerHeartbeat;
   private readonly heartbeatTask: PeriodicTask;
+  /** Fast retries of the route and the heartbeats while one of them is missing. */
+  private readonly recovery: MembershipRecovery;
   private readonly loops = new Map<string, PopBrokerLoop>();
   private readonly inFlight = new Set<InFlightBatch>();
   private readonly listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
@@ -122,7 +125,12 @@ export class PopConsumer {
       consumerGroup: o.consumerGroup,
     });
     this.pop = deps.pop ?? new PopClient({ transport: deps.client.pool });
-    this.routes = new TopicRouteTable({ nameServer: deps.client.nameServer, log: this.log });
+    this.routes = new TopicRouteTable({
+      nameServer: deps.client.nameServer,
+      log: this.log,
+      // A broker new to the route is heartbeated and popped from at once, not at the next periods.
+      onBrokersAdded: () => this.recovery.kick(),
+    });
     this.subscription = buildSubscriptionData(o.topic, o.filter.expression, o.filter.type);
     this.slots = new InFlightSlots(o.maxConcurrency);
     this.refusals = new RefusalWatch((error) => this.onFatal(error));
@@ -138,10 +146,11 @@ export class PopConsumer {
       popCounters: this.popCounters,
       log: this.log,
     });
+    // After each periodic task, the recovery checks whether something went missing (no I/O when not).
     this.routeTask = new PeriodicTask(
       'route refresh',
       o.routeRefreshIntervalMs,
-      () => this.syncBrokers(),
+      () => this.syncBrokers().finally(() => this.recovery.kick()),
       this.log,
     );
     // Registered as CONSUME_POP: the broker lists the pollers of the group (operators' consumer
@@ -165,10 +174,22 @@ export class PopConsumer {
       'heartbeat',
       o.heartbeatIntervalMs,
       async () => {
-        await this.heartbeat.sendToAll();
+        await this.heartbeat.sendToAll().finally(() => this.recovery.kick());
       },
       this.log,
     );
+    // POP has no rebalance: its counterpart is a pop loop per broker group serving the topic, which
+    // syncLoops starts (a broker group that a route refreshed by a loop's stale-route hint adds gets its
+    // loop there, not 30 s later at the next route refresh).
+    this.recovery = new MembershipRecovery({
+      topic: o.topic,
+      routes: this.routes,
+      refreshRoutes: () => this.syncBrokers(),
+      heartbeat: this.heartbeat,
+      rebalance: () => this.syncLoops(),
+      decided: () => this.loopsInPlace(),
+      log: this.log,
+    });
   }
 
   /** The lifecycle state. */
@@ -209,6 +230,8 @@ export class PopConsumer {
       await this.heartbeat.sendToAll();
       this.routeTask.start();
       this.heartbeatTask.start();
+      // A route or a broker missing now is retried within seconds, not periods.
+      this.recovery.start();
     } catch (error) {
       this.log.error({ err: error }, 'start failed');
       await this.stop();
@@ -271,7 +294,7 @@ export class PopConsumer {
 
   private async doStop(): Promise<void> {
     this.currentState = 'stopping';
-    await Promise.all([this.routeTask.stop(), this.heartbeatTask.stop()]);
+    await Promise.all([this.recovery.stop(), this.routeTask.stop(), this.heartbeatTask.stop()]);
     await Promise.all([...this.loops.values()].map((loop) => loop.stop()));
     const pending = () => Promise.all([...this.inFlight].map((batch) => batch.done));
     if (!(await settlesWithin(pending(), this.options.shutdownTimeoutMs))) {
@@ -281,17 +304,36 @@ export class PopConsumer {
     }
     // The other pollers of the group then count one less (their backlog share grows at once).
     await this.heartbeat.unregisterFromAll();
+    this.settler.flushLogs();
     this.currentState = 'stopped';
     this.log.info({ counters: this.popCounters }, 'POP consumer stopped');
     this.emit({ type: 'stopped' });
   }
 
-  /** Refreshes the route; starts a loop for every broker group now serving the topic, stops the others. */
+  /** Refreshes the route, then {@link syncLoops}. */
   private async syncBrokers(): Promise<void> {
+    await this.routes.refresh(this.options.topic);
+    await this.syncLoops();
+  }
+
+  /** The broker groups the known route has serve the topic (readable queues). */
+  private servingBrokers(): Set<string> {
+    return new Set((this.routes.readableQueues(this.options.topic) ?? []).map((queue) => queue.brokerName));
+  }
+
+  /** Every broker group serving the topic has its loop, and no other has one. */
+  private loopsInPlace(): boolean {
+    const serving = this.servingBrokers();
+    if (serving.size !== this.loops.size) return false;
+    for (const brokerName of serving) if (!this.loops.has(brokerName)) return false;
+    return true;
+  }
+
+  /** Starts a loop for every broker group serving the topic in the known route, stops the others. */
+  private async syncLoops(): Promise<void> {
     const o = this.options;
-    await this.routes.refresh(o.topic);
     if (this.currentState !== 'starting' && this.currentState !== 'running') return;
-    const serving = new Set((this.routes.readableQueues(o.topic) ?? []).map((queue) => queue.brokerName));
+    const serving = this.servingBrokers();
     for (const [brokerName, loop] of this.loops) {
       if (serving.has(brokerName)) continue;
       this.loops.delete(brokerName);

@@ -2,8 +2,13 @@ import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BrokerClient } from '../../../src/client/broker-client.js';
 import { NameServerClient } from '../../../src/client/name-server-client.js';
-import { Producer } from '../../../src/client/producer.js';
+import {
+  BATCH_ANSWER_BYTES_PER_MESSAGE,
+  MAX_BATCH_MESSAGES,
+  Producer,
+} from '../../../src/client/producer.js';
 import { RocketMQError } from '../../../src/errors.js';
+import { MAX_HEADER_BYTES } from '../../../src/protocol/header-limits.js';
 import { decodeProperties } from '../../../src/protocol/message-properties.js';
 import { type FakeReply, FakeTransport, type SentRequest } from './fake-transport.js';
 
@@ -189,5 +194,32 @@ describe('Producer', () => {
         { topic: 'U', body: 'b' },
       ]),
     ).rejects.toBeInstanceOf(RocketMQError);
+  });
+
+  it('refuses, before sending, a batch whose answer could pass the cap on incoming headers', async () => {
+    // The worst case: an IPv6 broker's answer lists 57 bytes per message.
+    expect(BATCH_ANSWER_BYTES_PER_MESSAGE).toBe(57);
+    expect(MAX_BATCH_MESSAGES * BATCH_ANSWER_BYTES_PER_MESSAGE).toBeLessThanOrEqual(MAX_HEADER_BYTES);
+    expect((MAX_BATCH_MESSAGES + 1) * BATCH_ANSWER_BYTES_PER_MESSAGE).toBeGreaterThan(
+      MAX_HEADER_BYTES - 4096,
+    );
+    const { client, sends } = setup();
+    // A broker with a larger maxMessageSize takes the body: only the answer is in the way.
+    const producer = new Producer({ client, maxMessageBytes: 64 * 1024 * 1024 });
+    await producer.start();
+    const batch = (count: number) => Array.from({ length: count }, () => ({ topic: 'T', body: 'x' }));
+
+    const refused = await producer.sendBatch(batch(MAX_BATCH_MESSAGES + 1)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RocketMQError);
+    expect((refused as RocketMQError).retriable).toBe(false);
+    expect((refused as Error).message).toContain(`a batch of ${MAX_BATCH_MESSAGES + 1} messages is too many`);
+    expect((refused as Error).message).toContain(`${MAX_HEADER_BYTES}-byte cap on incoming headers`);
+    expect((refused as Error).message).toContain(`send at most ${MAX_BATCH_MESSAGES} messages per batch`);
+    expect(sends()).toHaveLength(0);
+
+    const result = await producer.sendBatch(batch(MAX_BATCH_MESSAGES));
+    expect(result.msgIds).toHaveLength(MAX_BATCH_MESSAGES);
+    expect(sends()).toHaveLength(1);
+    await producer.shutdown();
   });
 });
