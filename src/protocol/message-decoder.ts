@@ -132,8 +132,9 @@ export interface DecodeResult {
   /** Messages too large to inflate, in record order; they are not in `messages`. */
   tooLarge?: TooLargeMessage[];
   /**
-   * Set when the records from here on would pass `maxInflatedBytes`: they were not read (a later call,
-   * the next pull, reads them). Never set on the first compressed record of a call.
+   * Set when the records from here on would pass `maxInflatedBytes` (a body too large to inflate counts
+   * `maxBodyBytes`, the work it cost): they were not read (a later call, the next pull, reads them).
+   * Never set on the first compressed record of a call.
    */
   deferred?: DeferredRecords;
 }
@@ -345,6 +346,9 @@ function decodeRecord(
         throw badRecord(reason, start, queueOffset, physicalOffset, err);
       }
       if (!bodyCapBinds) throw new BudgetExhausted({ byteOffset: start, queueOffset });
+      // What was inflated before the limit stopped it was work all the same: counted, a frame of bombs
+      // costs one budget's worth of inflating per call (then the rest waits), not the whole frame's.
+      budget.inflatedBytes += budget.maxBodyBytes;
       if (isInnerBatch(sysFlag)) {
         // How many messages the batch holds is inside the body: it can only go by its record.
         throw badRecord(`inner batch ${err.message}`, start, queueOffset, physicalOffset, err);

@@ -107,6 +107,22 @@ describe('maxBodyBytes', () => {
 });
 
 describe('maxInflatedBytes', () => {
+  it('a body too large to inflate costs the budget what it inflated: a frame of bombs is read a budget at a time', () => {
+    const body = encodeStoredMessages(
+      Array.from({ length: 10 }, (_, offset) =>
+        record(offset, { storedBody: zlibBomb(3 * MiB), sysFlag: ZLIB }),
+      ),
+    );
+    const first = decodeMessages(body, { maxBodyBytes: MiB, maxInflatedBytes: 3 * MiB });
+    expect(first.tooLarge?.map((t) => t.message.queueOffset)).toEqual([0, 1, 2]);
+    expect(first.deferred?.queueOffset).toBe(3);
+    const rest = decodeMessages(body.subarray(first.deferred?.byteOffset), {
+      maxBodyBytes: MiB,
+      maxInflatedBytes: 3 * MiB,
+    });
+    expect(rest.tooLarge?.map((t) => t.message.queueOffset)).toEqual([3, 4, 5]);
+  });
+
   it('stops before the record that would pass the budget and says where', () => {
     const inputs = [0, 1, 2, 3, 4].map((offset) =>
       record(offset, { storedBody: zlibBomb(900 * KiB), sysFlag: ZLIB }),
