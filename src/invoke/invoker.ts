@@ -15,7 +15,8 @@
  *   condition that stops the mapping (e.g. an invalid request body).
  * - `payload-too-large`: the request was over the service's payload limit (Lambda: 6 MiB); the listener
  *   then splits the batch, and a single message that cannot fit goes to the failure path.
- * - `malformed-response`: the service answered with a body that is not JSON (truncated, garbled).
+ * - `malformed-response`: the service answered with a body that is not JSON (truncated, garbled), or
+ *   with one over the size limit, which is not read whole (src/invoke/lambda-response-cap.ts).
  * - `aborted`: the caller's signal aborted the invoke (shutdown gave up waiting).
  *
  * Throttles are not a kind: an invoker retries them itself (with backoff, until its request's signal

@@ -11,6 +11,7 @@ import {
   type LambdaClientConfig,
 } from '@aws-sdk/client-lambda';
 import { RocketMQError } from '../errors.js';
+import { echoedText } from '../util/echoed-value.js';
 import { errorMessage } from '../util/error-message.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { retry } from '../util/retry.js';
@@ -19,15 +20,24 @@ import { abortedOutcome } from './aborted-outcome.js';
 import { InvokeError } from './invoke-error.js';
 import type { InvokeFailure, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
 import { classifyLambdaError } from './lambda-error-classification.js';
+import {
+  boundedLambdaError,
+  describeLambdaError,
+  functionErrorMessage,
+  MAX_ERROR_TEXT_CHARS,
+} from './lambda-error-text.js';
 import { type LambdaFunctionRef, parseLambdaFunctionRef } from './lambda-function-ref.js';
+import {
+  capLambdaResponses,
+  LambdaResponseTooLargeError,
+  MAX_LAMBDA_RESPONSE_BYTES,
+} from './lambda-response-cap.js';
 import { DEFAULT_FUNCTION_TIMEOUT_MS, DEFAULT_TIMEOUT_MARGIN_MS } from './lambda-timeouts.js';
 
 const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_SOCKETS = 256;
 const DEFAULT_THROTTLE_INITIAL_DELAY_MS = 100;
 const DEFAULT_THROTTLE_MAX_DELAY_MS = 30_000;
-/** How much of an error payload goes into a failure message. */
-const MAX_ERROR_TEXT_CHARS = 1_000;
 
 /**
  * Options of {@link LambdaInvoker}. Region and credentials come from the standard AWS chain unless given.
@@ -51,6 +61,12 @@ export interface LambdaInvokerOptions {
   throttleInitialDelayMs?: number | undefined;
   /** The longest wait after a throttle. @default 30_000 */
   throttleMaxDelayMs?: number | undefined;
+  /**
+   * The largest answer read, in bytes; a larger one fails the invoke as a `malformed-response`, unread or
+   * cut off. Error answers (a status outside 2xx) stop at `MAX_LAMBDA_ERROR_ANSWER_BYTES` (64 KiB) or
+   * this, whichever is lower. @default MAX_LAMBDA_RESPONSE_BYTES (7 MiB: Lambda answers at most 6 MB)
+   */
+  maxResponseBytes?: number | undefined;
   /** Randomness of the jitter (tests pass a fixed one). @default Math.random */
   random?: (() => number) | undefined;
   /** The parent logger; lines carry `component: 'invoke.lambda'`. */
@@ -80,8 +96,10 @@ class ThrottledAttempt extends Error {
 /**
  * An {@link Invoker} for AWS Lambda. `functionRef` is a function name, `name:qualifier`, a partial ARN or a
  * full ARN (whose region is used). Outcomes:
- * - the function's response (`ok: true`; a body that is not JSON is a `malformed-response` failure);
- * - `function-error` (FunctionError Handled or Unhandled, with the payload's `errorType`/`errorMessage`),
+ * - the function's response (`ok: true`; a body that is not JSON is a `malformed-response` failure, and
+ *   so is an answer over `maxResponseBytes`, which is never read whole);
+ * - `function-error` (FunctionError Handled or Unhandled, with the payload's `errorType`/`errorMessage`,
+ *   each cut to its bound: lambda-error-text.ts),
  *   `timeout` (no answer within `functionTimeoutMs + timeoutMarginMs`, or a hung connection), `network`,
  *   `server-error` (5xx), `payload-too-large` (413), `rejected` (other 4xx), `aborted` (the request's
  *   signal);
@@ -102,6 +120,7 @@ class ThrottledAttempt extends Error {
 export class LambdaInvoker implements Invoker {
   readonly #options: LambdaInvokerOptions;
   readonly #waitMs: number;
+  readonly #maxResponseBytes: number;
   readonly #log: Logger;
   /** One client per region; key '' is the default region's. */
   readonly #clients = new Map<string, LambdaClient>();
@@ -119,6 +138,11 @@ export class LambdaInvoker implements Invoker {
     if (!(marginMs >= 0)) throw new RocketMQError(`timeoutMarginMs must not be negative, got ${marginMs}`);
     this.#options = options;
     this.#waitMs = functionTimeoutMs + marginMs;
+    const maxResponseBytes = options.maxResponseBytes ?? MAX_LAMBDA_RESPONSE_BYTES;
+    if (!(Number.isSafeInteger(maxResponseBytes) && maxResponseBytes > 0)) {
+      throw new RocketMQError(`maxResponseBytes must be a positive integer, got ${maxResponseBytes}`);
+    }
+    this.#maxResponseBytes = maxResponseBytes;
     this.#log = componentLogger('invoke.lambda', options.logger);
     this.#throttleWarnings = new ThrottledLog(this.#log);
   }
@@ -195,6 +219,11 @@ export class LambdaInvoker implements Invoker {
     } catch (error) {
       if (signal?.aborted) return abortedOutcome(signal);
       if (timeout.signal.aborted) return this.#timeoutOutcome();
+      // Before the status is looked at: an answer too large to read says nothing about throttles or
+      // permissions, whatever its status claims.
+      if (error instanceof LambdaResponseTooLargeError) {
+        return { ok: false, kind: 'malformed-response', message: error.reason };
+      }
       return this.#failureOf(error, ref, request);
     } finally {
       clearTimeout(timer);
@@ -203,19 +232,20 @@ export class LambdaInvoker implements Invoker {
 
   #failureOf(error: unknown, ref: LambdaFunctionRef, request: InvokeRequest): InvokeOutcome {
     const verdict = classifyLambdaError(error);
-    const description = describeError(error);
+    const description = describeLambdaError(error);
+    const cause = boundedLambdaError(error);
     if (verdict.action === 'throttle') {
       this.#throttles++;
       request.onThrottle?.();
-      throw new ThrottledAttempt(description, { cause: error });
+      throw new ThrottledAttempt(description, { cause });
     }
     if (verdict.action === 'fatal') {
-      this.#log.error({ functionRef: ref.ref, err: error }, 'function cannot be invoked');
+      this.#log.error({ functionRef: ref.ref, err: cause }, 'function cannot be invoked');
       throw new InvokeError(
         `Lambda function ${JSON.stringify(ref.ref)} cannot be invoked: ${description}. The mapping stops: ` +
           `check the function name and region, the poller's lambda:InvokeFunction permission and the ` +
           `function's configuration.`,
-        { functionRef: ref.ref, fatal: true, cause: error },
+        { functionRef: ref.ref, fatal: true, cause },
       );
     }
     if (verdict.failureKind === 'timeout') return this.#timeoutOutcome();
@@ -250,6 +280,7 @@ export class LambdaInvoker implements Invoker {
           httpsAgent: { keepAlive: true, maxSockets },
         },
       });
+      capLambdaResponses(client, this.#maxResponseBytes);
       this.#clients.set(key, client);
     }
     return client;
@@ -272,35 +303,9 @@ function outcomeOf(output: InvokeCommandOutput): InvokeOutcome {
       return {
         ok: false,
         kind: 'malformed-response',
-        message: `the function's response is not JSON (${errorMessage(error)}): ${text.slice(0, MAX_ERROR_TEXT_CHARS)}`,
+        message: `the function's response is not JSON (${echoedText(errorMessage(error), MAX_ERROR_TEXT_CHARS)}): ${echoedText(text, MAX_ERROR_TEXT_CHARS)}`,
       };
     }
   }
   return { ok: true, payload };
-}
-
-/** Lambda's error shape `{"errorType","errorMessage"}` of a FunctionError payload, as JSON. */
-function functionErrorMessage(functionError: string, text: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined; // not JSON: quoted as the message below
-  }
-  const shape = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
-  const errorType = typeof shape.errorType === 'string' ? shape.errorType : functionError;
-  const errorMessage =
-    typeof shape.errorMessage === 'string' ? shape.errorMessage : text.slice(0, MAX_ERROR_TEXT_CHARS);
-  return JSON.stringify({ errorType, errorMessage });
-}
-
-function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const status = (error as { $metadata?: { httpStatusCode?: unknown } }).$metadata?.httpStatusCode;
-  const reason = (error as { Reason?: unknown }).Reason;
-  return (
-    `${error.name}: ${error.message}` +
-    (typeof reason === 'string' ? ` (${reason})` : '') +
-    (typeof status === 'number' ? ` [HTTP ${status}]` : '')
-  );
 }

@@ -33,7 +33,7 @@ export type LambdaApiHandler = (event: unknown, context: LambdaApiContext) => un
 /** Something to happen instead of (or before) a normal invoke. */
 export type LambdaApiFault =
   | { readonly kind: 'throttle'; readonly reason?: string; readonly retryAfterSeconds?: number }
-  | { readonly kind: 'server-error'; readonly status?: number }
+  | { readonly kind: 'server-error'; readonly status?: number; readonly message?: string }
   | { readonly kind: 'slow'; readonly delayMs: number }
   | { readonly kind: 'hang' }
   | { readonly kind: 'malformed-response'; readonly body?: string }
@@ -43,7 +43,7 @@ export type LambdaApiFault =
       readonly errorType?: string;
       readonly errorMessage?: string;
     }
-  | { readonly kind: 'access-denied' }
+  | { readonly kind: 'access-denied'; readonly message?: string }
   | { readonly kind: 'not-found' };
 
 /** One request the server received. */
@@ -58,7 +58,68 @@ export interface LambdaApiCall {
   fault: LambdaApiFault['kind'] | 'too-large' | undefined;
   /** The HTTP status answered (undefined for a hang). */
   status: number | undefined;
+  /** How a {@link LargeResponse} went out, when the handler returned one. */
+  streamed?: StreamedAnswer;
 }
+
+/** Options of {@link largeResponse}. */
+export interface LargeResponseOptions {
+  /** Sent without a Content-Length (chunked), so the client cannot know the size up front. @default false */
+  readonly chunked?: boolean;
+  /** The HTTP status of the answer. @default 200 */
+  readonly status?: number;
+  /** Sent as `X-Amz-Function-Error` (`Handled` or `Unhandled`) when given. */
+  readonly functionError?: string;
+}
+
+/** A large answer a handler asks for: see {@link largeResponse}. */
+export class LargeResponse {
+  constructor(
+    readonly bytes: number,
+    readonly options: LargeResponseOptions,
+  ) {}
+}
+
+/**
+ * What a handler returns to answer with a body of `bytes` bytes, streamed in 64 KiB writes that wait for
+ * the client to read (never held in memory): a JSON string `"aaa…a"`, so an answer of any size that is
+ * read whole is valid JSON. `Infinity` never ends (chunked): the server writes until the client closes the
+ * socket, or until {@link ENDLESS_ANSWER_SAFETY_BYTES} went out, when it destroys the socket (never a clean
+ * end: a client without a limit then fails instead of taking the machine's memory).
+ * {@link LambdaApiCall.streamed} tells how many bytes went out and whether the client hung up first.
+ *
+ * @example
+ * ```ts
+ * server.register('big', () => largeResponse(50 * 1024 * 1024, { chunked: true }));
+ * ```
+ */
+export function largeResponse(bytes: number, options: LargeResponseOptions = {}): LargeResponse {
+  if (!(bytes >= 2 && (Number.isSafeInteger(bytes) || bytes === Number.POSITIVE_INFINITY))) {
+    throw new Error(`a large response has a whole number of bytes, at least 2, got ${bytes}`);
+  }
+  if (bytes === Number.POSITIVE_INFINITY && options.chunked !== true) {
+    throw new Error('an endless response has no Content-Length: pass chunked: true');
+  }
+  return new LargeResponse(bytes, options);
+}
+
+/** How a {@link LargeResponse} went out. */
+export interface StreamedAnswer {
+  /** The size the answer was meant to have (`Infinity` for an endless one). */
+  readonly bytes: number;
+  /** Bytes handed to the socket so far (the kernel's buffers hold some of them when the client stops). */
+  bytesWritten: number;
+  /** Whether the whole body went out; `false` when the client closed the connection first. */
+  finished: boolean;
+  /** Settles when the server stopped writing: the body is out or the connection closed. */
+  readonly done: Promise<void>;
+}
+
+/** The size of each write of a streamed answer. */
+const STREAM_CHUNK_BYTES = 64 * 1024;
+
+/** Where an endless answer gives up on a client that keeps reading: the socket is destroyed there. */
+export const ENDLESS_ANSWER_SAFETY_BYTES = 64 * 1024 * 1024;
 
 /** Options of {@link LambdaApiServer.start}. */
 export interface LambdaApiServerOptions {
@@ -231,12 +292,17 @@ export class LambdaApiServer {
         return;
       case 'server-error':
         call.status = fault.status ?? 500;
-        sendError(res, call.status, 'ServiceException', { Type: 'Service', Message: 'Internal error' });
+        sendError(res, call.status, 'ServiceException', {
+          Type: 'Service',
+          Message: fault.message ?? 'Internal error',
+        });
         return;
       case 'access-denied':
         call.status = 403;
         sendError(res, 403, 'AccessDeniedException', {
-          Message: `User: arn:aws:iam::${ACCOUNT_ID}:user/poller is not authorized to perform: lambda:InvokeFunction on resource: ${arn}`,
+          Message:
+            fault.message ??
+            `User: arn:aws:iam::${ACCOUNT_ID}:user/poller is not authorized to perform: lambda:InvokeFunction on resource: ${arn}`,
         });
         return;
       case 'hang':
@@ -283,9 +349,73 @@ export class LambdaApiServer {
       });
       return;
     }
+    if (result instanceof LargeResponse) {
+      call.status = result.options.status ?? 200;
+      const progress = { bytes: result.bytes, bytesWritten: 0, finished: false };
+      const done = streamAnswer(res, result, progress);
+      call.streamed = Object.assign(progress, { done });
+      await done;
+      return;
+    }
     call.status = 200;
     send(res, 200, JSON.stringify(result ?? null), { 'x-amz-executed-version': '$LATEST' });
   }
+}
+
+/** Writes a {@link LargeResponse}, waiting for the client to read, until it is out or the socket closes. */
+async function streamAnswer(
+  res: ServerResponse,
+  answer: LargeResponse,
+  streamed: Omit<StreamedAnswer, 'done'>,
+): Promise<void> {
+  const { bytes, options } = answer;
+  res.writeHead(options.status ?? 200, {
+    'content-type': 'application/json',
+    ...(options.chunked === true ? {} : { 'content-length': bytes }),
+    'x-amzn-requestid': randomUUID(),
+    ...(options.functionError === undefined ? {} : { 'x-amz-function-error': options.functionError }),
+  });
+  let closed = false;
+  const onClose = () => {
+    closed = true;
+  };
+  res.once('close', onClose);
+  const filler = Buffer.alloc(STREAM_CHUNK_BYTES, 'a'); // never changed: the quotes go into copies
+  while (!closed && streamed.bytesWritten < bytes) {
+    const size = Math.min(STREAM_CHUNK_BYTES, bytes - streamed.bytesWritten);
+    const first = streamed.bytesWritten === 0;
+    const last = streamed.bytesWritten + size === bytes;
+    let chunk = filler.subarray(0, size);
+    if (first || last) {
+      chunk = Buffer.from(chunk);
+      if (first) chunk[0] = 0x22;
+      if (last) chunk[size - 1] = 0x22;
+    }
+    const flushed = res.write(chunk);
+    streamed.bytesWritten += size;
+    if (streamed.bytesWritten >= ENDLESS_ANSWER_SAFETY_BYTES && bytes === Number.POSITIVE_INFINITY) {
+      res.destroy();
+      break;
+    }
+    if (!flushed && !closed) await drainedOrClosed(res);
+  }
+  res.off('close', onClose);
+  if (closed || res.destroyed) return;
+  streamed.finished = true;
+  res.end();
+}
+
+/** Settles when `res` can take more writes or its connection closed, leaving no listener behind. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const settle = () => {
+      res.off('drain', settle);
+      res.off('close', settle);
+      resolve();
+    };
+    res.once('drain', settle);
+    res.once('close', settle);
+  });
 }
 
 /** `name`, `name:qualifier`, `123456789012:function:name[:q]` or a full ARN → name and qualifier. */
