@@ -179,7 +179,7 @@ export async function printResolvedService(
           } else if (error.killed === true) {
             reject(
               new ServerlessPrintError(
-                `${framework.packageName} print did not finish in ${timeoutMs / 1000} s (an AWS variable source that cannot reach AWS?)${quote(stdout, stderr)}`,
+                `${framework.packageName} print did not finish in ${timeoutMs / 1000} s (an AWS variable source that cannot reach AWS?)${quote(stderr)}`,
                 { cause: error },
               ),
             );
@@ -187,7 +187,7 @@ export async function printResolvedService(
             reject(
               // Not error.message: execFile puts all of stderr in it (up to the 32 MiB buffer).
               new ServerlessPrintError(
-                `cannot run ${framework.bin}: ${error.signal === null || error.signal === undefined ? String(error.code ?? 'failed') : `killed by ${error.signal}`}${quote(stdout, stderr)}`,
+                `cannot run ${framework.bin}: ${error.signal === null || error.signal === undefined ? String(error.code ?? 'failed') : `killed by ${error.signal}`}${quote(stderr)}`,
               ),
             );
           }
@@ -260,7 +260,8 @@ export function parsePrintOutput(
 
 /**
  * The Framework's error message in a failed run's output: the text after its `Error:` line (osls writes it
- * to stdout, its environment details to stderr), else the last lines of both.
+ * to stdout, its environment details to stderr), else the last lines of stderr (never of stdout, which may
+ * hold the resolved service and its secrets).
  *
  * @example
  * ```ts
@@ -281,7 +282,8 @@ export function frameworkErrorText(stdout: string, stderr: string): string {
       .trim();
     if (message !== '') return message;
   }
-  const lines = stripAnsi(`${stdout}\n${stderr}`)
+  // Without an `Error:` line, only stderr is quoted: stdout may hold the resolved service.
+  const lines = stripAnsi(stderr)
     .split('\n')
     .filter((line) => line.trim() !== '');
   return (
@@ -297,8 +299,12 @@ function stripAnsi(text: string): string {
   return text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
 }
 
-function quote(stdout: string, stderr: string): string {
-  const lines = `${stdout}\n${stderr}`.split('\n').filter((line) => line.trim() !== '');
+/**
+ * The last lines of the Framework's stderr, each cut. Never stdout: what `print` writes there is the
+ * resolved service, secrets included, and a run killed or timed out may have written some of it.
+ */
+function quote(stderr: string): string {
+  const lines = stderr.split('\n').filter((line) => line.trim() !== '');
   const quoted = lines.slice(-QUOTED_LINES).map((line) => echoedText(line, MAX_QUOTED_LINE_CHARS));
   return quoted.length === 0 ? '' : `:\n${quoted.join('\n')}`;
 }

@@ -63,6 +63,15 @@ describe('validate: a Framework that cannot print the service', () => {
     expect(result.err).not.toContain(SECRET.slice(0, 4));
   });
 
+  it('dies by a signal after printing the service: no part of what it printed is shown', async () => {
+    const { result } = await validateService(
+      `process.stdout.write('{\\n  "custom": {"acl": {"secretKey": "${SECRET}"}}\\n'); process.stderr.write('out of memory\\n'); process.kill(process.pid, 'SIGKILL');`,
+    );
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/cannot run .*cli\.js: killed by SIGKILL: \| out of memory\n$/);
+    expect(result.err).not.toContain(SECRET.slice(0, 4));
+  });
+
   it('dies by a signal after a flood on stderr: one bounded line, no stack', async () => {
     const { file, result } = await validateService(
       `process.stderr.write('${'E'.repeat(1000)}\\n'.repeat(200)); process.kill(process.pid, 'SIGKILL');`,

@@ -34,8 +34,16 @@ describe('parsePrintOutput', () => {
 
 describe('frameworkErrorText', () => {
   it('cuts each quoted line of an unrecognised failure', () => {
-    const text = frameworkErrorText(`${'z'.repeat(100_000)}\n`, 'Segmentation fault\n');
+    const text = frameworkErrorText('', `${'z'.repeat(100_000)}\nSegmentation fault\n`);
     expect(text.length).toBeLessThan(400);
     expect(text).toContain('(100000 characters)');
+    expect(text).toContain('Segmentation fault');
+  });
+
+  it.each(SECRETS)('an unrecognised failure quotes no part of the service printed on stdout (%s)', (secret) => {
+    const stdout = `{\n  "custom": {"rocketmq": {"acl": {"secretKey": "${secret}"}}}\n}\n`;
+    const text = frameworkErrorText(stdout, 'Killed\n');
+    expect(text).toBe('Killed');
+    expect(shownPart(text, secret)).toBeUndefined();
   });
 });
