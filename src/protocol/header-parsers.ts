@@ -3,6 +3,7 @@
  * sends, and the field readers for requests the broker sends us. Each throws {@link ProtocolError}
  * naming a missing or malformed field. Field names are the Java header classes' field names.
  */
+import { echoedText, echoedValue } from '../util/echoed-value.js';
 import { ProtocolError } from './errors.js';
 
 /**
@@ -52,11 +53,13 @@ export function optionalIntegerField(
 
 function parseIntegerField(value: string, name: string, context: string): number {
   if (!/^-?\d+$/.test(value)) {
-    throw new ProtocolError(`${context} header ${name}=${JSON.stringify(value)} is not an integer`);
+    throw new ProtocolError(`${context} header ${name}=${echoedValue(value)} is not an integer`);
   }
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed)) {
-    throw new ProtocolError(`${context} header ${name}=${value} is outside the safe integer range`);
+    throw new ProtocolError(
+      `${context} header ${name}=${echoedText(value)} is outside the safe integer range`,
+    );
   }
   return parsed;
 }

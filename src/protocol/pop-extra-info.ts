@@ -15,6 +15,7 @@
  * into its `POP_CK` property; a first delivery has none, and the client builds it from the header.
  */
 
+import { echoedText, echoedValue } from '../util/echoed-value.js';
 import { propertyOf } from './decoded-message.js';
 import { ProtocolError } from './errors.js';
 import type { MessageExt } from './message.js';
@@ -123,7 +124,7 @@ export function encodePopReceipt(receipt: PopReceipt): string {
 export function parsePopReceipt(extraInfo: string): PopReceipt {
   const fields = extraInfo.split(SEPARATOR);
   if (fields.length !== 8) {
-    throw new ProtocolError(`POP extra info ${JSON.stringify(extraInfo)} has ${fields.length} fields, not 8`);
+    throw new ProtocolError(`POP extra info ${echoedValue(extraInfo)} has ${fields.length} fields, not 8`);
   }
   const [ck, popTime, invisibleTime, reviveQid, mark, brokerName, queueId, queueOffset] = fields as [
     string,
@@ -136,7 +137,7 @@ export function parsePopReceipt(extraInfo: string): PopReceipt {
     string,
   ];
   if (mark !== '0' && mark !== '1' && mark !== '2') {
-    throw new ProtocolError(`POP extra info ${JSON.stringify(extraInfo)} has retry mark ${mark}`);
+    throw new ProtocolError(`POP extra info ${echoedValue(extraInfo)} has retry mark ${echoedValue(mark)}`);
   }
   const int = (value: string, name: string) => integer(value, `POP extra info ${name}`);
   return {
@@ -273,20 +274,19 @@ function offsetInfoEntries(info: string | undefined, name: string): [string, str
   const keys = new Set<string>();
   return info.split(';').map((entry) => {
     const parts = entry.split(SEPARATOR);
-    if (parts.length !== 3)
-      throw new ProtocolError(`${name} entry ${JSON.stringify(entry)} has not 3 fields`);
+    if (parts.length !== 3) throw new ProtocolError(`${name} entry ${echoedValue(entry)} has not 3 fields`);
     const [mark, queueId, value] = parts as [string, string, string];
     const key = `${mark}@${queueId}`;
-    if (keys.has(key)) throw new ProtocolError(`${name} names queue ${key} twice`);
+    if (keys.has(key)) throw new ProtocolError(`${name} names queue ${echoedText(key)} twice`);
     keys.add(key);
     return [key, value];
   });
 }
 
 function integer(value: string, what: string): number {
-  if (!/^-?\d+$/.test(value)) throw new ProtocolError(`${what} ${JSON.stringify(value)} is not an integer`);
+  if (!/^-?\d+$/.test(value)) throw new ProtocolError(`${what} ${echoedValue(value)} is not an integer`);
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed))
-    throw new ProtocolError(`${what} ${value} is outside the safe integer range`);
+    throw new ProtocolError(`${what} ${echoedText(value)} is outside the safe integer range`);
   return parsed;
 }

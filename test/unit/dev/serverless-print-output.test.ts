@@ -40,10 +40,13 @@ describe('frameworkErrorText', () => {
     expect(text).toContain('Segmentation fault');
   });
 
-  it.each(SECRETS)('an unrecognised failure quotes no part of the service printed on stdout (%s)', (secret) => {
-    const stdout = `{\n  "custom": {"rocketmq": {"acl": {"secretKey": "${secret}"}}}\n}\n`;
-    const text = frameworkErrorText(stdout, 'Killed\n');
-    expect(text).toBe('Killed');
-    expect(shownPart(text, secret)).toBeUndefined();
-  });
+  it.each(SECRETS)(
+    'an unrecognised failure quotes no part of the service printed on stdout (%s)',
+    (secret) => {
+      const stdout = `{\n  "custom": {"rocketmq": {"acl": {"secretKey": "${secret}"}}}\n}\n`;
+      const text = frameworkErrorText(stdout, 'Killed\n');
+      expect(text).toBe('Killed');
+      expect(shownPart(text, secret)).toBeUndefined();
+    },
+  );
 });
