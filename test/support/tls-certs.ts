@@ -7,6 +7,7 @@
  * PEM (`BEGIN PRIVATE KEY`), the only private-key format Netty (the broker's TLS) reads.
  */
 import { execFile } from 'node:child_process';
+import { createPrivateKey } from 'node:crypto';
 import {
   existsSync,
   mkdtempSync,
@@ -71,6 +72,21 @@ let made: Promise<TlsTestCerts> | undefined;
 export function tlsTestCerts(): Promise<TlsTestCerts> {
   made ??= generate();
   return made;
+}
+
+/**
+ * `certificate`'s key encrypted with `passphrase` (AES-256-CBC): PKCS#8 (`BEGIN ENCRYPTED PRIVATE KEY`),
+ * or SEC1 with a `Proc-Type: 4,ENCRYPTED` header (openssl's traditional format). What the tests of a key
+ * that a wrong passphrase, or none, cannot open write or pass.
+ */
+export function encryptedKeyPem(
+  certificate: TestCertificate,
+  passphrase: string,
+  type: 'pkcs8' | 'sec1' = 'pkcs8',
+): string {
+  return createPrivateKey(certificate.keyPem)
+    .export({ format: 'pem', type, cipher: 'aes-256-cbc', passphrase })
+    .toString();
 }
 
 async function generate(): Promise<TlsTestCerts> {

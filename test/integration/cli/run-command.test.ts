@@ -2,7 +2,6 @@
  * `rocketmq-lambda run` end to end: the CLI as a child process against the real broker and dynalite,
  * with a `local:` handler that writes a ledger of what it received.
  */
-import { createPrivateKey } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,7 +9,7 @@ import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { DYNALITE_CLIENT_CONFIG, type DynaliteHandle, startDynalite } from '../../support/dynalite.js';
-import { tlsTestCerts } from '../../support/tls-certs.js';
+import { encryptedKeyPem, tlsTestCerts } from '../../support/tls-certs.js';
 import { createTopic, newClient, newProducer, produce, waitFor } from '../consumer/helpers.js';
 import { LEDGER_HANDLER, readLedger, spawnCli } from './poller-process.js';
 
@@ -322,15 +321,7 @@ describe('rocketmq-lambda run', () => {
     const dir = await tempDir();
     const certs = await tlsTestCerts();
     const passphrase = 'Wrong-Passphrase-5eed';
-    await writeFile(
-      path.join(dir, 'client.key'),
-      createPrivateKey(certs.client.keyPem).export({
-        format: 'pem',
-        type: 'pkcs8',
-        cipher: 'aes-256-cbc',
-        passphrase: 'Right-Passphrase-f00d',
-      }),
-    );
+    await writeFile(path.join(dir, 'client.key'), encryptedKeyPem(certs.client, 'Right-Passphrase-f00d'));
     const config = path.join(dir, 'poller.json');
     await writeFile(
       config,

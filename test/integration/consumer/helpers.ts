@@ -8,6 +8,8 @@ import type {
   ConsumeResult,
   MessageListener,
 } from '../../../src/consumer/message-listener.js';
+import { PopConsumer } from '../../../src/consumer/pop/pop-consumer.js';
+import type { PopConsumerOptions } from '../../../src/consumer/pop/pop-consumer-options.js';
 import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
 import type { OffsetStore } from '../../../src/offsets/offset-store.js';
 import { MessageConst } from '../../../src/protocol/message.js';
@@ -115,6 +117,29 @@ export function newRuntime(
     await client.close();
   });
   return { runtime, client, offsetStore };
+}
+
+/**
+ * A started POP consumer on its own client, stopped and closed with the test: from the start of the
+ * queues, with short polls, unless `options` say other. The client asks the test broker's name server
+ * unless `client` names others.
+ */
+export async function startPopConsumer(
+  options: Omit<PopConsumerOptions, 'name'> & { name?: string },
+  listener: MessageListener,
+  client: { nameServerAddresses?: string[] } = {},
+): Promise<PopConsumer> {
+  const consumerClient = newClient(client);
+  const consumer = new PopConsumer(
+    { name: 'it', startingPosition: 'TRIM_HORIZON', pollTimeMs: 2000, shutdownTimeoutMs: 5000, ...options },
+    { client: consumerClient, listener },
+  );
+  onTestFinished(async () => {
+    await consumer.stop();
+    await consumerClient.close();
+  });
+  await consumer.start();
+  return consumer;
 }
 
 /**

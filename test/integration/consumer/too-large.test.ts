@@ -14,7 +14,6 @@ import type {
   FinalFailureCause,
   MessageListener,
 } from '../../../src/consumer/message-listener.js';
-import { PopConsumer } from '../../../src/consumer/pop/pop-consumer.js';
 import { MessageSysFlag } from '../../../src/protocol/message-sys-flag.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { pullHeader } from '../client/helpers.js';
@@ -26,6 +25,7 @@ import {
   newRuntime,
   produce,
   sendStoredBody,
+  startPopConsumer,
   waitFor,
 } from './helpers.js';
 
@@ -173,23 +173,7 @@ describe('a message too large to inflate', () => {
 
     const ledger = new Ledger();
     const finals: { id: string; cause: FinalFailureCause | undefined; reason: string }[] = [];
-    const consumerClient = newClient();
-    const consumer = new PopConsumer(
-      {
-        name: 'it',
-        topic,
-        consumerGroup: group,
-        startingPosition: 'TRIM_HORIZON',
-        pollTimeMs: 2000,
-        shutdownTimeoutMs: 5000,
-      },
-      { client: consumerClient, listener: listenerOf(ledger, finals) },
-    );
-    onTestFinished(async () => {
-      await consumer.stop();
-      await consumerClient.close();
-    });
-    await consumer.start();
+    const consumer = await startPopConsumer({ topic, consumerGroup: group }, listenerOf(ledger, finals));
     await waitFor('the messages around the bombs and the bombs told', 30_000, async () =>
       ledger.missing([...before, ...after]).length === 0 && finals.length === ids.length ? true : undefined,
     );

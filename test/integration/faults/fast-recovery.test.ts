@@ -12,17 +12,16 @@
  * target is 10 s, the margin is for a loaded machine, the time measured goes to the fault report.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { Producer } from '../../../src/client/producer.js';
-import { RocketMQClient } from '../../../src/client/rocketmq-client.js';
 import { ConsumerRuntime } from '../../../src/consumer/consumer-runtime.js';
 import type { ConsumedMessage, MessageListener } from '../../../src/consumer/message-listener.js';
-import { PopConsumer } from '../../../src/consumer/pop/pop-consumer.js';
+import { POP_CONSUMER_DEFAULTS } from '../../../src/consumer/pop/pop-consumer-options.js';
 import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
 import { masterAddress } from '../../../src/protocol/route-data.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { recordFaultOutcome } from '../../support/fault-report.js';
 import { waitFor } from '../../support/wait-for.js';
 import { createTopic, newClient, sleep } from '../client/helpers.js';
+import { newProducer, startPopConsumer } from '../consumer/helpers.js';
 import { FakeNameServer } from './fake-name-server.js';
 import { TcpProxy } from './tcp-proxy.js';
 
@@ -64,15 +63,12 @@ async function realTopic(prefix: string) {
   const route = await admin.nameServer.getRoute(topic, { refresh: true });
   const routed = route.brokerDatas[0] === undefined ? undefined : masterAddress(route.brokerDatas[0]);
   if (routed === undefined) throw new Error(`the route of ${topic} names no master`);
-  const producer = new Producer({ client: admin });
-  await producer.start();
-  onTestFinished(() => producer.shutdown());
-  return { topic, routed, producer };
+  return { topic, routed, producer: await newProducer(admin) };
 }
 
 /** A consumer of `topic` through the given name server, with the production intervals. */
 async function startConsumer(nameServer: string, topic: string, listener: ArrivalLog) {
-  const client = new RocketMQClient({ nameServerAddresses: [nameServer] });
+  const client = newClient({ nameServerAddresses: [nameServer] });
   const runtime = new ConsumerRuntime(
     {
       name: 'recovery',
@@ -93,58 +89,102 @@ async function startConsumer(nameServer: string, topic: string, listener: Arriva
 }
 
 /** A POP consumer of `topic` through the given name server, with the production intervals. */
-async function startPopConsumer(nameServer: string, topic: string, listener: ArrivalLog) {
-  const client = new RocketMQClient({ nameServerAddresses: [nameServer] });
-  const consumer = new PopConsumer(
+function startPopConsumerVia(nameServer: string, topic: string, listener: ArrivalLog) {
+  return startPopConsumer(
     {
       name: 'recovery-pop',
       topic,
       consumerGroup: uniqueGroup('fault_recovery_pop'),
-      startingPosition: 'TRIM_HORIZON',
       maximumBatchingWindowMs: 50,
-      shutdownTimeoutMs: 5000,
+      pollTimeMs: POP_CONSUMER_DEFAULTS.pollTimeMs,
     },
-    { client, listener },
+    listener,
+    { nameServerAddresses: [nameServer] },
   );
-  onTestFinished(async () => {
-    await consumer.stop();
-    await client.close();
+}
+
+/** One "name server turns sane" phase: its fault report row, the prefix of its topic, its outage. */
+interface NameServerPhase {
+  readonly scenario: string;
+  readonly topicPrefix: string;
+  /** Put before the row's notes. */
+  readonly notesPrefix: string;
+  readonly outageMs: number;
+}
+
+const NAME_SERVER_PHASE: NameServerPhase = {
+  scenario: 'name server turns sane',
+  topicPrefix: 'fault_ns_back',
+  notesPrefix: '',
+  outageMs: OUTAGE_MS,
+};
+const POP_NAME_SERVER_PHASE: NameServerPhase = {
+  scenario: 'name server turns sane (POP)',
+  topicPrefix: 'fault_ns_back_pop',
+  notesPrefix: 'POP: ',
+  outageMs: POP_OUTAGE_MS,
+};
+
+/**
+ * A consumer (made by `start`) whose only name server answers garbage for the phase's outage, then relays
+ * to the real one: waits for the message sent meanwhile and records the row. The consumer, and how many
+ * lookups the garbage answered.
+ */
+async function nameServerTurnsSane<Consumer>(
+  phase: NameServerPhase,
+  start: (nameServer: string, topic: string, listener: ArrivalLog) => Promise<Consumer>,
+) {
+  const startedAt = Date.now();
+  const { topic, producer } = await realTopic(phase.topicPrefix);
+  const nameServer = await FakeNameServer.start('garbage');
+  const arrivals = new ArrivalLog();
+  const consumer = await start(nameServer.address, topic, arrivals);
+  await producer.send({ topic, body: 'sent while the name server talks nonsense' });
+  await sleep(phase.outageMs);
+  const garbageAnswers = nameServer.requests;
+
+  const switchedAt = Date.now();
+  nameServer.forwardTo(testBroker().namesrvAddr);
+  const recoveryMs = await arrivals.after('sent while the name server talks nonsense', switchedAt);
+
+  await recordRecovery(
+    phase.scenario,
+    1,
+    arrivals,
+    startedAt,
+    `${phase.notesPrefix}first message consumed ${(recoveryMs / 1000).toFixed(1)} s after the only name ` +
+      'server turned sane (target 10 s; periodic intervals at their defaults); ' +
+      `${garbageAnswers} lookups answered with garbage in the ${phase.outageMs / 1000} s before`,
+  );
+  return { consumer, garbageAnswers };
+}
+
+/** Records a scenario in which each of `sent` messages was to be consumed once. */
+function recordRecovery(
+  scenario: string,
+  sent: number,
+  arrivals: ArrivalLog,
+  startedAt: number,
+  notes: string,
+): Promise<void> {
+  return recordFaultOutcome({
+    scenario,
+    consumer: 'rocketmq-lambda',
+    sent,
+    delivered: arrivals.firstSeenMs.size,
+    lost: sent - arrivals.firstSeenMs.size,
+    duplicates: 0,
+    orderViolations: null,
+    processOutcomes: [],
+    notes,
+    durationMs: Date.now() - startedAt,
   });
-  await consumer.start();
-  return consumer;
 }
 
 describe('fast recovery', () => {
   it('uses a name server within seconds of it turning sane', async () => {
-    const startedAt = Date.now();
-    const { topic, producer } = await realTopic('fault_ns_back');
-    const nameServer = await FakeNameServer.start('garbage');
-    const arrivals = new ArrivalLog();
-    const runtime = await startConsumer(nameServer.address, topic, arrivals);
-    await producer.send({ topic, body: 'sent while the name server talks nonsense' });
-    await sleep(OUTAGE_MS);
-    const garbageAnswers = nameServer.requests;
-
-    const switchedAt = Date.now();
-    nameServer.forwardTo(testBroker().namesrvAddr);
-    const recoveryMs = await arrivals.after('sent while the name server talks nonsense', switchedAt);
-
-    await recordFaultOutcome({
-      scenario: 'name server turns sane',
-      consumer: 'rocketmq-lambda',
-      sent: 1,
-      delivered: arrivals.firstSeenMs.size,
-      lost: 1 - arrivals.firstSeenMs.size,
-      duplicates: 0,
-      orderViolations: null,
-      processOutcomes: [],
-      notes:
-        `first message consumed ${(recoveryMs / 1000).toFixed(1)} s after the only name server turned sane ` +
-        `(target 10 s; periodic intervals at their defaults); ${garbageAnswers} lookups answered with garbage ` +
-        `in the ${OUTAGE_MS / 1000} s before`,
-      durationMs: Date.now() - startedAt,
-    });
-    expect(runtime.state).toBe('running');
+    const { consumer, garbageAnswers } = await nameServerTurnsSane(NAME_SERVER_PHASE, startConsumer);
+    expect(consumer.state).toBe('running');
     // Retried on the backoff (about 0, 1, 3, 7 s), not once per 30 s.
     expect(garbageAnswers).toBeGreaterThanOrEqual(6);
   }, 40_000);
@@ -157,68 +197,37 @@ describe('fast recovery', () => {
     nameServer.forwardTo(testBroker().namesrvAddr, new Map([[routed, broker.address]]));
     const arrivals = new ArrivalLog();
     const runtime = await startConsumer(nameServer.address, topic, arrivals);
-    await producer.send({ topic, body: 'sent while the broker was down at start' });
-    await sleep(OUTAGE_MS);
+    /** Sends `body` while the broker is down, brings it back after the outage: ms until `body` is consumed. */
+    const consumedOnceBack = async (body: string) => {
+      await producer.send({ topic, body });
+      await sleep(OUTAGE_MS);
+      const upAt = Date.now();
+      await broker.up();
+      return arrivals.after(body, upAt);
+    };
 
-    let upAt = Date.now();
-    await broker.up();
-    const atStartMs = await arrivals.after('sent while the broker was down at start', upAt);
-
+    const atStartMs = await consumedOnceBack('sent while the broker was down at start');
     await broker.down();
-    await producer.send({ topic, body: 'sent while the broker was down mid-run' });
-    await sleep(OUTAGE_MS);
-    upAt = Date.now();
-    await broker.up();
-    const midRunMs = await arrivals.after('sent while the broker was down mid-run', upAt);
+    const midRunMs = await consumedOnceBack('sent while the broker was down mid-run');
 
-    await recordFaultOutcome({
-      scenario: 'broker comes back',
-      consumer: 'rocketmq-lambda',
-      sent: 2,
-      delivered: arrivals.firstSeenMs.size,
-      lost: 2 - arrivals.firstSeenMs.size,
-      duplicates: 0,
-      orderViolations: null,
-      processOutcomes: [],
-      notes:
-        `consumed ${(atStartMs / 1000).toFixed(1)} s after the broker came back (down since the consumer's start), ` +
+    await recordRecovery(
+      'broker comes back',
+      2,
+      arrivals,
+      startedAt,
+      `consumed ${(atStartMs / 1000).toFixed(1)} s after the broker came back (down since the consumer's start), ` +
         `${(midRunMs / 1000).toFixed(1)} s after it came back from a ${OUTAGE_MS / 1000} s outage mid-run ` +
         '(target 10 s; periodic intervals at their defaults)',
-      durationMs: Date.now() - startedAt,
-    });
+    );
     expect(runtime.state).toBe('running');
     expect(broker.accepted).toBeGreaterThan(0);
   }, 60_000);
 
   it('a POP consumer pops within seconds of its name server turning sane', async () => {
-    const startedAt = Date.now();
-    const { topic, producer } = await realTopic('fault_ns_back_pop');
-    const nameServer = await FakeNameServer.start('garbage');
-    const arrivals = new ArrivalLog();
-    const consumer = await startPopConsumer(nameServer.address, topic, arrivals);
-    await producer.send({ topic, body: 'popped after the name server turned sane' });
-    await sleep(POP_OUTAGE_MS);
-    const garbageAnswers = nameServer.requests;
-
-    const switchedAt = Date.now();
-    nameServer.forwardTo(testBroker().namesrvAddr);
-    const recoveryMs = await arrivals.after('popped after the name server turned sane', switchedAt);
-
-    await recordFaultOutcome({
-      scenario: 'name server turns sane (POP)',
-      consumer: 'rocketmq-lambda',
-      sent: 1,
-      delivered: arrivals.firstSeenMs.size,
-      lost: 1 - arrivals.firstSeenMs.size,
-      duplicates: 0,
-      orderViolations: null,
-      processOutcomes: [],
-      notes:
-        `POP: first message consumed ${(recoveryMs / 1000).toFixed(1)} s after the only name server turned ` +
-        `sane (target 10 s; periodic intervals at their defaults); ${garbageAnswers} lookups answered with ` +
-        `garbage in the ${POP_OUTAGE_MS / 1000} s before`,
-      durationMs: Date.now() - startedAt,
-    });
+    const { consumer, garbageAnswers } = await nameServerTurnsSane(
+      POP_NAME_SERVER_PHASE,
+      startPopConsumerVia,
+    );
     expect(consumer.state).toBe('running');
     // Retried on the backoff (about 0 and 1 s), not once per 30 s.
     expect(garbageAnswers).toBeGreaterThanOrEqual(2);

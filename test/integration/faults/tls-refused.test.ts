@@ -11,7 +11,6 @@
  * `keyPassphrase` stops it at start, before any connection, naming the settings (never the passphrase).
  * One broker at a time.
  */
-import { createPrivateKey } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +19,7 @@ import type { LocalBroker, LocalBrokerTlsOptions } from '../../../src/local-brok
 import { buildTlsConnectionOptions } from '../../../src/network/tls-options.js';
 import { uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { recordFaultOutcome } from '../../support/fault-report.js';
-import { type TlsTestCerts, tlsTestCerts } from '../../support/tls-certs.js';
+import { encryptedKeyPem, type TlsTestCerts, tlsTestCerts } from '../../support/tls-certs.js';
 import { readLedger } from '../cli/poller-process.js';
 import { newProducer, produce } from '../consumer/helpers.js';
 import { summarizeLedger } from './delivery-ledger.js';
@@ -196,15 +195,7 @@ describe(SCENARIO, () => {
       // The client key encrypted, and a passphrase in the config that does not open it.
       const keyDir = await scenarioDir('mtls-key');
       const encryptedKey = path.join(keyDir, 'client-encrypted.key');
-      await writeFile(
-        encryptedKey,
-        createPrivateKey(certs.client.keyPem).export({
-          format: 'pem',
-          type: 'pkcs8',
-          cipher: 'aes-256-cbc',
-          passphrase: 'Right-Passphrase-1f2e',
-        }),
-      );
+      await writeFile(encryptedKey, encryptedKeyPem(certs.client, 'Right-Passphrase-1f2e'));
       const wrongKey = await variant('wrong-key-passphrase', {
         caFile: certs.ca.certPath,
         certFile: certs.client.certPath,

@@ -1,30 +1,10 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ConsumeResult, MessageListener } from '../../../src/consumer/message-listener.js';
-import { PopConsumer } from '../../../src/consumer/pop/pop-consumer.js';
-import type { PopConsumerOptions } from '../../../src/consumer/pop/pop-consumer-options.js';
 import { describeError } from '../../../src/util/describe-error.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { expectQuietFor } from '../../support/quiet-window.js';
 import { createTopic, newClient, pullMessages, sleep, waitFor } from '../client/helpers.js';
-import { Ledger, newProducer, produce, recordingListener } from '../consumer/helpers.js';
-
-/** A started POP consumer on its own client, stopped and closed with the test. */
-async function startPopConsumer(
-  options: Omit<PopConsumerOptions, 'name'>,
-  listener: MessageListener,
-): Promise<PopConsumer> {
-  const client = newClient();
-  const consumer = new PopConsumer(
-    { name: 'it', startingPosition: 'TRIM_HORIZON', pollTimeMs: 2000, shutdownTimeoutMs: 5000, ...options },
-    { client, listener },
-  );
-  onTestFinished(async () => {
-    await consumer.stop();
-    await client.close();
-  });
-  await consumer.start();
-  return consumer;
-}
+import { Ledger, newProducer, produce, recordingListener, startPopConsumer } from '../consumer/helpers.js';
 
 describe('PopConsumer against the real broker', () => {
   it('a failing message is retried with growing reconsumeTimes, then lands in %DLQ%<group> and is acked', async () => {

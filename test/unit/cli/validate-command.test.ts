@@ -1,4 +1,3 @@
-import { createPrivateKey } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +6,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { type ValidationReport, validateCommand } from '../../../src/cli/validate-command.js';
 import { isServiceFile } from '../../../src/dev/service-file.js';
 import { runCaptured } from '../../support/fake-cli-io.js';
-import { tlsTestCerts } from '../../support/tls-certs.js';
+import { encryptedKeyPem, tlsTestCerts } from '../../support/tls-certs.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -117,15 +116,7 @@ describe("validate: run's checks at start (TLS key material, local: handlers)", 
     const certs = await tlsTestCerts();
     const dir = await tempDir();
     const passphrase = 'Wrong-Passphrase-c0ffee';
-    await writeFile(
-      path.join(dir, 'client.key'),
-      createPrivateKey(certs.client.keyPem).export({
-        format: 'pem',
-        type: 'pkcs8',
-        cipher: 'aes-256-cbc',
-        passphrase: 'Right-Passphrase-7e57',
-      }),
-    );
+    await writeFile(path.join(dir, 'client.key'), encryptedKeyPem(certs.client, 'Right-Passphrase-7e57'));
     const file = await configFile(
       dir,
       [{ name: 'fine', function: `local:${FIXTURES}handlers/handlers.ts` }],

@@ -11,16 +11,7 @@ import { MAX_CONFIG_DEPTH, MAX_YAML_ALIAS_COUNT } from '../../../src/config/conf
 import { parseConfigText } from '../../../src/config/load-config.js';
 import { readServerlessYaml } from '../../../src/dev/load-serverless-service.js';
 import { BROKEN_YAML } from './broken-configs.js';
-
-function problemsOf(text: string, format: 'json' | 'yaml'): readonly string[] {
-  try {
-    parseConfigText(text, format);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('accepted');
-}
+import { textProblems } from './config-text-problems.js';
 
 /** `levels` lists nested in one another around `inner`, as flow text. */
 const nestedLists = (levels: number, inner: string): string =>
@@ -34,7 +25,7 @@ describe('a YAML alias bomb', () => {
   it('is one line, not a ReferenceError', () => {
     const bomb = BROKEN_YAML.find((document) => document.name === 'alias bomb');
     expect(bomb).toBeDefined();
-    expect(problemsOf(bomb?.text('lol') ?? '', 'yaml')).toEqual([
+    expect(textProblems(bomb?.text('lol') ?? '', 'yaml')).toEqual([
       `(config): invalid YAML: aliases expand more than ${MAX_YAML_ALIAS_COUNT} times (an alias bomb?)`,
     ]);
   });
@@ -50,10 +41,10 @@ describe('a YAML alias bomb', () => {
   });
 
   it('an alias used before its anchor, and an anchor that contains itself', () => {
-    expect(problemsOf('a: *x\nb: &x 1\n', 'yaml')).toEqual([
+    expect(textProblems('a: *x\nb: &x 1\n', 'yaml')).toEqual([
       '(config): invalid YAML: an alias (*name) used before its anchor (&name)',
     ]);
-    expect(problemsOf('a: &a [*a]\n', 'yaml')).toEqual([
+    expect(textProblems('a: &a [*a]\n', 'yaml')).toEqual([
       `(config): invalid YAML: nested more than ${MAX_CONFIG_DEPTH} levels deep`,
     ]);
   });
@@ -81,18 +72,18 @@ describe('a YAML alias bomb', () => {
 describe('nesting', () => {
   it(`${MAX_CONFIG_DEPTH} levels are read, one more is refused (JSON)`, () => {
     expect(() => parseConfigText(nestedLists(MAX_CONFIG_DEPTH, '1'), 'json')).not.toThrow();
-    expect(problemsOf(nestedLists(MAX_CONFIG_DEPTH + 1, '1'), 'json')).toEqual([
+    expect(textProblems(nestedLists(MAX_CONFIG_DEPTH + 1, '1'), 'json')).toEqual([
       `line 1, column ${MAX_CONFIG_DEPTH + 1}: invalid JSON: nested more than ${MAX_CONFIG_DEPTH} levels deep`,
     ]);
   });
 
   it(`${MAX_CONFIG_DEPTH} levels are read, one more is refused (YAML flow and block)`, () => {
     expect(() => parseConfigText(nestedLists(MAX_CONFIG_DEPTH, '1'), 'yaml')).not.toThrow();
-    expect(problemsOf(nestedLists(MAX_CONFIG_DEPTH + 1, '1'), 'yaml')).toEqual([
+    expect(textProblems(nestedLists(MAX_CONFIG_DEPTH + 1, '1'), 'yaml')).toEqual([
       `line 1, column ${MAX_CONFIG_DEPTH + 1}: invalid YAML: nested more than ${MAX_CONFIG_DEPTH} levels deep`,
     ]);
     expect(() => parseConfigText(nestedBlocks(MAX_CONFIG_DEPTH), 'yaml')).not.toThrow();
-    expect(problemsOf(nestedBlocks(MAX_CONFIG_DEPTH + 1), 'yaml')).toEqual([
+    expect(textProblems(nestedBlocks(MAX_CONFIG_DEPTH + 1), 'yaml')).toEqual([
       `(config): invalid YAML: nested more than ${MAX_CONFIG_DEPTH} levels deep`,
     ]);
   });
@@ -104,16 +95,16 @@ describe('nesting', () => {
 
   it('a megabyte of brackets is refused at the first level too many, JSON and YAML', () => {
     const text = '['.repeat(1024 * 1024 - 8);
-    expect(problemsOf(text, 'json')).toEqual([
+    expect(textProblems(text, 'json')).toEqual([
       `line 1, column ${MAX_CONFIG_DEPTH + 1}: invalid JSON: nested more than ${MAX_CONFIG_DEPTH} levels deep`,
     ]);
-    expect(problemsOf(`a: ${text}`, 'yaml')).toEqual([
+    expect(textProblems(`a: ${text}`, 'yaml')).toEqual([
       `line 1, column ${MAX_CONFIG_DEPTH + 4}: invalid YAML: nested more than ${MAX_CONFIG_DEPTH} levels deep`,
     ]);
   });
 
   it('block nesting past the parser stack is one line, not a RangeError', () => {
-    const problems = problemsOf(nestedBlocks(1400), 'yaml');
+    const problems = textProblems(nestedBlocks(1400), 'yaml');
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^line \d+, column \d+: invalid YAML: nested too deeply/);
   });
@@ -121,21 +112,21 @@ describe('nesting', () => {
 
 describe('documents and keys', () => {
   it('one YAML document only', () => {
-    expect(problemsOf('a: 1\n---\nb: 2\n---\nc: 3\n', 'yaml')).toEqual([
+    expect(textProblems('a: 1\n---\nb: 2\n---\nc: 3\n', 'yaml')).toEqual([
       'line 2, column 1: invalid YAML: more than one document (a config is one document: remove the ---)',
     ]);
     expect(parseConfigText('---\na: 1\n', 'yaml')).toEqual({ a: 1 });
   });
 
   it('a key given twice is refused in YAML (also 1 and "1") and in JSON (also "a" and "\\u0061")', () => {
-    expect(problemsOf('a: 1\nb: { x: 1, x: 2 }\na: 2\n', 'yaml')).toEqual([
+    expect(textProblems('a: 1\nb: { x: 1, x: 2 }\na: 2\n', 'yaml')).toEqual([
       'line 2, column 12: invalid YAML: a duplicate key (each key may appear once)',
       'line 3, column 1: invalid YAML: a duplicate key (each key may appear once)',
     ]);
-    expect(problemsOf('1: a\n"1": b\n', 'yaml')).toEqual([
+    expect(textProblems('1: a\n"1": b\n', 'yaml')).toEqual([
       'line 2, column 1: invalid YAML: a duplicate key (each key may appear once)',
     ]);
-    expect(problemsOf('{"a": 1, "\\u0061": 2}', 'json')).toEqual([
+    expect(textProblems('{"a": 1, "\\u0061": 2}', 'json')).toEqual([
       'line 1, column 10: invalid JSON: a duplicate key (each key may appear once)',
     ]);
     // The same key in two mappings is two keys.
@@ -144,7 +135,7 @@ describe('documents and keys', () => {
 
   it('many keys are checked in one pass', () => {
     const yaml = `${Array.from({ length: 9_000 }, (_, i) => `k${i}: ${i}`).join('\n')}\nk7: again\n`;
-    expect(problemsOf(yaml, 'yaml')).toEqual([
+    expect(textProblems(yaml, 'yaml')).toEqual([
       'line 9001, column 1: invalid YAML: a duplicate key (each key may appear once)',
     ]);
   });

@@ -4,7 +4,6 @@
  * any text under the byte cap is refused or read in bounded time and memory.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../src/config/config-error.js';
 import { MAX_CONFIG_BYTES } from '../../../src/config/config-file-text.js';
 import {
   MAX_CONFIG_DEPTH,
@@ -13,16 +12,7 @@ import {
   MAX_YAML_TOKENS,
 } from '../../../src/config/config-syntax.js';
 import { parseConfigText } from '../../../src/config/load-config.js';
-
-function problemsOf(text: string, format: 'json' | 'yaml'): readonly string[] {
-  try {
-    parseConfigText(text, format);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('accepted');
-}
+import { textProblems } from './config-text-problems.js';
 
 /** `unit` repeated to just under `bytes`. */
 const repeatedTo = (unit: string, bytes: number): string => unit.repeat(Math.floor(bytes / unit.length));
@@ -36,7 +26,7 @@ describe('a YAML document made of syntax errors', () => {
     // bracket at the very end is refused by name wherever it is read, so it shows whether reading
     // went on past the first errors.
     const text = `${repeatedTo('- a\nb: 1\n', MAX_CONFIG_BYTES - 16)}]\n`;
-    const problems = problemsOf(text, 'yaml');
+    const problems = textProblems(text, 'yaml');
     expect(problems).toHaveLength(MAX_SYNTAX_LINES + 1);
     for (const problem of problems.slice(0, MAX_SYNTAX_LINES)) {
       expect(problem).toMatch(/^line [2-5], column \d+: invalid YAML: an unexpected character or token/);
@@ -48,7 +38,7 @@ describe('a YAML document made of syntax errors', () => {
 
   it('errors found while composing the document stop at the first ones too', () => {
     const text = Array.from({ length: 5000 }, (_, i) => `k${i}: "\\q"\n`).join('');
-    expect(problemsOf(text, 'yaml')).toEqual([
+    expect(textProblems(text, 'yaml')).toEqual([
       ...Array.from(
         { length: MAX_SYNTAX_LINES },
         (_, i) =>
@@ -59,7 +49,7 @@ describe('a YAML document made of syntax errors', () => {
   });
 
   it('a few errors are all listed, without the line about stopping', () => {
-    expect(problemsOf('- a\nb: 1\n', 'yaml')).toEqual([
+    expect(textProblems('- a\nb: 1\n', 'yaml')).toEqual([
       'line 2, column 1: invalid YAML: an unexpected character or token (an unclosed quote, or a stray : - { } [ ] ,?)',
       'line 2, column 2: invalid YAML: an unexpected character or token (an unclosed quote, or a stray : - { } [ ] ,?)',
       'line 2, column 4: invalid YAML: an unexpected character or token (an unclosed quote, or a stray : - { } [ ] ,?)',
@@ -72,13 +62,13 @@ describe('the size of a YAML document in tokens', () => {
     const lines = MAX_YAML_TOKENS / 5;
     const value = parseConfigText(keyLines(lines), 'yaml') as Record<string, number>;
     expect(Object.keys(value)).toHaveLength(lines);
-    expect(problemsOf(`${keyLines(lines)}last: 1\n`, 'yaml')).toEqual([
+    expect(textProblems(`${keyLines(lines)}last: 1\n`, 'yaml')).toEqual([
       `line ${lines + 1}, column 1: invalid YAML: more than ${MAX_YAML_TOKENS} tokens (keys, values, indicators, spaces): larger than a config needs (is this the right file?)`,
     ]);
   });
 
   it('a megabyte of valid small tokens is refused at the limit, not read whole', () => {
-    const problems = problemsOf(repeatedTo('- - - - -\n', MAX_CONFIG_BYTES), 'yaml');
+    const problems = textProblems(repeatedTo('- - - - -\n', MAX_CONFIG_BYTES), 'yaml');
     expect(problems).toEqual([
       `line ${MAX_YAML_TOKENS / 10 + 1}, column 1: invalid YAML: more than ${MAX_YAML_TOKENS} tokens (keys, values, indicators, spaces): larger than a config needs (is this the right file?)`,
     ]);
@@ -86,7 +76,7 @@ describe('the size of a YAML document in tokens', () => {
 
   it('block nesting thousands of levels deep is refused within the first few hundred characters', () => {
     // The parser and the composer used to take the whole line (and overflow the stack) first.
-    const problems = problemsOf(`${'- '.repeat(20_000)}x\n`, 'yaml');
+    const problems = textProblems(`${'- '.repeat(20_000)}x\n`, 'yaml');
     expect(problems).toHaveLength(1);
     const match = /^line 1, column (\d+): invalid YAML: nested too deeply \(at most 64 levels\)$/.exec(
       problems[0] ?? '',
@@ -105,7 +95,7 @@ describe('the size of a JSON document in keys and values', () => {
     expect((parseConfigText(list(elements), 'json') as { nameServer: number[] }).nameServer).toHaveLength(
       elements,
     );
-    expect(problemsOf(list(elements + 1), 'json')).toEqual([
+    expect(textProblems(list(elements + 1), 'json')).toEqual([
       `line 1, column ${'{"nameServer":['.length + 2 * elements + 1}: invalid JSON: more than ${MAX_JSON_ITEMS} keys and values: larger than a config needs (is this the right file?)`,
     ]);
   });
@@ -116,7 +106,7 @@ describe('the size of a JSON document in keys and values', () => {
     // The object, then a key and a value each.
     const fits = Math.floor((MAX_JSON_ITEMS - 1) / 2);
     expect(() => parseConfigText(keys(fits), 'json')).not.toThrow();
-    expect(problemsOf(keys(fits + 1), 'json')[0]).toMatch(
+    expect(textProblems(keys(fits + 1), 'json')[0]).toMatch(
       new RegExp(`^line 1, column \\d+: invalid JSON: more than ${MAX_JSON_ITEMS} keys and values`),
     );
   });

@@ -7,20 +7,19 @@
  * from our Invoke API server over HTTP, called by the real `@aws-sdk/client-lambda`.
  */
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InvokeError } from '../../../src/invoke/invoke-error.js';
 import { MAX_ERROR_NAME_CHARS, MAX_ERROR_TEXT_CHARS } from '../../../src/invoke/lambda-error-text.js';
-import { LambdaInvoker, type LambdaInvokerOptions } from '../../../src/invoke/lambda-invoker.js';
 import {
   MAX_LAMBDA_ERROR_ANSWER_BYTES,
   MAX_LAMBDA_RESPONSE_BYTES,
 } from '../../../src/invoke/lambda-response-cap.js';
 import {
   ENDLESS_ANSWER_SAFETY_BYTES,
-  LambdaApiServer,
   largeResponse,
   type StreamedAnswer,
 } from '../../support/lambda-api-server.js';
+import { lambdaInvokerPerTest } from './lambda-invoker-per-test.js';
 
 const MB = 1_000_000;
 const LIMIT = MAX_LAMBDA_RESPONSE_BYTES;
@@ -35,35 +34,13 @@ const LONG_ERROR_TEXT = 60_000;
 /** A log line or a serialized error that quotes a long text whole is over this. */
 const MAX_LINE_CHARS = 10_000;
 
-let server: LambdaApiServer;
-let invoker: LambdaInvoker;
-
-function start(options: LambdaInvokerOptions = {}): LambdaInvoker {
-  invoker = new LambdaInvoker({
-    ...server.clientOptions(),
-    throttleInitialDelayMs: 1,
-    throttleMaxDelayMs: 5,
-    ...options,
-  });
-  return invoker;
-}
-
-beforeEach(async () => {
-  server = await LambdaApiServer.start();
-  server.register('orders', () => null);
-  start();
-});
-
-afterEach(async () => {
-  await invoker.close();
-  await server.close();
-});
+const lambda = lambdaInvokerPerTest(() => null);
 
 const payload = Buffer.from('{"n":1}');
 
 /** How the server's answer to the only call of `functionName` went out, once it stopped writing. */
 async function streamedAnswer(functionName: string): Promise<StreamedAnswer> {
-  const [call] = server.calls(functionName);
+  const [call] = lambda.server.calls(functionName);
   const streamed = call?.streamed;
   if (streamed === undefined) throw new Error(`${functionName} streamed no answer`);
   await streamed.done;
@@ -81,7 +58,7 @@ type Summary =
 
 async function invokeSummary(functionRef: string, signal?: AbortSignal): Promise<Summary> {
   try {
-    const outcome = await invoker.invoke({ functionRef, payload, signal });
+    const outcome = await lambda.invoker.invoke({ functionRef, payload, signal });
     return outcome.ok
       ? { ok: true, payloadBytes: outcome.payload.length }
       : { ok: false, kind: outcome.kind, message: outcome.message.slice(0, SUMMARY_CHARS) };
@@ -98,7 +75,7 @@ function capturingLogger(): { logger: pino.Logger; lines: string[] } {
 
 describe('LambdaInvoker, the size of an answer', () => {
   it('refuses a 50 MB answer by its Content-Length, unread: the server never got it out', async () => {
-    server.register('big', () => largeResponse(50 * MB));
+    lambda.server.register('big', () => largeResponse(50 * MB));
     expect(await invokeSummary('big')).toEqual({
       ok: false,
       kind: 'malformed-response',
@@ -112,7 +89,7 @@ describe('LambdaInvoker, the size of an answer', () => {
   });
 
   it('cuts off a chunked answer that never ends once it passes the limit, closing the connection', async () => {
-    server.register('endless', () => largeResponse(Number.POSITIVE_INFINITY, { chunked: true }));
+    lambda.server.register('endless', () => largeResponse(Number.POSITIVE_INFINITY, { chunked: true }));
     const outcome = await invokeSummary('endless');
     expect(outcome).toMatchObject({ ok: false, kind: 'malformed-response' });
     const message = 'message' in outcome ? outcome.message : '';
@@ -134,8 +111,8 @@ describe('LambdaInvoker, the size of an answer', () => {
   it.each([false, true])(
     'accepts an answer of exactly the limit and refuses one byte more (chunked: %s)',
     async (chunked) => {
-      server.register('at-limit', () => largeResponse(LIMIT, { chunked }));
-      server.register('over-limit', () => largeResponse(LIMIT + 1, { chunked }));
+      lambda.server.register('at-limit', () => largeResponse(LIMIT, { chunked }));
+      lambda.server.register('over-limit', () => largeResponse(LIMIT + 1, { chunked }));
       expect(await invokeSummary('at-limit')).toEqual({ ok: true, payloadBytes: LIMIT });
       expect(await invokeSummary('over-limit')).toMatchObject({
         ok: false,
@@ -150,7 +127,7 @@ describe('LambdaInvoker, the size of an answer', () => {
   it.each([403, 429, 500])(
     'an error answer (HTTP %s) of 100 KB fails the invoke, unread: neither fatal nor a throttle',
     async (status) => {
-      server.register('big', () => largeResponse(100_000, { status }));
+      lambda.server.register('big', () => largeResponse(100_000, { status }));
       // Without a limit, a 429 would be waited out for ever: the test fails instead of hanging.
       expect(await invokeSummary('big', AbortSignal.timeout(5_000))).toEqual({
         ok: false,
@@ -159,15 +136,15 @@ describe('LambdaInvoker, the size of an answer', () => {
           `the Invoke API's error answer (HTTP ${status}) is 100000 bytes by its Content-Length, over the ` +
           `limit of ${ERROR_LIMIT} bytes on an error answer (Lambda's are a small JSON object): refused unread`,
       });
-      expect(invoker.stats()).toEqual({ requests: 1, throttles: 0 });
+      expect(lambda.invoker.stats()).toEqual({ requests: 1, throttles: 0 });
     },
   );
 
   it.each([false, true])(
     'reads an error answer of exactly its limit and cuts off one byte more (chunked: %s)',
     async (chunked) => {
-      server.register('at-limit', () => largeResponse(ERROR_LIMIT, { chunked, status: 500 }));
-      server.register('over-limit', () => largeResponse(ERROR_LIMIT + 1, { chunked, status: 500 }));
+      lambda.server.register('at-limit', () => largeResponse(ERROR_LIMIT, { chunked, status: 500 }));
+      lambda.server.register('over-limit', () => largeResponse(ERROR_LIMIT + 1, { chunked, status: 500 }));
       expect(await invokeSummary('at-limit')).toMatchObject({ ok: false, kind: 'server-error' });
       expect(await invokeSummary('over-limit')).toMatchObject({
         ok: false,
@@ -182,14 +159,14 @@ describe('LambdaInvoker, the size of an answer', () => {
   );
 
   it('takes the limit from maxResponseBytes', async () => {
-    start({ maxResponseBytes: 1_000 });
-    server.register('small', () => largeResponse(1_001, { chunked: true }));
+    lambda.start({ maxResponseBytes: 1_000 });
+    lambda.server.register('small', () => largeResponse(1_001, { chunked: true }));
     expect(await invokeSummary('small')).toMatchObject({
       ok: false,
       kind: 'malformed-response',
       message: expect.stringContaining('passed the limit of 1000 bytes'),
     });
-    expect(() => start({ maxResponseBytes: 0 })).toThrow(
+    expect(() => lambda.start({ maxResponseBytes: 0 })).toThrow(
       'maxResponseBytes must be a positive integer, got 0',
     );
   });
@@ -197,12 +174,12 @@ describe('LambdaInvoker, the size of an answer', () => {
 
 describe('LambdaInvoker, texts an answer supplies', () => {
   it("cuts a FunctionError's 1 MB errorMessage and 10,000-character errorType to their bounds", async () => {
-    server.injectFaults('orders', {
+    lambda.server.injectFaults('orders', {
       kind: 'function-error',
       errorType: 'T'.repeat(10_000),
       errorMessage: 'm'.repeat(MB),
     });
-    const outcome = await invoker.invoke({ functionRef: 'orders', payload });
+    const outcome = await lambda.invoker.invoke({ functionRef: 'orders', payload });
     expect(outcome.ok ? 'ok' : outcome.kind).toBe('function-error');
     const message = outcome.ok ? '' : outcome.message;
     expect(message.length).toBeLessThan(MAX_ERROR_NAME_CHARS + MAX_ERROR_TEXT_CHARS + 100);
@@ -213,8 +190,8 @@ describe('LambdaInvoker, texts an answer supplies', () => {
   });
 
   it('cuts the 60,000-character message of an error answer (HTTP 500) to its bound', async () => {
-    server.injectFaults('orders', { kind: 'server-error', message: 'e'.repeat(LONG_ERROR_TEXT) });
-    const outcome = await invoker.invoke({ functionRef: 'orders', payload });
+    lambda.server.injectFaults('orders', { kind: 'server-error', message: 'e'.repeat(LONG_ERROR_TEXT) });
+    const outcome = await lambda.invoker.invoke({ functionRef: 'orders', payload });
     expect(outcome.ok ? 'ok' : outcome.kind).toBe('server-error');
     const message = outcome.ok ? '' : outcome.message;
     expect(message.length).toBeLessThan(MAX_ERROR_TEXT_CHARS + 200);
@@ -223,9 +200,9 @@ describe('LambdaInvoker, texts an answer supplies', () => {
 
   it('logs a throttle with a 60,000-character reason in a line of bounded length', async () => {
     const { logger, lines } = capturingLogger();
-    start({ logger });
-    server.injectFaults('orders', { kind: 'throttle', reason: 'r'.repeat(LONG_ERROR_TEXT) });
-    expect((await invoker.invoke({ functionRef: 'orders', payload })).ok).toBe(true);
+    lambda.start({ logger });
+    lambda.server.injectFaults('orders', { kind: 'throttle', reason: 'r'.repeat(LONG_ERROR_TEXT) });
+    expect((await lambda.invoker.invoke({ functionRef: 'orders', payload })).ok).toBe(true);
     const warnings = lines.filter((line) => line.includes('invoke throttled by Lambda'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.length).toBeLessThan(MAX_LINE_CHARS);
@@ -234,9 +211,9 @@ describe('LambdaInvoker, texts an answer supplies', () => {
 
   it('throws a fatal InvokeError for a 60,000-character access-denied message, bounded with its cause and log line', async () => {
     const { logger, lines } = capturingLogger();
-    start({ logger });
-    server.injectFaults('orders', { kind: 'access-denied', message: 'd'.repeat(LONG_ERROR_TEXT) });
-    const error = await invoker.invoke({ functionRef: 'orders', payload }).catch((e: unknown) => e);
+    lambda.start({ logger });
+    lambda.server.injectFaults('orders', { kind: 'access-denied', message: 'd'.repeat(LONG_ERROR_TEXT) });
+    const error = await lambda.invoker.invoke({ functionRef: 'orders', payload }).catch((e: unknown) => e);
     expect(error instanceof InvokeError && error.fatal).toBe(true);
     expect((error as Error).message.length).toBeLessThan(MAX_ERROR_TEXT_CHARS + 500);
     expect((error as Error).message).toContain('(60000 characters)');

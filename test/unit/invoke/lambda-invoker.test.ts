@@ -1,40 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InvokeError } from '../../../src/invoke/invoke-error.js';
-import { LambdaInvoker, type LambdaInvokerOptions } from '../../../src/invoke/lambda-invoker.js';
 import { LambdaApiServer } from '../../support/lambda-api-server.js';
 import { waitFor } from '../../support/wait-for.js';
+import { lambdaInvokerPerTest } from './lambda-invoker-per-test.js';
 
-let server: LambdaApiServer;
-let invoker: LambdaInvoker;
-
-function start(options: LambdaInvokerOptions = {}): LambdaInvoker {
-  invoker = new LambdaInvoker({
-    ...server.clientOptions(),
-    throttleInitialDelayMs: 1,
-    throttleMaxDelayMs: 5,
-    ...options,
-  });
-  return invoker;
-}
-
-beforeEach(async () => {
-  server = await LambdaApiServer.start();
-  server.register('orders', (event) => ({ received: (event as { n: number }).n }));
-  start();
-});
-
-afterEach(async () => {
-  await invoker.close();
-  await server.close();
-});
+const lambda = lambdaInvokerPerTest((event) => ({ received: (event as { n: number }).n }));
 
 const payload = Buffer.from('{"n":1}');
 
 describe('LambdaInvoker', () => {
   it('returns the response payload of a successful invoke', async () => {
-    const outcome = await invoker.invoke({ functionRef: 'orders', payload });
+    const outcome = await lambda.invoker.invoke({ functionRef: 'orders', payload });
     expect(outcome).toEqual({ ok: true, payload: Buffer.from('{"received":1}') });
-    expect(invoker.stats()).toEqual({ requests: 1, throttles: 0 });
+    expect(lambda.invoker.stats()).toEqual({ requests: 1, throttles: 0 });
   });
 
   it.each([
@@ -42,8 +20,8 @@ describe('LambdaInvoker', () => {
     ['123456789012:function:orders', undefined],
     ['arn:aws:lambda:us-east-1:123456789012:function:orders:7', '7'],
   ])('invokes %s with the right qualifier', async (functionRef, qualifier) => {
-    expect((await invoker.invoke({ functionRef, payload })).ok).toBe(true);
-    expect(server.calls('orders')).toEqual([
+    expect((await lambda.invoker.invoke({ functionRef, payload })).ok).toBe(true);
+    expect(lambda.server.calls('orders')).toEqual([
       expect.objectContaining({ qualifier, invocationType: 'RequestResponse' }),
     ]);
   });
@@ -51,13 +29,13 @@ describe('LambdaInvoker', () => {
   it.each([true, false])(
     'reports a FunctionError (handled: %s) with errorType and errorMessage',
     async (handled) => {
-      server.injectFaults('orders', {
+      lambda.server.injectFaults('orders', {
         kind: 'function-error',
         handled,
         errorType: 'TypeError',
         errorMessage: 'boom',
       });
-      expect(await invoker.invoke({ functionRef: 'orders', payload })).toEqual({
+      expect(await lambda.invoker.invoke({ functionRef: 'orders', payload })).toEqual({
         ok: false,
         kind: 'function-error',
         message: '{"errorType":"TypeError","errorMessage":"boom"}',
@@ -66,24 +44,24 @@ describe('LambdaInvoker', () => {
   );
 
   it('reports a hung function as a timeout after the function timeout plus the margin', async () => {
-    start({ functionTimeoutMs: 200, timeoutMarginMs: 100 });
-    server.injectFaults('orders', { kind: 'hang' });
+    lambda.start({ functionTimeoutMs: 200, timeoutMarginMs: 100 });
+    lambda.server.injectFaults('orders', { kind: 'hang' });
     const started = Date.now();
-    const outcome = await invoker.invoke({ functionRef: 'orders', payload });
+    const outcome = await lambda.invoker.invoke({ functionRef: 'orders', payload });
     expect(outcome).toMatchObject({ ok: false, kind: 'timeout' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('waits for a slow function that answers within its timeout', async () => {
-    start({ functionTimeoutMs: 500, timeoutMarginMs: 100 });
-    server.injectFaults('orders', { kind: 'slow', delayMs: 200 });
-    expect((await invoker.invoke({ functionRef: 'orders', payload })).ok).toBe(true);
+    lambda.start({ functionTimeoutMs: 500, timeoutMarginMs: 100 });
+    lambda.server.injectFaults('orders', { kind: 'slow', delayMs: 200 });
+    expect((await lambda.invoker.invoke({ functionRef: 'orders', payload })).ok).toBe(true);
   });
 
   it.each([500, 502, 503])('reports HTTP %s as a server error', async (status) => {
-    server.injectFaults('orders', { kind: 'server-error', status });
-    expect(await invoker.invoke({ functionRef: 'orders', payload })).toMatchObject({
+    lambda.server.injectFaults('orders', { kind: 'server-error', status });
+    expect(await lambda.invoker.invoke({ functionRef: 'orders', payload })).toMatchObject({
       ok: false,
       kind: 'server-error',
       message: expect.stringContaining(`[HTTP ${status}]`),
@@ -91,8 +69,8 @@ describe('LambdaInvoker', () => {
   });
 
   it('reports a response that is not JSON as malformed', async () => {
-    server.injectFaults('orders', { kind: 'malformed-response' });
-    expect(await invoker.invoke({ functionRef: 'orders', payload })).toMatchObject({
+    lambda.server.injectFaults('orders', { kind: 'malformed-response' });
+    expect(await lambda.invoker.invoke({ functionRef: 'orders', payload })).toMatchObject({
       ok: false,
       kind: 'malformed-response',
       message: expect.stringContaining('{"batchItemFailures": ['),
@@ -100,22 +78,22 @@ describe('LambdaInvoker', () => {
   });
 
   it('reports a refused connection as a network failure', async () => {
-    const endpoint = server.endpoint;
-    await server.close();
-    start({ endpoint });
-    expect(await invoker.invoke({ functionRef: 'orders', payload })).toMatchObject({
+    const endpoint = lambda.server.endpoint;
+    await lambda.server.close();
+    lambda.start({ endpoint });
+    expect(await lambda.invoker.invoke({ functionRef: 'orders', payload })).toMatchObject({
       ok: false,
       kind: 'network',
     });
-    server = await LambdaApiServer.start();
+    lambda.server = await LambdaApiServer.start();
   });
 
   it('reports an oversize request as payload-too-large', async () => {
-    await server.close();
-    server = await LambdaApiServer.start({ maxRequestBytes: 5 });
-    server.register('orders', () => null);
-    start();
-    expect(await invoker.invoke({ functionRef: 'orders', payload })).toMatchObject({
+    await lambda.server.close();
+    lambda.server = await LambdaApiServer.start({ maxRequestBytes: 5 });
+    lambda.server.register('orders', () => null);
+    lambda.start();
+    expect(await lambda.invoker.invoke({ functionRef: 'orders', payload })).toMatchObject({
       ok: false,
       kind: 'payload-too-large',
       message: expect.stringContaining('RequestEntityTooLargeException'),
@@ -123,35 +101,46 @@ describe('LambdaInvoker', () => {
   });
 
   it('waits out three throttles, counts them, and succeeds', async () => {
-    server.injectFaults('orders', { kind: 'throttle' }, { kind: 'throttle' }, { kind: 'throttle' });
-    const outcome = await invoker.invoke({ functionRef: 'orders', payload });
+    lambda.server.injectFaults('orders', { kind: 'throttle' }, { kind: 'throttle' }, { kind: 'throttle' });
+    const outcome = await lambda.invoker.invoke({ functionRef: 'orders', payload });
     expect(outcome.ok).toBe(true);
-    expect(invoker.throttles).toBe(3);
-    expect(invoker.stats()).toEqual({ requests: 4, throttles: 3 });
-    expect(server.calls('orders').map((c) => c.status)).toEqual([429, 429, 429, 200]);
+    expect(lambda.invoker.throttles).toBe(3);
+    expect(lambda.invoker.stats()).toEqual({ requests: 4, throttles: 3 });
+    expect(lambda.server.calls('orders').map((c) => c.status)).toEqual([429, 429, 429, 200]);
   });
 
   it('keeps waiting out throttles until the request is aborted', async () => {
-    start({ throttleInitialDelayMs: 20, throttleMaxDelayMs: 20, random: () => 1 });
-    server.injectFaults('orders', ...Array.from({ length: 1_000 }, () => ({ kind: 'throttle' as const })));
+    lambda.start({ throttleInitialDelayMs: 20, throttleMaxDelayMs: 20, random: () => 1 });
+    lambda.server.injectFaults(
+      'orders',
+      ...Array.from({ length: 1_000 }, () => ({ kind: 'throttle' as const })),
+    );
     const controller = new AbortController();
     const watcher = setInterval(() => {
-      if (invoker.throttles >= 3) controller.abort(new Error('shutting down'));
+      if (lambda.invoker.throttles >= 3) controller.abort(new Error('shutting down'));
     }, 5);
-    const outcome = await invoker.invoke({ functionRef: 'orders', payload, signal: controller.signal });
+    const outcome = await lambda.invoker.invoke({
+      functionRef: 'orders',
+      payload,
+      signal: controller.signal,
+    });
     clearInterval(watcher);
     expect(outcome).toEqual({ ok: false, kind: 'aborted', message: 'invoke aborted: shutting down' });
-    expect(invoker.throttles).toBeGreaterThanOrEqual(3);
+    expect(lambda.invoker.throttles).toBeGreaterThanOrEqual(3);
   });
 
   it('reports an abort during the invoke as aborted, not as a timeout', async () => {
-    server.injectFaults('orders', { kind: 'hang' });
+    lambda.server.injectFaults('orders', { kind: 'hang' });
     const controller = new AbortController();
     // Aborted once the server holds the call: during the invoke, not before the request went out.
     const held = waitFor('the server to hold the call', 5_000, () =>
-      server.calls('orders').some((call) => call.fault === 'hang') ? true : undefined,
+      lambda.server.calls('orders').some((call) => call.fault === 'hang') ? true : undefined,
     ).then(() => controller.abort(new Error('stop')));
-    const outcome = await invoker.invoke({ functionRef: 'orders', payload, signal: controller.signal });
+    const outcome = await lambda.invoker.invoke({
+      functionRef: 'orders',
+      payload,
+      signal: controller.signal,
+    });
     await held;
     expect(outcome).toEqual({
       ok: false,
@@ -169,8 +158,8 @@ describe('LambdaInvoker', () => {
       /AccessDeniedException: User: .* is not authorized/,
     ],
   ])('throws a fatal InvokeError for %s', async (_, functionRef, fault, message) => {
-    if (fault !== undefined) server.injectFaults('orders', { kind: fault });
-    const error = await invoker.invoke({ functionRef, payload }).catch((e: unknown) => e);
+    if (fault !== undefined) lambda.server.injectFaults('orders', { kind: fault });
+    const error = await lambda.invoker.invoke({ functionRef, payload }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvokeError);
     expect(error).toMatchObject({ fatal: true, functionRef });
     expect((error as Error).message).toMatch(message);
@@ -178,10 +167,12 @@ describe('LambdaInvoker', () => {
   });
 
   it('throws a fatal InvokeError for a reference that is no Lambda function', async () => {
-    await expect(invoker.invoke({ functionRef: 'not a function!', payload })).rejects.toMatchObject({
+    await expect(lambda.invoker.invoke({ functionRef: 'not a function!', payload })).rejects.toMatchObject({
       fatal: true,
     });
-    await invoker.close();
-    await expect(invoker.invoke({ functionRef: 'orders', payload })).rejects.toMatchObject({ fatal: true });
+    await lambda.invoker.close();
+    await expect(lambda.invoker.invoke({ functionRef: 'orders', payload })).rejects.toMatchObject({
+      fatal: true,
+    });
   });
 });

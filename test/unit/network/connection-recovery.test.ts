@@ -5,7 +5,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +16,7 @@ import {
   SendQueueFullError,
 } from '../../../src/network/errors.js';
 import type { RemotingCommand } from '../../../src/protocol/remoting-command.js';
-import { echo, FakeServer, rejectionOf, waitFor } from './fake-server.js';
+import { echo, FakeServer, rejectionOf, startRawServer, waitFor } from './fake-server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -31,24 +30,6 @@ function connect(options: ConstructorParameters<typeof Connection>[0]): Connecti
   const connection = new Connection(options);
   cleanups.push(() => connection.close());
   return connection;
-}
-
-/** A raw TCP server for peers that do not speak our framing at all. */
-async function startRawServer(onSocket: (socket: net.Socket) => void): Promise<string> {
-  const sockets: net.Socket[] = [];
-  const server = net.createServer((socket) => {
-    sockets.push(socket);
-    socket.on('error', () => {
-      // The client resets the connection on purpose in these tests.
-    });
-    onSocket(socket);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
 }
 
 afterEach(async () => {

@@ -4,6 +4,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import { onTestFinished } from 'vitest';
 import {
   decodeFrame,
   encodeFrame,
@@ -148,6 +149,29 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 2000): Promi
   await sharedWaitFor('a condition', timeoutMs, () => (predicate() ? true : undefined), {
     intervalMs: PREDICATE_POLL_MS,
   });
+}
+
+/**
+ * A raw TCP server on 127.0.0.1 for peers that do not speak our framing at all: `onSocket` gets every
+ * connection it accepts, whose errors are ignored (the client resets connections on purpose in these
+ * tests). Its address; closed with the test, the sockets it accepted destroyed first.
+ */
+export async function startRawServer(onSocket: (socket: net.Socket) => void): Promise<string> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {
+      // The client resets the connection on purpose; that is the point.
+    });
+    onSocket(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
 }
 
 /** A port on 127.0.0.1 with nothing listening on it. */

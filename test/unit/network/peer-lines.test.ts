@@ -3,13 +3,13 @@
  * makes the same lines at every reconnect: they are throttled per address, each line standing for
  * itself and its `suppressed`, so N reconnects give a few lines whose counts add up to N.
  */
-import net from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Connection } from '../../../src/network/connection.js';
 import { ConnectionPool } from '../../../src/network/connection-pool.js';
 import { ConnectError, ConnectionClosedError } from '../../../src/network/errors.js';
 import { flushPeerLines } from '../../../src/network/peer-lines.js';
+import { startRawServer, unusedPort } from './fake-server.js';
 
 interface Line {
   level: number;
@@ -29,25 +29,6 @@ function capturingLogger(): { logger: pino.Logger; lines: Line[] } {
   const lines: Line[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line)) });
   return { logger, lines };
-}
-
-/** A raw TCP server that does `onSocket` to every connection it accepts. */
-async function rawServer(onSocket: (socket: net.Socket) => void): Promise<string> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {
-      // We reset the connection after the garbage; that is the point.
-    });
-    onSocket(socket);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
 }
 
 /** The lines saying `message`, after writing every held-back count. */
@@ -76,7 +57,7 @@ async function reconnectTimes(
 describe('lines a peer can repeat at every reconnect', () => {
   it('a peer answering every connection with garbage: a few lines, counts adding up to the reconnects', async () => {
     // "garb" read as a frame length is about 1.7 GB: malformed at once.
-    const address = await rawServer((socket) => socket.write('garbage, not a remoting frame'));
+    const address = await startRawServer((socket) => socket.write('garbage, not a remoting frame'));
     const { logger, lines } = capturingLogger();
     const connection = new Connection({ address, logger });
     cleanups.push(() => connection.close());
@@ -100,7 +81,7 @@ describe('lines a peer can repeat at every reconnect', () => {
   it('a peer whose every frame stops half-way: stalled-frame lines throttled the same', async () => {
     const half = Buffer.alloc(8);
     half.writeInt32BE(100, 0); // a 100-byte frame, of which 4 bytes come
-    const address = await rawServer((socket) => socket.write(half));
+    const address = await startRawServer((socket) => socket.write(half));
     const { logger, lines } = capturingLogger();
     const connection = new Connection({ address, logger, partialFrameTimeoutMs: 20 });
     cleanups.push(() => connection.close());
@@ -114,10 +95,9 @@ describe('lines a peer can repeat at every reconnect', () => {
   });
 
   it('a refused connect, where the pool replaces the connection each time, keeps one count per address', async () => {
-    const address = await rawServer(() => undefined);
+    // Nothing listens there, so every connect is refused.
+    const address = `127.0.0.1:${await unusedPort()}`;
     const { logger, lines } = capturingLogger();
-    // Take the port back, so that every connect is refused.
-    await cleanups.pop()?.();
     const pool = new ConnectionPool({ logger });
     cleanups.push(() => pool.close());
 

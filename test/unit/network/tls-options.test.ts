@@ -10,7 +10,7 @@ import {
   TlsSettingsError,
   withServerNameFor,
 } from '../../../src/network/tls-options.js';
-import { type TlsTestCerts, tlsTestCerts } from '../../support/tls-certs.js';
+import { encryptedKeyPem, type TlsTestCerts, tlsTestCerts } from '../../support/tls-certs.js';
 
 let certs: TlsTestCerts;
 
@@ -123,9 +123,7 @@ const WRONG_PASSPHRASE = 'Wrong-Passphrase-93fa';
  * with a `Proc-Type: 4,ENCRYPTED` header (openssl's traditional format).
  */
 function encryptedClientKey(type: 'pkcs8' | 'sec1' = 'pkcs8'): string {
-  return createPrivateKey(certs.client.keyPem)
-    .export({ format: 'pem', type, cipher: 'aes-256-cbc', passphrase: PASSPHRASE })
-    .toString();
+  return encryptedKeyPem(certs.client, PASSPHRASE, type);
 }
 
 /** The TlsSettingsError `settings` throw with; fails the test when they do not throw one. */

@@ -2,13 +2,12 @@
  * A Connection given raw TLS options whose key cannot be used (a wrong passphrase): tls.connect throws
  * at every connect, so the request fails at once with a permanent ConnectError, never a retriable one.
  */
-import { createPrivateKey } from 'node:crypto';
 import net from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from '../../../src/network/connection.js';
 import { ConnectError } from '../../../src/network/errors.js';
 import { classifyTlsError } from '../../../src/network/tls-errors.js';
-import { type TlsTestCerts, tlsTestCerts } from '../../support/tls-certs.js';
+import { encryptedKeyPem, type TlsTestCerts, tlsTestCerts } from '../../support/tls-certs.js';
 
 let certs: TlsTestCerts;
 const cleanups: Array<() => Promise<void>> = [];
@@ -29,9 +28,7 @@ describe('a TLS key that cannot be used, given as raw connection options', () =>
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const port = (server.address() as net.AddressInfo).port;
-    const key = createPrivateKey(certs.client.keyPem)
-      .export({ format: 'pem', type: 'pkcs8', cipher: 'aes-256-cbc', passphrase: 'right-one' })
-      .toString();
+    const key = encryptedKeyPem(certs.client, 'right-one');
     const connection = new Connection({
       address: `127.0.0.1:${port}`,
       tls: { cert: certs.client.certPem, key, passphrase: 'Wrong-One-77', ca: certs.ca.certPem },

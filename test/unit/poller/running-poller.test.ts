@@ -5,7 +5,6 @@
  * does not load) stops the start before any connection. (The running poller against a real broker: test/integration/metrics,
  * test/integration/invoke, test/integration/cli.)
  */
-import { createPrivateKey } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,7 +17,7 @@ import type { RunConfig } from '../../../src/config/run-config.js';
 import { RocketMQError } from '../../../src/errors.js';
 import type { Invoker } from '../../../src/invoke/invoker.js';
 import { startPoller } from '../../../src/poller/poller.js';
-import { tlsTestCerts } from '../../support/tls-certs.js';
+import { encryptedKeyPem, tlsTestCerts } from '../../support/tls-certs.js';
 
 const HANDLERS = fileURLToPath(new URL('../../fixtures/handlers/', import.meta.url));
 
@@ -153,15 +152,7 @@ describe('startPoller', () => {
     const passphrase = 'Not-The-Passphrase-51e0';
     const certs = await tlsTestCerts();
     const dir = await tempDir();
-    await writeFile(
-      path.join(dir, 'client.key'),
-      createPrivateKey(certs.client.keyPem).export({
-        format: 'pem',
-        type: 'pkcs8',
-        cipher: 'aes-256-cbc',
-        passphrase: 'The-Passphrase-0c44',
-      }),
-    );
+    await writeFile(path.join(dir, 'client.key'), encryptedKeyPem(certs.client, 'The-Passphrase-0c44'));
     const nameServer = await countingNameServer();
     onTestFinished(() => nameServer.close());
     const settings = parseConfig(

@@ -3,7 +3,6 @@
  * it is given (Lambda functions left alone), and `startProblems` for validate, one line per problem
  * naming the config key.
  */
-import { createPrivateKey } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +11,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseConfig } from '../../../src/config/load-config.js';
 import { InvokeError } from '../../../src/invoke/invoke-error.js';
 import { handlerLoadProblems, startProblems } from '../../../src/poller/start-checks.js';
-import { tlsTestCerts } from '../../support/tls-certs.js';
+import { encryptedKeyPem, tlsTestCerts } from '../../support/tls-certs.js';
 
 const HANDLERS = fileURLToPath(new URL('../../fixtures/handlers/', import.meta.url));
 
@@ -81,15 +80,7 @@ describe('startProblems', () => {
   it('names the TLS setting that cannot work and each mapping whose handler cannot be invoked', async () => {
     const certs = await tlsTestCerts();
     const dir = await tempDir();
-    await writeFile(
-      path.join(dir, 'client.key'),
-      createPrivateKey(certs.client.keyPem).export({
-        format: 'pem',
-        type: 'pkcs8',
-        cipher: 'aes-256-cbc',
-        passphrase: 'Some-Passphrase-ab12',
-      }),
-    );
+    await writeFile(path.join(dir, 'client.key'), encryptedKeyPem(certs.client, 'Some-Passphrase-ab12'));
     const config = parseConfig(
       {
         nameServer: '127.0.0.1:9876',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newConsumerCounters } from '../../../../src/consumer/consumer-counters.js';
 import type { ConsumedMessage } from '../../../../src/consumer/message-listener.js';
-import { PopBatchSettler, type PopDelivery } from '../../../../src/consumer/pop/pop-batch-settler.js';
+import { PopBatchSettler } from '../../../../src/consumer/pop/pop-batch-settler.js';
 import { newPopCounters } from '../../../../src/consumer/pop/pop-status.js';
 import type { ConsumerSendMsgBackRequestHeader } from '../../../../src/protocol/headers.js';
 import type {
@@ -9,28 +9,7 @@ import type {
   ChangeInvisibleTimeRequestHeader,
 } from '../../../../src/protocol/pop-headers.js';
 import { componentLogger } from '../../../../src/util/logger.js';
-import { consumed } from '../../invoke/consumed-message.js';
-
-function delivery(index: number, reconsumeTimes: number): PopDelivery {
-  return {
-    consumed: consumed({
-      msgId: `id-${index}`,
-      queueOffset: index,
-      reconsumeTimes,
-      physicalOffset: 1000 + index,
-    }),
-    receipt: {
-      ckQueueOffset: 0,
-      popTime: 1,
-      invisibleTime: 60_000,
-      reviveQid: 0,
-      retryMark: reconsumeTimes > 0 ? '1' : '0',
-      brokerName: 'broker-a',
-      queueId: 1,
-      queueOffset: index,
-    },
-  };
-}
+import { popDelivery } from './pop-delivery.js';
 
 function setup(options: { sendBackFails?: boolean } = {}) {
   const acks: AckMessageRequestHeader[] = [];
@@ -76,7 +55,7 @@ function setup(options: { sendBackFails?: boolean } = {}) {
 describe('PopBatchSettler', () => {
   it('acks successes, delays failures by reconsumeTimes, dead-letters at the limit and then acks', async () => {
     const s = setup();
-    const batch = [delivery(0, 0), delivery(1, 1), delivery(2, 2), delivery(3, 0)];
+    const batch = [popDelivery(0, 0), popDelivery(1, 1), popDelivery(2, 2), popDelivery(3, 0)];
     await s.settler.settle('b:1', batch, {
       status: 'PARTIAL',
       failedIndexes: [1, 2, 3],
@@ -99,7 +78,7 @@ describe('PopBatchSettler', () => {
 
   it('leaves a message whose dead-lettering failed unacked (it comes back)', async () => {
     const s = setup({ sendBackFails: true });
-    await s.settler.settle('b:1', [delivery(0, 2)], { status: 'FAILED', reason: 'boom' });
+    await s.settler.settle('b:1', [popDelivery(0, 2)], { status: 'FAILED', reason: 'boom' });
     expect(s.acks).toEqual([]);
     expect(s.finals).toEqual([]);
     expect(s.counters.sendBackFailures).toBe(1);

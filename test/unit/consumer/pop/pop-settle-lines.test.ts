@@ -6,9 +6,9 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { newConsumerCounters } from '../../../../src/consumer/consumer-counters.js';
-import { PopBatchSettler, type PopDelivery } from '../../../../src/consumer/pop/pop-batch-settler.js';
+import { PopBatchSettler } from '../../../../src/consumer/pop/pop-batch-settler.js';
 import { newPopCounters } from '../../../../src/consumer/pop/pop-status.js';
-import { consumed } from '../../invoke/consumed-message.js';
+import { popDelivery } from './pop-delivery.js';
 
 interface Line {
   msg: string;
@@ -17,27 +17,6 @@ interface Line {
 }
 
 const MESSAGES = 300;
-
-function delivery(index: number, reconsumeTimes: number): PopDelivery {
-  return {
-    consumed: consumed({
-      msgId: `id-${index}`,
-      queueOffset: index,
-      reconsumeTimes,
-      physicalOffset: 1000 + index,
-    }),
-    receipt: {
-      ckQueueOffset: 0,
-      popTime: 1,
-      invisibleTime: 60_000,
-      reviveQid: 0,
-      retryMark: '0',
-      brokerName: 'broker-a',
-      queueId: 1,
-      queueOffset: index,
-    },
-  };
-}
 
 /** The lines saying `message` about `broker`: how many, and how many occurrences they stand for. */
 function occurrences(lines: readonly Line[], message: string, broker: string) {
@@ -69,9 +48,9 @@ describe('PopBatchSettler under a broker refusing everything', () => {
     const brokers = ['a:10911', 'b:10911'];
     for (const broker of brokers) {
       const index = (i: number) => i + (broker === 'a:10911' ? 0 : MESSAGES);
-      const succeeded = Array.from({ length: MESSAGES }, (_, i) => delivery(index(i), 0));
-      const toRetry = Array.from({ length: MESSAGES }, (_, i) => delivery(index(i), 0));
-      const atLimit = Array.from({ length: MESSAGES }, (_, i) => delivery(index(i), 2));
+      const succeeded = Array.from({ length: MESSAGES }, (_, i) => popDelivery(index(i), 0));
+      const toRetry = Array.from({ length: MESSAGES }, (_, i) => popDelivery(index(i), 0));
+      const atLimit = Array.from({ length: MESSAGES }, (_, i) => popDelivery(index(i), 2));
       await settler.settle(broker, succeeded, { status: 'SUCCESS' });
       await settler.settle(broker, toRetry, { status: 'FAILED', reason: 'boom' });
       await settler.settle(broker, atLimit, { status: 'FAILED', reason: 'boom' });
