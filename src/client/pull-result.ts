@@ -123,7 +123,8 @@ export function toPullResult(
     for (const { message } of decoded.tooLarge ?? []) message.queueOffset += delta;
   }
   const found: PullFound = { status: 'FOUND', messages: decoded.messages, ...offsets };
-  if (decoded.error !== undefined) found.decodeError = decoded.error;
+  // The error's offset is a stored one too: the pull loop dead-letters by it and skips past it.
+  if (decoded.error !== undefined) found.decodeError = decoded.error.withOffsetDelta(delta);
   if (decoded.tooLarge !== undefined) found.tooLarge = decoded.tooLarge;
   if (decoded.deferred !== undefined) found.deferredFrom = decoded.deferred.queueOffset + delta;
   return found;

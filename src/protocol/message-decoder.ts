@@ -58,6 +58,8 @@ const MIN_BATCH_ENTRY_BYTES = 22;
 export class MessageDecodeError extends ProtocolError {
   /** Where the bad record starts in the decoded buffer. */
   readonly byteOffset: number;
+  /** What is wrong with it, without the place. */
+  readonly reason: string;
   readonly queueOffset: number | undefined;
   readonly physicalOffset: number | undefined;
 
@@ -71,9 +73,27 @@ export class MessageDecodeError extends ProtocolError {
         ? ''
         : ` (queueOffset ${where.queueOffset}, physicalOffset ${where.physicalOffset})`;
     super(`Bad stored message at byte ${where.byteOffset}${ids}: ${reason}`, options);
+    this.reason = reason;
     this.byteOffset = where.byteOffset;
     this.queueOffset = where.queueOffset;
     this.physicalOffset = where.physicalOffset;
+  }
+
+  /**
+   * The same error with its queue offset moved by `delta`: a static topic's stored offsets are the
+   * logical queue's minus the answer's offsetDelta, as its messages' are (pull-result.ts).
+   */
+  withOffsetDelta(delta: number): MessageDecodeError {
+    if (this.queueOffset === undefined || delta === 0) return this;
+    return new MessageDecodeError(
+      this.reason,
+      {
+        byteOffset: this.byteOffset,
+        queueOffset: this.queueOffset + delta,
+        physicalOffset: this.physicalOffset,
+      },
+      this.cause === undefined ? {} : { cause: this.cause },
+    );
   }
 }
 

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { BrokerError } from '../../../src/client/broker-error.js';
 import { toPullResult } from '../../../src/client/pull-result.js';
 import { ProtocolError } from '../../../src/protocol/errors.js';
+import { MessageDecodeError } from '../../../src/protocol/message-decoder.js';
+import { encodeStoredMessage } from '../../../src/protocol/message-encoder.js';
+import { MessageSysFlag } from '../../../src/protocol/message-sys-flag.js';
 import type { RemotingCommand } from '../../../src/protocol/remoting-command.js';
 import { storedMessage } from './stored-message.js';
 
@@ -45,6 +48,25 @@ describe('toPullResult', () => {
   it('shifts queue offsets by offsetDelta', () => {
     const result = toPullResult(response(0, { ...OFFSETS, offsetDelta: '100' }, record(1, 'x')), 'b:1');
     expect(result.status === 'FOUND' && result.messages[0]?.queueOffset).toBe(101);
+  });
+
+  it('shifts the queue offset of a malformed record by offsetDelta too', () => {
+    // Flagged zlib, not zlib: the record's offsets are read, its body is not.
+    const broken = encodeStoredMessage({
+      topic: 'T',
+      queueOffset: 2,
+      physicalOffset: 1002,
+      storedBody: Buffer.from('not zlib'),
+      sysFlag: MessageSysFlag.COMPRESSED | MessageSysFlag.COMPRESSION_ZLIB,
+    });
+    const body = Buffer.concat([record(1, 'x'), broken]);
+    const result = toPullResult(response(0, { ...OFFSETS, offsetDelta: '100' }, body), 'b:1');
+    if (result.status !== 'FOUND') throw new Error(result.status);
+    expect(result.messages.map((m) => m.queueOffset)).toEqual([101]);
+    const error = result.decodeError as MessageDecodeError;
+    expect(error).toBeInstanceOf(MessageDecodeError);
+    expect([error.queueOffset, error.physicalOffset]).toEqual([102, 1002]);
+    expect(error.message).toMatch(/queueOffset 102.*does not decompress/);
   });
 
   it('keeps the messages before a malformed record and reports the decode error', () => {
