@@ -20,7 +20,8 @@ export const PROMETHEUS_METRICS_DEFAULTS = {
   /**
    * Loopback: whoever reaches the port reads the metrics and the readiness problems, so nobody else does
    * unless asked. A scraper or sidecar in the same ECS task (awsvpc) or pod shares the loopback interface;
-   * only a scraper on another host needs `0.0.0.0` (and a security group deciding who gets in).
+   * anything outside the task's or pod's network namespace (another pod or host, a kubelet probe, ECS bridge
+   * mode) needs `0.0.0.0` (and a security group deciding who gets in).
    */
   host: '127.0.0.1',
 } as const;
@@ -82,7 +83,7 @@ export const metricsSchema = z
           .meta(
             info({
               description:
-                'Address the HTTP server listens on. Loopback by default: a scraper or sidecar in the same ECS task or pod reaches it there; set `0.0.0.0` only for a scraper on another host (and let a security group decide who gets in).',
+                "Address the HTTP server listens on. Loopback by default: a scraper or sidecar in the same ECS task or pod reaches it there; set `0.0.0.0` for anything outside the task's or pod's network namespace (another pod or host, a kubelet probe, ECS bridge mode), and let a security group decide who gets in.",
               default: PROMETHEUS_METRICS_DEFAULTS.host,
             }),
           ),

@@ -182,6 +182,7 @@ export interface MappingConfig {
   readonly startingPositionTimestampMs: number | undefined;
   readonly pullThresholdForQueue: number;
   readonly pullThresholdSizeForQueue: number;
+  readonly pullThresholdSizeForTopic: number;
   readonly maxDecompressedBodyBytes: number;
   readonly maxDecompressedPullBytes: number;
   readonly consumeConcurrentlyMaxSpan: number;
@@ -412,6 +413,7 @@ function resolveMapping(mapping: MappingInput): MappingConfig {
       startingPosition === 'AT_TIMESTAMP' ? timestampMs(mapping.startingPositionTimestamp) : undefined,
     pullThresholdForQueue: mapping.pullThresholdForQueue ?? d.pullThresholdForQueue,
     pullThresholdSizeForQueue: mapping.pullThresholdSizeForQueue ?? d.pullThresholdSizeForQueue,
+    pullThresholdSizeForTopic: mapping.pullThresholdSizeForTopic ?? d.pullThresholdSizeForTopic,
     maxDecompressedBodyBytes: mapping.maxDecompressedBodyBytes ?? d.maxDecompressedBodyBytes,
     maxDecompressedPullBytes: mapping.maxDecompressedPullBytes ?? d.maxDecompressedPullBytes,
     consumeConcurrentlyMaxSpan: mapping.consumeConcurrentlyMaxSpan ?? d.consumeConcurrentlyMaxSpan,

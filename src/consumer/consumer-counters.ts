@@ -22,6 +22,8 @@ export interface ConsumerCounters {
    * handed to the DLQ without being inflated.
    */
   tooLargeDeadLettered: number;
+  /** Messages too large to inflate that a broadcasting consumer skipped (it keeps no DLQ), told to the listener. */
+  tooLargeSkipped: number;
   /** Pulls postponed because a queue held too many messages. */
   flowControlCountPauses: number;
   /** Pulls postponed because a queue held too many body bytes. */
@@ -80,6 +82,7 @@ export function newConsumerCounters(): ConsumerCounters {
     decodeErrors: 0,
     undecodableDeadLettered: 0,
     tooLargeDeadLettered: 0,
+    tooLargeSkipped: 0,
     flowControlCountPauses: 0,
     flowControlBytesPauses: 0,
     flowControlSpanPauses: 0,

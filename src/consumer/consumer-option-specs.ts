@@ -172,6 +172,14 @@ export const CONSUMER_OPTION_SPECS = {
     default: 100 * MiB,
     description: 'Flow control: pause pulling a queue while it holds more body bytes than this.',
   },
+  pullThresholdSizeForTopic: {
+    kind: 'integer',
+    minimum: 1 * MiB,
+    maximum: 64 * 1024 * MiB,
+    default: 128 * MiB,
+    description:
+      "Flow control: the body bytes all of a mapping's queues may hold together; each queue gets its share (Java's `pullThresholdSizeForTopic`, which Java leaves off: ours bounds a poller's memory whatever the queue count), and a pull inflates no more than its queue's share leaves.",
+  },
   maxDecompressedBodyBytes: {
     kind: 'integer',
     minimum: 64 * KiB,

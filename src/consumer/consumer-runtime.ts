@@ -263,24 +263,29 @@ export class ConsumerRuntime {
               o.messageModel === 'CLUSTERING'
                 ? (queue, physicalOffset) => sendBack.deadLetterByOffset(queue, physicalOffset)
                 : undefined,
-            deadLetterTooLarge:
-              o.messageModel === 'CLUSTERING'
-                ? async (consumed, reason) => {
-                    await sendBack.sendBack(
-                      consumed.message,
-                      consumed.queue,
-                      consumed.topic,
-                      DEAD_LETTER_DELAY_LEVEL,
-                    );
-                    this.counters.sentBack++;
-                    this.counters.deadLettered++;
-                    await notifyFinalFailure(deps.listener, [consumed], reason, pullLog, 'too-large');
-                  }
-                : undefined,
+            // Broadcasting keeps no DLQ: the message is skipped, as its failures are, but the listener
+            // hears of it (its failure destination records it).
+            deadLetterTooLarge: async (consumed, reason) => {
+              if (o.messageModel !== 'CLUSTERING') {
+                await notifyFinalFailure(deps.listener, [consumed], reason, pullLog, 'too-large');
+                return 'skipped';
+              }
+              await sendBack.sendBack(
+                consumed.message,
+                consumed.queue,
+                consumed.topic,
+                DEAD_LETTER_DELAY_LEVEL,
+              );
+              this.counters.sentBack++;
+              this.counters.deadLettered++;
+              await notifyFinalFailure(deps.listener, [consumed], reason, pullLog, 'too-large');
+              return 'dead-lettered';
+            },
             outcomes: refusals,
             offsetCarried:
               offsetSync === undefined ? undefined : (queue, offset) => offsetSync.carried(queue, offset),
             observer: deps.observer,
+            heldQueueCount: () => this.rebalancer.heldQueueCount,
           },
           startOffset,
           startOffsetFromBroker,

@@ -40,7 +40,7 @@ export function metricsReference(): string {
     'the [configuration reference](#configuration-reference)):',
     '',
     `- \`metrics: { emf: {} }\`: every 60 s (\`intervalSeconds\`), one CloudWatch Embedded Metric Format line per consumer group on stdout, namespace \`${LAG_METRIC.namespace}\`, dimension \`${LAG_METRIC.dimension}\`. The awslogs log driver ships it to CloudWatch Logs, which extracts the metrics: no CloudWatch permission needed. The deploy templates turn it on; the scaling policy, alarms and dashboard read these names. Counts are deltas since the previous line; a graceful stop writes a last line with the counts only.`,
-    '- `metrics: { prometheus: { port: 9464 } }`: an HTTP server (`host` defaults to `127.0.0.1`, loopback; set `0.0.0.0` for a scraper outside the task) with `GET /metrics` (Prometheus text format), `GET /healthz` (200 while the process serves: liveness) and `GET /readyz` (200 when every mapping runs and is healthy, else 503 with `{"ready": false, "problems": [...]}`, the same verdict as `rocketmq-lambda health`).',
+    '- `metrics: { prometheus: { port: 9464 } }`: an HTTP server (`host` defaults to `127.0.0.1`, loopback; set `0.0.0.0` for anything outside the network namespace of the task or pod) with `GET /metrics` (Prometheus text format), `GET /healthz` (200 while the process serves: liveness) and `GET /readyz` (200 when every mapping runs and is healthy, else 503 with `{"ready": false, "problems": [...]}`, the same verdict as `rocketmq-lambda health`).',
     `- \`metrics: { cloudwatch: {} }\`: only \`${LAG_METRIC.metricName}\`, published with PutMetricData (needs \`cloudwatch:PutMetricData\`), for log drivers that are not CloudWatch Logs.`,
     '',
     '**EMF metrics** (per consumer group):',

@@ -268,12 +268,12 @@ export class Connection {
     });
   }
 
-  /** Rejects every in-flight call with ConnectionClosedError, ends the socket and resolves once it closed. */
   /** Writes what the peer lines of this connection's logger held back (at shutdown: nothing is lost). */
   flushLogs(): void {
     flushPeerLines(this.logger);
   }
 
+  /** Rejects every in-flight call with ConnectionClosedError, ends the socket and resolves once it closed. */
   async close(): Promise<void> {
     this.closedByUser = true;
     const error = new ConnectionClosedError(`connection to ${this.address} closed by the client`, {

@@ -51,6 +51,7 @@ export function consumerOptionsOf(
     startingPositionTimestamp: mapping.startingPositionTimestampMs,
     pullThresholdForQueue: mapping.pullThresholdForQueue,
     pullThresholdSizeForQueue: mapping.pullThresholdSizeForQueue,
+    pullThresholdSizeForTopic: mapping.pullThresholdSizeForTopic,
     maxDecompressedBodyBytes: mapping.maxDecompressedBodyBytes,
     maxDecompressedPullBytes: mapping.maxDecompressedPullBytes,
     consumeConcurrentlyMaxSpan: mapping.consumeConcurrentlyMaxSpan,

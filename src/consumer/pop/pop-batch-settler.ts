@@ -148,24 +148,16 @@ export class PopBatchSettler {
 
   /**
    * Sends a popped message whose body would inflate past `maxDecompressedBodyBytes` to the DLQ without a
-   * delivery (then acks it) and tells the listener (`too-large`). Never rejects: when the broker does not
-   * take it, the message comes back after its invisible time and is tried again.
+   * delivery (then acks it) and tells the listener (`too-large`); true once the broker took it. Never
+   * rejects: when the broker does not take it, the message comes back after its invisible time and is
+   * tried again. The caller names the ones taken in its log line.
    */
-  async deadLetterTooLarge(address: string, delivery: PopDelivery, reason: string): Promise<void> {
+  async deadLetterTooLarge(address: string, delivery: PopDelivery, reason: string): Promise<boolean> {
     const o = this.options;
-    if (!(await this.deadLetter(address, delivery, reason))) return;
+    if (!(await this.deadLetter(address, delivery, reason))) return false;
     o.counters.tooLargeDeadLettered++;
-    o.log.error(
-      {
-        msgId: delivery.consumed.message.msgId,
-        queue: delivery.consumed.queue,
-        queueOffset: delivery.consumed.message.queueOffset,
-        reason,
-        limit: 'maxDecompressedBodyBytes',
-      },
-      'message too large to inflate: sent to the DLQ',
-    );
     await notifyFinalFailure(o.listener, [delivery.consumed], reason, o.log, 'too-large');
+    return true;
   }
 
   /** Sends one delivery to the DLQ, then acks it; true when the broker took it. */

@@ -24,6 +24,9 @@ import type { PopBrokerProgress, PopCounters } from './pop-status.js';
 /** A batching-window remainder shorter than this is not worth another pop. */
 const MIN_FILL_POLL_MS = 20;
 
+/** Ids a line about a pop's messages too large to inflate names at most. */
+const MAX_NAMED_TOO_LARGE = 32;
+
 /** What one loop needs. */
 export interface PopBrokerLoopOptions {
   brokerName: string;
@@ -269,15 +272,32 @@ export class PopBrokerLoop {
       );
     }
     const deliveries: PopDelivery[] = result.messages.map((popped) => this.delivery(popped));
+    const deadLettered: { popped: PoppedMessage; reason: string }[] = [];
     for (const { popped, reason } of result.tooLarge ?? []) {
       const delivery = this.delivery(popped);
       if (matchesTags(this.o.subscription, popped.message.tags)) {
-        await this.o.settler.deadLetterTooLarge(address, delivery, reason);
+        if (await this.o.settler.deadLetterTooLarge(address, delivery, reason))
+          deadLettered.push({ popped, reason });
       } else {
         this.o.counters.filteredMessages++;
         this.o.popCounters.filteredAcks++;
         await this.o.settler.ack(address, delivery);
       }
+    }
+    if (deadLettered.length > 0) {
+      // One line per pop naming them: an event per message, yet never more lines than pops.
+      const named = deadLettered.slice(0, MAX_NAMED_TOO_LARGE);
+      this.o.log.error(
+        {
+          broker: this.o.brokerName,
+          count: deadLettered.length,
+          msgIds: named.map(({ popped }) => popped.message.msgId),
+          queues: named.map(({ popped }) => `${popped.receipt.queueId}:${popped.message.queueOffset}`),
+          reason: deadLettered[0]?.reason,
+          limit: 'maxDecompressedBodyBytes',
+        },
+        'messages too large to inflate: sent to the DLQ',
+      );
     }
     const kept = deliveries.filter((d) => matchesTags(this.o.subscription, d.consumed.message.tags));
     this.o.counters.pulledMessages += kept.length;

@@ -83,6 +83,12 @@ interface AnsweringBroker {
   standIn: boolean;
 }
 
+/** What became of a message too large to inflate: handed to the DLQ, or skipped (broadcasting). */
+export type TooLargeOutcome = 'dead-lettered' | 'skipped';
+
+/** Ids a line about a pull's messages too large to inflate names at most. */
+const MAX_NAMED_TOO_LARGE = 32;
+
 /** What a pull loop works with. */
 export interface PullLoopOptions {
   processQueue: ProcessQueue;
@@ -110,10 +116,10 @@ export interface PullLoopOptions {
   /**
    * Hands a message whose body would inflate past `maxDecompressedBodyBytes` to the DLQ, never inflated
    * (a send-back with delay level -1, the way an oversize message goes), and tells the listener; resolves
-   * once the broker has it, rejects to keep the queue where it is and try again later. Absent
-   * (broadcasting, which keeps no DLQ): the message is logged and skipped, as broadcast failures are.
+   * once the broker has it ('dead-lettered'; broadcasting, which keeps no DLQ: 'skipped' once the
+   * listener was told), rejects to keep the queue where it is and try again later. Absent: skipped.
    */
-  deadLetterTooLarge?: ((consumed: ConsumedMessage, reason: string) => Promise<void>) | undefined;
+  deadLetterTooLarge?: ((consumed: ConsumedMessage, reason: string) => Promise<TooLargeOutcome>) | undefined;
   /**
    * Told that a pull carried `commitOffset` to the queue's master, which stores it on arrival (so the
    * broker offset sync need not send it again: broker-offset-sync.ts). Absent: nobody is told.
@@ -121,6 +127,8 @@ export interface PullLoopOptions {
   offsetCarried?: ((queue: MessageQueue, commitOffset: number) => void) | undefined;
   /** Told of every pull's outcome (permanent refusals stop the consumer: refusal-watch.ts). */
   outcomes?: Pick<RefusalWatch, 'succeeded' | 'failed'> | undefined;
+  /** How many queues the consumer holds: each gets its share of `pullThresholdSizeForTopic`. @default 1 */
+  heldQueueCount?: (() => number) | undefined;
   /** Told how long every pull took (metrics). */
   observer?: ConsumerObserver | undefined;
 }
@@ -253,7 +261,7 @@ export class PullLoop {
       counters.flowControlCountPauses++;
       return FLOW_CONTROL_DELAY_MS;
     }
-    if (pq.messageBytes > options.pullThresholdSizeForQueue) {
+    if (pq.messageBytes > this.byteThreshold()) {
       counters.flowControlBytesPauses++;
       return FLOW_CONTROL_DELAY_MS;
     }
@@ -262,6 +270,31 @@ export class PullLoop {
       return FLOW_CONTROL_DELAY_MS;
     }
     return 0;
+  }
+
+  /**
+   * The body bytes this queue may hold: `pullThresholdSizeForQueue`, or less, its share of
+   * `pullThresholdSizeForTopic` among the queues held (Java's split of the topic threshold).
+   */
+  private byteThreshold(): number {
+    const { options, heldQueueCount } = this.o;
+    const share = Math.floor(options.pullThresholdSizeForTopic / Math.max(1, heldQueueCount?.() ?? 1));
+    return Math.min(options.pullThresholdSizeForQueue, share);
+  }
+
+  /**
+   * The inflation limits of the next pull: what the queue's byte threshold leaves of
+   * `maxDecompressedPullBytes`, never less than one body's limit (so every pull makes progress).
+   */
+  private decodeOptions(): DecodeOptions {
+    const { options, processQueue } = this.o;
+    const left = this.byteThreshold() - processQueue.messageBytes;
+    const maxInflatedBytes = Math.max(
+      options.maxDecompressedBodyBytes,
+      Math.min(options.maxDecompressedPullBytes, left),
+    );
+    if (maxInflatedBytes === this.decode.maxInflatedBytes) return this.decode;
+    return { maxBodyBytes: options.maxDecompressedBodyBytes, maxInflatedBytes };
   }
 
   /** Orderly: pull only while locked; the first pull after locking restarts from the stored offset. */
@@ -323,7 +356,7 @@ export class PullLoop {
     const pull = this.o.broker.pullMessage(address, header, {
       timeoutMs: options.pullTimeoutMs,
       template: this.template,
-      decode: this.decode,
+      decode: this.decodeOptions(),
     });
     if (commitOffset > 0) this.o.offsetCarried?.(this.queue, commitOffset);
     // Not Promise.race with one long-lived abort promise: every race leaves a reaction on it that keeps
@@ -379,28 +412,18 @@ export class PullLoop {
   /**
    * Hands each message too large to inflate (in queue order) to the DLQ, or skips it when its tags do
    * not match (as the tag re-check drops any message). Returns the offset of the first one the DLQ did not
-   * take, or undefined when all are settled.
+   * take, or undefined when all are settled. The ones settled are named in one line per pull (their ids,
+   * at most MAX_NAMED_TOO_LARGE): an event per message, not a repeat to throttle, yet one line per pull
+   * however many a pull holds (the inflation budget keeps them few: docs/operating.md).
    */
   private async deadLetterTooLarge(tooLarge: readonly TooLargeMessage[]): Promise<number | undefined> {
-    const { deadLetterTooLarge, counters, subscription, options } = this.o;
+    const { deadLetterTooLarge, counters, subscription, options, log } = this.o;
+    const settled: { message: TooLargeMessage['message']; reason: string }[] = [];
+    let outcome: TooLargeOutcome = 'skipped';
+    let heldAt: number | undefined;
     for (const { message, reason } of tooLarge) {
       if (subscription.tagsSet.length > 0 && !matchesTags(subscription, message.tags)) {
         counters.filteredMessages++;
-        continue;
-      }
-      const fields = {
-        queue: this.queue,
-        queueOffset: message.queueOffset,
-        msgId: message.msgId,
-        reason,
-        limit: 'maxDecompressedBodyBytes',
-      };
-      if (deadLetterTooLarge === undefined) {
-        this.warnings.error(
-          'too-large',
-          fields,
-          'message too large to inflate: skipped (broadcasting keeps no DLQ)',
-        );
         continue;
       }
       const consumed: ConsumedMessage = {
@@ -409,20 +432,44 @@ export class PullLoop {
         topic: realTopicOf(message, options.retryTopic),
       };
       try {
-        await deadLetterTooLarge(consumed, reason);
+        outcome = deadLetterTooLarge === undefined ? 'skipped' : await deadLetterTooLarge(consumed, reason);
       } catch (sendError) {
         this.warnings.error(
           'too-large-dlq',
-          { ...fields, err: sendError },
+          {
+            queue: this.queue,
+            queueOffset: message.queueOffset,
+            msgId: message.msgId,
+            reason,
+            err: sendError,
+          },
           'message too large to inflate: DLQ hand-off failed, retrying',
         );
-        return message.queueOffset;
+        heldAt = message.queueOffset;
+        break;
       }
-      counters.tooLargeDeadLettered++;
-      this.warnings.error('too-large', fields, 'message too large to inflate: sent to the DLQ');
+      if (outcome === 'dead-lettered') counters.tooLargeDeadLettered++;
+      else counters.tooLargeSkipped++;
+      settled.push({ message, reason });
     }
-    this.warnings.clear('too-large-dlq');
-    return undefined;
+    if (heldAt === undefined) this.warnings.clear('too-large-dlq');
+    if (settled.length > 0) {
+      const named = settled.slice(0, MAX_NAMED_TOO_LARGE);
+      log.error(
+        {
+          queue: this.queue,
+          count: settled.length,
+          msgIds: named.map((entry) => entry.message.msgId),
+          queueOffsets: named.map((entry) => entry.message.queueOffset),
+          reason: settled[0]?.reason,
+          limit: 'maxDecompressedBodyBytes',
+        },
+        outcome === 'dead-lettered'
+          ? 'messages too large to inflate: sent to the DLQ'
+          : 'messages too large to inflate: skipped (broadcasting keeps no DLQ)',
+      );
+    }
+    return heldAt;
   }
 
   /** Applies a pull result; returns the delay before the next pull, or −1 to end the loop. */

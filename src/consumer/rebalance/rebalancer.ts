@@ -129,6 +129,11 @@ export class Rebalancer {
   }
 
   /** The ProcessQueues held now. */
+  /** How many queues this client holds now. */
+  get heldQueueCount(): number {
+    return this.held.size;
+  }
+
   processQueues(): ProcessQueue[] {
     return [...this.held.values()].map((held) => held.processQueue);
   }

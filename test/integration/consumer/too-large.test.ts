@@ -158,6 +158,71 @@ describe('a message too large to inflate', () => {
     for (const [i, id] of ids.entries()) expect(bodiesSeen.get(id)?.equals(bodies[i] as Buffer)).toBe(true);
   });
 
+  it('PUSH: bodies just under the limit fill no more than the topic threshold, one body per queue over', async () => {
+    const client = newClient();
+    onTestFinished(() => client.close());
+    const topic = uniqueTopic('nearlimit');
+    const group = uniqueGroup('nearlimit');
+    const queues = 4;
+    await createTopic(client, topic, queues);
+    // 5.5 MiB each once inflated (under the 6 MiB body limit), 6 KB as stored: 44 of them would fill 242 MiB.
+    const body = Buffer.alloc(5.5 * MiB, 0x61);
+    const stored = deflateSync(body, { level: 9 });
+    const ids: string[] = [];
+    for (let i = 0; i < 44; i++) {
+      const id = `NEAR${String(i).padStart(28, '0')}`;
+      await sendStoredBody(client, topic, { id, stored, queueId: i % queues });
+      ids.push(id);
+    }
+    const ledger = new Ledger();
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const threshold = 24 * MiB;
+    const { runtime } = newRuntime(
+      { topic, consumerGroup: group, startingPosition: 'TRIM_HORIZON', pullThresholdSizeForTopic: threshold },
+      {
+        // A slow function: nothing is consumed until the test has watched the buffers.
+        async consume(messages) {
+          ledger.record(messages);
+          await released;
+          return { status: 'SUCCESS' };
+        },
+      },
+    );
+    await runtime.start();
+    let peakBytes = 0;
+    await waitFor('every queue paused by the threshold', 30_000, async () => {
+      const status = await runtime.status();
+      const held = status.queues.reduce((sum, queue) => sum + queue.cachedMessageBytes, 0);
+      peakBytes = Math.max(peakBytes, held);
+      // The topic's queues and the group's retry queue, all sharing the threshold.
+      return status.queues.length === queues + 1 && status.counters.flowControlBytesPauses >= queues
+        ? true
+        : undefined;
+    });
+    for (let i = 0; i < 20; i++) {
+      const status = await runtime.status();
+      peakBytes = Math.max(
+        peakBytes,
+        status.queues.reduce((sum, queue) => sum + queue.cachedMessageBytes, 0),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Each queue may hold its share, plus the one body a pull may always inflate past what it leaves.
+    expect(peakBytes).toBeLessThanOrEqual(threshold + (queues + 1) * body.length);
+    // Without the threshold each queue would take 100 MiB (pullThresholdSizeForQueue): all 242 MiB here.
+    expect(peakBytes).toBeLessThan(ids.length * body.length);
+    expect(peakBytes).toBeGreaterThan(0);
+    release();
+    await waitFor('every message once released', 60_000, async () =>
+      ledger.missing(ids).length === 0 ? true : undefined,
+    );
+    const delivered = ledger.deliveries.filter((d) => ids.includes(d.message.msgId));
+    expect(delivered.every((d) => d.message.body.length === body.length)).toBe(true);
+  });
+
   it('POP: goes to the DLQ uninflated and is acked, the listener is told, the others flow', async () => {
     const client = newClient();
     onTestFinished(() => client.close());

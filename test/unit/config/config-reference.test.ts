@@ -69,6 +69,7 @@ const CONTRACT_KEYS = [
   'mappings[].startingPositionTimestamp',
   'mappings[].pullThresholdForQueue',
   'mappings[].pullThresholdSizeForQueue',
+  'mappings[].pullThresholdSizeForTopic',
   'mappings[].maxDecompressedBodyBytes',
   'mappings[].maxDecompressedPullBytes',
   'mappings[].consumeConcurrentlyMaxSpan',

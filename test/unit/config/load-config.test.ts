@@ -136,6 +136,7 @@ describe('loadConfig: YAML, JSON and paths', () => {
           startingPositionTimestampMs: undefined,
           pullThresholdForQueue: 1000,
           pullThresholdSizeForQueue: 100 * 1024 * 1024,
+          pullThresholdSizeForTopic: 128 * 1024 * 1024,
           maxDecompressedBodyBytes: 6 * 1024 * 1024,
           maxDecompressedPullBytes: 32 * 1024 * 1024,
           consumeConcurrentlyMaxSpan: 2000,

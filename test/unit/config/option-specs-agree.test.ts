@@ -47,6 +47,7 @@ const RUN_CONFIG_KEYS: readonly Exposure[] = [
       'startingPosition',
       'pullThresholdForQueue',
       'pullThresholdSizeForQueue',
+      'pullThresholdSizeForTopic',
       'maxDecompressedBodyBytes',
       'maxDecompressedPullBytes',
       'consumeConcurrentlyMaxSpan',
