@@ -47,6 +47,7 @@ export const BENCH_CHILD_ENTRIES = [
   'latency-handler.ts',
   'drain-child.ts',
   'scale-child.ts',
+  'near-limit-child.ts',
   'peers/ali-ons-child.ts',
   'peers/rocketmq-nodejs-child.ts',
 ] as const;
