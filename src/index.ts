@@ -1,6 +1,7 @@
 /**
  * rocketmq-lambda, the poller library: everything `rocketmq-lambda run` is made of, for embedding the
- * poller in your own process or building tools on the RocketMQ client.
+ * poller in your own process or building tools on the RocketMQ client. Nothing of the dev loop: the local
+ * broker launcher (a JVM process manager) and the embedded DynamoDB are for `rocketmq-lambda dev` only.
  *
  * @example
  * ```ts
@@ -35,7 +36,6 @@ export { RocketMQError, type RocketMQErrorOptions } from './errors.js';
 export { FunctionMessageListener } from './invoke/function-listener.js';
 export type { InvokeOutcome, InvokeRequest, Invoker } from './invoke/invoker.js';
 export { LocalInvoker } from './invoke/local-invoker.js';
-export { type LocalBroker, type LocalBrokerOptions, startLocalBroker } from './local-broker/local-broker.js';
 export { DynamoDbOffsetStore, type DynamoDbOffsetStoreOptions } from './offsets/dynamodb-offset-store.js';
 export { FileOffsetStore, type FileOffsetStoreOptions } from './offsets/file-offset-store.js';
 export { MemoryOffsetStore } from './offsets/memory-offset-store.js';

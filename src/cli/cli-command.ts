@@ -4,19 +4,12 @@
  * and environment) and the same reaction to bad arguments (one line naming the problem, the help, exit 2).
  */
 import { Command, CommanderError, type OptionValues } from 'commander';
+import { CliExit } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 
 /**
  * What a command's help says beyond its options.
- *
- * @example
- * ```ts
- * const help: CommandHelp = {
- *   name: 'send', description: 'Sends ...',
- *   examples: ['rocketmq-lambda send --topic orders --body hello'],
- * };
- * ```
  */
 export interface CommandHelp {
   /** The command's name, as typed after `rocketmq-lambda`. */
@@ -40,14 +33,7 @@ const COMMON_EXIT_CODES: Readonly<Record<number, string>> = {
 
 /**
  * A commander command for `rocketmq-lambda <help.name>`, writing to `io` and never exiting the process.
- * Add options with `.option(...)` / `.requiredOption(...)`, then call {@link parseCommand}.
- *
- * @example
- * ```ts
- * const command = declareCommand(SEND_HELP, io).requiredOption('-t, --topic <topic>', 'the topic');
- * const parsed = parseCommand(command, args);
- * if (typeof parsed === 'number') return parsed;
- * ```
+ * Add options with `.option(...)` / `.requiredOption(...)`, then call {@link parseArgs}.
  */
 export function declareCommand(help: CommandHelp, io: CliIo): Command {
   const command = new Command(`rocketmq-lambda ${help.name}`)
@@ -87,11 +73,6 @@ function helpEpilogue(help: CommandHelp): string {
 
 /**
  * The parsed options and operands of a command line.
- *
- * @example
- * ```ts
- * const { options } = parsed as ParsedCommand<{ topic: string }>;
- * ```
  */
 export interface ParsedCommand<Options extends OptionValues> {
   readonly options: Options;
@@ -99,39 +80,33 @@ export interface ParsedCommand<Options extends OptionValues> {
 }
 
 /**
- * Parses `args` (the words after the command name). Returns the options, or the exit code to return
- * at once: 0 after `--help`, {@link EXIT_USAGE} after a usage error (already printed with the help hint).
- *
- * @example
- * ```ts
- * const parsed = parseCommand<{ topic: string }>(command, ['--topic', 'orders']);
- * if (typeof parsed === 'number') return parsed;
- * parsed.options.topic; // => 'orders'
- * ```
+ * Parses `args` (the words after the command name) into the options and operands. Ends the command
+ * with a {@link CliExit}: 0 after `--help`, {@link EXIT_USAGE} after a usage error (commander has
+ * already printed it, with the help hint).
  */
-export function parseCommand<Options extends OptionValues>(
+export function parseArgs<Options extends OptionValues>(
   command: Command,
   args: readonly string[],
-): ParsedCommand<Options> | number {
+): ParsedCommand<Options> {
   try {
     command.parse([...args], { from: 'user' });
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
-    return error.code === 'commander.helpDisplayed' || error.code === 'commander.help' ? EXIT_OK : EXIT_USAGE;
+    throw new CliExit(
+      error.code === 'commander.helpDisplayed' || error.code === 'commander.help' ? EXIT_OK : EXIT_USAGE,
+    );
   }
   return { options: command.opts<Options>(), operands: command.args };
 }
 
 /**
- * Reports a usage problem found after parsing (a missing or contradictory option) the way commander
- * reports its own: one line naming the problem, a hint to the help; returns {@link EXIT_USAGE}.
- *
- * @example
- * ```ts
- * if (options.body !== undefined && options.file !== undefined) return usageError(command, io, 'use --body or --file, not both');
- * ```
+ * The exit of a usage problem found after parsing (a missing or contradictory option), worded as
+ * commander words its own: one line naming the problem, a hint to the help; exit {@link EXIT_USAGE}.
+ * Throw it.
  */
-export function usageError(command: Command, io: CliIo, problem: string): number {
-  io.stderr.write(`${command.name()}: ${problem}\n(${command.name()} --help shows the options)\n`);
-  return EXIT_USAGE;
+export function usageExit(command: Command, problem: string): CliExit {
+  return new CliExit(
+    EXIT_USAGE,
+    `${command.name()}: ${problem}\n(${command.name()} --help shows the options)\n`,
+  );
 }

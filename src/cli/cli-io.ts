@@ -9,12 +9,6 @@ export type StopSignal = 'SIGTERM' | 'SIGINT';
 
 /**
  * The process as the CLI uses it.
- *
- * @example
- * ```ts
- * const io: CliIo = processIo();
- * const code = await runCommand(['--config', 'poller.yaml'], io);
- * ```
  */
 export interface CliIo {
   /** Plain text for people (usage, version). Logs go to the logger. */
@@ -35,11 +29,6 @@ const SIGNAL_NUMBERS: Readonly<Record<StopSignal, number>> = { SIGINT: 2, SIGTER
 
 /**
  * The exit code of a process ended by `signal` (128 + its number).
- *
- * @example
- * ```ts
- * signalExitCode('SIGTERM'); // => 143
- * ```
  */
 export function signalExitCode(signal: StopSignal): number {
   return 128 + SIGNAL_NUMBERS[signal];
@@ -48,14 +37,6 @@ export function signalExitCode(signal: StopSignal): number {
 /**
  * Turns the first SIGTERM/SIGINT into an abort of the returned signal (a graceful stop, logged with
  * `stopping`) and a second one into an immediate exit with 128 + the signal's number.
- *
- * @example
- * ```ts
- * const stop = abortOnStopSignals(io, log, 'stopping gracefully');
- * const poller = await startPoller(config, { signal: stop.signal });
- * // ... when done:
- * stop.remove();
- * ```
  */
 export function abortOnStopSignals(
   io: CliIo,
@@ -79,11 +60,6 @@ export function abortOnStopSignals(
 
 /**
  * The real process.
- *
- * @example
- * ```ts
- * process.exitCode = await main(process.argv.slice(2), processIo());
- * ```
  */
 export function processIo(): CliIo {
   return {

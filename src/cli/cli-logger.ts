@@ -36,13 +36,6 @@ export interface CliLoggerOptions {
 
 /**
  * A pino logger writing to `stream`: readable one-liners or JSON lines.
- *
- * @example
- * ```ts
- * const logger = cliLogger({ stream: process.stderr, level: 'warn', readable: process.stderr.isTTY === true });
- * logger.warn({ topic: 'Orders' }, 'send failed, retrying');
- * // stderr: WARN send failed, retrying (topic=Orders)
- * ```
  */
 export function cliLogger(options: CliLoggerOptions): Logger {
   const { stream, readable, style } = options;
@@ -57,12 +50,6 @@ export function cliLogger(options: CliLoggerOptions): Logger {
 /**
  * The logger of a command whose output is on stdout (`send`, `validate`): the one `io` brings, else
  * {@link cliLogger} on stderr at `LOG_LEVEL` (or `defaultLevel`), readable when stderr is a terminal.
- *
- * @example
- * ```ts
- * const logger = stderrLogger(io, 'warn');
- * const client = rocketMQClientOf(connection, { logger });
- * ```
  */
 export function stderrLogger(io: CliIo, defaultLevel: string): Logger {
   return (
@@ -78,12 +65,6 @@ export function stderrLogger(io: CliIo, defaultLevel: string): Logger {
 /**
  * One pino JSON line as a readable line: level, component, message, then the other fields as key=value
  * and the error's message last. Text that is not a JSON object is returned as is (without its newline).
- *
- * @example
- * ```ts
- * formatLogRecord('{"level":40,"component":"dev","msg":"slow","ms":12}');
- * // => 'WARN dev: slow (ms=12)'
- * ```
  */
 export function formatLogRecord(line: string, style?: TerminalStyle | undefined): string {
   let record: unknown;

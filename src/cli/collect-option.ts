@@ -4,11 +4,6 @@
 
 /**
  * Adds `value` to the values given so far (commander's custom option processing).
- *
- * @example
- * ```ts
- * command.option('--param <key=value>', 'repeatable', collect, []);
- * ```
  */
 export function collect(value: string, previous: readonly string[]): string[] {
   return [...previous, value];

@@ -13,9 +13,11 @@ import { pino } from 'pino';
 import { Producer, type ProducerMessage } from '../client/producer.js';
 import { RocketMQClient } from '../client/rocketmq-client.js';
 import { type DevSession, startDevSession } from '../dev/dev-session.js';
+import { DEV_STATE_DIR } from '../serverless-service/dev-state-file.js';
 import { abortableSleep } from '../util/abortable-sleep.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
+import { useLocalCredentials } from './dev-command.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SAMPLE_DURATION_MS = 20_000;
@@ -56,11 +58,7 @@ async function main(): Promise<number> {
   // Some components log through the root logger: the same level keeps the handlers' lines readable.
   rootLogger.level = level;
   const log = componentLogger('demo', logger);
-  // The embedded DynamoDB checks no credentials, but the AWS SDK wants some.
-  if (process.env.AWS_ACCESS_KEY_ID === undefined && process.env.AWS_PROFILE === undefined) {
-    process.env.AWS_ACCESS_KEY_ID = 'local';
-    process.env.AWS_SECRET_ACCESS_KEY = 'local';
-  }
+  useLocalCredentials(process.env);
 
   const stopping = new AbortController();
   let firstSignalAtMs: number | undefined;
@@ -86,7 +84,7 @@ async function main(): Promise<number> {
       configFile: path.join(REPO, 'serverless.yml'),
       env: process.env,
       localBroker: true,
-      stateDir: path.join(REPO, '.rocketmq-lambda/demo'),
+      stateDir: path.join(REPO, DEV_STATE_DIR, 'demo'),
       logger,
       stdout: process.stdout,
       tty: process.stdout.isTTY === true,

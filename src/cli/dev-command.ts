@@ -8,10 +8,12 @@
 import { ConfigError } from '../config/config-error.js';
 import { type DevSession, startDevSession } from '../dev/dev-session.js';
 import { localBrokersLine } from '../dev/local-rocketmq.js';
-import { DEV_PLACEHOLDER_CREDENTIAL } from '../dev/serverless-print.js';
+import { DEV_PLACEHOLDER_CREDENTIAL } from '../serverless-service/serverless-print.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, type Logger } from '../util/logger.js';
-import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
+import { OptionalModuleMissingError } from '../util/optional-module.js';
+import { type CommandHelp, declareCommand, parseArgs, usageExit } from './cli-command.js';
+import { cliCommand } from './cli-exit.js';
 import { abortOnStopSignals, type CliIo } from './cli-io.js';
 import { cliLogger } from './cli-logger.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
@@ -54,13 +56,8 @@ interface DevOptions {
 
 /**
  * Runs `dev` with the arguments after the command name; resolves with the exit code.
- *
- * @example
- * ```ts
- * process.exitCode = await devCommand(['--local-broker'], processIo());
- * ```
  */
-export async function devCommand(args: readonly string[], io: CliIo): Promise<number> {
+export const devCommand = cliCommand(async (args: readonly string[], io: CliIo): Promise<number> => {
   const command = declareCommand(DEV_HELP, io)
     .option('-c, --config <file>', 'serverless.yml', 'serverless.yml')
     .option(
@@ -96,29 +93,25 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
       '--verbose',
       "also show the poller's, the SDK's and the local broker's info logs (default: warnings and errors only)",
     );
-  const parsed = parseCommand<DevOptions>(command, args);
-  if (typeof parsed === 'number') return parsed;
-  const values = parsed.options;
+  const values = parseArgs<DevOptions>(command, args).options;
   const locals = [
     values.nameServer === undefined ? undefined : '--name-server',
     values.localBroker === true ? '--local-broker' : undefined,
     values.localCluster === true ? '--local-cluster' : undefined,
   ].filter((flag) => flag !== undefined);
   if (locals.length > 1) {
-    return usageError(
+    throw usageExit(
       command,
-      io,
       `use one of --name-server, --local-broker, --local-cluster, not ${locals.join(' and ')}`,
     );
   }
   if (values.withSlaves === true && values.localCluster !== true) {
-    return usageError(command, io, '--with-slaves needs --local-cluster');
+    throw usageExit(command, '--with-slaves needs --local-cluster');
   }
   const invokeEndpoint = values.invokeEndpoint;
   if (invokeEndpoint !== undefined && !/^https?:\/\/[^/]/.test(invokeEndpoint)) {
-    return usageError(
+    throw usageExit(
       command,
-      io,
       `--invoke-endpoint must be an http(s) URL such as http://127.0.0.1:3002, got ${JSON.stringify(invokeEndpoint)}`,
     );
   }
@@ -161,6 +154,11 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
         io.stderr.write(`rocketmq-lambda dev: ${error.message}\n`);
         return EXIT_USAGE;
       }
+      if (error instanceof OptionalModuleMissingError) {
+        // Its message names what to install; the resolver's own text would only repeat it.
+        io.stderr.write(`rocketmq-lambda dev: ${error.message}\n`);
+        return EXIT_FAILURE;
+      }
       log.error({ err: error }, 'dev could not start');
       io.stderr.write(`rocketmq-lambda dev: ${describeError(error)}\n`);
       return EXIT_FAILURE;
@@ -180,13 +178,13 @@ export async function devCommand(args: readonly string[], io: CliIo): Promise<nu
   } finally {
     stop.remove();
   }
-}
+});
 
 /**
  * The embedded DynamoDB checks no credentials, but the AWS SDK wants some: placeholders when the
- * environment has none (a profile or real keys are left alone).
+ * environment has none (a profile or real keys are left alone). `dev` and `npm run demo` both call it.
  */
-function useLocalCredentials(env: Readonly<Record<string, string | undefined>>): void {
+export function useLocalCredentials(env: Readonly<Record<string, string | undefined>>): void {
   if (env !== process.env) return;
   if (env.AWS_ACCESS_KEY_ID !== undefined || env.AWS_PROFILE !== undefined) return;
   // The Framework that resolves serverless.yml's variables is not given these (see DEV_PLACEHOLDER_CREDENTIAL).
@@ -197,13 +195,6 @@ function useLocalCredentials(env: Readonly<Record<string, string | undefined>>):
 /**
  * The lines dev prints once it runs: the name server (for other tools) and how to send a test message,
  * then the local broker's or cluster's brokers when dev started them.
- *
- * @example
- * ```ts
- * startedLine(session);
- * // => 'name server 127.0.0.1:34567 (rocketmq-lambda send --topic Orders --body hi sends a test message)\n'
- * //  + 'local cluster DefaultCluster: broker-a 127.0.0.1:40001 (master), broker-b 127.0.0.1:40003 (master)'
- * ```
  */
 export function startedLine(session: Pick<DevSession, 'nameServer' | 'state' | 'local'>): string {
   const topic = session.state.topics[0] ?? '<topic>';

@@ -1,27 +1,24 @@
 /**
  * What `dlq show` and `dlq redrive` share: opening the target (target-options.ts), finding the mapping's
- * DLQ and its queues, and turning the known failures (no DLQ yet, a DLQ clients may not read) into their
- * messages and exit codes.
+ * DLQ and its queues (operations/dead-letters.ts), and turning the known failures (no DLQ yet, a DLQ
+ * clients may not read) into their messages and exit codes.
  */
 import type { Command } from 'commander';
 import { BrokerError } from '../client/broker-error.js';
 import type { RoutedQueue } from '../client/queue-reader.js';
+import type { DeadLetterQueue } from '../operations/dead-letter-queue.js';
+import { openDeadLetters } from '../operations/dead-letters.js';
+import type { Target, TargetMapping } from '../operations/target.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { ResponseCode } from '../protocol/response-code.js';
 import { describeError } from '../util/describe-error.js';
+import { CliExit } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
-import type { CommandTarget, TargetMapping } from './command-target.js';
-import { DeadLetterQueue } from './dlq-reader.js';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
-import { openTargetOrReport, selectMapping, type TargetOptionValues } from './target-options.js';
+import { openTarget, selectMapping, type TargetOptionValues } from './target-options.js';
 
 /**
  * The environment the dlq subcommands read (for their help).
- *
- * @example
- * ```ts
- * const help: CommandHelp = { ...rest, environment: DLQ_ENVIRONMENT };
- * ```
  */
 export const DLQ_ENVIRONMENT: Readonly<Record<string, string>> = {
   'ROCKETMQ_NAME_SERVER, NAMESRV_ADDR': 'name servers when the config has no nameServer',
@@ -44,14 +41,9 @@ export interface DlqCommandDeps {
 
 /**
  * What a dlq subcommand works on.
- *
- * @example
- * ```ts
- * const body = async ({ dlq, queues }: DlqContext) => { for (const { queue } of queues) await dlq.bounds(queue); return 0; };
- * ```
  */
 export interface DlqContext {
-  readonly target: CommandTarget;
+  readonly target: Target;
   readonly mapping: TargetMapping;
   readonly dlq: DeadLetterQueue;
   readonly queues: readonly RoutedQueue[];
@@ -59,13 +51,8 @@ export interface DlqContext {
 
 /**
  * Opens the target, finds the mapping's DLQ and its queues, and runs `body` with them; turns the known
- * failures into their messages and exit codes, and closes the target. `precheck` may refuse the mapping
- * (an exit code) before anything connects; `notes` receives the "no dead letters" line.
- *
- * @example
- * ```ts
- * return withDeadLetterQueue(command, io, deps, options, async ({ dlq, queues }) => EXIT_OK);
- * ```
+ * failures into their messages and exit codes, and closes the target. `precheck` may end the command
+ * (throw a CliExit) before anything connects; `notes` receives the "no dead letters" line.
  */
 export async function withDeadLetterQueue(
   command: Command,
@@ -73,25 +60,21 @@ export async function withDeadLetterQueue(
   deps: DlqCommandDeps,
   options: TargetOptionValues,
   body: (context: DlqContext) => Promise<number>,
-  precheck?: (target: CommandTarget, mapping: TargetMapping) => number | undefined,
+  precheck?: (target: Target, mapping: TargetMapping) => void,
   notes: CliIo['stdout'] = io.stdout,
 ): Promise<number> {
-  const target = await openTargetOrReport(
+  const target = await openTarget(
     command,
     // dlq never touches the offsets table, so a deployed service whose table name CloudFormation
     // generated needs no --offsets-table: any name does.
     { ...options, offsetsTable: 'unused-by-dlq', cwd: deps.cwd },
     io,
   );
-  if (typeof target === 'number') return target;
   try {
-    const mapping = selectMapping(command, target, options, io);
-    if (typeof mapping === 'number') return mapping;
-    const refused = precheck?.(target, mapping);
-    if (refused !== undefined) return refused;
-    const dlq = new DeadLetterQueue({ client: target.client, consumerGroup: mapping.consumerGroup });
-    const queues = await dlq.queues();
-    if (queues === undefined || queues.length === 0) {
+    const mapping = selectMapping(command, target, options.mapping);
+    precheck?.(target, mapping);
+    const { dlq, queues } = await openDeadLetters(target, mapping);
+    if (queues.length === 0) {
       notes.write(
         `no dead letters for group ${mapping.consumerGroup} (${dlq.topic} does not exist yet: RocketMQ creates it with the group's first dead letter)\n`,
       );
@@ -99,22 +82,22 @@ export async function withDeadLetterQueue(
     }
     const unreadable = queues.find((q) => !q.readable);
     if (unreadable !== undefined) {
-      io.stderr.write(await permissionHint(dlq, unreadable.queue, target));
-      return EXIT_FAILURE;
+      throw new CliExit(EXIT_FAILURE, await permissionHint(dlq, unreadable.queue, target));
     }
     try {
       return await body({ target, mapping, dlq, queues });
     } catch (error) {
       if (error instanceof BrokerError && error.code === ResponseCode.NO_PERMISSION) {
-        io.stderr.write(`${command.name()}: ${error.message}\n`);
-        io.stderr.write(await permissionHint(dlq, queues[0]?.queue, target));
-        return EXIT_FAILURE;
+        throw new CliExit(
+          EXIT_FAILURE,
+          `${command.name()}: ${error.message}\n${await permissionHint(dlq, queues[0]?.queue, target)}`,
+        );
       }
       throw error;
     }
   } catch (error) {
-    io.stderr.write(`${command.name()}: ${describeError(error)}\n`);
-    return EXIT_FAILURE;
+    if (error instanceof CliExit) throw error;
+    throw new CliExit(EXIT_FAILURE, `${command.name()}: ${describeError(error)}\n`);
   } finally {
     await target.close();
   }
@@ -124,7 +107,7 @@ export async function withDeadLetterQueue(
 async function permissionHint(
   dlq: DeadLetterQueue,
   queue: MessageQueue | undefined,
-  target: CommandTarget,
+  target: Target,
 ): Promise<string> {
   let broker = '<broker address>';
   if (queue !== undefined) {
@@ -140,11 +123,6 @@ async function permissionHint(
 /**
  * What to do about a DLQ topic clients may not read (a pull refused with NO_PERMISSION, or a route without
  * the READ bit): 5.3.3 creates DLQs readable (perm 6); older (4.x) brokers created them write-only (perm 2).
- *
- * @example
- * ```ts
- * io.stderr.write(unreadableDlqHint('%DLQ%G', ['ns:9876'], '10.0.0.5:10911'));
- * ```
  */
 export function unreadableDlqHint(
   topic: string,
@@ -159,11 +137,6 @@ export function unreadableDlqHint(
 
 /**
  * `%DLQ%G on broker-a#0`.
- *
- * @example
- * ```ts
- * queueLabel({ topic: '%DLQ%G', brokerName: 'broker-a', queueId: 0 }); // => '%DLQ%G on broker-a#0'
- * ```
  */
 export function queueLabel(queue: MessageQueue): string {
   return `${queue.topic} on ${queue.brokerName}#${queue.queueId}`;

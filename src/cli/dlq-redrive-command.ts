@@ -1,21 +1,26 @@
 /**
  * `rocketmq-lambda dlq redrive`: sends a mapping's dead letters back, to its retry topic (only its group
  * gets them) or to their original topic (every group of the topic does), from the redrive position on,
- * and moves the position over what was sent (see dlq-redrive.ts). Progress on stderr.
+ * and moves the position over what was sent (operations/dead-letter-redrive.ts). Progress on stderr.
  */
 import { createInterface } from 'node:readline/promises';
 import { Option } from 'commander';
 import { Producer } from '../client/producer.js';
 import { retryTopicOf } from '../consumer/consumer-options.js';
-import type { MessageQueue } from '../protocol/message-queue.js';
-import { popRetryTopic } from '../protocol/pop-extra-info.js';
+import type { RedriveTarget } from '../operations/dead-letter.js';
+import {
+  planRedrive,
+  type RedriveEvent,
+  type RedriveFailure,
+  redriveDeadLetters,
+} from '../operations/dead-letter-redrive.js';
+import { redriveRefusal } from '../operations/dead-letters.js';
 import { describeError } from '../util/describe-error.js';
-import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
+import { type CommandHelp, declareCommand, parseArgs, usageExit } from './cli-command.js';
+import { cliCommand } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
 import { collect } from './collect-option.js';
 import { DLQ_ENVIRONMENT, type DlqCommandDeps, queueLabel, withDeadLetterQueue } from './dlq-context.js';
-import type { RedriveTarget } from './dlq-message.js';
-import { type RedriveEvent, redriveQueue } from './dlq-redrive.js';
 import { bodyPreview } from './dlq-render.js';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { nonNegativeInteger, positiveInteger } from './option-parsers.js';
@@ -63,107 +68,90 @@ interface RedriveOptions extends TargetOptionValues {
 
 /**
  * Runs `dlq redrive` with the arguments after `redrive`; resolves with the exit code.
- *
- * @example
- * ```ts
- * process.exitCode = await dlqRedriveCommand(['--config', 'poller.yaml', '--mapping', 'orders', '--yes'], processIo());
- * ```
  */
-export async function dlqRedriveCommand(
-  args: readonly string[],
-  io: CliIo,
-  deps: DlqCommandDeps = {},
-): Promise<number> {
-  const command = declareTargetOptions(declareCommand(DLQ_REDRIVE_HELP, io), { offsetsTable: false })
-    .option('-n, --limit <n>', 'send at most n messages (default: all)', positiveInteger('--limit'))
-    .option(
-      '--from <offset>',
-      'start at this DLQ offset (each DLQ queue) instead of the redrive position',
-      nonNegativeInteger('--from'),
-    )
-    .addOption(
-      new Option('--msg-id <id>', 'only this message (msgId or original msgId); repeatable')
-        .argParser(collect)
-        .default([], 'all'),
-    )
-    .addOption(
-      new Option('--to <target>', 'retry: only this group gets them again; topic: every group of the topic')
-        .choices(['retry', 'topic'])
-        .default('retry'),
-    )
-    .option('--dry-run', 'list what would be sent; send nothing, move nothing')
-    .option('-y, --yes', 'do not ask before sending');
-  const parsed = parseCommand<RedriveOptions>(command, args);
-  if (typeof parsed === 'number') return parsed;
-  const options = parsed.options;
-  const dryRun = options.dryRun === true;
-  const msgIds = options.msgId.length === 0 ? undefined : new Set(options.msgId);
-  const confirm = 'confirm' in deps ? deps.confirm : defaultConfirm();
-  if (!dryRun && options.yes !== true && confirm === undefined) {
-    return usageError(
+export const dlqRedriveCommand = cliCommand(
+  async (args: readonly string[], io: CliIo, deps: DlqCommandDeps = {}): Promise<number> => {
+    const command = declareTargetOptions(declareCommand(DLQ_REDRIVE_HELP, io), { offsetsTable: false })
+      .option('-n, --limit <n>', 'send at most n messages (default: all)', positiveInteger('--limit'))
+      .option(
+        '--from <offset>',
+        'start at this DLQ offset (each DLQ queue) instead of the redrive position',
+        nonNegativeInteger('--from'),
+      )
+      .addOption(
+        new Option('--msg-id <id>', 'only this message (msgId or original msgId); repeatable')
+          .argParser(collect)
+          .default([], 'all'),
+      )
+      .addOption(
+        new Option('--to <target>', 'retry: only this group gets them again; topic: every group of the topic')
+          .choices(['retry', 'topic'])
+          .default('retry'),
+      )
+      .option('--dry-run', 'list what would be sent; send nothing, move nothing')
+      .option('-y, --yes', 'do not ask before sending');
+    const { options } = parseArgs<RedriveOptions>(command, args);
+    const dryRun = options.dryRun === true;
+    const msgIds = options.msgId.length === 0 ? undefined : new Set(options.msgId);
+    const confirm = 'confirm' in deps ? deps.confirm : defaultConfirm();
+    if (!dryRun && options.yes !== true && confirm === undefined) {
+      throw usageExit(
+        command,
+        'stdin is not a terminal, so nobody can confirm: pass --yes to send (or --dry-run to list what would be sent)',
+      );
+    }
+    return withDeadLetterQueue(
       command,
       io,
-      'stdin is not a terminal, so nobody can confirm: pass --yes to send (or --dry-run to list what would be sent)',
-    );
-  }
-  return withDeadLetterQueue(
-    command,
-    io,
-    deps,
-    options,
-    async ({ dlq, mapping, queues, target }) => {
-      const style = terminalStyle(io.stderr as { isTTY?: boolean }, io.env);
-      const destination =
-        options.to === 'retry'
-          ? `${retryTopicOf(mapping.consumerGroup)} (only group ${mapping.consumerGroup} receives them)`
-          : `their original topic (every group subscribed to it receives them)`;
-      const plans: { queue: MessageQueue; from: number; position: number | undefined; count: number }[] = [];
-      for (const { queue } of queues) {
+      deps,
+      options,
+      async ({ dlq, mapping, queues, target }) => {
+        const style = terminalStyle(io.stderr as { isTTY?: boolean }, io.env);
+        const destination =
+          options.to === 'retry'
+            ? `${retryTopicOf(mapping.consumerGroup)} (only group ${mapping.consumerGroup} receives them)`
+            : `their original topic (every group subscribed to it receives them)`;
         // Named messages are looked for in every stored dead letter.
-        const { position, minOffset, maxOffset, from } = await dlq.start(queue, {
-          from: options.from,
-          oldest: msgIds !== undefined,
-        });
-        const count = Math.max(0, maxOffset - Math.max(from, minOffset));
-        plans.push({ queue, from, position, count });
-      }
-      const available = plans.reduce((sum, plan) => sum + plan.count, 0);
-      const total = Math.min(available, options.limit ?? available);
-      if (total === 0) {
-        io.stdout.write(
-          `nothing to redrive: every dead letter of ${dlq.topic} is before the redrive position${options.from === undefined ? '' : ` or --from ${options.from}`}\n`,
+        const plans = await planRedrive(
+          dlq,
+          queues.map(({ queue }) => queue),
+          { from: options.from, oldest: msgIds !== undefined },
         );
-        return EXIT_OK;
-      }
-      const what =
-        msgIds === undefined
-          ? `${total} dead letter(s)`
-          : `${msgIds.size} named dead letter(s) (scanning ${total})`;
-      if (!dryRun && options.yes !== true && confirm !== undefined) {
-        if (!(await confirm(`Send ${what} of ${dlq.topic} to ${destination}? [y/N] `))) {
-          io.stderr.write('nothing sent\n');
-          return EXIT_FAILURE;
+        const available = plans.reduce((sum, plan) => sum + plan.count, 0);
+        const total = Math.min(available, options.limit ?? available);
+        if (total === 0) {
+          io.stdout.write(
+            `nothing to redrive: every dead letter of ${dlq.topic} is before the redrive position${options.from === undefined ? '' : ` or --from ${options.from}`}\n`,
+          );
+          return EXIT_OK;
         }
-      }
-      const producer = new Producer({ client: target.client, logger: io.logger });
-      await producer.start();
-      const linePerMessage = dryRun || (io.stdout as { isTTY?: boolean }).isTTY !== true;
-      const progress = dryRun
-        ? undefined
-        : startProgress({
-            stream: io.stderr as { write(text: string): unknown },
-            label: 'dead letters scanned',
-            // Named messages are looked for in every stored dead letter.
-            total: msgIds === undefined ? total : available,
-          });
-      let sent = 0;
-      let failure: { queue: MessageQueue; offset: number; msgId: string; error: unknown } | undefined;
-      try {
-        let left = options.limit ?? Number.MAX_SAFE_INTEGER;
-        for (const plan of plans) {
-          if (left <= 0 || plan.count === 0) continue;
+        const what =
+          msgIds === undefined
+            ? `${total} dead letter(s)`
+            : `${msgIds.size} named dead letter(s) (scanning ${total})`;
+        if (!dryRun && options.yes !== true && confirm !== undefined) {
+          if (!(await confirm(`Send ${what} of ${dlq.topic} to ${destination}? [y/N] `))) {
+            io.stderr.write('nothing sent\n');
+            return EXIT_FAILURE;
+          }
+        }
+        const producer = new Producer({ client: target.client, logger: io.logger });
+        await producer.start();
+        const linePerMessage = dryRun || (io.stdout as { isTTY?: boolean }).isTTY !== true;
+        const progress = dryRun
+          ? undefined
+          : startProgress({
+              stream: io.stderr as { write(text: string): unknown },
+              label: 'dead letters scanned',
+              // Named messages are looked for in every stored dead letter.
+              total: msgIds === undefined ? total : available,
+            });
+        let sent = 0;
+        let failure: RedriveFailure | undefined;
+        try {
           const onEvent = (event: RedriveEvent): void => {
             progress?.advance(1);
+            if (event.kind === 'sent' || event.kind === 'would-send') sent++;
             if (event.kind === 'failed' || event.kind === 'passed' || !linePerMessage) return;
             const head = `#${event.view.dlqOffset} msgId ${event.view.msgId}`;
             io.stdout.write(
@@ -172,86 +160,57 @@ export async function dlqRedriveCommand(
                 : `would send ${head} -> ${event.topic}  ${bodyPreview(event.view.body, 60)}\n`,
             );
           };
-          const result = await redriveQueue({
+          const result = await redriveDeadLetters(plans, {
             dlq,
-            queue: plan.queue,
-            fromOffset: plan.from,
-            limit: left,
-            msgIds: msgIds === undefined ? undefined : new Set([...msgIds]),
+            limit: options.limit ?? Number.MAX_SAFE_INTEGER,
+            msgIds,
             to: options.to,
             fallbackTopic: mapping.topic,
             send: (message) => producer.send(message),
             dryRun,
-            position: plan.position,
             onEvent,
           });
-          sent += result.sent;
-          left -= result.sent;
-          if (result.failed !== undefined) {
-            failure = {
-              queue: plan.queue,
-              offset: result.failed.view.dlqOffset,
-              msgId: result.failed.view.msgId,
-              error: result.failed.error,
-            };
-            break;
-          }
+          sent = result.sent;
+          failure = result.failure;
+        } catch (error) {
+          // A read (or a position update) failed between sends: say how far the run got, then why.
+          io.stderr.write(`sent ${sent} dead letter(s) before the error below\n`);
+          throw error;
+        } finally {
+          progress?.finish();
+          await producer.shutdown();
         }
-      } catch (error) {
-        // A read (or a position update) failed between sends: say how far the run got, then why.
-        io.stderr.write(`sent ${sent} dead letter(s) before the error below\n`);
-        throw error;
-      } finally {
-        progress?.finish();
-        await producer.shutdown();
-      }
-      if (dryRun) {
-        io.stdout.write(
-          `dry run: would send ${sent} dead letter(s) of ${dlq.topic} to ${destination}; nothing sent\n`,
-        );
+        if (dryRun) {
+          io.stdout.write(
+            `dry run: would send ${sent} dead letter(s) of ${dlq.topic} to ${destination}; nothing sent\n`,
+          );
+          return EXIT_OK;
+        }
+        io.stdout.write(`sent ${sent} dead letter(s) of ${dlq.topic} to ${destination}\n`);
+        if (msgIds !== undefined && sent < msgIds.size) {
+          io.stderr.write(
+            `${style.yellow('note')}: ${msgIds.size - sent} of the named msgIds were not found in ${dlq.topic}\n`,
+          );
+        }
+        if (failure !== undefined) {
+          io.stderr.write(
+            `${style.red('failed')}: #${failure.offset} msgId ${failure.msgId} of ${queueLabel(failure.queue)}: ${describeError(failure.error)}\n` +
+              (msgIds === undefined
+                ? `stopped there; the redrive position stays at ${failure.offset}: run again to retry it, or --from ${failure.offset + 1} to skip it\n`
+                : 'stopped there; the redrive position was not moved (--msg-id never moves it)\n'),
+          );
+          return EXIT_FAILURE;
+        }
+        if (msgIds !== undefined && sent < msgIds.size) return EXIT_FAILURE;
         return EXIT_OK;
-      }
-      io.stdout.write(`sent ${sent} dead letter(s) of ${dlq.topic} to ${destination}\n`);
-      if (msgIds !== undefined && sent < msgIds.size) {
-        io.stderr.write(
-          `${style.yellow('note')}: ${msgIds.size - sent} of the named msgIds were not found in ${dlq.topic}\n`,
-        );
-      }
-      if (failure !== undefined) {
-        io.stderr.write(
-          `${style.red('failed')}: #${failure.offset} msgId ${failure.msgId} of ${queueLabel(failure.queue)}: ${describeError(failure.error)}\n` +
-            (msgIds === undefined
-              ? `stopped there; the redrive position stays at ${failure.offset}: run again to retry it, or --from ${failure.offset + 1} to skip it\n`
-              : 'stopped there; the redrive position was not moved (--msg-id never moves it)\n'),
-        );
-        return EXIT_FAILURE;
-      }
-      if (msgIds !== undefined && sent < msgIds.size) return EXIT_FAILURE;
-      return EXIT_OK;
-    },
-    (target, mapping) => {
-      if (options.to !== 'retry') return undefined;
-      if (mapping.consumeMode === 'POP') {
-        // PopMessageProcessor pops %RETRY%<group>_<topic>, never %RETRY%<group>; and a send to the POP
-        // retry topic is checked by SendMessageProcessor against the group KeyBuilder.parseGroup reads
-        // out of it, '<group>_<topic>', which does not exist.
-        return usageError(
-          command,
-          io,
-          `mapping ${mapping.name} is consumeMode POP: its group takes retries only from the broker's POP retry topic ${popRetryTopic(mapping.topic, mapping.consumerGroup)}, which a producer cannot address; use --to topic (every group subscribed to ${mapping.topic} receives them again)`,
-        );
-      }
-      const settings = target.config.mappings.find((m) => m.name === mapping.name);
-      if (settings?.orderly !== true) return undefined;
-      // SendMessageProcessor: a send to the retry topic of a group with live queue locks goes to the DLQ.
-      return usageError(
-        command,
-        io,
-        `mapping ${mapping.name} is orderly: the broker puts a message for the retry topic of a group that holds queue locks straight back into the DLQ; use --to topic`,
-      );
-    },
-  );
-}
+      },
+      (target, mapping) => {
+        const refusal = redriveRefusal(target, mapping, options.to);
+        if (refusal !== undefined) throw usageExit(command, refusal);
+      },
+    );
+  },
+);
 
 /** A yes/no prompt on the process's terminal, or undefined when stdin is not one. */
 function defaultConfirm(): ((question: string) => Promise<boolean>) | undefined {

@@ -3,9 +3,9 @@
  * per line (`--json`, body in base64) for tools.
  */
 import { isUtf8 } from 'node:buffer';
+import type { DeadLetterView } from '../operations/dead-letter.js';
 import { CompressionType } from '../protocol/compression.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
-import type { DeadLetterView } from './dlq-message.js';
 import type { TerminalStyle } from './terminal-style.js';
 
 /** Characters of a body shown before it is cut. */
@@ -14,12 +14,6 @@ export const BODY_PREVIEW_CHARS = 200;
 /**
  * A short, one-line view of a body: its UTF-8 text (escaped line breaks, cut after
  * {@link BODY_PREVIEW_CHARS} characters) when it is printable text, else `<n bytes binary>`.
- *
- * @example
- * ```ts
- * bodyPreview(Buffer.from('{"id":1}')); // => '{"id":1}'
- * bodyPreview(Buffer.from([0, 159, 146])); // => '<3 bytes binary>'
- * ```
  */
 export function bodyPreview(body: Buffer, maxChars = BODY_PREVIEW_CHARS): string {
   if (body.length === 0) return '<empty>';
@@ -36,15 +30,6 @@ export function bodyPreview(body: Buffer, maxChars = BODY_PREVIEW_CHARS): string
 
 /**
  * The text block of one dead letter.
- *
- * @example
- * ```ts
- * io.stdout.write(renderDeadLetter(describeDeadLetter(message), style));
- * // #3  msgId C0A8...  dead-lettered 2026-12-01T10:00:00.000Z  reconsume times 2
- * //     original topic Orders  original msgId 7F00...
- * //     tags created  keys order-1
- * //     body {"orderId":1}
- * ```
  */
 export function renderDeadLetter(view: DeadLetterView, style: TerminalStyle): string {
   const lines = [
@@ -66,11 +51,6 @@ export function renderDeadLetter(view: DeadLetterView, style: TerminalStyle): st
 
 /**
  * One JSON line of a dead letter: every field, the body in base64.
- *
- * @example
- * ```ts
- * io.stdout.write(deadLetterJsonLine(queue, describeDeadLetter(message)));
- * ```
  */
 export function deadLetterJsonLine(queue: MessageQueue, view: DeadLetterView): string {
   return `${JSON.stringify({

@@ -2,10 +2,11 @@
  * `rocketmq-lambda dlq show`: prints a mapping's dead letters from the redrive position on (or `--from`,
  * or `--all`), as text blocks or JSON lines. Reads only: no offset moves.
  */
-import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
+import { describeDeadLetter } from '../operations/dead-letter.js';
+import { type CommandHelp, declareCommand, parseArgs, usageExit } from './cli-command.js';
+import { cliCommand } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
 import { DLQ_ENVIRONMENT, type DlqCommandDeps, queueLabel, withDeadLetterQueue } from './dlq-context.js';
-import { describeDeadLetter } from './dlq-message.js';
 import { deadLetterJsonLine, renderDeadLetter } from './dlq-render.js';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { nonNegativeInteger, positiveInteger } from './option-parsers.js';
@@ -44,85 +45,84 @@ interface ShowOptions extends TargetOptionValues {
 
 /**
  * Runs `dlq show` with the arguments after `show`; resolves with the exit code.
- *
- * @example
- * ```ts
- * process.exitCode = await dlqShowCommand(['--config', 'poller.yaml', '--mapping', 'orders'], processIo());
- * ```
  */
-export async function dlqShowCommand(
-  args: readonly string[],
-  io: CliIo,
-  deps: DlqCommandDeps = {},
-): Promise<number> {
-  const command = declareTargetOptions(declareCommand(DLQ_SHOW_HELP, io), { offsetsTable: false })
-    .option('-n, --limit <n>', 'print at most n dead letters', positiveInteger('--limit'), DEFAULT_SHOW_LIMIT)
-    .option('--from <offset>', 'start at this DLQ offset (each DLQ queue)', nonNegativeInteger('--from'))
-    .option('--all', 'start at the oldest stored dead letter, also those already redriven')
-    .option('--json', 'one JSON object per line (body in base64), nothing else on stdout');
-  const parsed = parseCommand<ShowOptions>(command, args);
-  if (typeof parsed === 'number') return parsed;
-  const options = parsed.options;
-  if (options.all === true && options.from !== undefined) {
-    return usageError(command, io, 'use --from <offset> or --all, not both');
-  }
-  return withDeadLetterQueue(
-    command,
-    io,
-    deps,
-    options,
-    async ({ dlq, queues }) => {
-      const style = terminalStyle(io.stdout as { isTTY?: boolean }, io.env);
-      // Headings and notes go to stderr with --json, so that stdout stays JSON lines.
-      const note = options.json === true ? io.stderr : io.stdout;
-      let left = options.limit;
-      for (const { queue } of queues) {
-        const { position, minOffset, maxOffset, from } = await dlq.start(queue, {
-          from: options.from,
-          oldest: options.all === true,
-        });
-        note.write(
-          `${style.bold(queueLabel(queue))}  ${maxOffset - minOffset} stored (offsets ${minOffset}..${maxOffset - 1})  ${positionText(position, minOffset, maxOffset)}\n`,
-        );
-        if (left === 0) continue;
-        let shown = 0;
-        let next = from;
-        for await (const page of dlq.pages(queue, from, left)) {
-          if (page.movedFrom !== undefined) {
-            note.write(`  (offset ${page.movedFrom} is no longer stored: starting at ${page.minOffset})\n`);
-          }
-          for (const message of page.messages) {
-            const view = describeDeadLetter(
-              message,
-              dlq.consumerGroup,
-              page.tooLarge.get(message.queueOffset),
-            );
-            io.stdout.write(
-              options.json === true ? deadLetterJsonLine(queue, view) : renderDeadLetter(view, style),
-            );
-          }
-          shown += page.messages.length;
-          next = page.nextOffset;
-        }
-        left -= shown;
-        if (shown === 0) {
+export const dlqShowCommand = cliCommand(
+  async (args: readonly string[], io: CliIo, deps: DlqCommandDeps = {}): Promise<number> => {
+    const command = declareTargetOptions(declareCommand(DLQ_SHOW_HELP, io), { offsetsTable: false })
+      .option(
+        '-n, --limit <n>',
+        'print at most n dead letters',
+        positiveInteger('--limit'),
+        DEFAULT_SHOW_LIMIT,
+      )
+      .option('--from <offset>', 'start at this DLQ offset (each DLQ queue)', nonNegativeInteger('--from'))
+      .option('--all', 'start at the oldest stored dead letter, also those already redriven')
+      .option('--json', 'one JSON object per line (body in base64), nothing else on stdout');
+    const { options } = parseArgs<ShowOptions>(command, args);
+    if (options.all === true && options.from !== undefined) {
+      throw usageExit(command, 'use --from <offset> or --all, not both');
+    }
+    return withDeadLetterQueue(
+      command,
+      io,
+      deps,
+      options,
+      async ({ dlq, queues }) => {
+        const style = terminalStyle(io.stdout as { isTTY?: boolean }, io.env);
+        // Headings and notes go to stderr with --json, so that stdout stays JSON lines.
+        const note = options.json === true ? io.stderr : io.stdout;
+        let left = options.limit;
+        for (const { queue } of queues) {
+          const { position, minOffset, maxOffset, from } = await dlq.start(queue, {
+            from: options.from,
+            oldest: options.all === true,
+          });
           note.write(
-            from >= maxOffset && position !== undefined && options.from === undefined && options.all !== true
-              ? `  nothing after the redrive position (--all shows the ${maxOffset - minOffset} stored)\n`
-              : `  nothing from offset ${from}\n`,
+            `${style.bold(queueLabel(queue))}  ${maxOffset - minOffset} stored (offsets ${minOffset}..${maxOffset - 1})  ${positionText(position, minOffset, maxOffset)}\n`,
           );
-        } else if (next < maxOffset) {
-          note.write(
-            `  ${maxOffset - next} more from offset ${next} (--from ${next}, or a larger --limit)\n`,
-          );
+          if (left === 0) continue;
+          let shown = 0;
+          let next = from;
+          for await (const page of dlq.pages(queue, from, left)) {
+            if (page.movedFrom !== undefined) {
+              note.write(`  (offset ${page.movedFrom} is no longer stored: starting at ${page.minOffset})\n`);
+            }
+            for (const message of page.messages) {
+              const view = describeDeadLetter(
+                message,
+                dlq.consumerGroup,
+                page.tooLarge.get(message.queueOffset),
+              );
+              io.stdout.write(
+                options.json === true ? deadLetterJsonLine(queue, view) : renderDeadLetter(view, style),
+              );
+            }
+            shown += page.messages.length;
+            next = page.nextOffset;
+          }
+          left -= shown;
+          if (shown === 0) {
+            note.write(
+              from >= maxOffset &&
+                position !== undefined &&
+                options.from === undefined &&
+                options.all !== true
+                ? `  nothing after the redrive position (--all shows the ${maxOffset - minOffset} stored)\n`
+                : `  nothing from offset ${from}\n`,
+            );
+          } else if (next < maxOffset) {
+            note.write(
+              `  ${maxOffset - next} more from offset ${next} (--from ${next}, or a larger --limit)\n`,
+            );
+          }
         }
-      }
-      return EXIT_OK;
-    },
-    undefined,
-    options.json === true ? io.stderr : io.stdout,
-  );
-}
+        return EXIT_OK;
+      },
+      undefined,
+      options.json === true ? io.stderr : io.stdout,
+    );
+  },
+);
 
 function positionText(position: number | undefined, minOffset: number, maxOffset: number): string {
   if (position === undefined) return 'never redriven';

@@ -11,7 +11,8 @@ import {
   type HealthReport,
   healthFilePath,
 } from '../poller/health-beat.js';
-import { type CommandHelp, declareCommand, parseCommand } from './cli-command.js';
+import { type CommandHelp, declareCommand, parseArgs } from './cli-command.js';
+import { cliCommand } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { positiveInteger } from './option-parsers.js';
@@ -30,53 +31,48 @@ export const HEALTH_HELP: CommandHelp = {
 
 /**
  * Runs `health`; resolves with the exit code.
- *
- * @example
- * ```ts
- * process.exitCode = await healthCommand([], processIo());
- * ```
  */
-export async function healthCommand(args: readonly string[], io: CliIo, nowMs = Date.now()): Promise<number> {
-  const command = declareCommand(HEALTH_HELP, io).option(
-    '--max-age-ms <ms>',
-    'how old the heartbeat may be',
-    positiveInteger('--max-age-ms'),
-    HEALTH_MAX_AGE_MS,
-  );
-  const parsed = parseCommand<{ maxAgeMs: number }>(command, args);
-  if (typeof parsed === 'number') return parsed;
-  const maxAgeMs = parsed.options.maxAgeMs;
-  const path = healthFilePath(io.env);
-  let modifiedMs: number;
-  try {
-    modifiedMs = (await stat(path)).mtimeMs;
-  } catch {
-    io.stderr.write(`unhealthy: no heartbeat file at ${path} (is the poller running?)\n`);
-    return EXIT_FAILURE;
-  }
-  const ageMs = Math.max(0, Math.round(nowMs - modifiedMs));
-  if (ageMs > maxAgeMs) {
-    io.stderr.write(`unhealthy: the heartbeat at ${path} is ${ageMs} ms old (limit ${maxAgeMs} ms)\n`);
-    return EXIT_FAILURE;
-  }
-  let report: HealthReport | undefined;
-  try {
-    report = parseReport(await readFile(path, 'utf8'));
-  } catch {
-    report = undefined;
-  }
-  if (report === undefined) {
-    io.stderr.write(`unhealthy: the heartbeat at ${path} is not a health report\n`);
-    return EXIT_FAILURE;
-  }
-  if (!report.healthy) {
-    const problems = report.problems.length === 0 ? ['(no reason given)'] : report.problems;
-    io.stderr.write(problems.map((problem) => `unhealthy: ${problem}\n`).join(''));
-    return EXIT_FAILURE;
-  }
-  io.stdout.write(`healthy: heartbeat ${ageMs} ms old\n`);
-  return 0;
-}
+export const healthCommand = cliCommand(
+  async (args: readonly string[], io: CliIo, nowMs: number = Date.now()): Promise<number> => {
+    const command = declareCommand(HEALTH_HELP, io).option(
+      '--max-age-ms <ms>',
+      'how old the heartbeat may be',
+      positiveInteger('--max-age-ms'),
+      HEALTH_MAX_AGE_MS,
+    );
+    const maxAgeMs = parseArgs<{ maxAgeMs: number }>(command, args).options.maxAgeMs;
+    const path = healthFilePath(io.env);
+    let modifiedMs: number;
+    try {
+      modifiedMs = (await stat(path)).mtimeMs;
+    } catch {
+      io.stderr.write(`unhealthy: no heartbeat file at ${path} (is the poller running?)\n`);
+      return EXIT_FAILURE;
+    }
+    const ageMs = Math.max(0, Math.round(nowMs - modifiedMs));
+    if (ageMs > maxAgeMs) {
+      io.stderr.write(`unhealthy: the heartbeat at ${path} is ${ageMs} ms old (limit ${maxAgeMs} ms)\n`);
+      return EXIT_FAILURE;
+    }
+    let report: HealthReport | undefined;
+    try {
+      report = parseReport(await readFile(path, 'utf8'));
+    } catch {
+      report = undefined;
+    }
+    if (report === undefined) {
+      io.stderr.write(`unhealthy: the heartbeat at ${path} is not a health report\n`);
+      return EXIT_FAILURE;
+    }
+    if (!report.healthy) {
+      const problems = report.problems.length === 0 ? ['(no reason given)'] : report.problems;
+      io.stderr.write(problems.map((problem) => `unhealthy: ${problem}\n`).join(''));
+      return EXIT_FAILURE;
+    }
+    io.stdout.write(`healthy: heartbeat ${ageMs} ms old\n`);
+    return 0;
+  },
+);
 
 function parseReport(text: string): HealthReport | undefined {
   const value: unknown = JSON.parse(text);

@@ -10,11 +10,6 @@ const CARRIAGE_RETURN = 0x0d;
 
 /**
  * Where the bodies come from.
- *
- * @example
- * ```ts
- * const source: BodySource = { file: 'order.json', lines: false, count: 1 };
- * ```
  */
 export interface BodySource {
   /** `--body`: the text (UTF-8). */
@@ -32,13 +27,6 @@ export interface BodySource {
 /**
  * Input that gives no message to send (an empty body, no lines, an unreadable file). Permanent: the same
  * input gives the same answer.
- *
- * @example
- * ```ts
- * try { await readMessageBodies(source) } catch (err) {
- *   if (err instanceof BodySourceError) return usageError(command, io, err.message);
- * }
- * ```
  */
 export class BodySourceError extends RocketMQError {
   constructor(message: string, options: { cause?: unknown } = {}) {
@@ -49,12 +37,6 @@ export class BodySourceError extends RocketMQError {
 /**
  * The bodies to send, in order; with `count` > 1 the whole list repeats (lines a, b with count 2 give a, b,
  * a, b). Throws {@link BodySourceError} when there is nothing to send.
- *
- * @example
- * ```ts
- * await readMessageBodies({ body: 'a\nb', lines: true, count: 2 });
- * // => [Buffer('a'), Buffer('b'), Buffer('a'), Buffer('b')]
- * ```
  */
 export async function readMessageBodies(source: BodySource): Promise<Buffer[]> {
   const raw = await readRaw(source);
@@ -73,11 +55,6 @@ export async function readMessageBodies(source: BodySource): Promise<Buffer[]> {
 
 /**
  * The lines of `bytes` (split at LF, a CR before it dropped), empty lines left out.
- *
- * @example
- * ```ts
- * splitLines(Buffer.from('a\r\n\nb')); // => [Buffer('a'), Buffer('b')]
- * ```
  */
 export function splitLines(bytes: Buffer): Buffer[] {
   const lines: Buffer[] = [];

@@ -7,11 +7,6 @@ import { InvalidArgumentError } from 'commander';
 
 /**
  * A parser of whole numbers >= 1.
- *
- * @example
- * ```ts
- * command.option('--count <n>', 'how many', positiveInteger('--count'), 1);
- * ```
  */
 export function positiveInteger(option: string): (value: string) => number {
   return (value) => {
@@ -25,11 +20,6 @@ export function positiveInteger(option: string): (value: string) => number {
 
 /**
  * A parser of whole numbers >= 0.
- *
- * @example
- * ```ts
- * command.option('--queue <id>', 'one queue', nonNegativeInteger('--queue'));
- * ```
  */
 export function nonNegativeInteger(option: string): (value: string) => number {
   return (value) => {
@@ -44,11 +34,6 @@ export function nonNegativeInteger(option: string): (value: string) => number {
 /**
  * A parser of a repeatable `key=value` option (`--param stage=prod --param table=t`): each value joins
  * the list; a value without a key or `=` is refused.
- *
- * @example
- * ```ts
- * command.option('--param <key=value>', 'a ${param:key} value (repeatable)', keyValues('--param'), []);
- * ```
  */
 export function keyValues(option: string): (value: string, previous: readonly string[]) => string[] {
   return (value, previous) => {

@@ -8,11 +8,11 @@ import path from 'node:path';
 import { applyEnvironment, CONFIG_ENV, environmentProblems } from '../config/config-env.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig } from '../config/load-config.js';
-import { DEV_STATE_DIR, readDevState } from '../dev/dev-state-file.js';
 import { RocketMQError } from '../errors.js';
 import { parseNameServerAddresses } from '../network/name-server-addresses.js';
 import type { ClientConnectionConfig } from '../poller/rocketmq-client-of-config.js';
 import type { AclCredentials } from '../protocol/acl-signer.js';
+import { DEV_STATE_DIR, readDevState } from '../serverless-service/dev-state-file.js';
 
 /**
  * What the command line says about the connection.
@@ -27,11 +27,6 @@ export interface ConnectionOptions {
 
 /**
  * A connection and where it came from (for messages: `--name-server`, `poller.yaml`, `dev session (pid 42)`).
- *
- * @example
- * ```ts
- * const { connection, source } = await resolveProducerConnection({}, process.env);
- * ```
  */
 export interface ResolvedConnection {
   readonly connection: ClientConnectionConfig;
@@ -40,11 +35,6 @@ export interface ResolvedConnection {
 
 /**
  * No name server anywhere, or an unusable one. Permanent: the command line or environment must change.
- *
- * @example
- * ```ts
- * if (err instanceof NoNameServerError) return usageError(command, io, err.message);
- * ```
  */
 export class NoNameServerError extends RocketMQError {
   constructor(message: string) {
@@ -56,12 +46,6 @@ export class NoNameServerError extends RocketMQError {
  * The connection for `options` in `env`. Throws {@link ConfigError} for an invalid `--config` or half-set
  * ACL variables, {@link NoNameServerError} when nothing names a name server, and the dev state file's
  * error when dev.json is malformed.
- *
- * @example
- * ```ts
- * const { connection } = await resolveProducerConnection({ config: 'poller.yaml' }, process.env);
- * const client = rocketMQClientOf(connection);
- * ```
  */
 export async function resolveProducerConnection(
   options: ConnectionOptions,

@@ -10,13 +10,6 @@ export const PLAIN_PROGRESS_INTERVAL_MS = 5_000;
 
 /**
  * A progress display for `total` units of work.
- *
- * @example
- * ```ts
- * const progress = startProgress({ stream: process.stderr, label: 'redrive', total: 5000 });
- * for (const message of messages) { await send(message); progress.advance(1); }
- * progress.finish();
- * ```
  */
 export interface ProgressReporter {
   /** `count` more units done. */
@@ -39,11 +32,6 @@ export interface ProgressOptions {
 
 /**
  * Starts a progress display.
- *
- * @example
- * ```ts
- * const progress = startProgress({ stream: io.stderr, label: 'queues reset', total: 8 });
- * ```
  */
 export function startProgress(options: ProgressOptions): ProgressReporter {
   let done = 0;

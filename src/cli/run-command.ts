@@ -12,7 +12,8 @@ import { healthFilePath } from '../poller/health-beat.js';
 import { startPoller } from '../poller/poller.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
-import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
+import { type CommandHelp, declareCommand, parseArgs, usageExit } from './cli-command.js';
+import { CliExit, cliCommand } from './cli-exit.js';
 import { abortOnStopSignals, type CliIo } from './cli-io.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 
@@ -43,27 +44,16 @@ export const RUN_HELP: CommandHelp = {
 
 /**
  * Runs `run` with the arguments after the command name; resolves with the exit code.
- *
- * @example
- * ```ts
- * process.exitCode = await runCommand(['--config', 'poller.yaml'], processIo());
- * ```
  */
-export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
+export const runCommand = cliCommand(async (args: readonly string[], io: CliIo): Promise<number> => {
   const command = declareCommand(RUN_HELP, io).option(
     '-c, --config <file>',
     `the config file (YAML, or JSON); without it, the config is read as JSON from ${CONFIG_ENV_VARIABLE}`,
   );
-  const parsed = parseCommand<{ config?: string }>(command, args);
-  if (typeof parsed === 'number') return parsed;
-  const configFile = parsed.options.config;
+  const configFile = parseArgs<{ config?: string }>(command, args).options.config;
   const fromEnv = configFile === undefined && (io.env[CONFIG_ENV_VARIABLE]?.trim() ?? '') !== '';
   if (!fromEnv && (configFile === undefined || configFile === '')) {
-    return usageError(
-      command,
-      io,
-      `--config <file> is required (or the config as JSON in ${CONFIG_ENV_VARIABLE})`,
-    );
+    throw usageExit(command, `--config <file> is required (or the config as JSON in ${CONFIG_ENV_VARIABLE})`);
   }
 
   let config: RunConfig;
@@ -75,8 +65,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
         : await loadConfig(configFile, { env: io.env });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    for (const problem of error.problems) io.stderr.write(`${source}: ${problem}\n`);
-    return EXIT_USAGE;
+    throw new CliExit(EXIT_USAGE, error.problems.map((problem) => `${source}: ${problem}\n`).join(''));
   }
 
   const logger = io.logger ?? rootLogger;
@@ -106,4 +95,4 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   } finally {
     stop.remove();
   }
-}
+});

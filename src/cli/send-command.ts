@@ -6,14 +6,15 @@
 import { InvalidArgumentError } from 'commander';
 import { DEFAULT_MAX_MESSAGE_BYTES, Producer, type SendResult } from '../client/producer.js';
 import { ConfigError } from '../config/config-error.js';
-import { DevStateFileError } from '../dev/dev-state-file.js';
 import { rocketMQClientOf } from '../poller/rocketmq-client-of-config.js';
 import { ProtocolError } from '../protocol/errors.js';
 import { isSystemProperty } from '../protocol/message.js';
 import { encodeProperties } from '../protocol/message-properties.js';
+import { DevStateFileError } from '../serverless-service/dev-state-file.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger } from '../util/logger.js';
-import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
+import { type CommandHelp, declareCommand, parseArgs, usageExit } from './cli-command.js';
+import { CliExit, cliCommand } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
 import { stderrLogger } from './cli-logger.js';
 import { collect } from './collect-option.js';
@@ -80,137 +81,116 @@ interface SendOptions {
 
 /**
  * Standard input as `send` reads it.
- *
- * @example
- * ```ts
- * await sendCommand(['--topic', 'T', '--lines'], io, Readable.from(['a\nb\n']));
- * ```
  */
 export type SendStdin = AsyncIterable<Buffer | string> & { readonly isTTY?: boolean | undefined };
 
 /**
  * Runs `send` with the arguments after the command name; resolves with the exit code. Reads the body from
  * `stdin` when neither `--body` nor `--file` is given and it is not a terminal.
- *
- * @example
- * ```ts
- * process.exitCode = await sendCommand(['--topic', 'orders', '--body', 'hi'], processIo());
- * ```
  */
-export async function sendCommand(
-  args: readonly string[],
-  io: CliIo,
-  stdin: SendStdin = process.stdin,
-): Promise<number> {
-  const command = declareCommand(SEND_HELP, io)
-    .requiredOption('-t, --topic <topic>', 'the topic')
-    .option('--tags <tag>', "the message's tag (what a mapping's filter matches)")
-    .option('--keys <key>', 'a business key, indexed by the broker (repeatable)', collect, [])
-    .option('--property <key=value>', 'a user property (repeatable)', collect, [])
-    .option('--body <text>', 'the body (UTF-8)')
-    .option('--file <file>', 'the body: the bytes of this file')
-    .option('--lines', 'one message per line of --file, standard input or --body (empty lines skipped)')
-    .option('--count <n>', 'send it all n times', positiveInteger('--count'), 1)
-    .option('--orderly-key <key>', 'pick the queue by this key (same key, same queue)')
-    .option('--delay-level <level>', `deliver later: 1..${MAX_DELAY_LEVEL} (${DELAY_LEVELS})`, delayLevel)
-    .option('--name-server <addr>', 'host:port[;host:port]')
-    .option('-c, --config <file>', 'a poller config: its nameServer, acl and tls')
-    .option('--state-dir <dir>', "a dev session's state directory (default ./.rocketmq-lambda)")
-    .option('--json', 'a JSON line per message instead of text');
-  const parsed = parseCommand<SendOptions>(command, args);
-  if (typeof parsed === 'number') return parsed;
-  const options = parsed.options;
+export const sendCommand = cliCommand(
+  async (args: readonly string[], io: CliIo, stdin: SendStdin = process.stdin): Promise<number> => {
+    const command = declareCommand(SEND_HELP, io)
+      .requiredOption('-t, --topic <topic>', 'the topic')
+      .option('--tags <tag>', "the message's tag (what a mapping's filter matches)")
+      .option('--keys <key>', 'a business key, indexed by the broker (repeatable)', collect, [])
+      .option('--property <key=value>', 'a user property (repeatable)', collect, [])
+      .option('--body <text>', 'the body (UTF-8)')
+      .option('--file <file>', 'the body: the bytes of this file')
+      .option('--lines', 'one message per line of --file, standard input or --body (empty lines skipped)')
+      .option('--count <n>', 'send it all n times', positiveInteger('--count'), 1)
+      .option('--orderly-key <key>', 'pick the queue by this key (same key, same queue)')
+      .option('--delay-level <level>', `deliver later: 1..${MAX_DELAY_LEVEL} (${DELAY_LEVELS})`, delayLevel)
+      .option('--name-server <addr>', 'host:port[;host:port]')
+      .option('-c, --config <file>', 'a poller config: its nameServer, acl and tls')
+      .option('--state-dir <dir>', "a dev session's state directory (default ./.rocketmq-lambda)")
+      .option('--json', 'a JSON line per message instead of text');
+    const { options } = parseArgs<SendOptions>(command, args);
 
-  const problem = argumentProblem(options, stdin);
-  if (problem !== undefined) return usageError(command, io, problem);
-  const properties = propertiesOf(options.property);
+    const problem = argumentProblem(options, stdin);
+    if (problem !== undefined) throw usageExit(command, problem);
+    const properties = propertiesOf(options.property);
 
-  let bodies: Buffer[];
-  try {
-    bodies = await readMessageBodies({
-      body: options.body,
-      file: options.file,
-      stdin: options.body === undefined && options.file === undefined ? stdin : undefined,
-      lines: options.lines === true,
-      count: options.count,
-    });
-  } catch (error) {
-    if (error instanceof BodySourceError) return usageError(command, io, error.message);
-    throw error;
-  }
-  const oversize = bodies.findIndex((body) => body.length > DEFAULT_MAX_MESSAGE_BYTES);
-  if (oversize !== -1) {
-    const which = bodies.length === 1 ? 'the body' : `message ${oversize + 1}`;
-    return usageError(
-      command,
-      io,
-      `${which} is ${bodies[oversize]?.length} bytes, over the broker's default limit of ${DEFAULT_MAX_MESSAGE_BYTES} bytes (4 MiB): nothing sent`,
-    );
-  }
-
-  let resolved: Awaited<ReturnType<typeof resolveProducerConnection>>;
-  try {
-    resolved = await resolveProducerConnection(options, io.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      const source = error.source ?? options.config ?? 'config';
-      for (const line of error.problems) io.stderr.write(`${source}: ${line}\n`);
-      return EXIT_USAGE;
+    let bodies: Buffer[];
+    try {
+      bodies = await readMessageBodies({
+        body: options.body,
+        file: options.file,
+        stdin: options.body === undefined && options.file === undefined ? stdin : undefined,
+        lines: options.lines === true,
+        count: options.count,
+      });
+    } catch (error) {
+      if (error instanceof BodySourceError) throw usageExit(command, error.message);
+      throw error;
     }
-    if (error instanceof NoNameServerError || error instanceof DevStateFileError) {
-      return usageError(command, io, error.message);
+    const oversize = bodies.findIndex((body) => body.length > DEFAULT_MAX_MESSAGE_BYTES);
+    if (oversize !== -1) {
+      const which = bodies.length === 1 ? 'the body' : `message ${oversize + 1}`;
+      throw usageExit(
+        command,
+        `${which} is ${bodies[oversize]?.length} bytes, over the broker's default limit of ${DEFAULT_MAX_MESSAGE_BYTES} bytes (4 MiB): nothing sent`,
+      );
     }
-    throw error;
-  }
 
-  const logger = stderrLogger(io, 'warn');
-  const log = componentLogger('cli.send', logger);
-  const client = rocketMQClientOf(resolved.connection, { logger });
-  const producer = new Producer({ client, logger });
-  await producer.start();
-  let sent = 0;
-  try {
-    for (const [index, body] of bodies.entries()) {
-      let result: SendResult;
-      try {
-        result = await producer.send(
-          {
-            topic: options.topic,
-            body,
-            tags: options.tags,
-            keys: options.keys,
-            properties,
-            delayLevel: options.delayLevel,
-          },
-          { shardingKey: options.orderlyKey },
-        );
-      } catch (error) {
-        log.debug({ err: error, topic: options.topic, message: index + 1 }, 'send failed');
-        const which = bodies.length === 1 ? 'the message' : `message ${index + 1} of ${bodies.length}`;
-        const before = sent === 0 ? '' : ` (${sent} sent before it)`;
-        io.stderr.write(
-          `rocketmq-lambda send: ${which} was not sent to ${options.topic} via ${resolved.source}: ${describeError(error)}${before}\n`,
-        );
-        return EXIT_FAILURE;
+    let resolved: Awaited<ReturnType<typeof resolveProducerConnection>>;
+    try {
+      resolved = await resolveProducerConnection(options, io.env);
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        const source = error.source ?? options.config ?? 'config';
+        throw new CliExit(EXIT_USAGE, error.problems.map((line) => `${source}: ${line}\n`).join(''));
       }
-      sent += 1;
-      io.stdout.write(`${formatSendResult(result, options.topic, options.json === true)}\n`);
+      if (error instanceof NoNameServerError || error instanceof DevStateFileError) {
+        throw usageExit(command, error.message);
+      }
+      throw error;
     }
-    return EXIT_OK;
-  } finally {
-    await producer.shutdown();
-    await client.close();
-  }
-}
+
+    const logger = stderrLogger(io, 'warn');
+    const log = componentLogger('cli.send', logger);
+    const client = rocketMQClientOf(resolved.connection, { logger });
+    const producer = new Producer({ client, logger });
+    await producer.start();
+    let sent = 0;
+    try {
+      for (const [index, body] of bodies.entries()) {
+        let result: SendResult;
+        try {
+          result = await producer.send(
+            {
+              topic: options.topic,
+              body,
+              tags: options.tags,
+              keys: options.keys,
+              properties,
+              delayLevel: options.delayLevel,
+            },
+            { shardingKey: options.orderlyKey },
+          );
+        } catch (error) {
+          log.debug({ err: error, topic: options.topic, message: index + 1 }, 'send failed');
+          const which = bodies.length === 1 ? 'the message' : `message ${index + 1} of ${bodies.length}`;
+          const before = sent === 0 ? '' : ` (${sent} sent before it)`;
+          io.stderr.write(
+            `rocketmq-lambda send: ${which} was not sent to ${options.topic} via ${resolved.source}: ${describeError(error)}${before}\n`,
+          );
+          return EXIT_FAILURE;
+        }
+        sent += 1;
+        io.stdout.write(`${formatSendResult(result, options.topic, options.json === true)}\n`);
+      }
+      return EXIT_OK;
+    } finally {
+      await producer.shutdown();
+      await client.close();
+    }
+  },
+);
 
 /**
  * One printed line for a stored message: `<msgId> <broker>/<queueId> offset <queueOffset>` (plus the
  * status when it is not SEND_OK), or its JSON.
- *
- * @example
- * ```ts
- * formatSendResult(result, 'orders', false); // => 'AC11...0000 broker-a/2 offset 17'
- * ```
  */
 export function formatSendResult(result: SendResult, topic: string, json: boolean): string {
   if (json) {

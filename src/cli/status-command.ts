@@ -2,20 +2,20 @@
  * `rocketmq-lambda status`: where each mapping's consumption stands, queue by queue (broker min/max
  * offsets, committed offset, lag, age of the oldest unconsumed message, the poller holding the queue and
  * its last commit). A POP mapping has no committed offset: its rows show the group's consumer offset at
- * the broker and the lag from it, with the group's registered pollers (pop-queue-offsets.ts). A table on
+ * the broker and the lag from it, with the group's registered pollers (operations/queue-positions.ts). A table on
  * a terminal, `--json` for tools (shape in status-render.ts), `--watch` redraws until Ctrl-C. Exit 1 when
  * a broker or the offset store could not be read (stderr says which).
  */
 
 import type { Command } from 'commander';
+import { readQueuePositions } from '../operations/queue-positions.js';
+import type { Target, TargetMapping } from '../operations/target.js';
 import { abortableSleep } from '../util/abortable-sleep.js';
-import { type CommandHelp, declareCommand, parseCommand } from './cli-command.js';
+import { type CommandHelp, declareCommand, parseArgs } from './cli-command.js';
+import { cliCommand } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
-import type { CommandTarget } from './command-target.js';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { positiveInteger } from './option-parsers.js';
-import { readPopMappingOffsets } from './pop-queue-offsets.js';
-import { readMappingOffsets } from './queue-offsets.js';
 import { isPopSnapshot, type StatusSnapshot, statusJson, statusTable } from './status-render.js';
 import { declareTargetOptions, type TargetOptionValues, withTarget } from './target-options.js';
 import { terminalStyle } from './terminal-style.js';
@@ -45,13 +45,8 @@ interface StatusOptions extends TargetOptionValues {
 
 /**
  * Runs `status`; resolves with the exit code.
- *
- * @example
- * ```ts
- * process.exitCode = await statusCommand(['--config', 'poller.yaml', '--json'], processIo());
- * ```
  */
-export async function statusCommand(args: readonly string[], io: CliIo): Promise<number> {
+export const statusCommand = cliCommand(async (args: readonly string[], io: CliIo): Promise<number> => {
   const command = declareTargetOptions(declareCommand(STATUS_HELP, io))
     .option('--json', 'one JSON document per snapshot (shape in the docs)')
     .option(
@@ -59,31 +54,24 @@ export async function statusCommand(args: readonly string[], io: CliIo): Promise
       `redraw every N seconds (default ${DEFAULT_WATCH_SECONDS}) until Ctrl-C`,
       positiveInteger('--watch'),
     );
-  const parsed = parseCommand<StatusOptions>(command, args);
-  if (typeof parsed === 'number') return parsed;
-  const options = parsed.options;
+  const { options } = parseArgs<StatusOptions>(command, args);
   return withTarget(command, options, io, async (target, mappings) => {
     if (options.watch === undefined) return await printOnce(command, target, mappings, options, io, false);
     const intervalMs = (options.watch === true ? DEFAULT_WATCH_SECONDS : options.watch) * 1000;
     return await watch(command, target, mappings, options, io, intervalMs);
   });
-}
+});
 
 async function printOnce(
   command: Command,
-  target: CommandTarget,
-  mappings: CommandTarget['mappings'],
+  target: Target,
+  mappings: readonly TargetMapping[],
   options: StatusOptions,
   io: CliIo,
   redraw: boolean,
 ): Promise<number> {
   const snapshots = await Promise.all(
-    mappings.map(
-      (mapping): Promise<StatusSnapshot> =>
-        mapping.consumeMode === 'POP'
-          ? readPopMappingOffsets(target.client, mapping)
-          : readMappingOffsets(target.client, mapping, target.offsetStore(mapping), { retryQueues: true }),
-    ),
+    mappings.map((mapping) => readQueuePositions(target, mapping, { retryQueues: true })),
   );
   const nowMs = Date.now();
   if (options.json === true) {
@@ -101,11 +89,6 @@ async function printOnce(
 /**
  * Writes one line per mapping whose broker or offset store could not be read, prefixed with the
  * command's name; returns the exit code (1 when there was one).
- *
- * @example
- * ```ts
- * return reportUnreachable(command, snapshots, io);
- * ```
  */
 export function reportUnreachable(command: Command, snapshots: readonly StatusSnapshot[], io: CliIo): number {
   let code = EXIT_OK;
@@ -127,8 +110,8 @@ export function reportUnreachable(command: Command, snapshots: readonly StatusSn
 /** Prints a snapshot every `intervalMs` until a stop signal; exits with the last snapshot's code. */
 async function watch(
   command: Command,
-  target: CommandTarget,
-  mappings: CommandTarget['mappings'],
+  target: Target,
+  mappings: readonly TargetMapping[],
   options: StatusOptions,
   io: CliIo,
   intervalMs: number,

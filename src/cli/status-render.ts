@@ -1,5 +1,6 @@
 /**
- * How `status` (and `offsets show`) print {@link MappingOffsets}: a table for people, JSON for tools.
+ * How `status` (and `offsets show`) print queue positions (operations/queue-position.ts): a table for
+ * people, JSON for tools.
  *
  * The JSON shape (`--json`), one document per snapshot:
  *
@@ -30,7 +31,7 @@
  * ```
  *
  * A `consumeMode: POP` mapping has no committed offsets: the brokers keep the group's position, and no poller
- * holds a queue (pop-queue-offsets.ts). Its entry says so and carries the broker's figures instead:
+ * holds a queue (operations/pop-queue-positions.ts). Its entry says so and carries the broker's figures instead:
  *
  * ```
  * { "name": "audit", "topic": "Audit", "consumerGroup": "audit-lambda",
@@ -54,8 +55,7 @@
  * ```
  */
 import type { StoredOffsetRecord } from '../offsets/offset-store.js';
-import type { PopMappingOffsets, PopQueueOffsets } from './pop-queue-offsets.js';
-import type { MappingOffsets, QueueOffsets } from './queue-offsets.js';
+import type { MappingPositions, QueuePosition } from '../operations/queue-position.js';
 import type { TerminalStyle } from './terminal-style.js';
 
 /** A holder that has not committed for this long while its queue lags is shown as stale. */
@@ -63,11 +63,6 @@ export const STALE_HOLDER_MS = 60_000;
 
 /**
  * One queue in the JSON output (see the file header).
- *
- * @example
- * ```ts
- * const queue: QueueStatusJson = statusJson('poller.yaml', snapshots, Date.now()).mappings[0].queues[0];
- * ```
  */
 export interface QueueStatusJson {
   readonly topic: string;
@@ -87,12 +82,6 @@ export interface QueueStatusJson {
 
 /**
  * One queue of a POP mapping in the JSON output (see the file header).
- *
- * @example
- * ```ts
- * const mapping = statusJson('poller.yaml', snapshots, Date.now()).mappings[0];
- * if (mapping.consumeMode === 'POP') console.log(mapping.queues[0].consumerOffset);
- * ```
  */
 export interface PopQueueStatusJson {
   readonly topic: string;
@@ -120,11 +109,6 @@ interface MappingStatusJsonBase {
 
 /**
  * One PUSH mapping in the JSON output: its committed offsets, queue by queue.
- *
- * @example
- * ```ts
- * const total = statusJson('poller.yaml', snapshots, Date.now()).mappings[0].lag;
- * ```
  */
 export interface PushMappingStatusJson extends MappingStatusJsonBase {
   readonly consumeMode: 'PUSH';
@@ -134,12 +118,6 @@ export interface PushMappingStatusJson extends MappingStatusJsonBase {
 
 /**
  * One POP mapping in the JSON output: the group's consumer offsets at the brokers, and its pollers.
- *
- * @example
- * ```ts
- * const mapping = statusJson('poller.yaml', snapshots, Date.now()).mappings[0];
- * if (mapping.consumeMode === 'POP') console.log(mapping.pollers, mapping.lag);
- * ```
  */
 export interface PopMappingStatusJson extends MappingStatusJsonBase {
   readonly consumeMode: 'POP';
@@ -152,22 +130,11 @@ export interface PopMappingStatusJson extends MappingStatusJsonBase {
 
 /**
  * One mapping in the JSON output; `consumeMode` tells which.
- *
- * @example
- * ```ts
- * const mapping: MappingStatusJson = statusJson('poller.yaml', snapshots, Date.now()).mappings[0];
- * ```
  */
 export type MappingStatusJson = PushMappingStatusJson | PopMappingStatusJson;
 
 /**
  * The JSON output of one snapshot (`M`: what a caller knows its mappings to be).
- *
- * @example
- * ```ts
- * io.stdout.write(`${JSON.stringify(statusJson(target.source, snapshots, Date.now()))}\n`);
- * const pushOnly = JSON.parse(out) as StatusJson<PushMappingStatusJson>;
- * ```
  */
 export interface StatusJson<M extends MappingStatusJson = MappingStatusJson> {
   readonly at: string;
@@ -175,35 +142,16 @@ export interface StatusJson<M extends MappingStatusJson = MappingStatusJson> {
   readonly mappings: readonly M[];
 }
 
-/**
- * What `status` reads of one mapping: committed offsets (PUSH) or the broker's (POP).
- *
- * @example
- * ```ts
- * const snapshots: StatusSnapshot[] = [await readPopMappingOffsets(target.client, mapping)];
- * ```
- */
-export type StatusSnapshot = MappingOffsets | PopMappingOffsets;
+/** What `status` reads of one mapping, PUSH or POP (operations/queue-position.ts). */
+export type StatusSnapshot = MappingPositions;
 
-/**
- * Whether `snapshot` is a POP mapping's.
- *
- * @example
- * ```ts
- * if (isPopSnapshot(snapshot)) console.log(snapshot.pollers);
- * ```
- */
-export function isPopSnapshot(snapshot: StatusSnapshot): snapshot is PopMappingOffsets {
-  return 'pollers' in snapshot;
+/** Whether `snapshot` is a POP mapping's (its position is the broker's, and it counts pollers). */
+export function isPopSnapshot(snapshot: StatusSnapshot): boolean {
+  return snapshot.mapping.consumeMode === 'POP';
 }
 
 /**
  * The JSON document of `snapshots` taken at `nowMs`.
- *
- * @example
- * ```ts
- * statusJson('poller.yaml', [snapshot], Date.now()).mappings[0].queues[0].lag; // => 2
- * ```
  */
 export function statusJson(source: string, snapshots: readonly StatusSnapshot[], nowMs: number): StatusJson {
   return {
@@ -241,10 +189,10 @@ export function statusJson(source: string, snapshots: readonly StatusSnapshot[],
   };
 }
 
-function popQueueJson(row: PopQueueOffsets, nowMs: number): PopQueueStatusJson {
+function popQueueJson(row: QueuePosition, nowMs: number): PopQueueStatusJson {
   return {
     topic: row.queue.topic,
-    retry: row.retry,
+    retry: row.retry === true,
     broker: row.queue.brokerName,
     queueId: row.queue.queueId,
     minOffset: row.minOffset ?? null,
@@ -260,7 +208,7 @@ function ageMs(atMs: number | undefined, nowMs: number): number | null {
   return atMs === undefined ? null : Math.max(0, nowMs - atMs);
 }
 
-function queueJson(row: QueueOffsets, nowMs: number): QueueStatusJson {
+function queueJson(row: QueuePosition, nowMs: number): QueueStatusJson {
   const record: StoredOffsetRecord | undefined = row.committed;
   return {
     topic: row.queue.topic,
@@ -284,11 +232,6 @@ function queueJson(row: QueueOffsets, nowMs: number): QueueStatusJson {
  * queue; lagging queues in yellow, stale holders and errors in red when `style` colours. A POP mapping's
  * title says POP, its pollers and, once the group has a POP retry topic, the retry queues' part of the lag;
  * its rows show the group's consumer offset at the broker, and no holder.
- *
- * @example
- * ```ts
- * io.stdout.write(statusTable(snapshots, Date.now(), terminalStyle(io.stdout, io.env)));
- * ```
  */
 export function statusTable(
   snapshots: readonly StatusSnapshot[],
@@ -355,7 +298,7 @@ interface Cell {
   readonly tone?: 'warn' | 'bad' | undefined;
 }
 
-function queueCells(row: QueueOffsets, topic: string, nowMs: number): Cell[] {
+function queueCells(row: QueuePosition, topic: string, nowMs: number): Cell[] {
   const record = row.committed;
   const lagging = row.lag !== undefined && row.lag > 0;
   const sinceCommitMs =
@@ -392,7 +335,7 @@ function queueCells(row: QueueOffsets, topic: string, nowMs: number): Cell[] {
   ];
 }
 
-function popQueueCells(row: PopQueueOffsets, nowMs: number): Cell[] {
+function popQueueCells(row: QueuePosition, nowMs: number): Cell[] {
   const lagging = row.lag !== undefined && row.lag > 0;
   return [
     { text: `${row.retry ? 'retry ' : ''}${row.queue.brokerName}:${row.queue.queueId}` },
@@ -419,11 +362,6 @@ function numberText(value: number | undefined): string {
 
 /**
  * The lag of a mapping: the sum over its queues whose lag is known, or undefined when none is.
- *
- * @example
- * ```ts
- * totalLag(snapshot.queues); // => 12
- * ```
  */
 export function totalLag(queues: readonly { readonly lag: number | undefined }[]): number | undefined {
   const known = queues.flatMap((row) => (row.lag === undefined ? [] : [row.lag]));
@@ -432,11 +370,6 @@ export function totalLag(queues: readonly { readonly lag: number | undefined }[]
 
 /**
  * A duration for people: `850ms`, `4s`, `3m12s`, `2h05m`, `3d04h`.
- *
- * @example
- * ```ts
- * formatDuration(192_000); // => '3m12s'
- * ```
  */
 export function formatDuration(ms: number): string {
   const value = Math.max(0, Math.round(ms));

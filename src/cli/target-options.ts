@@ -1,27 +1,24 @@
 /**
  * The options every operator command (`status`, `offsets`, `dlq`) takes to say what it acts on, and how
- * it opens that target and reports the reasons it cannot (see command-target.ts).
+ * it opens that target (operations/target.ts) and reports the reasons it cannot: exit 2 for an invalid
+ * config or a target that cannot be resolved, 1 for anything else our own code threw.
  */
 import type { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { RocketMQError } from '../errors.js';
-import type { CliIo } from './cli-io.js';
 import {
-  type CommandTarget,
-  CommandTargetError,
-  type CommandTargetOptions,
-  openCommandTarget,
+  openTarget as openOperationsTarget,
+  type Target,
+  TargetError,
   type TargetMapping,
-} from './command-target.js';
+  type TargetOptions,
+} from '../operations/target.js';
+import { CliExit } from './cli-exit.js';
+import type { CliIo } from './cli-io.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 
 /**
  * The parsed target options.
- *
- * @example
- * ```ts
- * const parsed = parseCommand<TargetOptionValues & { json?: boolean }>(command, args);
- * ```
  */
 export interface TargetOptionValues {
   config?: string;
@@ -34,12 +31,6 @@ export interface TargetOptionValues {
 /**
  * Adds `--config`, `--mapping`, `--stage`, `--region` and, for a command that reads the offsets table,
  * `--offsets-table` to `command`.
- *
- * @example
- * ```ts
- * const command = declareTargetOptions(declareCommand(STATUS_HELP, io)).option('--json', 'JSON output');
- * const dlqShow = declareTargetOptions(declareCommand(DLQ_SHOW_HELP, io), { offsetsTable: false });
- * ```
  */
 export function declareTargetOptions(
   command: Command,
@@ -62,22 +53,12 @@ export function declareTargetOptions(
 }
 
 /**
- * Opens the target `options` name; on failure writes why (prefixed with the command's name) and returns
- * the exit code: 2 for an invalid config or an unresolvable target, 1 otherwise.
- *
- * @example
- * ```ts
- * const target = await openTargetOrReport(command, parsed.options, io);
- * if (typeof target === 'number') return target;
- * ```
+ * Opens the target `options` name. Ends the command when it cannot, saying why (prefixed with the
+ * command's name): exit 2 for an invalid config or an unresolvable target, 1 for another of our errors.
  */
-export async function openTargetOrReport(
-  command: Command,
-  options: CommandTargetOptions,
-  io: CliIo,
-): Promise<CommandTarget | number> {
+export async function openTarget(command: Command, options: TargetOptions, io: CliIo): Promise<Target> {
   try {
-    return await openCommandTarget(
+    return await openOperationsTarget(
       {
         config: options.config,
         stage: options.stage,
@@ -90,90 +71,54 @@ export async function openTargetOrReport(
   } catch (error) {
     if (error instanceof ConfigError) {
       const source = error.source ?? options.config ?? 'config';
-      for (const problem of error.problems) io.stderr.write(`${command.name()}: ${source}: ${problem}\n`);
-      return EXIT_USAGE;
+      throw new CliExit(
+        EXIT_USAGE,
+        error.problems.map((problem) => `${command.name()}: ${source}: ${problem}\n`).join(''),
+      );
     }
-    if (error instanceof CommandTargetError) {
-      io.stderr.write(`${command.name()}: ${error.message}\n`);
-      return EXIT_USAGE;
-    }
-    if (error instanceof RocketMQError) {
-      io.stderr.write(`${command.name()}: ${error.message}\n`);
-      return EXIT_FAILURE;
-    }
+    if (error instanceof TargetError) throw new CliExit(EXIT_USAGE, `${command.name()}: ${error.message}\n`);
+    if (error instanceof RocketMQError)
+      throw new CliExit(EXIT_FAILURE, `${command.name()}: ${error.message}\n`);
     throw error;
   }
 }
 
 /**
- * The mappings `values.mapping` selects (every mapping without it); writes why and returns 2 when it
- * names no mapping.
- *
- * @example
- * ```ts
- * const mappings = selectMappings(command, target, parsed.options, io);
- * if (typeof mappings === 'number') return mappings;
- * ```
- */
-export function selectMappings(
-  command: Command,
-  target: CommandTarget,
-  values: TargetOptionValues,
-  io: CliIo,
-): CommandTarget['mappings'] | number {
-  if (values.mapping === undefined) return target.mappings;
-  const mapping = selectMapping(command, target, values, io);
-  return typeof mapping === 'number' ? mapping : [mapping];
-}
-
-/**
- * The frame of every command that reads a target: opens it (or reports why it cannot, exit 2), runs
- * `action` with the mappings `--mapping` selects (all without it; exit 2 when it names none), and closes
- * the target whatever the action did.
- *
- * @example
- * ```ts
- * return withTarget(command, parsed.options, io, async (target, mappings) => print(target, mappings));
- * ```
+ * The frame of every command that reads a target: opens it, runs `action` with the mappings `--mapping`
+ * selects (all without it), and closes the target whatever the action did. A `--mapping` that names no
+ * mapping ends the command with exit 2.
  */
 export async function withTarget(
   command: Command,
-  options: TargetOptionValues,
+  options: TargetOptionValues & { cwd?: string | undefined },
   io: CliIo,
-  action: (target: CommandTarget, mappings: CommandTarget['mappings']) => Promise<number>,
+  action: (target: Target, mappings: readonly TargetMapping[]) => Promise<number>,
 ): Promise<number> {
-  const target = await openTargetOrReport(command, options, io);
-  if (typeof target === 'number') return target;
+  const target = await openTarget(command, options, io);
   try {
-    const mappings = selectMappings(command, target, options, io);
-    if (typeof mappings === 'number') return mappings;
-    return await action(target, mappings);
+    return await action(
+      target,
+      targetCall(command, () => target.select(options.mapping)),
+    );
   } finally {
     await target.close();
   }
 }
 
 /**
- * The one mapping an action works on: `values.mapping`, or the only mapping without it; writes why and
- * returns 2 when it names no mapping, or names none while there are several.
- *
- * @example
- * ```ts
- * const mapping = selectMapping(command, target, parsed.options, io);
- * if (typeof mapping === 'number') return mapping;
- * ```
+ * The one mapping an action works on: `name`, or the only mapping without it. Ends the command with
+ * exit 2 when it names no mapping, or names none while there are several.
  */
-export function selectMapping(
-  command: Command,
-  target: CommandTarget,
-  values: TargetOptionValues,
-  io: CliIo,
-): TargetMapping | number {
+export function selectMapping(command: Command, target: Target, name: string | undefined): TargetMapping {
+  return targetCall(command, () => target.mapping(name));
+}
+
+/** `call`, with a {@link TargetError} turned into the end of the command (exit 2, the reason on stderr). */
+function targetCall<T>(command: Command, call: () => T): T {
   try {
-    return target.mapping(values.mapping);
+    return call();
   } catch (error) {
-    if (!(error instanceof CommandTargetError)) throw error;
-    io.stderr.write(`${command.name()}: ${error.message}\n`);
-    return EXIT_USAGE;
+    if (!(error instanceof TargetError)) throw error;
+    throw new CliExit(EXIT_USAGE, `${command.name()}: ${error.message}\n`);
   }
 }

@@ -9,12 +9,6 @@ export type TerminalStyle = ReturnType<typeof picocolors.createColors>;
 
 /**
  * The style for writing to `stream` in environment `env`.
- *
- * @example
- * ```ts
- * const style = terminalStyle(io.stdout, io.env);
- * io.stdout.write(`${style.green('sent')} ${id}\n`);
- * ```
  */
 export function terminalStyle(
   stream: { readonly isTTY?: boolean | undefined },
@@ -25,11 +19,6 @@ export function terminalStyle(
 
 /**
  * Whether output to `stream` gets colour.
- *
- * @example
- * ```ts
- * colourEnabled(process.stdout, { NO_COLOR: '1' }); // => false
- * ```
  */
 export function colourEnabled(
   stream: { readonly isTTY?: boolean | undefined },

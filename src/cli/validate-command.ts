@@ -10,16 +10,17 @@ import path from 'node:path';
 import { ConfigError } from '../config/config-error.js';
 import { CONFIG_ENV_VARIABLE, loadConfig, loadConfigFromEnv } from '../config/load-config.js';
 import type { RunConfig } from '../config/run-config.js';
-import { DEV_STATE_DIR } from '../dev/dev-state-file.js';
-import { loadServerlessService } from '../dev/load-serverless-service.js';
-import { ServerlessPrintError } from '../dev/serverless-print.js';
-import { checkServerlessService } from '../dev/serverless-service-checks.js';
-import { isServiceFile } from '../dev/service-file.js';
 import { mappingBrokerProblems } from '../poller/mapping-broker-checks.js';
 import { rocketMQClientOf } from '../poller/rocketmq-client-of-config.js';
 import { startProblems } from '../poller/start-checks.js';
+import { DEV_STATE_DIR } from '../serverless-service/dev-state-file.js';
+import { loadServerlessService } from '../serverless-service/load-serverless-service.js';
+import { ServerlessPrintError } from '../serverless-service/serverless-print.js';
+import { checkServerlessService } from '../serverless-service/serverless-service-checks.js';
+import { isServiceFile } from '../serverless-service/service-file.js';
 import { echoedText } from '../util/echoed-value.js';
-import { type CommandHelp, declareCommand, parseCommand, usageError } from './cli-command.js';
+import { type CommandHelp, declareCommand, parseArgs, usageExit } from './cli-command.js';
+import { cliCommand } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
 import { stderrLogger } from './cli-logger.js';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
@@ -75,12 +76,6 @@ interface ValidateOptions {
 
 /**
  * What was checked and found.
- *
- * @example
- * ```ts
- * const report: ValidationReport = { ok: true, source: 'poller.yaml', kind: 'poller-config', mappings: 2,
- *   problems: [], warnings: [], connectProblems: [] };
- * ```
  */
 export interface ValidationReport {
   readonly ok: boolean;
@@ -95,13 +90,8 @@ export interface ValidationReport {
 
 /**
  * Runs `validate`; resolves with the exit code.
- *
- * @example
- * ```ts
- * process.exitCode = await validateCommand(['--config', 'poller.yaml'], processIo());
- * ```
  */
-export async function validateCommand(args: readonly string[], io: CliIo): Promise<number> {
+export const validateCommand = cliCommand(async (args: readonly string[], io: CliIo): Promise<number> => {
   const command = declareCommand(VALIDATE_HELP, io)
     .option('-c, --config <file>', 'a poller config or a serverless.yml (default ./serverless.yml)')
     .option('--stage <stage>', 'serverless.yml: the stage, as serverless --stage')
@@ -114,15 +104,12 @@ export async function validateCommand(args: readonly string[], io: CliIo): Promi
     )
     .option('--connect', "also check the topics' routes and SQL92 filters on the name server and brokers")
     .option('--json', 'print the report as JSON on stdout');
-  const parsed = parseCommand<ValidateOptions>(command, args);
-  if (typeof parsed === 'number') return parsed;
-  const options = parsed.options;
+  const { options } = parseArgs<ValidateOptions>(command, args);
   const file = options.config ?? DEFAULT_SERVICE_FILES.find((name) => existsSync(name));
   const fromEnv = file === undefined && (io.env[CONFIG_ENV_VARIABLE]?.trim() ?? '') !== '';
   if (file === undefined && !fromEnv) {
-    return usageError(
+    throw usageExit(
       command,
-      io,
       `nothing to validate: give a poller config or serverless.yml (no ./serverless.yml here, no ${CONFIG_ENV_VARIABLE})`,
     );
   }
@@ -153,7 +140,7 @@ export async function validateCommand(args: readonly string[], io: CliIo): Promi
   printReport(report, io, options.json === true);
   if (checked.problems.length > 0) return EXIT_USAGE;
   return connectProblems.length > 0 ? 1 : EXIT_OK;
-}
+});
 
 interface Checked {
   readonly mappings: number;
@@ -195,7 +182,7 @@ async function checkService(file: string, options: ValidateOptions, io: CliIo): 
     }
     // The Framework did not run to the end (timed out, could not start, printed no JSON): the service
     // could not be checked, a problem like any other, on one line. The message quotes no more of the
-    // Framework's output than its last lines, each cut (src/dev/serverless-print.ts).
+    // Framework's output than its last lines, each cut (src/serverless-service/serverless-print.ts).
     if (error instanceof ServerlessPrintError) {
       return { mappings: 0, problems: [printFailureLine(error)], warnings: [], config: undefined };
     }
@@ -206,7 +193,7 @@ async function checkService(file: string, options: ValidateOptions, io: CliIo): 
 
 /**
  * The most characters of a Framework failure told on its line. Its message quotes at most the last 20
- * lines of the Framework's output, 300 characters each (src/dev/serverless-print.ts), which fit; a
+ * lines of the Framework's output, 300 characters each (src/serverless-service/serverless-print.ts), which fit; a
  * Framework killed by a signal comes with Node's own message, which holds all it wrote to stderr.
  */
 const MAX_PRINT_FAILURE_CHARS = 8000;

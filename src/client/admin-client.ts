@@ -16,21 +16,11 @@ import type { RemotingTransport } from './transport.js';
 
 /**
  * Admin RPC timeout (Java's `MQClientAPIImpl` admin calls use 3-5 s).
- *
- * @example
- * ```ts
- * new BrokerAdminClient({ transport: pool, timeoutMs: DEFAULT_ADMIN_TIMEOUT_MS });
- * ```
  */
 export const DEFAULT_ADMIN_TIMEOUT_MS = 5000;
 
 /**
  * The auto-create template topic.
- *
- * @example
- * ```ts
- * const header = { ...rest, defaultTopic: DEFAULT_TEMPLATE_TOPIC };
- * ```
  */
 export const DEFAULT_TEMPLATE_TOPIC = 'TBW102';
 
@@ -53,13 +43,6 @@ export interface CreateTopicOptions {
 
 /**
  * Admin calls to one broker.
- *
- * @example
- * ```ts
- * const admin = new BrokerAdminClient({ transport: pool });
- * await admin.createTopic('127.0.0.1:10911', { topic: 'T', readQueueNums: 4 });
- * await admin.createSubscriptionGroup('127.0.0.1:10911', { groupName: 'G' });
- * ```
  */
 export class BrokerAdminClient {
   private readonly transport: RemotingTransport;

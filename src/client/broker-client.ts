@@ -46,11 +46,6 @@ import type { RemotingTransport } from './transport.js';
 
 /**
  * RPC timeouts, Java's defaults.
- *
- * @example
- * ```ts
- * new BrokerClient({ transport: pool, timeouts: { pullMs: 40_000 } satisfies Partial<BrokerTimeouts> });
- * ```
  */
 export interface BrokerTimeouts {
   /** Heartbeat, unregister, consumer list. @default 3000 */
@@ -69,11 +64,6 @@ export interface BrokerTimeouts {
 
 /**
  * Java's RPC timeouts.
- *
- * @example
- * ```ts
- * const sendBackTimeoutMs = DEFAULT_BROKER_TIMEOUTS.sendBackMs; // 5000
- * ```
  */
 export const DEFAULT_BROKER_TIMEOUTS: Readonly<BrokerTimeouts> = {
   defaultMs: 3000,
@@ -86,11 +76,6 @@ export const DEFAULT_BROKER_TIMEOUTS: Readonly<BrokerTimeouts> = {
 
 /**
  * What QUERY_CONSUMER_OFFSET answered.
- *
- * @example
- * ```ts
- * const { offset, brokerVersion } = await broker.queryConsumerOffsetAnswer(address, header);
- * ```
  */
 export interface ConsumerOffsetAnswer {
   /** The stored offset, or undefined on QUERY_NOT_FOUND. */
@@ -102,11 +87,6 @@ export interface ConsumerOffsetAnswer {
 /**
  * What {@link BrokerClient.firstOffsetAtOrAfter} looks for: SEARCH_OFFSET_BY_TIMESTAMP's header without
  * a boundary (the first message is wanted), and the group that reads around a 4.x broker's answer.
- *
- * @example
- * ```ts
- * const request: TimeSearchRequest = { consumerGroup: 'G', topic: 'T', queueId: 0, timestamp: Date.parse('2026-12-01') };
- * ```
  */
 export type TimeSearchRequest = Omit<SearchOffsetRequestHeader, 'boundaryType'> & {
   /** The group named in the reads that refine a 4.x broker's answer; nothing is committed for it. */
@@ -123,12 +103,6 @@ export interface BrokerClientOptions {
 
 /**
  * Typed broker calls over a {@link RemotingTransport}.
- *
- * @example
- * ```ts
- * const broker = new BrokerClient({ transport: pool });
- * const maxOffset = await broker.getMaxOffset('127.0.0.1:10911', { topic: 'T', queueId: 0 });
- * ```
  */
 export class BrokerClient {
   readonly timeouts: Readonly<BrokerTimeouts>;

@@ -64,12 +64,6 @@ export class BrokerError extends RocketMQError {
 /**
  * The one status check every call uses: returns the response when its code is allowed (SUCCESS by
  * default), else throws {@link BrokerError}.
- *
- * @example
- * ```ts
- * const response = expectSuccess(await pool.request(address, request, 3000), request, address);
- * const maybeMissing = expectSuccess(response, request, address, [ResponseCode.SUCCESS, ResponseCode.QUERY_NOT_FOUND]);
- * ```
  */
 export function expectSuccess(
   response: RemotingCommand,

@@ -22,11 +22,6 @@ export interface ClientIdOptions {
 
 /**
  * Creates a new client id `ip@pid#<unique>`; every call returns a different id.
- *
- * @example
- * ```ts
- * createClientId(); // '10.0.0.7@4242#1a2b3c4d5e6f-1-9f8e7d'
- * ```
  */
 export function createClientId(options: ClientIdOptions = {}): string {
   cachedIp ??= localIp();
@@ -40,11 +35,6 @@ export function createClientId(options: ClientIdOptions = {}): string {
 /**
  * The first non-internal IPv4 address of this host (what Java's `RemotingUtil.getLocalAddress` prefers),
  * or 127.0.0.1.
- *
- * @example
- * ```ts
- * localIp(); // '10.0.0.7'
- * ```
  */
 export function localIp(): string {
   for (const addresses of Object.values(networkInterfaces())) {

@@ -20,21 +20,11 @@ import { DEFAULT_LOG_INTERVAL_MS, ThrottledLog } from '../util/throttled-log.js'
 
 /**
  * Called with the group whose membership changed; the consumer should rebalance now.
- *
- * @example
- * ```ts
- * const listener: ConsumerIdsChangedListener = (group) => rebalancer.rebalanceNow(group);
- * ```
  */
 export type ConsumerIdsChangedListener = (consumerGroup: string) => void;
 
 /**
  * What a running-info provider is asked.
- *
- * @example
- * ```ts
- * handler.setRunningInfoProvider('G', (req: ConsumerRunningInfoRequest) => runtime.runningInfo(req.clientId));
- * ```
  */
 export interface ConsumerRunningInfoRequest {
   consumerGroup: string;
@@ -44,11 +34,6 @@ export interface ConsumerRunningInfoRequest {
 
 /**
  * Builds the running info of one consumer group of this client.
- *
- * @example
- * ```ts
- * const provider: ConsumerRunningInfoProvider = () => ({ properties: {}, subscriptionSet: [], mqTable: [] });
- * ```
  */
 export type ConsumerRunningInfoProvider = (
   request: ConsumerRunningInfoRequest,
@@ -57,14 +42,6 @@ export type ConsumerRunningInfoProvider = (
 /**
  * Dispatches broker-initiated requests. Pass {@link ClientRequestHandler.handle} to the connection pool
  * as its `requestHandler`.
- *
- * @example
- * ```ts
- * const handler = new ClientRequestHandler();
- * const pool = new ConnectionPool({ requestHandler: handler.handle });
- * const stop = handler.onConsumerIdsChanged((group) => rebalancer.rebalanceNow(group));
- * handler.setRunningInfoProvider('G', () => runtime.runningInfo());
- * ```
  */
 export class ClientRequestHandler {
   private readonly idsChangedListeners = new Set<ConsumerIdsChangedListener>();

@@ -18,11 +18,6 @@ import type { RemotingTransport } from './transport.js';
 
 /**
  * Java's name server RPC timeout.
- *
- * @example
- * ```ts
- * new NameServerClient({ addresses, transport, timeoutMs: DEFAULT_NAME_SERVER_TIMEOUT_MS });
- * ```
  */
 export const DEFAULT_NAME_SERVER_TIMEOUT_MS = 3000;
 
@@ -40,13 +35,6 @@ export interface NameServerClientOptions {
 
 /**
  * Looks up topic routes.
- *
- * @example
- * ```ts
- * const nameServer = new NameServerClient({ addresses: ['127.0.0.1:9876'], transport: pool });
- * const route = await nameServer.getRoute('TopicTest');
- * const fresh = await nameServer.getRoute('TopicTest', { refresh: true });
- * ```
  */
 export class NameServerClient {
   readonly addresses: readonly string[];

@@ -18,12 +18,6 @@ import type { PullResult } from './pull-result.js';
 
 /**
  * Reads (at most) the one message stored at `offset`, committing nothing.
- *
- * @example
- * ```ts
- * const readOneAt: ReadOneAt = (offset) =>
- *   broker.pullMessage(address, readOnlyPullHeader({ ...queue, consumerGroup, queueOffset: offset, maxMsgNums: 1 }));
- * ```
  */
 export type ReadOneAt = (offset: number) => Promise<PullResult>;
 
@@ -31,12 +25,6 @@ export type ReadOneAt = (offset: number) => Promise<PullResult>;
  * The first offset whose message was stored at or after `timestamp`, or the queue's max offset when
  * every message is older, searched from `nearest`: what a broker before 5.0 answered for `timestamp`.
  * The queue's bounds come with the first read; an answer outside them is moved inside.
- *
- * @example
- * ```ts
- * // Store times 100, 200, 200, 200, 300; a 4.x broker answered 2 for 200:
- * await refineNearestOffset(readOneAt, 2, 200); // => 1
- * ```
  */
 export async function refineNearestOffset(
   readOneAt: ReadOneAt,

@@ -4,12 +4,6 @@ import { RocketMQError } from '../errors.js';
  * The route names a broker group but no address of it (every broker of the group is down, or the route
  * is not fetched yet): a pull has nowhere to go. Retriable: a route refresh brings it back once a broker
  * of the group registers again.
- *
- * @example
- * ```ts
- * const target = routes.pullTarget(queue.brokerName);
- * if (target === undefined) throw new NoBrokerAddressError(queue.brokerName, queue.topic);
- * ```
  */
 export class NoBrokerAddressError extends RocketMQError {
   constructor(

@@ -4,12 +4,6 @@ import { RocketMQError } from '../errors.js';
  * No master address is known for a broker group (its route has none yet, or the master is down):
  * calls that must go to the master (offsets, send-back, locks) cannot be made. Retriable: a route
  * refresh usually brings the newly elected master.
- *
- * @example
- * ```ts
- * const address = routes.masterAddress(queue.brokerName);
- * if (address === undefined) throw new NoMasterError(queue.brokerName);
- * ```
  */
 export class NoMasterError extends RocketMQError {
   constructor(

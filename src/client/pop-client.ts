@@ -37,22 +37,11 @@ export type PopAckStatus = 'OK' | 'GONE';
 /**
  * The outcome of CHANGE_MESSAGE_INVISIBLETIME: the new receipt (what a later ack of the same delivery
  * must send), or GONE.
- *
- * @example
- * ```ts
- * const changed = await pop.changeInvisibleTime(address, { ...popAckHeader(receipt, 'G', 'T'), invisibleTime: 10_000 });
- * if (changed.status === 'OK') receipt = changed.receipt;
- * ```
  */
 export type ChangeInvisibleTimeResult = { status: 'OK'; receipt: PopReceipt } | { status: 'GONE' };
 
 /**
  * Options of {@link PopClient}.
- *
- * @example
- * ```ts
- * new PopClient({ transport: client.pool, ackTimeoutMs: 5000 });
- * ```
  */
 export interface PopClientOptions {
   transport: RemotingTransport;
@@ -62,18 +51,6 @@ export interface PopClientOptions {
 
 /**
  * POP_MESSAGE, ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME against one broker address per call.
- *
- * @example
- * ```ts
- * const pop = new PopClient({ transport: client.pool });
- * const result = await pop.popMessage('127.0.0.1:10911', 'broker-a', { consumerGroup: 'G', topic: 'T',
- *   queueId: -1, maxMsgNums: 32, invisibleTime: 60_000, pollTime: 15_000, bornTime: Date.now(), initMode: 0 });
- * if (result.status === 'FOUND') {
- *   for (const { receipt } of result.messages) {
- *     await pop.ackMessage('127.0.0.1:10911', popAckHeader(receipt, 'G', 'T'));
- *   }
- * }
- * ```
  */
 export class PopClient {
   private readonly transport: RemotingTransport;

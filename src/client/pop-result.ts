@@ -16,11 +16,6 @@ import { expectSuccess } from './broker-error.js';
 
 /**
  * A popped message with the receipt that acks it or changes its invisible time.
- *
- * @example
- * ```ts
- * for (const { message, receipt } of result.messages) console.log(message.msgId, receipt.queueOffset);
- * ```
  */
 export interface PoppedMessage {
   readonly message: MessageExt;
@@ -30,11 +25,6 @@ export interface PoppedMessage {
 /**
  * Messages were popped: they stay invisible to other pops of the group until `popTime + invisibleTime`
  * (broker clock) unless acked or given another invisible time.
- *
- * @example
- * ```ts
- * if (result.status === 'FOUND') await consume(result.messages);
- * ```
  */
 export interface PopFound {
   status: 'FOUND';
@@ -63,11 +53,6 @@ export interface PopFound {
 /**
  * Nothing popped: the long poll ended empty (NO_NEW_MSG), or the broker holds too many long polls
  * already (POLLING_FULL: ask again after a pause).
- *
- * @example
- * ```ts
- * if (result.status === 'POLLING_FULL') await abortableSleep(1000, signal);
- * ```
  */
 export interface PopEmpty {
   status: 'NO_NEW_MSG' | 'POLLING_FULL';
@@ -76,11 +61,6 @@ export interface PopEmpty {
 
 /**
  * The outcome of one POP_MESSAGE.
- *
- * @example
- * ```ts
- * const result = await pop.popMessage(address, 'broker-a', header);
- * ```
  */
 export type PopResult = PopFound | PopEmpty;
 
@@ -95,11 +75,6 @@ const ALLOWED_CODES = [ResponseCode.SUCCESS, ...EMPTY_STATUS.keys()];
 /**
  * Maps a POP_MESSAGE response to a {@link PopResult}; `brokerName` goes into the receipts of first
  * deliveries. Throws {@link BrokerError} for other codes and {@link ProtocolError} for a malformed header.
- *
- * @example
- * ```ts
- * const result = toPopResult(await pool.request(address, request, 25_000), address, 'broker-a');
- * ```
  */
 export function toPopResult(
   response: RemotingCommand,

@@ -26,56 +26,26 @@ import type { SendStatus } from './send-result.js';
 
 /**
  * Our producer group when none is given (Java's inner one is `CLIENT_INNER_PRODUCER`).
- *
- * @example
- * ```ts
- * new Producer({ client, producerGroup: DEFAULT_PRODUCER_GROUP });
- * ```
  */
 export const DEFAULT_PRODUCER_GROUP = 'ROCKETMQ_LAMBDA_PRODUCER';
 /**
  * Bodies of at least this many bytes are zlib-compressed (Java `compressMsgBodyOverHowmuch`).
- *
- * @example
- * ```ts
- * new Producer({ client, compressOverBytes: DEFAULT_COMPRESS_OVER_BYTES * 2 });
- * ```
  */
 export const DEFAULT_COMPRESS_OVER_BYTES = 4096;
 /**
  * Java's default zlib level for message bodies.
- *
- * @example
- * ```ts
- * new Producer({ client, compressLevel: DEFAULT_COMPRESS_LEVEL });
- * ```
  */
 export const DEFAULT_COMPRESS_LEVEL = 5;
 /**
  * The broker's default `maxMessageSize`.
- *
- * @example
- * ```ts
- * new Producer({ client, maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES });
- * ```
  */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 /**
  * Extra attempts on other queues after a retriable failure.
- *
- * @example
- * ```ts
- * new Producer({ client, retries: DEFAULT_RETRIES });
- * ```
  */
 export const DEFAULT_RETRIES = 2;
 /**
  * Queues an auto-created topic gets (Java producer `defaultTopicQueueNums`).
- *
- * @example
- * ```ts
- * const header = { ...rest, defaultTopicQueueNums: DEFAULT_TOPIC_QUEUE_NUMS };
- * ```
  */
 export const DEFAULT_TOPIC_QUEUE_NUMS = 4;
 /**
@@ -91,11 +61,6 @@ const BATCH_ANSWER_OTHER_BYTES = 4096;
  * Most messages one batch send may hold: the broker's answer to more could pass the cap on incoming
  * headers (MAX_HEADER_BYTES, header-limits.ts). The broker would store such a batch and we would refuse
  * its answer, so the send would fail and its retries store the messages again.
- *
- * @example
- * ```ts
- * for (let i = 0; i < messages.length; i += MAX_BATCH_MESSAGES) await producer.sendBatch(messages.slice(i, i + MAX_BATCH_MESSAGES));
- * ```
  */
 export const MAX_BATCH_MESSAGES = Math.floor(
   (MAX_HEADER_BYTES - BATCH_ANSWER_OTHER_BYTES) / BATCH_ANSWER_BYTES_PER_MESSAGE,

@@ -40,12 +40,6 @@ interface ChangingEntry {
 
 /**
  * The encoded PULL_MESSAGE frames of one queue's pulls.
- *
- * @example
- * ```ts
- * const template = new PullFrameTemplate(header);
- * if (template.fits(nextHeader)) socket.write(template.encode(nextHeader, opaque, 0));
- * ```
  */
 export class PullFrameTemplate {
   /** The fixed header fields as given (undefined ones included: they are left out of the frame). */

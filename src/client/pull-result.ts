@@ -18,11 +18,6 @@ import { expectSuccess } from './broker-error.js';
 
 /**
  * Offsets every pull result carries (from the response header).
- *
- * @example
- * ```ts
- * const { nextBeginOffset, maxOffset }: PullOffsets = await broker.pullMessage(address, header);
- * ```
  */
 export interface PullOffsets {
   /** Where to pull next. */
@@ -35,11 +30,6 @@ export interface PullOffsets {
 
 /**
  * Messages were found.
- *
- * @example
- * ```ts
- * if (result.status === 'FOUND') for (const m of result.messages) handle(m);
- * ```
  */
 export interface PullFound extends PullOffsets {
   status: 'FOUND';
@@ -57,11 +47,6 @@ export interface PullFound extends PullOffsets {
 
 /**
  * Nothing to return: no new message (19), all filtered out (20), or the offset was illegal (21).
- *
- * @example
- * ```ts
- * if (result.status === 'OFFSET_ILLEGAL') await offsetStore.persist(queue, result.nextBeginOffset);
- * ```
  */
 export interface PullEmpty extends PullOffsets {
   status: 'NO_NEW_MSG' | 'NO_MATCHED_MSG' | 'OFFSET_ILLEGAL';
@@ -69,13 +54,6 @@ export interface PullEmpty extends PullOffsets {
 
 /**
  * The outcome of one PULL_MESSAGE.
- *
- * @example
- * ```ts
- * const result = await broker.pullMessage(address, header);
- * if (result.status === 'FOUND') processQueue.putMessages(result.messages);
- * nextOffset = result.nextBeginOffset;
- * ```
  */
 export type PullResult = PullFound | PullEmpty;
 
@@ -91,11 +69,6 @@ const ALLOWED_CODES = [ResponseCode.SUCCESS, ...EMPTY_STATUS.keys()];
  * Maps a PULL_MESSAGE response to a {@link PullResult}; throws {@link BrokerError} for other codes and
  * {@link ProtocolError} for a malformed header. With `offsetDelta` (static topics) every message's queue
  * offset is shifted, as Java does.
- *
- * @example
- * ```ts
- * const result = toPullResult(await pool.request(address, request, 30_000), address);
- * ```
  */
 export function toPullResult(
   response: RemotingCommand,

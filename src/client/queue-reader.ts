@@ -43,11 +43,6 @@ const READ_TIMEOUT_MS = 10_000;
 
 /**
  * What {@link QueueReader} needs of a client ({@link RocketMQClient} has both).
- *
- * @example
- * ```ts
- * const calls: QueueReaderClient = { nameServer: client.nameServer, broker: client.broker };
- * ```
  */
 export interface QueueReaderClient {
   nameServer: Pick<NameServerClient, 'getRoute'>;
@@ -65,11 +60,6 @@ export interface QueueReaderOptions {
 
 /**
  * One queue of a topic's route and whether the route lets clients read it.
- *
- * @example
- * ```ts
- * const unreadable = (await reader.queues('%DLQ%G')).filter((q) => !q.readable);
- * ```
  */
 export interface RoutedQueue {
   queue: MessageQueue;
@@ -79,12 +69,6 @@ export interface RoutedQueue {
 
 /**
  * The outcome of one {@link QueueReader.read}.
- *
- * @example
- * ```ts
- * const result: QueueReadResult = await reader.read(queue, 0);
- * if (result.status === 'OFFSET_ILLEGAL') await reader.read(queue, result.nextOffset);
- * ```
  */
 export interface QueueReadResult {
   status: PullResult['status'];
@@ -107,16 +91,6 @@ export interface QueueReadResult {
 
 /**
  * Reads queues by offset without a consumer (see the file header for the API).
- *
- * @example
- * ```ts
- * const reader = new QueueReader({ client, consumerGroup: 'G' });
- * const [first] = await reader.queues('Orders');
- * if (first) {
- *   const { messages, nextOffset } = await reader.read(first.queue, 0, { maxMessages: 10 });
- *   const atCommitted = await reader.readAt(first.queue, 42);
- * }
- * ```
  */
 export class QueueReader {
   readonly #client: QueueReaderClient;

@@ -22,12 +22,6 @@ export interface ReadOnlyPullTarget {
 
 /**
  * Builds the header of a pull that reads `maxMsgNums` messages from `queueOffset` and commits nothing.
- *
- * @example
- * ```ts
- * const header = readOnlyPullHeader({ consumerGroup: 'G', topic: 'T', queueId: 0, queueOffset: 42, maxMsgNums: 1 });
- * const result = await broker.pullMessage(address, header, { timeoutMs: 5000 });
- * ```
  */
 export function readOnlyPullHeader(target: ReadOnlyPullTarget): PullMessageRequestHeader {
   return {

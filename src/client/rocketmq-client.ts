@@ -94,11 +94,6 @@ export class RocketMQClient {
 
 /**
  * Signs an outgoing request with ACL credentials (replies are never signed).
- *
- * @example
- * ```ts
- * const pool = new ConnectionPool({ beforeSend: (cmd) => signCommand(cmd, { accessKey, secretKey }) });
- * ```
  */
 export function signCommand(command: RemotingCommand, credentials: AclCredentials): RemotingCommand {
   if ((command.flag & FLAG_RESPONSE) !== 0) return command;

@@ -9,21 +9,11 @@ import { expectSuccess } from './broker-error.js';
 
 /**
  * How well a stored message is stored (Java `SendStatus`).
- *
- * @example
- * ```ts
- * if (result.status !== 'SEND_OK') log.warn({ status: result.status }, 'stored with a weaker guarantee');
- * ```
  */
 export type SendStatus = 'SEND_OK' | 'FLUSH_DISK_TIMEOUT' | 'FLUSH_SLAVE_TIMEOUT' | 'SLAVE_NOT_AVAILABLE';
 
 /**
  * What the broker says about a stored message (or batch).
- *
- * @example
- * ```ts
- * const { offsetMsgId, queueOffset }: BrokerSendResult = await broker.sendMessage(address, header, body);
- * ```
  */
 export interface BrokerSendResult {
   status: SendStatus;
@@ -46,11 +36,6 @@ const STATUS_BY_CODE = new Map<number, SendStatus>([
 
 /**
  * Maps a send response to a {@link BrokerSendResult}.
- *
- * @example
- * ```ts
- * const result = toSendResult(response, { code: RequestCode.SEND_MESSAGE_V2 }, address);
- * ```
  */
 export function toSendResult(
   response: RemotingCommand,

@@ -7,12 +7,6 @@ import type { RemotingCommand } from '../protocol/remoting-command.js';
 
 /**
  * Sends requests to servers by address.
- *
- * @example
- * ```ts
- * const transport: RemotingTransport = new ConnectionPool({ requestHandler });
- * const response = await transport.request('127.0.0.1:9876', { code: 105, extFields: { topic } }, 3000);
- * ```
  */
 export interface RemotingTransport {
   /** Resolves with the response whatever its code; rejects on network errors and timeouts. */

@@ -8,11 +8,6 @@ import { endpointUrl, info, text } from './schema-meta.js';
 
 /**
  * The top-level `lambda` key: how Lambda functions are invoked.
- *
- * @example
- * ```ts
- * lambdaSchema.parse({ region: 'eu-west-1', endpoint: 'http://127.0.0.1:3002' });
- * ```
  */
 export const lambdaSchema = z
   .strictObject({
@@ -46,11 +41,6 @@ export const lambdaSchema = z
 
 /**
  * The top-level `destinations` key: where `onFailure` records are sent.
- *
- * @example
- * ```ts
- * destinationsSchema.parse({ endpoint: 'http://127.0.0.1:4566' });
- * ```
  */
 export const destinationsSchema = z
   .strictObject({

@@ -3,6 +3,8 @@
  * servers, the ACL credentials (secrets belong in the environment, e.g. ECS secrets), the DynamoDB
  * endpoint and region of the offsets table, and the Lambda endpoint and region.
  */
+
+import { isPlainRecord } from '../util/plain-record.js';
 import type { ConfigProblem } from './config-problem.js';
 import { classifyFunctionRef } from './function-ref.js';
 
@@ -34,15 +36,9 @@ export const TLS_KEY_PASSPHRASE_ENV = CONFIG_ENV.tlsKeyPassphrase[0];
  * Problems of the environment itself: half of the ACL credentials (signing would silently be off, and
  * every request refused by an ACL broker), a security token without keys. Only when the config file has
  * no `acl` (it wins over the environment). Never names a value.
- *
- * @example
- * ```ts
- * environmentProblems({}, { ROCKETMQ_ACCESS_KEY: 'ak' });
- * // => [{ path: ['acl'], message: 'ROCKETMQ_ACCESS_KEY is set but ROCKETMQ_SECRET_KEY is not: set both, or neither' }]
- * ```
  */
 export function environmentProblems(raw: unknown, env: Env = process.env): ConfigProblem[] {
-  if (isObject(raw) && raw.acl !== undefined) return [];
+  if (isPlainRecord(raw) && raw.acl !== undefined) return [];
   const [accessName] = CONFIG_ENV.accessKey;
   const [secretName] = CONFIG_ENV.secretKey;
   const [tokenName] = CONFIG_ENV.securityToken;
@@ -75,12 +71,6 @@ export function environmentProblems(raw: unknown, env: Env = process.env): Confi
  *   `AWS_ENDPOINT_URL_LAMBDA`, `lambda.region` from `AWS_REGION`;
  * - with `metrics.cloudwatch`: its `endpoint` from `AWS_ENDPOINT_URL_CLOUDWATCH`, `region` from `AWS_REGION`.
  * Blank variables count as unset. Anything that is not an object is returned as is (the schema reports it).
- *
- * @example
- * ```ts
- * applyEnvironment({ offsets: { store: 'memory' }, mappings: [] }, { NAMESRV_ADDR: '127.0.0.1:9876' });
- * // => { offsets: { store: 'memory' }, mappings: [], nameServer: '127.0.0.1:9876' }
- * ```
  */
 export function applyEnvironment(raw: unknown, env: Env = process.env): unknown {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
@@ -121,7 +111,7 @@ export function applyEnvironment(raw: unknown, env: Env = process.env): unknown 
     }
   }
   const metrics = config.metrics;
-  if (isObject(metrics) && isObject(metrics.cloudwatch)) {
+  if (isPlainRecord(metrics) && isPlainRecord(metrics.cloudwatch)) {
     const filled: Record<string, unknown> = { ...metrics.cloudwatch };
     const endpoint = firstSet(env, CONFIG_ENV.cloudwatchEndpoint);
     if (filled.endpoint === undefined && endpoint !== undefined) filled.endpoint = endpoint;
@@ -132,20 +122,10 @@ export function applyEnvironment(raw: unknown, env: Env = process.env): unknown 
   return config;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * The endpoints of `onFailure` destinations from the environment: `AWS_ENDPOINT_URL_SQS` and
  * `AWS_ENDPOINT_URL_SNS` (the SDK reads them too, but an SQS client must also be told its endpoint
  * explicitly, or it sends to the queue URL's host).
- *
- * @example
- * ```ts
- * destinationEndpointsOf({ AWS_ENDPOINT_URL_SQS: 'http://127.0.0.1:4566' });
- * // => { sqs: 'http://127.0.0.1:4566', sns: undefined }
- * ```
  */
 export function destinationEndpointsOf(env: Env = process.env): {
   sqs: string | undefined;

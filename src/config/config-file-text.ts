@@ -29,11 +29,6 @@ export interface ReadConfigFileOptions {
  * The text of a config file (UTF-8, a leading byte order mark dropped). Throws {@link ConfigError} with
  * one line when the file cannot be read, is a directory, is larger than `maxBytes` (checked before
  * reading) or is not UTF-8.
- *
- * @example
- * ```ts
- * const text = await readConfigFileText('poller.yaml');
- * ```
  */
 export async function readConfigFileText(file: string, options: ReadConfigFileOptions = {}): Promise<string> {
   const label = options.label ?? '(config)';
@@ -67,11 +62,6 @@ export async function readConfigFileText(file: string, options: ReadConfigFileOp
 /**
  * Throws {@link ConfigError} (one line naming `name`) when a config given as text (an environment
  * variable) is larger than `maxBytes` in UTF-8.
- *
- * @example
- * ```ts
- * checkConfigTextSize(process.env.ROCKETMQ_LAMBDA_CONFIG ?? '', 'ROCKETMQ_LAMBDA_CONFIG');
- * ```
  */
 export function checkConfigTextSize(text: string, name: string, maxBytes: number = MAX_CONFIG_BYTES): void {
   // Each UTF-16 unit is at most 3 bytes of UTF-8: short texts need no count.

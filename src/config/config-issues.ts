@@ -42,11 +42,6 @@ const REQUIRED_HINTS: Readonly<Record<string, string>> = {
 /**
  * What the wording knows of the schema the issues came from: the poller config's by default, the
  * Serverless plugin's for its own schemas, so a typo is never answered with a key of the other.
- *
- * @example
- * ```ts
- * const vocabulary: IssueVocabulary = { knownKeysAt: (path) => knownKeysAt(path, pluginRoot), requiredHints: {} };
- * ```
  */
 export interface IssueVocabulary {
   /** The keys allowed at `path`, for "did you mean". */
@@ -60,13 +55,6 @@ const RUN_CONFIG_VOCABULARY: IssueVocabulary = { knownKeysAt, requiredHints: REQ
 /**
  * One problem per zod issue (one per key for unknown keys; the matching alternative's issues for unions).
  * Issues must come from a parse with `reportInput: true` so that messages can show the bad value.
- *
- * @example
- * ```ts
- * const result = runConfigSchema.safeParse(raw, { reportInput: true });
- * if (!result.success) problemsOfIssues(result.error.issues);
- * // => [{ path: ['mappings', 1, 'batchSize'], message: 'must be ≤ 10000' }]
- * ```
  */
 export function problemsOfIssues(
   issues: readonly Issue[],

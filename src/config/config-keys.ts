@@ -27,11 +27,6 @@ export interface SchemaNode {
 
 /**
  * One key of the config.
- *
- * @example
- * ```ts
- * const key: ConfigKey = { path: 'mappings[].batchSize', node, required: false };
- * ```
  */
 export interface ConfigKey {
   /** Dotted path; array elements as `[]`: `mappings[].filter.sql`. */
@@ -44,11 +39,6 @@ let cachedRoot: SchemaNode | undefined;
 
 /**
  * The JSON Schema (draft 2020-12) of a config file, with each key's description and default.
- *
- * @example
- * ```ts
- * writeFileSync('rocketmq-lambda.schema.json', JSON.stringify(configJsonSchema(), null, 2));
- * ```
  */
 export function configJsonSchema(): SchemaNode {
   cachedRoot ??= z.toJSONSchema(runConfigSchema, { io: 'input' }) as SchemaNode;
@@ -58,11 +48,6 @@ export function configJsonSchema(): SchemaNode {
 /**
  * Every key of the config, depth first in schema order. Object-valued alternatives of a union (the
  * `{ sql }` form of `filter`) contribute their keys too.
- *
- * @example
- * ```ts
- * configKeys().map((key) => key.path); // => ['nameServer', 'acl', 'acl.accessKey', ...]
- * ```
  */
 export function configKeys(): ConfigKey[] {
   return schemaKeys(configJsonSchema());
@@ -71,11 +56,6 @@ export function configKeys(): ConfigKey[] {
 /**
  * Every key of a JSON Schema object (as zod derives it), depth first in schema order: what
  * {@link configKeys} lists for the run config, for any other schema (the Serverless plugin's).
- *
- * @example
- * ```ts
- * schemaKeys(z.toJSONSchema(schema, { io: 'input' }) as SchemaNode).map((key) => key.path);
- * ```
  */
 export function schemaKeys(root: SchemaNode): ConfigKey[] {
   const keys: ConfigKey[] = [];
@@ -105,11 +85,6 @@ function objectNodesOf(node: SchemaNode): { node: SchemaNode; suffix: string }[]
  * The keys allowed in the object at `path` (array indexes and union alternatives followed), for "did you
  * mean" hints; empty when `path` names no object. `root` is the poller config's JSON Schema unless
  * another schema's (the Serverless plugin's) is given.
- *
- * @example
- * ```ts
- * knownKeysAt(['mappings', 0]).includes('batchSize'); // => true
- * ```
  */
 export function knownKeysAt(path: KeyPath, root: SchemaNode = configJsonSchema()): string[] {
   let nodes: SchemaNode[] = [root];

@@ -10,11 +10,6 @@ export type KeyPath = readonly (string | number)[];
 
 /**
  * One problem found in a config.
- *
- * @example
- * ```ts
- * const problem: ConfigProblem = { path: ['mappings', 1, 'batchSize'], message: 'must be ≤ 10000' };
- * ```
  */
 export interface ConfigProblem {
   readonly path: KeyPath;
@@ -23,12 +18,6 @@ export interface ConfigProblem {
 
 /**
  * Renders a key path the way a reader writes it: `mappings[1].filter.sql`; the root is `(config)`.
- *
- * @example
- * ```ts
- * formatKeyPath(['mappings', 1, 'batchSize']); // => 'mappings[1].batchSize'
- * formatKeyPath([]); // => '(config)'
- * ```
  */
 export function formatKeyPath(path: KeyPath): string {
   let out = '';
@@ -44,12 +33,6 @@ export function formatKeyPath(path: KeyPath): string {
 
 /**
  * The line of a problem: `<key path>: <message>`.
- *
- * @example
- * ```ts
- * problemLine({ path: ['offsets', 'table'], message: 'required when offsets.store is dynamodb' });
- * // => 'offsets.table: required when offsets.store is dynamodb'
- * ```
  */
 export function problemLine(problem: ConfigProblem): string {
   return `${formatKeyPath(problem.path)}: ${problem.message}`;

@@ -7,15 +7,6 @@ import { type ConfigKey, configKeys, type SchemaNode } from './config-keys.js';
 /**
  * A Markdown table of every config key: key path (`mappings[].batchSize`), type and range, default
  * (or "required"), description.
- *
- * @example
- * ```ts
- * // scripts/readme.ts
- * process.stdout.write(configReference());
- * // | Key | Type | Default | Description |
- * // |---|---|---|---|
- * // | `nameServer` | string \| list of string | required | Name server addresses: ... |
- * ```
  */
 export function configReference(): string {
   return referenceTable(configKeys());
@@ -23,11 +14,6 @@ export function configReference(): string {
 
 /**
  * The Markdown table of `keys` ({@link configReference}'s columns), for any schema's keys.
- *
- * @example
- * ```ts
- * referenceTable(schemaKeys(root)); // => '| Key | Type | Default | Description |\n|---|---|---|---|\n...'
- * ```
  */
 export function referenceTable(keys: readonly ConfigKey[]): string {
   const rows = keys.map(

@@ -5,11 +5,13 @@
  *
  * They run on the raw input next to the schema (not after it), so one pass reports every problem; each
  * rule looks only at values of the right type and leaves wrong types to the schema's own lines.
+ *
+ * The rules of the keys a mapping shares with the Serverless `rocketmq` event (`mapping-keys.ts`) are
+ * exported: the plugin runs them on each event too (src/serverless/schema-problems.ts), so both surfaces
+ * refuse the same values in the same words.
  */
 
 import { RocketMQError } from '../errors.js';
-import { parseDestinationArn } from '../invoke/failure-destination-arn.js';
-import { FailureDestinationError } from '../invoke/failure-destination-error.js';
 import { DEFAULT_TIMEOUT_MARGIN_MS } from '../invoke/lambda-timeouts.js';
 import { parseAddress } from '../network/address.js';
 import { NetworkError } from '../network/errors.js';
@@ -17,34 +19,49 @@ import { parseNameServerAddresses } from '../network/name-server-addresses.js';
 import { checkSql92Filter } from '../protocol/sql92-filter.js';
 import { buildSubscriptionData } from '../protocol/subscription.js';
 import { echoedText, echoedValue, MAX_ECHOED_CHARS } from '../util/echoed-value.js';
+import { FAILURE_DESTINATION_ARN } from '../util/failure-destination-arn-pattern.js';
+import { asPlainRecord } from '../util/plain-record.js';
+import { MAPPING_DEFAULTS } from './config-defaults.js';
 import type { ConfigProblem, KeyPath } from './config-problem.js';
-import { MAPPING_DEFAULTS, MAX_TIMESTAMP_SECONDS } from './config-schema.js';
 import { CONSUMER_OPTION_SPECS } from './consumer-option-keys.js';
 import { classifyFunctionRef } from './function-ref.js';
+import { MAX_RECORD_AGE_SECONDS, MAX_TIMESTAMP_SECONDS, MIN_RECORD_AGE_SECONDS } from './mapping-keys.js';
 
-type Raw = Readonly<Record<string, unknown>>;
+/** An object of raw input: the config, a mapping, a Serverless event. */
+export type Raw = Readonly<Record<string, unknown>>;
+/** The path of a key of the mapping (or event) being checked. */
+export type KeyAt = (key: string) => KeyPath;
 
 /** Keys of `offsets` that only the DynamoDB store reads. */
 const DYNAMODB_ONLY_KEYS = ['table', 'region', 'endpoint', 'createTable'] as const;
 
 /**
  * Every cross-key problem of a raw config (after environment variables were applied).
- *
- * @example
- * ```ts
- * crossKeyProblems({ nameServer: 'x', offsets: { store: 'dynamodb' }, mappings: [] });
- * // => [{ path: ['nameServer'], message: '"x" is not host:port' },
- * //     { path: ['offsets', 'table'], message: 'required when offsets.store is dynamodb' }]
- * ```
  */
 export function crossKeyProblems(raw: unknown): ConfigProblem[] {
-  const root = asRecord(raw);
+  const root = asPlainRecord(raw);
   if (root === undefined) return [];
   return [
     ...nameServerProblems(root.nameServer),
+    ...tlsProblems(root.tls, ['tls']),
     ...offsetsProblems(root.offsets),
     ...mappingsProblems(root.mappings),
   ];
+}
+
+/**
+ * The settings form of `tls` (the run config's, `custom.rocketmq.tls`): a client certificate and its key
+ * come together. `path` is where `tls` is.
+ */
+export function tlsProblems(value: unknown, path: KeyPath): ConfigProblem[] {
+  const tls = asPlainRecord(value);
+  if (tls === undefined) return [];
+  const problems: ConfigProblem[] = [];
+  if (tls.certFile !== undefined && tls.keyFile === undefined)
+    problems.push({ path: [...path, 'keyFile'], message: 'required with certFile' });
+  if (tls.keyFile !== undefined && tls.certFile === undefined)
+    problems.push({ path: [...path, 'certFile'], message: 'required with keyFile' });
+  return problems;
 }
 
 function nameServerProblems(value: unknown): ConfigProblem[] {
@@ -73,7 +90,7 @@ function addressProblems(address: string, path: KeyPath): ConfigProblem[] {
 }
 
 function offsetsProblems(value: unknown): ConfigProblem[] {
-  const offsets = asRecord(value);
+  const offsets = asPlainRecord(value);
   if (offsets === undefined) return [];
   const store = offsets.store;
   if (store === 'dynamodb') {
@@ -90,7 +107,7 @@ function offsetsProblems(value: unknown): ConfigProblem[] {
 
 function mappingsProblems(value: unknown): ConfigProblem[] {
   if (!Array.isArray(value)) return [];
-  const mappings = value.map(asRecord);
+  const mappings = value.map(asPlainRecord);
   const problems: ConfigProblem[] = [];
   mappings.forEach((mapping, index) => {
     if (mapping !== undefined) problems.push(...mappingProblems(mapping, index));
@@ -100,7 +117,53 @@ function mappingsProblems(value: unknown): ConfigProblem[] {
 }
 
 function mappingProblems(mapping: Raw, index: number): ConfigProblem[] {
-  const at = (key: string): KeyPath => ['mappings', index, key];
+  const at: KeyAt = (key) => ['mappings', index, key];
+  const problems: ConfigProblem[] = [
+    ...startingPositionProblems(mapping, at),
+    ...allocationProblems(mapping, at),
+    ...decompressionProblems(mapping, at),
+    ...consumeModeProblems(mapping, at),
+    ...orderlyFailureProblems(mapping, at),
+    ...filterProblems(mapping, at),
+    ...recordAgeProblems(mapping.maxRecordAgeSeconds, at('maxRecordAgeSeconds')),
+  ];
+  if (typeof mapping.function === 'string' && mapping.function !== '') {
+    const ref = classifyFunctionRef(mapping.function);
+    // The reason is bounded where it is made (it quotes the reference with echoedValue).
+    if (ref.kind === 'invalid') problems.push({ path: at('function'), message: ref.reason });
+    if (ref.kind === 'local' && mapping.functionTimeoutMs !== undefined) {
+      problems.push({
+        path: at('functionTimeoutMs'),
+        message: 'only used with a Lambda function (local: handlers run in-process)',
+      });
+    }
+    if (ref.kind === 'lambda') problems.push(...consumeTimeoutProblems(mapping, at));
+  }
+  if (typeof mapping.onFailure === 'string' && mapping.onFailure.trim() !== '') {
+    problems.push(...destinationProblems(mapping.onFailure.trim(), at('onFailure')));
+  }
+  return problems;
+}
+
+/**
+ * The maximum record age (the run config's `maxRecordAgeSeconds`, the event's `maxRecordAge`): AWS's gap
+ * between -1 (no limit) and its minimum, which a range in the schema cannot say. Values the schema refuses
+ * (not an integer, out of -1..max) are its own lines.
+ */
+export function recordAgeProblems(age: unknown, path: KeyPath): ConfigProblem[] {
+  if (typeof age !== 'number' || !Number.isInteger(age) || age <= MAPPING_DEFAULTS.maxRecordAgeSeconds)
+    return [];
+  if (age >= MIN_RECORD_AGE_SECONDS) return [];
+  return [
+    {
+      path,
+      message: `must be ${MAPPING_DEFAULTS.maxRecordAgeSeconds} (no limit) or ${MIN_RECORD_AGE_SECONDS}–${MAX_RECORD_AGE_SECONDS} seconds, got ${age}`,
+    },
+  ];
+}
+
+/** `startingPositionTimestamp`: with AT_TIMESTAMP, and only then; seconds, or a real calendar date. */
+export function startingPositionProblems(mapping: Raw, at: KeyAt): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const position = mapping.startingPosition;
   const timestamp = mapping.startingPositionTimestamp;
@@ -130,37 +193,25 @@ function mappingProblems(mapping: Raw, index: number): ConfigProblem[] {
       message: `${echoedValue(timestamp)} is not a valid date`,
     });
   }
-  problems.push(...allocationProblems(mapping, at));
-  problems.push(...decompressionProblems(mapping, at));
-  problems.push(...consumeModeProblems(mapping, at));
-  if (mapping.orderlyFailure !== undefined && mapping.orderly !== true) {
-    problems.push({ path: at('orderlyFailure'), message: 'only used when orderly is true' });
-  }
-  if (typeof mapping.filter === 'string')
-    problems.push(...tagExpressionProblems(mapping.filter, at('filter')));
-  const sql = asRecord(mapping.filter)?.sql;
-  if (typeof sql === 'string' && sql.trim() !== '')
-    problems.push(...sqlFilterProblems(sql, [...at('filter'), 'sql']));
-  if (typeof mapping.function === 'string' && mapping.function !== '') {
-    const ref = classifyFunctionRef(mapping.function);
-    // The reason is bounded where it is made (it quotes the reference with echoedValue).
-    if (ref.kind === 'invalid') problems.push({ path: at('function'), message: ref.reason });
-    if (ref.kind === 'local' && mapping.functionTimeoutMs !== undefined) {
-      problems.push({
-        path: at('functionTimeoutMs'),
-        message: 'only used with a Lambda function (local: handlers run in-process)',
-      });
-    }
-    if (ref.kind === 'lambda') problems.push(...consumeTimeoutProblems(mapping, at));
-  }
-  if (typeof mapping.onFailure === 'string' && mapping.onFailure.trim() !== '') {
-    problems.push(...destinationProblems(mapping.onFailure.trim(), at('onFailure')));
-  }
   return problems;
 }
 
+/** `orderlyFailure` says what an orderly mapping does with a failed batch. */
+export function orderlyFailureProblems(mapping: Raw, at: KeyAt): ConfigProblem[] {
+  return mapping.orderlyFailure !== undefined && mapping.orderly !== true
+    ? [{ path: at('orderlyFailure'), message: 'only used when orderly is true' }]
+    : [];
+}
+
+/** A tag expression that names a tag, or an SQL92 expression the broker's grammar accepts. */
+export function filterProblems(mapping: Raw, at: KeyAt): ConfigProblem[] {
+  if (typeof mapping.filter === 'string') return tagExpressionProblems(mapping.filter, at('filter'));
+  const sql = asPlainRecord(mapping.filter)?.sql;
+  return typeof sql === 'string' && sql.trim() !== '' ? sqlFilterProblems(sql, [...at('filter'), 'sql']) : [];
+}
+
 /** `allocateVirtualNodes` tunes the ring of CONSISTENT_HASH only. */
-function allocationProblems(mapping: Raw, at: (key: string) => KeyPath): ConfigProblem[] {
+export function allocationProblems(mapping: Raw, at: KeyAt): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if (mapping.allocateVirtualNodes !== undefined && mapping.allocateStrategy !== 'CONSISTENT_HASH') {
     problems.push({
@@ -178,7 +229,7 @@ function allocationProblems(mapping: Raw, at: (key: string) => KeyPath): ConfigP
  * problem goes on the key that was set, the other's value (or default) named. Values outside their range
  * are left to the schema's own line.
  */
-function decompressionProblems(mapping: Raw, at: (key: string) => KeyPath): ConfigProblem[] {
+function decompressionProblems(mapping: Raw, at: KeyAt): ConfigProblem[] {
   const body = inRange(mapping.maxDecompressedBodyBytes, CONSUMER_OPTION_SPECS.maxDecompressedBodyBytes);
   const pull = inRange(mapping.maxDecompressedPullBytes, CONSUMER_OPTION_SPECS.maxDecompressedPullBytes);
   if (body === null || pull === null) return [];
@@ -221,7 +272,7 @@ function inRange(
  * queue's first pop: TRIM_HORIZON or LATEST) and no per-poller copy of the messages; and a bisected batch
  * would re-invoke past the invisible time, which is sized for one invoke. Allocation keys are PUSH's.
  */
-function consumeModeProblems(mapping: Raw, at: (key: string) => KeyPath): ConfigProblem[] {
+export function consumeModeProblems(mapping: Raw, at: KeyAt): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if (mapping.consumeMode === 'POP') {
     const refused: [key: string, set: boolean, why: string][] = [
@@ -258,7 +309,7 @@ function consumeModeProblems(mapping: Raw, at: (key: string) => KeyPath): Config
  * A Lambda mapping's `consumeTimeoutMs` must outlast one invoke (`functionTimeoutMs` plus the invoker's
  * margin): otherwise a message whose invoke is still running would be sent back for retry (a duplicate).
  */
-function consumeTimeoutProblems(mapping: Raw, at: (key: string) => KeyPath): ConfigProblem[] {
+function consumeTimeoutProblems(mapping: Raw, at: KeyAt): ConfigProblem[] {
   const consumeTimeoutMs = mapping.consumeTimeoutMs;
   if (typeof consumeTimeoutMs !== 'number') return [];
   const functionTimeoutMs =
@@ -276,18 +327,13 @@ function consumeTimeoutProblems(mapping: Raw, at: (key: string) => KeyPath): Con
 }
 
 function destinationProblems(arn: string, path: KeyPath): ConfigProblem[] {
-  try {
-    parseDestinationArn(arn);
-    return [];
-  } catch (error) {
-    if (!(error instanceof FailureDestinationError)) throw error;
-    return [
-      {
-        path,
-        message: `${echoedValue(arn)} is not an SQS queue ARN or SNS topic ARN (arn:aws:sqs:<region>:<account>:<queue> or arn:aws:sns:<region>:<account>:<topic>)`,
-      },
-    ];
-  }
+  if (FAILURE_DESTINATION_ARN.test(arn)) return [];
+  return [
+    {
+      path,
+      message: `${echoedValue(arn)} is not an SQS queue ARN or SNS topic ARN (arn:aws:sqs:<region>:<account>:<queue> or arn:aws:sns:<region>:<account>:<topic>)`,
+    },
+  ];
 }
 
 function tagExpressionProblems(expression: string, path: KeyPath): ConfigProblem[] {
@@ -383,8 +429,4 @@ function isRealDate(text: string): boolean {
     minute <= 59 &&
     second <= 59
   );
-}
-
-function asRecord(value: unknown): Raw | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Raw) : undefined;
 }

@@ -2,87 +2,32 @@
  * The closed zod schema of the `rocketmq-lambda run` config file: every key, its type, range, default
  * and description. A key not listed is an error (typos are caught). The keys of consumer options take
  * their range, default and description from the consumer's one definition (`consumer-option-keys.ts`);
- * the others are defined here. Defaults are not filled by the schema (so cross-field rules can tell "left
- * out" from "set"); `resolveConfig` fills them, once, from {@link RUN_DEFAULTS} and
- * {@link MAPPING_DEFAULTS}, the same values the reference table shows.
+ * the keys a mapping shares with the Serverless `rocketmq` event come from `mapping-keys.ts`, `tls` from
+ * `tls-config-schema.ts`; the others are defined here. Defaults are not filled by the schema (so cross-field rules can tell "left
+ * out" from "set"); `resolveConfig` fills them, once, from `RUN_DEFAULTS` and
+ * `MAPPING_DEFAULTS` (`config-defaults.ts`), the same values the reference table shows.
  *
  * Rules spanning several keys (AT_TIMESTAMP needs a timestamp, unique names, one mapping per consumer
  * group, ...) live in `config-rules.ts`.
  */
 import { z } from 'zod';
-import { SUB_ALL } from '../protocol/subscription.js';
 import { destinationsSchema, lambdaSchema } from './aws-config-schema.js';
+import { MAPPING_DEFAULTS, RUN_DEFAULTS } from './config-defaults.js';
+import { CONSUMER_DEFAULTS, enumOptionKey, integerOptionKey } from './consumer-option-keys.js';
 import {
-  booleanOptionKey,
-  CONSUMER_DEFAULTS,
-  enumOptionKey,
-  integerOptionKey,
-} from './consumer-option-keys.js';
+  consumerGroupKey,
+  MAPPING_KEYS,
+  MAX_RECORD_AGE_SECONDS,
+  MIN_RECORD_AGE_SECONDS,
+} from './mapping-keys.js';
 import { metricsSchema } from './metrics-config-schema.js';
-import { info, type KeyInfo, text } from './schema-meta.js';
+import { info, intKey, tableName, text } from './schema-meta.js';
+import { tlsSchema, tlsSettingsSchema } from './tls-config-schema.js';
 
-/** Defaults of the top-level keys. */
-export const RUN_DEFAULTS = {
-  tls: false,
-  verifyServer: true,
-  /** How often each held queue's offset is written to the store (when it changed). */
-  persistIntervalMs: CONSUMER_DEFAULTS.persistIntervalMs,
-  /** Per mapping; the poller's whole stop takes about this long at most, plus persisting offsets. */
-  shutdownTimeoutMs: CONSUMER_DEFAULTS.shutdownTimeoutMs,
-  /** Relative to the config file's directory. */
-  offsetsPath: '.rocketmq-lambda/offsets',
-  createTable: false,
-} as const;
-
-/** Defaults of the per-mapping keys (the consumer runtime's own defaults). */
-export const MAPPING_DEFAULTS = {
-  filter: SUB_ALL,
-  batchSize: CONSUMER_DEFAULTS.batchSize,
-  maximumBatchingWindowMs: CONSUMER_DEFAULTS.maximumBatchingWindowMs,
-  maxConcurrency: CONSUMER_DEFAULTS.maxConcurrency,
-  orderly: CONSUMER_DEFAULTS.orderly,
-  orderlyFailure: CONSUMER_DEFAULTS.orderlyFailure,
-  maxReconsumeTimes: CONSUMER_DEFAULTS.maxReconsumeTimes,
-  messageModel: CONSUMER_DEFAULTS.messageModel,
-  consumeMode: CONSUMER_DEFAULTS.consumeMode,
-  allocateStrategy: CONSUMER_DEFAULTS.allocateStrategy,
-  allocateVirtualNodes: CONSUMER_DEFAULTS.allocateVirtualNodes,
-  startingPosition: CONSUMER_DEFAULTS.startingPosition,
-  pullThresholdForQueue: CONSUMER_DEFAULTS.pullThresholdForQueue,
-  pullThresholdSizeForQueue: CONSUMER_DEFAULTS.pullThresholdSizeForQueue,
-  pullThresholdSizeForTopic: CONSUMER_DEFAULTS.pullThresholdSizeForTopic,
-  maxDecompressedBodyBytes: CONSUMER_DEFAULTS.maxDecompressedBodyBytes,
-  maxDecompressedPullBytes: CONSUMER_DEFAULTS.maxDecompressedPullBytes,
-  consumeConcurrentlyMaxSpan: CONSUMER_DEFAULTS.consumeConcurrentlyMaxSpan,
-  consumeTimeoutMs: CONSUMER_DEFAULTS.consumeTimeoutMs,
-  /** Lambda's longest timeout: an invoke may take this long (plus a margin) before it counts as failed. */
-  functionTimeoutMs: 900_000,
-  bisectBatchOnError: false,
-  /** -1: messages never get too old (AWS's default). */
-  maxRecordAgeSeconds: -1,
-} as const;
-
-/** AWS's range of `MaximumRecordAgeInSeconds` (besides -1, "off"). */
-export const MIN_RECORD_AGE_SECONDS = 60;
-/** AWS's range of `MaximumRecordAgeInSeconds` (7 days). */
-export const MAX_RECORD_AGE_SECONDS = 604_800;
-
-/** RocketMQ's topic and group name characters (`TopicValidator`). */
-export const RESOURCE_NAME = /^[%|a-zA-Z0-9_-]+$/;
-/** `TopicValidator.TOPIC_MAX_LENGTH`. */
-export const MAX_TOPIC_CHARS = 127;
-/** `Validators.CHARACTER_MAX_LENGTH`, the longest consumer group name. */
-export const MAX_GROUP_CHARS = 255;
 /** A zone name: it becomes the third `@` part of the client id (zone-conventions.ts). */
 const ZONE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 /** Mapping names appear in logs and metrics. */
 const MAPPING_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-/** A DynamoDB table name. */
-const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
-/** Unix seconds beyond this are surely milliseconds (year 5138); `config-rules.ts` says so. */
-export const MAX_TIMESTAMP_SECONDS = 99_999_999_999;
-/** An ISO 8601 date, or date-time with a zone. */
-export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
 
 const nameServerSchema = z
   .union([z.string(), z.array(z.string()).min(1)], {
@@ -112,73 +57,6 @@ const aclSchema = z
     }),
   );
 
-const tlsSchema = z
-  .union(
-    [
-      z.boolean(),
-      z.strictObject({
-        caFile: text()
-          .optional()
-          .meta(
-            info({
-              description:
-                "PEM file of the certificate authorities that sign the servers' certificates (a private CA); relative to the config file. Replaces the public CAs.",
-              defaultText: "Node's public CAs",
-            }),
-          ),
-        certFile: text()
-          .optional()
-          .meta(
-            info({
-              description:
-                'PEM certificate (chain) this poller presents, for brokers that require client certificates (mutual TLS); needs `keyFile`.',
-            }),
-          ),
-        keyFile: text()
-          .optional()
-          .meta(info({ description: 'PEM private key of `certFile`.' })),
-        keyPassphrase: text()
-          .optional()
-          .meta(
-            info({
-              description:
-                'Passphrase of an encrypted `keyFile`. Filled from `ROCKETMQ_TLS_KEY_PASSPHRASE` when absent.',
-            }),
-          ),
-        serverName: text()
-          .optional()
-          .meta(
-            info({
-              description:
-                "The name the servers' certificates must carry when it is not the host connected to (brokers registered by IP with DNS-named certificates).",
-              defaultText: "each address's host",
-            }),
-          ),
-        verifyServer: z
-          .boolean()
-          .optional()
-          .meta(
-            info({
-              description:
-                "Verify the servers' certificates (chain and name). `false` encrypts without authenticating the servers: for tests only.",
-              default: RUN_DEFAULTS.verifyServer,
-            }),
-          ),
-      }),
-    ],
-    {
-      error: 'must be true, false or { caFile, certFile, keyFile, keyPassphrase, serverName, verifyServer }',
-    },
-  )
-  .optional()
-  .meta(
-    info({
-      description:
-        'TLS towards name servers and brokers: `true` (verified against the public CAs), or the settings below.',
-      default: RUN_DEFAULTS.tls,
-    }),
-  );
-
 const offsetsSchema = z
   .strictObject({
     store: z.enum(['dynamodb', 'file', 'memory']).meta(
@@ -187,9 +65,7 @@ const offsetsSchema = z
           'Where clustering offsets live: `dynamodb` (shared by all pollers of a group; production), `file` (one poller only), `memory` (lost on exit; tests). BROADCASTING mappings always keep offsets in local files under `path` (in memory with `memory`).',
       }),
     ),
-    table: z
-      .string()
-      .regex(TABLE_NAME, { error: 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)' })
+    table: tableName()
       .optional()
       .meta(info({ description: 'The DynamoDB offsets table; required with `store: dynamodb`.' })),
     region: text()
@@ -233,33 +109,6 @@ const offsetsSchema = z
   })
   .meta(info({ description: 'The offset store.' }));
 
-const filterSchema = z
-  .union(
-    [
-      z.string().meta(info({ description: 'A tag expression.' })),
-      z.strictObject({
-        sql: text().meta(
-          info({
-            description:
-              'An SQL92 expression over message properties (the broker needs `enablePropertyFilter=true`).',
-          }),
-        ),
-      }),
-    ],
-    { error: 'must be a tag expression ("*", "TagA || TagB") or { sql: "..." }' },
-  )
-  .optional()
-  .meta(
-    info({
-      description: 'A tag expression (`"*"`, `"TagA || TagB"`) or `{ sql: "a > 5" }`.',
-      default: MAPPING_DEFAULTS.filter,
-    }),
-  );
-
-function intKey(min: number, max: number, meta: KeyInfo) {
-  return z.number().int().min(min).max(max).optional().meta(meta);
-}
-
 const mappingSchema = z.strictObject({
   name: z
     .string()
@@ -268,17 +117,9 @@ const mappingSchema = z.strictObject({
     .meta(
       info({ description: 'Unique name of the mapping (logs, metrics).', defaultText: 'the consumerGroup' }),
     ),
-  topic: z
-    .string()
-    .regex(RESOURCE_NAME, { error: 'must be a RocketMQ topic name (A-Z a-z 0-9 _ - % |)' })
-    .max(MAX_TOPIC_CHARS)
-    .meta(info({ description: 'The topic to consume.' })),
-  consumerGroup: z
-    .string()
-    .regex(RESOURCE_NAME, { error: 'must be a RocketMQ group name (A-Z a-z 0-9 _ - % |)' })
-    .max(MAX_GROUP_CHARS)
-    .meta(info({ description: 'The consumer group; one mapping per group.' })),
-  filter: filterSchema,
+  topic: MAPPING_KEYS.topic,
+  consumerGroup: consumerGroupKey('The consumer group; one mapping per group.'),
+  filter: MAPPING_KEYS.filter,
   function: z
     .string()
     .min(1, { error: 'must not be empty' })
@@ -293,18 +134,18 @@ const mappingSchema = z.strictObject({
       "Lambda functions: how long one invoke may run (set it to the function's timeout); the poller waits this long plus 10 s before the invoke counts as failed (timeout).",
     default: MAPPING_DEFAULTS.functionTimeoutMs,
   }),
-  batchSize: integerOptionKey('batchSize'),
+  batchSize: MAPPING_KEYS.batchSize,
   maximumBatchingWindowMs: integerOptionKey('maximumBatchingWindowMs'),
   maxConcurrency: integerOptionKey('maxConcurrency'),
-  orderly: booleanOptionKey('orderly'),
-  orderlyFailure: enumOptionKey('orderlyFailure'),
-  maxReconsumeTimes: integerOptionKey('maxReconsumeTimes'),
+  orderly: MAPPING_KEYS.orderly,
+  orderlyFailure: MAPPING_KEYS.orderlyFailure,
+  maxReconsumeTimes: MAPPING_KEYS.maxReconsumeTimes,
   messageModel: enumOptionKey('messageModel'),
   consumeMode: enumOptionKey('consumeMode', {
     note: 'POP takes no offset store and refuses `orderly`, `AT_TIMESTAMP`, `BROADCASTING` and `bisectBatchOnError`; a popped message stays invisible for the longest consume of a batch (batching window + `functionTimeoutMs` + 10 s for a Lambda function, `consumeTimeoutMs` for a local handler, + 30 s).',
   }),
-  allocateStrategy: enumOptionKey('allocateStrategy', { note: 'PUSH only.' }),
-  allocateVirtualNodes: integerOptionKey('allocateVirtualNodes', { note: 'With `CONSISTENT_HASH` only.' }),
+  allocateStrategy: MAPPING_KEYS.allocateStrategy,
+  allocateVirtualNodes: MAPPING_KEYS.allocateVirtualNodes,
   zoneNearby: z
     .strictObject({
       brokerZones: z
@@ -325,22 +166,8 @@ const mappingSchema = z.strictObject({
         defaultText: 'off',
       }),
     ),
-  startingPosition: enumOptionKey('startingPosition'),
-  startingPositionTimestamp: z
-    .union(
-      [
-        z.number().min(0),
-        z.string().regex(ISO_TIMESTAMP, { error: 'must be an ISO 8601 date-time with a zone' }),
-      ],
-      { error: 'must be Unix time in seconds or an ISO 8601 date-time such as 2025-01-31T12:00:00Z' },
-    )
-    .optional()
-    .meta(
-      info({
-        description:
-          'With AT_TIMESTAMP (only): Unix time in seconds (as AWS) or an ISO 8601 date-time such as `2025-01-31T12:00:00Z`.',
-      }),
-    ),
+  startingPosition: MAPPING_KEYS.startingPosition,
+  startingPositionTimestamp: MAPPING_KEYS.startingPositionTimestamp,
   pullThresholdForQueue: integerOptionKey('pullThresholdForQueue'),
   pullThresholdSizeForQueue: integerOptionKey('pullThresholdSizeForQueue'),
   pullThresholdSizeForTopic: integerOptionKey('pullThresholdSizeForTopic'),
@@ -351,26 +178,13 @@ const mappingSchema = z.strictObject({
     note: 'For a Lambda function it must exceed `functionTimeoutMs` + 10 s, the longest one invoke may take.',
     defaultText: `${CONSUMER_DEFAULTS.consumeTimeoutMs} (${CONSUMER_DEFAULTS.consumeTimeoutMs / 60_000} min) for local handlers; \`functionTimeoutMs\` + 10 s + ${CONSUMER_DEFAULTS.consumeTimeoutMs / 60_000} min for Lambda functions`,
   }),
-  bisectBatchOnError: z
-    .boolean()
-    .optional()
-    .meta(
-      info({
-        description:
-          'When an invoke of several messages fails as a whole (function error, timeout, malformed response), invoke each half again, down to single messages, so that only the failing messages are retried.',
-        default: MAPPING_DEFAULTS.bisectBatchOnError,
-      }),
-    ),
+  bisectBatchOnError: MAPPING_KEYS.bisectBatchOnError,
   maxRecordAgeSeconds: z
     .number()
     .int()
     .min(-1)
     .max(MAX_RECORD_AGE_SECONDS)
-    // 0..59 only: values outside -1..max already have their own line.
-    .refine((seconds) => seconds <= -1 || seconds >= MIN_RECORD_AGE_SECONDS, {
-      error: (issue) =>
-        `must be -1 (off) or ${MIN_RECORD_AGE_SECONDS}–${MAX_RECORD_AGE_SECONDS} seconds, got ${String(issue.input)}`,
-    })
+    // The gap 0..59 is a rule (config-rules.ts, recordAgeProblems), shared with the serverless event.
     .optional()
     .meta(
       info({
@@ -391,18 +205,12 @@ const mappingSchema = z.strictObject({
 
 /**
  * The schema of a run config file, before defaults and environment variables are applied.
- *
- * @example
- * ```ts
- * const result = runConfigSchema.safeParse(YAML.parse(text));
- * if (!result.success) console.error(result.error.issues);
- * ```
  */
 export const runConfigSchema = z
   .strictObject({
     nameServer: nameServerSchema,
     acl: aclSchema,
-    tls: tlsSchema,
+    tls: tlsSchema(tlsSettingsSchema('relative to the config file')),
     zone: z
       .string()
       .regex(ZONE_NAME, { error: 'must be 1–64 of A-Z a-z 0-9 . _ - (no @)' })
@@ -430,20 +238,10 @@ export const runConfigSchema = z
 
 /**
  * A config file's content as the schema accepts it (every optional key may be absent).
- *
- * @example
- * ```ts
- * const input: RunConfigInput = { nameServer: '127.0.0.1:9876', offsets: { store: 'memory' }, mappings: [] };
- * ```
  */
 export type RunConfigInput = z.input<typeof runConfigSchema>;
 
 /**
  * One mapping as written in the config file.
- *
- * @example
- * ```ts
- * const mapping: MappingInput = { topic: 'Orders', consumerGroup: 'orders-fn', function: 'local:./h.js' };
- * ```
  */
 export type MappingInput = z.output<typeof mappingSchema>;

@@ -70,11 +70,6 @@ export interface ConfigSyntaxOptions {
  * Parses a JSON config. Throws {@link ConfigError} with one line `line L, column C: invalid JSON: <what>`
  * for a syntax error, a duplicate key, nesting deeper than {@link MAX_CONFIG_DEPTH} or more than
  * {@link MAX_JSON_ITEMS} keys and values.
- *
- * @example
- * ```ts
- * parseJsonConfigText('{"nameServer": "127.0.0.1:9876"}'); // => { nameServer: '127.0.0.1:9876' }
- * ```
  */
 export function parseJsonConfigText(text: string, options: ConfigSyntaxOptions = {}): unknown {
   refuseEmpty(text, options);
@@ -98,11 +93,6 @@ export function parseJsonConfigText(text: string, options: ConfigSyntaxOptions =
  * syntax error (`line L, column C: invalid YAML: <what>`; the first {@link MAX_SYNTAX_LINES}, then a line
  * saying where reading stopped), or one line for an alias bomb, nesting deeper than
  * {@link MAX_CONFIG_DEPTH} or more than {@link MAX_YAML_TOKENS} tokens.
- *
- * @example
- * ```ts
- * parseYamlConfigText('nameServer: 127.0.0.1:9876\n'); // => { nameServer: '127.0.0.1:9876' }
- * ```
  */
 export function parseYamlConfigText(text: string, options: ConfigSyntaxOptions = {}): unknown {
   refuseEmpty(text, options);

@@ -32,11 +32,6 @@ type OptionsOfKind<Kind extends ConsumerOptionSpec['kind']> = {
 
 /**
  * An optional integer key with the option's range, default and description.
- *
- * @example
- * ```ts
- * z.strictObject({ batchSize: integerOptionKey('batchSize') });
- * ```
  */
 export function integerOptionKey(option: OptionsOfKind<'integer'>, notes: OptionKeyNotes = {}) {
   const spec = CONSUMER_OPTION_SPECS[option];
@@ -52,11 +47,6 @@ export function integerOptionKey(option: OptionsOfKind<'integer'>, notes: Option
 /**
  * An optional key of whole seconds for an option the consumer takes in milliseconds (AWS's event source
  * mappings count in seconds): the range in seconds, the default in seconds (in words when it is not whole).
- *
- * @example
- * ```ts
- * z.strictObject({ maximumBatchingWindow: secondsOptionKey('maximumBatchingWindowMs') });
- * ```
  */
 export function secondsOptionKey(option: OptionsOfKind<'integer'>, notes: OptionKeyNotes = {}) {
   const spec = CONSUMER_OPTION_SPECS[option];
@@ -75,11 +65,6 @@ export function secondsOptionKey(option: OptionsOfKind<'integer'>, notes: Option
 
 /**
  * An optional key taking one of the option's words.
- *
- * @example
- * ```ts
- * z.strictObject({ messageModel: enumOptionKey('messageModel') });
- * ```
  */
 export function enumOptionKey<K extends OptionsOfKind<'enum'>>(option: K, notes: OptionKeyNotes = {}) {
   const spec: ConsumerOptionSpecs[K] = CONSUMER_OPTION_SPECS[option];
@@ -91,11 +76,6 @@ export function enumOptionKey<K extends OptionsOfKind<'enum'>>(option: K, notes:
 
 /**
  * An optional boolean key.
- *
- * @example
- * ```ts
- * z.strictObject({ orderly: booleanOptionKey('orderly') });
- * ```
  */
 export function booleanOptionKey(option: OptionsOfKind<'boolean'>, notes: OptionKeyNotes = {}) {
   const spec = CONSUMER_OPTION_SPECS[option];

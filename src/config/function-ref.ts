@@ -10,11 +10,6 @@ import { echoedValue } from '../util/echoed-value.js';
 
 /**
  * A classified function reference.
- *
- * @example
- * ```ts
- * const ref: FunctionRef = { kind: 'local', ref: 'local:./h.js#handler', modulePath: './h.js', exportName: 'handler' };
- * ```
  */
 export type FunctionRef =
   | { readonly kind: 'local'; readonly ref: string; readonly modulePath: string; readonly exportName: string }
@@ -30,13 +25,6 @@ const EXPORT_NAME = /^[A-Za-z_$][\w$]*$/;
 
 /**
  * Classifies a mapping's `function` value. Never throws.
- *
- * @example
- * ```ts
- * classifyFunctionRef('local:./handlers/orders.js#onOrder').kind; // => 'local'
- * classifyFunctionRef('arn:aws:lambda:eu-west-1:123456789012:function:orders').kind; // => 'lambda'
- * classifyFunctionRef('local:').kind; // => 'invalid'
- * ```
  */
 export function classifyFunctionRef(ref: string): FunctionRef {
   if (ref.startsWith(LOCAL_FUNCTION_REF_PREFIX)) {

@@ -9,11 +9,6 @@
 /**
  * The first syntax problem of a JSON text: its offset (UTF-16 units from the start) and a description
  * of its class, which never quotes the text.
- *
- * @example
- * ```ts
- * const problem: JsonSyntaxProblem = { offset: 12, description: 'unterminated string' };
- * ```
  */
 export interface JsonSyntaxProblem {
   readonly offset: number;
@@ -37,13 +32,6 @@ const BACKSLASH = 0x5c;
  * keys nested at most `maxDepth` deep, with at most `maxItems` keys and values (every string, number,
  * literal, object and array counts, at any depth). Iterative (a deeply nested text cannot overflow the
  * stack).
- *
- * @example
- * ```ts
- * findJsonSyntaxProblem('{"secretKey": abc}', 64);
- * // => { offset: 14, description: 'a letter where a value should be (is a string missing its double quotes?)' }
- * findJsonSyntaxProblem('{"a": 1}', 64); // => undefined
- * ```
  */
 export function findJsonSyntaxProblem(
   text: string,

@@ -71,11 +71,6 @@ export async function loadConfig(file: string, options: LoadConfigOptions = {}):
 
 /**
  * The environment variable that holds a whole config as JSON (containers without a config file).
- *
- * @example
- * ```ts
- * process.env[CONFIG_ENV_VARIABLE] = JSON.stringify({ nameServer: 'ns:9876', offsets: { store: 'memory' }, mappings });
- * ```
  */
 export const CONFIG_ENV_VARIABLE = CONFIG_ENV.config[0];
 
@@ -93,13 +88,6 @@ export interface LoadConfigFromEnvOptions {
  * `offsets.path` are relative to the working directory; problems name the variable as their source.
  * Throws {@link ConfigError} when the variable is unset, over {@link MAX_CONFIG_BYTES}, not JSON, or the
  * config is invalid.
- *
- * @example
- * ```ts
- * // ROCKETMQ_LAMBDA_CONFIG='{"nameServer":"ns:9876","offsets":{"store":"memory"},"mappings":[...]}'
- * const config = loadConfigFromEnv();
- * config.source; // => 'ROCKETMQ_LAMBDA_CONFIG'
- * ```
  */
 export function loadConfigFromEnv(options: LoadConfigFromEnvOptions = {}): RunConfig {
   const env = options.env ?? process.env;
@@ -115,12 +103,6 @@ export function loadConfigFromEnv(options: LoadConfigFromEnvOptions = {}): RunCo
 
 /**
  * The format of a config file: by extension, else by content.
- *
- * @example
- * ```ts
- * configFormatOf('poller.yml', ''); // => 'yaml'
- * configFormatOf('poller.conf', '{"mappings": []}'); // => 'json'
- * ```
  */
 export function configFormatOf(file: string, text: string): ConfigFormat {
   const extension = path.extname(file).toLowerCase();
@@ -132,11 +114,6 @@ export function configFormatOf(file: string, text: string): ConfigFormat {
 /**
  * Parses config text; syntax errors throw {@link ConfigError} with their line and column and never quote
  * the text (see config-syntax.ts).
- *
- * @example
- * ```ts
- * parseConfigText('nameServer: 127.0.0.1:9876\n', 'yaml'); // => { nameServer: '127.0.0.1:9876' }
- * ```
  */
 export function parseConfigText(text: string, format: ConfigFormat, source?: string): unknown {
   return format === 'json' ? parseJsonConfigText(text, { source }) : parseYamlConfigText(text, { source });

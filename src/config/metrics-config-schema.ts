@@ -46,11 +46,6 @@ function intervalSecondsKey(description: string) {
 
 /**
  * The top-level `metrics` key.
- *
- * @example
- * ```ts
- * metricsSchema.parse({ cloudwatch: { intervalSeconds: 30 } });
- * ```
  */
 export const metricsSchema = z
   .strictObject({

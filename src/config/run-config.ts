@@ -22,9 +22,10 @@ import {
 } from '../network/tls-options.js';
 import type { AclCredentials } from '../protocol/acl-signer.js';
 import type { ExpressionType } from '../protocol/subscription.js';
+import { MAPPING_DEFAULTS, RUN_DEFAULTS } from './config-defaults.js';
 import { destinationEndpointsOf, TLS_KEY_PASSPHRASE_ENV } from './config-env.js';
 import { ConfigError } from './config-error.js';
-import { MAPPING_DEFAULTS, type MappingInput, RUN_DEFAULTS, type RunConfigInput } from './config-schema.js';
+import type { MappingInput, RunConfigInput } from './config-schema.js';
 import { classifyFunctionRef } from './function-ref.js';
 import { CLOUDWATCH_OUTPUT_DEFAULTS, PROMETHEUS_METRICS_DEFAULTS } from './metrics-config-schema.js';
 
@@ -69,11 +70,6 @@ export type OffsetStoreConfig =
 /**
  * How Lambda functions are invoked. `region` is the default region of functions not named by a full ARN
  * (`undefined`: the SDK's chain decides); `endpoint` another Invoke API.
- *
- * @example
- * ```ts
- * const lambda: LambdaConfig = { region: 'us-east-1', endpoint: 'http://127.0.0.1:3002' };
- * ```
  */
 export interface LambdaConfig {
   readonly region: string | undefined;
@@ -82,11 +78,6 @@ export interface LambdaConfig {
 
 /**
  * The endpoints of `onFailure` destinations per service (`undefined`: AWS's).
- *
- * @example
- * ```ts
- * const destinations: DestinationsConfig = { sqsEndpoint: 'http://127.0.0.1:4566', snsEndpoint: undefined };
- * ```
  */
 export interface DestinationsConfig {
   readonly sqsEndpoint: string | undefined;
@@ -95,12 +86,6 @@ export interface DestinationsConfig {
 
 /**
  * Publishing the lag metric to CloudWatch (absent: off).
- *
- * @example
- * ```ts
- * const cloudwatch: CloudWatchMetricsConfig = { namespace: 'RocketMQLambda', intervalMs: 60_000,
- *   region: 'eu-west-1', endpoint: undefined };
- * ```
  */
 export interface CloudWatchMetricsConfig {
   readonly namespace: string;
@@ -111,11 +96,6 @@ export interface CloudWatchMetricsConfig {
 
 /**
  * Writing CloudWatch Embedded Metric Format lines to stdout (absent: off).
- *
- * @example
- * ```ts
- * const emf: EmfMetricsConfig = { namespace: 'RocketMQLambda', intervalMs: 60_000 };
- * ```
  */
 export interface EmfMetricsConfig {
   readonly namespace: string;
@@ -124,11 +104,6 @@ export interface EmfMetricsConfig {
 
 /**
  * Serving Prometheus metrics and health endpoints over HTTP (absent: off).
- *
- * @example
- * ```ts
- * const prometheus: PrometheusMetricsConfig = { port: 9464, host: '0.0.0.0' };
- * ```
  */
 export interface PrometheusMetricsConfig {
   readonly port: number;
@@ -137,12 +112,6 @@ export interface PrometheusMetricsConfig {
 
 /**
  * The metric outputs; each undefined when off.
- *
- * @example
- * ```ts
- * const metrics: MetricsConfig = { emf: { namespace: 'RocketMQLambda', intervalMs: 60_000 },
- *   prometheus: undefined, cloudwatch: undefined };
- * ```
  */
 export interface MetricsConfig {
   readonly emf: EmfMetricsConfig | undefined;
@@ -229,12 +198,6 @@ export interface RunConfig {
  * the config path applies the defaults (the consumer options' from their specs, through
  * {@link MAPPING_DEFAULTS} and {@link RUN_DEFAULTS}), once: the poller hands the consumer every option the
  * config sets, so `normalizeConsumerOptions` falls back to a default only for options no config key sets.
- *
- * @example
- * ```ts
- * const config = resolveConfig(parsed, { baseDir: '/app', source: '/app/poller.yaml' });
- * config.mappings[0].batchSize; // => 100 unless set
- * ```
  */
 export function resolveConfig(
   input: RunConfigInput,

@@ -6,11 +6,6 @@ import { z } from 'zod';
 
 /**
  * Metadata shown by `configReference()`: a description, and the default as a value or as words.
- *
- * @example
- * ```ts
- * const meta: KeyInfo = { description: 'Most messages per invoke.', default: 100 };
- * ```
  */
 export type KeyInfo = {
   description: string;
@@ -20,11 +15,6 @@ export type KeyInfo = {
 
 /**
  * Types a key's metadata (for `.meta()`).
- *
- * @example
- * ```ts
- * z.boolean().optional().meta(info({ description: 'TLS towards brokers.', default: false }));
- * ```
  */
 export function info(meta: KeyInfo): KeyInfo {
   return meta;
@@ -32,21 +22,21 @@ export function info(meta: KeyInfo): KeyInfo {
 
 /**
  * A non-blank string (trimmed).
- *
- * @example
- * ```ts
- * const table = text().meta(info({ description: 'The table.' }));
- * ```
  */
 export const text = () => z.string().trim().min(1);
 
 /**
  * An http(s) endpoint URL.
- *
- * @example
- * ```ts
- * endpointUrl().safeParse('http://127.0.0.1:3002').success; // => true
- * ```
  */
 export const endpointUrl = () =>
   z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. http://127.0.0.1:3002' });
+
+/** An optional integer key in `min`..`max`. */
+export const intKey = (min: number, max: number, meta: KeyInfo) =>
+  z.number().int().min(min).max(max).optional().meta(info(meta));
+
+/** A DynamoDB table name (the run config's offsets table, the plugin's new or existing one). */
+export const tableName = () =>
+  z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, {
+    error: 'must be a DynamoDB table name (3–255 of A-Z a-z 0-9 _ . -)',
+  });

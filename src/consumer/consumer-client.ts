@@ -29,11 +29,6 @@ export type ConsumerBrokerCalls = Pick<
 
 /**
  * What a consumer runtime needs from the client layer.
- *
- * @example
- * ```ts
- * const client: ConsumerClient = new RocketMQClient({ nameServerAddresses: '127.0.0.1:9876' });
- * ```
  */
 export interface ConsumerClient {
   readonly clientId: string;

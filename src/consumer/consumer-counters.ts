@@ -66,12 +66,6 @@ export interface ConsumerCounters {
 
 /**
  * A zeroed counter set.
- *
- * @example
- * ```ts
- * const counters = newConsumerCounters();
- * counters.pulledMessages += 32;
- * ```
  */
 export function newConsumerCounters(): ConsumerCounters {
   return {
@@ -105,11 +99,6 @@ export function newConsumerCounters(): ConsumerCounters {
 
 /**
  * A copy of the counters at this moment.
- *
- * @example
- * ```ts
- * const before = snapshotCounters(counters);
- * ```
  */
 export function snapshotCounters(counters: ConsumerCounters): Readonly<ConsumerCounters> {
   return { ...counters };

@@ -5,11 +5,6 @@ import { RocketMQError } from '../errors.js';
 
 /**
  * A consumer option is out of range or inconsistent. Names the option path; never retriable.
- *
- * @example
- * ```ts
- * throw new ConsumerOptionsError('batchSize', 'must be an integer in 1..10000, got 0');
- * ```
  */
 export class ConsumerOptionsError extends RocketMQError {
   /** The option's key path, e.g. `filter.expression`. */
@@ -24,11 +19,6 @@ export class ConsumerOptionsError extends RocketMQError {
 /**
  * True for a listener error that says "stop this mapping" (e.g. the function does not exist): an object
  * with `fatal: true`. Such an error leaves its batch unconsumed and stops pulling.
- *
- * @example
- * ```ts
- * isFatalListenerError(Object.assign(new Error('no such function'), { fatal: true })); // => true
- * ```
  */
 export function isFatalListenerError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { fatal?: unknown }).fatal === true;

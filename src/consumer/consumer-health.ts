@@ -21,11 +21,6 @@ export const OFFSET_WRITE_STALL_MS = 120_000;
 
 /**
  * The verdict on one mapping: healthy, or the problems found (one sentence each).
- *
- * @example
- * ```ts
- * const health: ConsumerHealth = { healthy: false, problems: ['queue T@broker-a@0: no pull completed for 130 s'] };
- * ```
  */
 export interface ConsumerHealth {
   readonly healthy: boolean;
@@ -54,12 +49,6 @@ export interface ConsumerHealthInput {
 
 /**
  * Judges a consumer (see the file comment).
- *
- * @example
- * ```ts
- * const { healthy, problems } = assessConsumerHealth({ state: 'running', fatalError: undefined,
- *   startedAtMs, lastDecisionMs, lastDecisionError: undefined, queues, offsets: store.health(), nowMs: Date.now() });
- * ```
  */
 export function assessConsumerHealth(input: ConsumerHealthInput): ConsumerHealth {
   const { nowMs } = input;

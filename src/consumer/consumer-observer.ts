@@ -7,11 +7,6 @@ import type { MessageQueue } from '../protocol/message-queue.js';
 /**
  * One pull, as the observer sees it: how long the request took (a long poll waits up to the broker's
  * suspend time when there is nothing new) and whether it was answered.
- *
- * @example
- * ```ts
- * const pull: PullObservation = { queue, durationMs: 12, answered: true };
- * ```
  */
 export interface PullObservation {
   readonly queue: MessageQueue;
@@ -23,12 +18,6 @@ export interface PullObservation {
 /**
  * Receives events of a consumer runtime. Every member is optional; a throwing observer is logged and
  * ignored by the caller.
- *
- * @example
- * ```ts
- * const observer: ConsumerObserver = { pullCompleted: ({ durationMs }) => histogram.observe(durationMs / 1000) };
- * new ConsumerRuntime(options, { client, offsetStore, listener, observer });
- * ```
  */
 export interface ConsumerObserver {
   pullCompleted?(pull: PullObservation): void;

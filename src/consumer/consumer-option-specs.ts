@@ -55,11 +55,6 @@ export type ConsumerOptionSpec = IntegerOptionSpec | EnumOptionSpec | BooleanOpt
 /**
  * Every tunable option of a consumer runtime (name, topic, group, filter and the starting timestamp are
  * the mapping's identity, not tunables, and are checked by `normalizeConsumerOptions` itself).
- *
- * @example
- * ```ts
- * const { minimum, maximum } = CONSUMER_OPTION_SPECS.batchSize; // 1, 10000
- * ```
  */
 export const CONSUMER_OPTION_SPECS = {
   batchSize: {
@@ -303,11 +298,6 @@ export type ConsumerOptionName = keyof ConsumerOptionSpecs;
 
 /**
  * The value type of an option's spec: `number`, `boolean`, or the union of its words.
- *
- * @example
- * ```ts
- * type Model = OptionValue<ConsumerOptionSpecs['messageModel']>; // 'CLUSTERING' | 'BROADCASTING'
- * ```
  */
 export type OptionValue<S> = S extends { readonly kind: 'integer' }
   ? number
@@ -319,11 +309,6 @@ export type OptionValue<S> = S extends { readonly kind: 'integer' }
 
 /**
  * Every option's default, read off {@link CONSUMER_OPTION_SPECS}.
- *
- * @example
- * ```ts
- * CONSUMER_DEFAULTS.batchSize; // => 100
- * ```
  */
 export const CONSUMER_DEFAULTS = Object.fromEntries(
   Object.entries(CONSUMER_OPTION_SPECS).map(([name, spec]) => [name, spec.default]),
@@ -332,11 +317,6 @@ export const CONSUMER_DEFAULTS = Object.fromEntries(
 /**
  * What is wrong with `value` as the option of `spec` (as the consumer's error words it), or undefined
  * when it fits.
- *
- * @example
- * ```ts
- * optionProblem(CONSUMER_OPTION_SPECS.batchSize, 0); // => 'must be an integer in 1..10000, got 0'
- * ```
  */
 export function optionProblem(spec: ConsumerOptionSpec, value: unknown): string | undefined {
   switch (spec.kind) {

@@ -90,12 +90,6 @@ export function dlqTopicOf(consumerGroup: string): string {
 
 /**
  * Fills defaults and checks ranges; throws {@link ConsumerOptionsError} naming the first bad option.
- *
- * @example
- * ```ts
- * const options = normalizeConsumerOptions({ name: 'orders', topic: 'Orders', consumerGroup: 'orders-fn' });
- * options.batchSize; // => 100
- * ```
  */
 export function normalizeConsumerOptions(input: ConsumerOptions): NormalizedConsumerOptions {
   const name = requireText('name', input.name);
@@ -148,11 +142,6 @@ export function normalizeConsumerOptions(input: ConsumerOptions): NormalizedCons
 
 /**
  * The heartbeat's informational `consumeFromWhere` for a starting position.
- *
- * @example
- * ```ts
- * consumeFromWhere('TRIM_HORIZON'); // => 'CONSUME_FROM_FIRST_OFFSET'
- * ```
  */
 export function consumeFromWhere(position: StartingPosition): string {
   switch (position) {

@@ -14,7 +14,6 @@ import type { HeartbeatSubscription } from '../protocol/bodies.js';
 import { DEAD_LETTER_DELAY_LEVEL } from '../protocol/dead-letter-delay-level.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscription.js';
-import { describeError } from '../util/describe-error.js';
 import { childLogger, componentLogger, type Logger } from '../util/logger.js';
 import { PeriodicTask } from '../util/periodic-task.js';
 import { sharedThrottledLog } from '../util/shared-throttled-log.js';
@@ -28,6 +27,8 @@ import type { ConsumerClient } from './consumer-client.js';
 import { type ConsumerCounters, newConsumerCounters, snapshotCounters } from './consumer-counters.js';
 import { ConsumerOptionsError } from './consumer-errors.js';
 import { assessConsumerHealth, type ConsumerHealth } from './consumer-health.js';
+import { type ConsumerLag, measureQueueLag, summarizeLag } from './consumer-lag.js';
+import { ConsumerLifecycle } from './consumer-lifecycle.js';
 import type { ConsumerObserver } from './consumer-observer.js';
 import {
   type ConsumerOptions,
@@ -35,6 +36,7 @@ import {
   normalizeConsumerOptions,
 } from './consumer-options.js';
 import type { ConsumerRuntimeEvent, ConsumerRuntimeStatus, ConsumerState } from './consumer-status.js';
+import type { MappingConsumer } from './mapping-consumer.js';
 import { ConsumerHeartbeat } from './membership/consumer-heartbeat.js';
 import { MembershipRecovery } from './membership/membership-recovery.js';
 import { MEMBERSHIP_CHECK_INTERVAL_MS, MembershipWatch } from './membership/membership-watch.js';
@@ -94,7 +96,8 @@ export interface ConsumerRuntimeDeps {
  * await runtime.stop();
  * ```
  */
-export class ConsumerRuntime {
+export class ConsumerRuntime implements MappingConsumer {
+  readonly mode = 'PUSH';
   /** The pull loops' logger (their repeated lines share one throttle: flushed at stop). */
   private readonly pullLog: Logger;
   readonly options: NormalizedConsumerOptions;
@@ -116,12 +119,8 @@ export class ConsumerRuntime {
     'heartbeat' | 'routes' | 'rebalance' | 'membership' | 'persist',
     PeriodicTask
   >;
-  private readonly listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
+  private readonly lifecycle: ConsumerLifecycle;
   private readonly unregister: (() => void)[] = [];
-  private currentState: ConsumerState = 'created';
-  private fatalError: unknown;
-  private startedAtMs: number | undefined;
-  private stopping: Promise<void> | undefined;
   private lastOnDemandHeartbeatMs = 0;
 
   constructor(options: ConsumerOptions, deps: ConsumerRuntimeDeps) {
@@ -139,6 +138,17 @@ export class ConsumerRuntime {
     this.log = childLogger(componentLogger('consumer.runtime', deps.logger), {
       mapping: o.name,
       consumerGroup: o.consumerGroup,
+    });
+    this.lifecycle = new ConsumerLifecycle({
+      noun: 'runtime',
+      log: this.log,
+      stop: () => this.release(),
+      started: () =>
+        this.log.info(
+          { queues: this.rebalancer.heldQueues().length, clientId: this.clientId },
+          'consumer started',
+        ),
+      stopped: () => this.log.info('consumer stopped'),
     });
     const subVersion = Date.now();
     const main = buildSubscriptionData(o.topic, o.filter.expression, o.filter.type, subVersion);
@@ -238,7 +248,7 @@ export class ConsumerRuntime {
       onStartOffsetError: (error) => this.onStoreOrBrokerError(error),
       onQueuesChanged: (added, removed) => {
         for (const queue of removed) offsetSync?.forget(queue);
-        this.emit({ type: 'queues-changed', added, removed });
+        this.lifecycle.emit({ type: 'queues-changed', added, removed });
       },
       createPullLoop: (processQueue, startOffset, startOffsetFromBroker) =>
         new PullLoop(
@@ -367,7 +377,7 @@ export class ConsumerRuntime {
 
   /** The lifecycle state. */
   get state(): ConsumerState {
-    return this.currentState;
+    return this.lifecycle.state;
   }
 
   /** This runtime's client id (shared with the other runtimes of the client). */
@@ -377,94 +387,77 @@ export class ConsumerRuntime {
 
   /** Subscribes to lifecycle events; returns the unsubscribe function. */
   onEvent(listener: (event: ConsumerRuntimeEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
+    return this.lifecycle.onEvent(listener);
   }
 
   /**
    * Loads offsets, looks up routes, registers with the brokers (heartbeat), takes its queues and
    * starts pulling. Rejects (after cleaning up) when something fails on the way.
    */
-  async start(): Promise<void> {
-    if (this.currentState !== 'created')
-      throw new Error(`cannot start a runtime in state ${this.currentState}`);
-    this.currentState = 'starting';
-    this.startedAtMs = Date.now();
+  start(): Promise<void> {
+    return this.lifecycle.start(() => this.connect());
+  }
+
+  private async connect(): Promise<void> {
     const o = this.options;
     try {
-      try {
-        await this.offsetStore.load();
-      } catch (error) {
-        if (isPermanentRefusal(error))
-          throw new ConsumerRefusedError('the offset store cannot be used', error);
-        throw error;
-      }
-      if ((await this.routes.refresh(o.topic)) === undefined) {
-        let failure = this.routes.lastFailure(o.topic);
-        if (isSilentPeerClose(failure)) {
-          // Once may be a name server dying at that moment; twice in a row is a TLS-only server.
-          await sleep(SILENT_CLOSE_CONFIRM_MS);
-          failure =
-            (await this.routes.refresh(o.topic)) === undefined ? this.routes.lastFailure(o.topic) : undefined;
-          if (isSilentPeerClose(failure)) {
-            throw new ConsumerRefusedError(SILENT_NAME_SERVERS, failure);
-          }
-        }
-        if (isPermanentRefusal(failure)) {
-          throw new ConsumerRefusedError('the name servers refuse this consumer', failure);
-        }
-        if (failure !== undefined || this.routes.route(o.topic) === undefined) {
-          this.log.warn({ topic: o.topic }, 'topic has no route yet: waiting for it');
-        }
-      }
-      this.unregister.push(
-        this.client.requestHandler.onConsumerIdsChanged((group) => {
-          if (group === o.consumerGroup && o.messageModel === 'CLUSTERING')
-            this.rebalancer.requestRebalance();
-        }),
-        this.client.requestHandler.setRunningInfoProvider(o.consumerGroup, async () =>
-          buildRunningInfo(await this.status(), this.heartbeatSubscriptions(), {
-            orderly: o.orderly,
-            maxConcurrency: o.maxConcurrency,
-          }),
-        ),
-      );
-      let first = await this.heartbeat.sendToAll();
-      const allSilent = (failures: unknown[]) => failures.length > 0 && failures.every(isSilentPeerClose);
-      if (first.accepted === 0 && allSilent(first.failures)) {
-        await sleep(SILENT_CLOSE_CONFIRM_MS);
-        first = await this.heartbeat.sendToAll();
-        if (first.accepted === 0 && allSilent(first.failures)) {
-          throw new ConsumerRefusedError(SILENT_BROKERS, first.failures[0]);
-        }
-      }
-      if (first.accepted === 0) {
-        const [refusal] = first.failures;
-        if (refusal !== undefined && first.failures.every(isPermanentRefusal)) {
-          throw new ConsumerRefusedError('every broker refused the first heartbeat', refusal);
-        }
-        this.log.warn('first heartbeat reached no broker');
-      }
-      await this.checkFilter();
-      if (o.messageModel === 'CLUSTERING') await this.routes.refresh(o.retryTopic, { optional: true });
-      this.consumeService.start();
-      await this.rebalancer.rebalance();
-      for (const task of Object.values(this.tasks)) task.start();
-      // A route, a broker or the group list missing now is retried within seconds, not periods.
-      this.recovery.start();
+      await this.offsetStore.load();
     } catch (error) {
-      this.log.error({ err: error }, 'start failed');
-      await this.stop();
+      if (isPermanentRefusal(error)) throw new ConsumerRefusedError('the offset store cannot be used', error);
       throw error;
     }
-    if (this.currentState === 'starting') this.currentState = 'running';
-    this.log.info(
-      { queues: this.rebalancer.heldQueues().length, clientId: this.clientId },
-      'consumer started',
+    if ((await this.routes.refresh(o.topic)) === undefined) {
+      let failure = this.routes.lastFailure(o.topic);
+      if (isSilentPeerClose(failure)) {
+        // Once may be a name server dying at that moment; twice in a row is a TLS-only server.
+        await sleep(SILENT_CLOSE_CONFIRM_MS);
+        failure =
+          (await this.routes.refresh(o.topic)) === undefined ? this.routes.lastFailure(o.topic) : undefined;
+        if (isSilentPeerClose(failure)) {
+          throw new ConsumerRefusedError(SILENT_NAME_SERVERS, failure);
+        }
+      }
+      if (isPermanentRefusal(failure)) {
+        throw new ConsumerRefusedError('the name servers refuse this consumer', failure);
+      }
+      if (failure !== undefined || this.routes.route(o.topic) === undefined) {
+        this.log.warn({ topic: o.topic }, 'topic has no route yet: waiting for it');
+      }
+    }
+    this.unregister.push(
+      this.client.requestHandler.onConsumerIdsChanged((group) => {
+        if (group === o.consumerGroup && o.messageModel === 'CLUSTERING') this.rebalancer.requestRebalance();
+      }),
+      this.client.requestHandler.setRunningInfoProvider(o.consumerGroup, async () =>
+        buildRunningInfo(await this.status(), this.heartbeatSubscriptions(), {
+          orderly: o.orderly,
+          maxConcurrency: o.maxConcurrency,
+        }),
+      ),
     );
-    this.emit({ type: 'started' });
+    let first = await this.heartbeat.sendToAll();
+    const allSilent = (failures: unknown[]) => failures.length > 0 && failures.every(isSilentPeerClose);
+    if (first.accepted === 0 && allSilent(first.failures)) {
+      await sleep(SILENT_CLOSE_CONFIRM_MS);
+      first = await this.heartbeat.sendToAll();
+      if (first.accepted === 0 && allSilent(first.failures)) {
+        throw new ConsumerRefusedError(SILENT_BROKERS, first.failures[0]);
+      }
+    }
+    if (first.accepted === 0) {
+      const [refusal] = first.failures;
+      if (refusal !== undefined && first.failures.every(isPermanentRefusal)) {
+        throw new ConsumerRefusedError('every broker refused the first heartbeat', refusal);
+      }
+      this.log.warn('first heartbeat reached no broker');
+    }
+    await this.checkFilter();
+    if (o.messageModel === 'CLUSTERING') await this.routes.refresh(o.retryTopic, { optional: true });
+    this.consumeService.start();
+    await this.rebalancer.rebalance();
+    for (const task of Object.values(this.tasks)) task.start();
+    // A route, a broker or the group list missing now is retried within seconds, not periods.
+    this.recovery.start();
   }
 
   /**
@@ -473,8 +466,7 @@ export class ConsumerRuntime {
    * idempotent.
    */
   stop(): Promise<void> {
-    this.stopping ??= this.doStop();
-    return this.stopping;
+    return this.lifecycle.stop();
   }
 
   /** A snapshot of state, queues, offsets and counters. */
@@ -488,13 +480,14 @@ export class ConsumerRuntime {
       })),
     );
     return {
+      mode: 'PUSH',
       name: this.options.name,
       consumerGroup: this.options.consumerGroup,
       topic: this.options.topic,
       clientId: this.clientId,
-      state: this.currentState,
-      error: this.fatalError,
-      startedAtMs: this.startedAtMs,
+      state: this.lifecycle.state,
+      error: this.lifecycle.fatalError,
+      startedAtMs: this.lifecycle.startedAtMs,
       queues,
       inFlightBatches: this.consumeService.inFlightBatches(),
       pendingMessages: this.consumeService.pendingMessages(),
@@ -509,9 +502,9 @@ export class ConsumerRuntime {
   health(nowMs = Date.now()): ConsumerHealth {
     const decisions = this.rebalancer.decisions();
     return assessConsumerHealth({
-      state: this.currentState,
-      fatalError: this.fatalError,
-      startedAtMs: this.startedAtMs,
+      state: this.lifecycle.state,
+      fatalError: this.lifecycle.fatalError,
+      startedAtMs: this.lifecycle.startedAtMs,
       lastDecisionMs: decisions.lastDecisionMs,
       lastDecisionError: decisions.lastError,
       queues: this.rebalancer.heldQueues().map((held) => ({ queue: held.queue, ...held.loop.progress })),
@@ -528,9 +521,21 @@ export class ConsumerRuntime {
     return this.startOffsets.maxOffset(queue);
   }
 
-  private async doStop(): Promise<void> {
+  /**
+   * The lag of the queues held now: one GET_MAX_OFFSET per queue at its master broker. Never throws; a
+   * queue that cannot be measured counts in `unknownQueues`.
+   */
+  async lag(): Promise<ConsumerLag> {
+    const { name, consumerGroup, topic, queues } = await this.status();
+    return summarizeLag(
+      { name, consumerGroup, topic },
+      await measureQueueLag(queues, (q) => this.maxOffset(q)),
+    );
+  }
+
+  /** The stop's work; resolves with the error of a release that did not go through (the stop was not clean). */
+  private async release(): Promise<unknown> {
     const o = this.options;
-    this.currentState = 'stopping';
     for (const unregister of this.unregister.splice(0)) unregister();
     await Promise.all([
       this.recovery.stop(),
@@ -552,11 +557,8 @@ export class ConsumerRuntime {
     this.offsetSync?.stop();
     await this.tasks.heartbeat.stop();
     await this.heartbeat.unregisterFromAll();
-    this.currentState = 'stopped';
-    this.log.info('consumer stopped');
-    this.emit({ type: 'stopped' });
     // The stop went through, but was not clean: the caller reports it (the poller exits non-zero).
-    if (releaseError !== undefined) throw releaseError;
+    return releaseError;
   }
 
   private async refreshRoutes(): Promise<void> {
@@ -613,11 +615,7 @@ export class ConsumerRuntime {
   }
 
   private onFatal(error: unknown): void {
-    if (this.currentState !== 'running' && this.currentState !== 'starting') return;
-    this.currentState = 'failed';
-    this.fatalError = error;
-    this.log.error({ err: error, reason: describeError(error) }, 'fatal error: pulling stopped');
-    this.emit({ type: 'fatal', error });
+    if (!this.lifecycle.fail(error, 'pulling stopped')) return;
     this.rebalancer
       .stopPulling()
       .catch((stopError: unknown) => this.log.error({ err: stopError }, 'stopping the pull loops failed'));
@@ -625,15 +623,5 @@ export class ConsumerRuntime {
 
   private heartbeatSubscriptions(): HeartbeatSubscription[] {
     return this.subscriptions;
-  }
-
-  private emit(event: ConsumerRuntimeEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.log.error({ err: error, event: event.type }, 'event listener failed');
-      }
-    }
   }
 }

@@ -23,14 +23,10 @@ export interface QueueStatus extends ProcessQueueSnapshot {
 
 /**
  * A snapshot for metrics, health and GET_CONSUMER_RUNNING_INFO.
- *
- * @example
- * ```ts
- * const status = await runtime.status();
- * console.log(status.state, status.queues.length, status.counters.consumedOk);
- * ```
  */
 export interface ConsumerRuntimeStatus {
+  /** Which consume mode (mapping-consumer.ts). */
+  mode: 'PUSH';
   name: string;
   consumerGroup: string;
   topic: string;
@@ -47,11 +43,6 @@ export interface ConsumerRuntimeStatus {
 
 /**
  * Lifecycle notifications of a runtime.
- *
- * @example
- * ```ts
- * runtime.onEvent((event) => { if (event.type === 'fatal') log.error({ err: event.error }); });
- * ```
  */
 export type ConsumerRuntimeEvent =
   | { type: 'started' }

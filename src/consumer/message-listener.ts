@@ -26,11 +26,6 @@ export interface ConsumeContext {
  * A failed message that must not be retried: the consume service sends it straight to the DLQ (send-back
  * with delayLevel -1) without counting a retry, e.g. a message too large for any invoke, or older than the
  * mapping's `maxRecordAgeSeconds`.
- *
- * @example
- * ```ts
- * const entry: DeadLetterEntry = { index: 3, reason: 'record too large: 8388740 bytes in the event, limit 6291456' };
- * ```
  */
 export interface DeadLetterEntry {
   /** The message's index in the batch. */

@@ -21,11 +21,6 @@ export const REFUSAL_MIN_COUNT = 2;
 
 /**
  * True when `error`, or an error in its cause chain, is flagged `permanent`.
- *
- * @example
- * ```ts
- * if (isPermanentRefusal(err)) stop(err); else retryLater();
- * ```
  */
 export function isPermanentRefusal(error: unknown): boolean {
   return anyInCauseChain(error, (candidate) => (candidate as { permanent?: unknown }).permanent === true);
@@ -33,11 +28,6 @@ export function isPermanentRefusal(error: unknown): boolean {
 
 /**
  * The error a consumer stops with after permanent refusals: its message names what refused and why.
- *
- * @example
- * ```ts
- * throw new ConsumerRefusedError('the brokers refuse this consumer', brokerError);
- * ```
  */
 export class ConsumerRefusedError extends RocketMQError {
   constructor(what: string, cause: unknown) {
@@ -47,12 +37,6 @@ export class ConsumerRefusedError extends RocketMQError {
 
 /**
  * Watches broker call outcomes of one consumer.
- *
- * @example
- * ```ts
- * const watch = new RefusalWatch((error) => runtime.fail(error));
- * try { await broker.heartbeat(address, data); watch.succeeded(); } catch (err) { watch.failed(err); }
- * ```
  */
 export class RefusalWatch {
   private firstRefusalMs: number | undefined;

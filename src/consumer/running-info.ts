@@ -18,11 +18,6 @@ const VERSION_NAMES: Readonly<Record<number, string>> = { 401: 'V4_9_4' };
 /**
  * The `MQVersion.Version` name of a request version, as mqadmin prints it (`401` → `V4_9_4`); the
  * number itself for versions we never announce.
- *
- * @example
- * ```ts
- * clientVersionName(401) // => 'V4_9_4'
- * ```
  */
 export function clientVersionName(version: number = CLIENT_VERSION): string {
   return VERSION_NAMES[version] ?? String(version);
@@ -37,12 +32,6 @@ const CLIENT_RUNTIME = `rocketmq-lambda on Node.js ${process.version}`;
 
 /**
  * Builds ConsumerRunningInfo (Java property and `ProcessQueueInfo` field names).
- *
- * @example
- * ```ts
- * client.requestHandler.setRunningInfoProvider(group, async () =>
- *   buildRunningInfo(await runtime.status(), subscriptions, { orderly: false, maxConcurrency: 10 }));
- * ```
  */
 export function buildRunningInfo(
   status: ConsumerRuntimeStatus,

@@ -8,14 +8,23 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { LOCAL_ENDPOINT_REGION, type RunConfig } from '../config/run-config.js';
 import { type PollerExit, startPoller } from '../poller/poller.js';
+import {
+  DEV_STATE_DIR,
+  type DevState,
+  removeDevState,
+  writeDevState,
+} from '../serverless-service/dev-state-file.js';
+import { loadServerlessService } from '../serverless-service/load-serverless-service.js';
+import {
+  DEV_OFFSETS_TABLE,
+  type DevConfig,
+  devConfigFromServerless,
+} from '../serverless-service/serverless-dev-config.js';
 import { componentLogger, type Logger } from '../util/logger.js';
-import { type DevState, removeDevState, writeDevState } from './dev-state-file.js';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb.js';
 import { type HandlerWatcher, watchHandlerSources } from './handler-watcher.js';
-import { loadServerlessService } from './load-serverless-service.js';
 import { type DevRocketMQ, type DevRocketMQKind, startDevRocketMQ } from './local-rocketmq.js';
 import { ReloadingInvoker } from './reloading-invoker.js';
-import { DEV_OFFSETS_TABLE, type DevConfig, devConfigFromServerless } from './serverless-dev-config.js';
 import { LastInvokeTracker, mappingLineOf, StatusDisplay, type TextStream } from './status-display.js';
 import { ensureTypeScriptLoader } from './typescript-loader.js';
 
@@ -61,13 +70,6 @@ export interface DevSessionOptions {
 
 /**
  * A running dev session.
- *
- * @example
- * ```ts
- * const session = await startDevSession(options);
- * process.once('SIGINT', () => void session.stop());
- * const exit = await session.stopped;
- * ```
  */
 export interface DevSession {
   readonly config: RunConfig;
@@ -86,19 +88,13 @@ export interface DevSession {
 
 /**
  * Starts a dev session. On a start failure everything already started is stopped before the error is thrown.
- *
- * @example
- * ```ts
- * const session = await startDevSession({ configFile: 'serverless.yml', env: process.env, logger,
- *   stdout: process.stdout, tty: process.stdout.isTTY === true });
- * ```
  */
 export async function startDevSession(options: DevSessionOptions): Promise<DevSession> {
   const startedAtMs = Date.now();
   const log = componentLogger('dev', options.logger);
   const configFile = path.resolve(options.configFile);
   const serviceDir = path.dirname(configFile);
-  const stateDir = path.resolve(options.stateDir ?? path.join(serviceDir, '.rocketmq-lambda'));
+  const stateDir = path.resolve(options.stateDir ?? path.join(serviceDir, DEV_STATE_DIR));
   const { document, resolvedBy } = await loadServerlessService(configFile, {
     env: options.env,
     stage: options.stage,
@@ -284,12 +280,6 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
 
 /**
  * The dev.json of a session: its name server, embedded DynamoDB and mappings.
- *
- * @example
- * ```ts
- * const state = devStateOf(config, { serviceDir: '/app', configFile: '/app/serverless.yml',
- *   startedAt: new Date(), dynamoDbEndpoint: db.endpoint, functionKeys });
- * ```
  */
 export function devStateOf(
   config: RunConfig,

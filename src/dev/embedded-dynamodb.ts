@@ -1,21 +1,16 @@
 /**
  * The embedded DynamoDB API of `rocketmq-lambda dev`: dynalite on a free loopback port, its LevelDB data
- * under a directory that survives restarts (so offsets persist across dev runs).
+ * under a directory that survives restarts (so offsets persist across dev runs). dynalite (and its native
+ * LevelDB) is an optional peer dependency, loaded only here (src/util/optional-module.ts).
  */
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import dynalite from 'dynalite';
+import type dynalite from 'dynalite';
 import { RocketMQError } from '../errors.js';
+import { DEV_LOOP_PACKAGES, importOptional } from '../util/optional-module.js';
 
 /**
  * A running embedded DynamoDB.
- *
- * @example
- * ```ts
- * const db = await startEmbeddedDynamoDb('.rocketmq-lambda/dynamodb');
- * console.log(db.endpoint); // http://127.0.0.1:<port>
- * await db.close();
- * ```
  */
 export interface EmbeddedDynamoDb {
   /** `http://127.0.0.1:<port>`. */
@@ -27,16 +22,16 @@ export interface EmbeddedDynamoDb {
 }
 
 /**
- * Starts dynalite with its data in `dataDir` (created if missing), tables ACTIVE at once.
- *
- * @example
- * ```ts
- * const db = await startEmbeddedDynamoDb('/app/.rocketmq-lambda/dynamodb');
- * ```
+ * Starts dynalite with its data in `dataDir` (created if missing), tables ACTIVE at once. Throws
+ * OptionalModuleMissingError (naming what to install) when dynalite is not installed.
  */
 export async function startEmbeddedDynamoDb(dataDir: string): Promise<EmbeddedDynamoDb> {
+  const { default: createServer } = await importOptional<{ default: typeof dynalite }>(
+    'dynalite',
+    DEV_LOOP_PACKAGES,
+  );
   mkdirSync(dataDir, { recursive: true });
-  const server = dynalite({ path: dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const server = createServer({ path: dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -7,6 +7,7 @@
  */
 import { type Dirent, type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
 import path from 'node:path';
+import { DEV_STATE_DIR } from '../serverless-service/dev-state-file.js';
 import type { Logger } from '../util/logger.js';
 
 /** How long a burst of events must stay quiet before the callback runs. */
@@ -16,16 +17,11 @@ const MAX_WATCHED_DIRS = 5000;
 
 /**
  * Directory names never watched (nor anything under them).
- *
- * @example
- * ```ts
- * IGNORED_DIR_NAMES.has('node_modules'); // => true
- * ```
  */
 export const IGNORED_DIR_NAMES: ReadonlySet<string> = new Set([
   'node_modules',
   '.git',
-  '.rocketmq-lambda',
+  DEV_STATE_DIR,
   'dist',
   '.serverless',
   'coverage',
@@ -33,11 +29,6 @@ export const IGNORED_DIR_NAMES: ReadonlySet<string> = new Set([
 
 /**
  * File extensions whose changes count (modules and the JSON they may import).
- *
- * @example
- * ```ts
- * SOURCE_EXTENSIONS.has(path.extname('src/orders.ts')); // => true
- * ```
  */
 export const SOURCE_EXTENSIONS: ReadonlySet<string> = new Set([
   '.ts',
@@ -66,12 +57,6 @@ export interface HandlerWatcherOptions {
 
 /**
  * A running watcher.
- *
- * @example
- * ```ts
- * const watcher = watchHandlerSources({ roots: ['/app'], onChange: (files) => invoker.reload(files), log });
- * watcher.close();
- * ```
  */
 export interface HandlerWatcher {
   /** How many directories are being watched. */
@@ -81,12 +66,6 @@ export interface HandlerWatcher {
 
 /**
  * Whether a change to `file` can matter to a handler: its extension is in {@link SOURCE_EXTENSIONS}.
- *
- * @example
- * ```ts
- * isSourceFile('/app/src/orders.ts'); // => true
- * isSourceFile('/app/README.md'); // => false
- * ```
  */
 export function isSourceFile(file: string): boolean {
   return SOURCE_EXTENSIONS.has(path.extname(file));
@@ -94,16 +73,6 @@ export function isSourceFile(file: string): boolean {
 
 /**
  * Calls `onChange(files)` when source files under `roots` are written, created, deleted or replaced.
- *
- * @example
- * ```ts
- * const watcher = watchHandlerSources({
- *   roots: [serviceDir],
- *   ignorePaths: [stateDir],
- *   onChange: (files) => log.info({ file: files[0] }, 'changed'),
- *   log,
- * });
- * ```
  */
 export function watchHandlerSources(options: HandlerWatcherOptions): HandlerWatcher {
   const { log, onChange } = options;

@@ -14,21 +14,11 @@ const DEV_CLUSTER_HEAP_MB = 192;
 
 /**
  * Which local RocketMQ to start.
- *
- * @example
- * ```ts
- * const what: DevRocketMQKind = { kind: 'cluster', slavesPerGroup: 1 };
- * ```
  */
 export type DevRocketMQKind = { kind: 'broker' } | { kind: 'cluster'; slavesPerGroup: number };
 
 /**
  * One broker of the local RocketMQ.
- *
- * @example
- * ```ts
- * const broker: DevBrokerAddress = { brokerName: 'broker-a', brokerId: 0, address: '127.0.0.1:10911' };
- * ```
  */
 export interface DevBrokerAddress {
   readonly brokerName: string;
@@ -39,12 +29,6 @@ export interface DevBrokerAddress {
 
 /**
  * A running local RocketMQ of a dev session.
- *
- * @example
- * ```ts
- * const local = await startDevRocketMQ({ kind: 'broker' }, { topics, logDir, logger });
- * await local.stop();
- * ```
  */
 export interface DevRocketMQ {
   readonly kind: DevRocketMQKind['kind'];
@@ -57,12 +41,6 @@ export interface DevRocketMQ {
 /**
  * Starts the local broker or cluster and creates `topics` on it ({@link DEV_TOPIC_QUEUES} queues on
  * each master); stops what it started when the topics cannot be created.
- *
- * @example
- * ```ts
- * const local = await startDevRocketMQ({ kind: 'cluster', slavesPerGroup: 0 },
- *   { topics: [{ topic: 'Orders', orderly: false }], logDir: '.rocketmq-lambda/broker-logs', logger });
- * ```
  */
 export async function startDevRocketMQ(
   what: DevRocketMQKind,
@@ -129,12 +107,6 @@ async function withTopics(local: DevRocketMQ, create: () => Promise<void>): Prom
 
 /**
  * The line naming the local brokers, printed after the name server line.
- *
- * @example
- * ```ts
- * localBrokersLine(local);
- * // => 'local cluster DefaultCluster: broker-a 127.0.0.1:10911 (master), broker-b 127.0.0.1:10921 (master)'
- * ```
  */
 export function localBrokersLine(local: Pick<DevRocketMQ, 'kind' | 'clusterName' | 'brokers'>): string {
   const brokers = local.brokers

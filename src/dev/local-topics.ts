@@ -15,11 +15,6 @@ const ROUTE_POLL_MS = 200;
 
 /**
  * A topic to create.
- *
- * @example
- * ```ts
- * const topic: LocalTopic = { topic: 'Ledger', orderly: true };
- * ```
  */
 export interface LocalTopic {
   readonly topic: string;
@@ -29,11 +24,6 @@ export interface LocalTopic {
 /**
  * Creates `topics` on the broker at `brokerAddr` ({@link DEV_TOPIC_QUEUES} queues each) and waits until
  * the name server routes each of them.
- *
- * @example
- * ```ts
- * await createLocalTopics(broker.namesrvAddr, broker.brokerAddr, [{ topic: 'Orders', orderly: false }], log);
- * ```
  */
 export async function createLocalTopics(
   nameServer: string,

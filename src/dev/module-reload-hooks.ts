@@ -18,11 +18,6 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * The URL query parameter that carries a reload tag.
- *
- * @example
- * ```ts
- * new URL(import.meta.url).searchParams.get(RELOAD_TAG_PARAM); // e.g. 'a1b2c3d4e5f6.3' inside a handler
- * ```
  */
 export const RELOAD_TAG_PARAM = 'rocketmq-lambda-reload';
 
@@ -52,13 +47,6 @@ let installed = false;
 /**
  * Registers the reload resolve hook (once per process; later calls do nothing). Register it after any
  * TypeScript loader (tsx), so that it sees the files that loader resolves `.js` specifiers to.
- *
- * @example
- * ```ts
- * await ensureTypeScriptLoader();
- * installReloadHooks();
- * await import(taggedModuleUrl('/app/src/orders.ts', 'orders.1'));
- * ```
  */
 export function installReloadHooks(): void {
   if (installed) return;
@@ -69,11 +57,6 @@ export function installReloadHooks(): void {
 /**
  * The `file:` URL of `file` (absolute) with a reload tag: importing it (with {@link installReloadHooks}
  * done) evaluates `file` and its local imports once per distinct tag.
- *
- * @example
- * ```ts
- * taggedModuleUrl('/app/src/orders.ts', 'a1b2.2'); // => 'file:///app/src/orders.ts?rocketmq-lambda-reload=a1b2.2'
- * ```
  */
 export function taggedModuleUrl(file: string, tag: string): string {
   const url = pathToFileURL(file);
@@ -83,11 +66,6 @@ export function taggedModuleUrl(file: string, tag: string): string {
 
 /**
  * `text` with reload tags removed from the module URLs it mentions (for error messages a user reads).
- *
- * @example
- * ```ts
- * withoutReloadTags('at file:///app/a.ts?rocketmq-lambda-reload=x.1:3'); // => 'at file:///app/a.ts:3'
- * ```
  */
 export function withoutReloadTags(text: string): string {
   return text.replace(new RegExp(`[?&]${RELOAD_TAG_PARAM}=[\\w.-]*`, 'g'), '');
@@ -96,11 +74,6 @@ export function withoutReloadTags(text: string): string {
 /**
  * Forgets every CommonJS module in `require.cache` that is not under `node_modules`, so that the next
  * tagged import of a CommonJS handler requires its local files again. Returns how many were forgotten.
- *
- * @example
- * ```ts
- * const forgotten = purgeLocalCommonJsCache();
- * ```
  */
 export function purgeLocalCommonJsCache(): number {
   const cache = createRequire(import.meta.url).cache;

@@ -50,13 +50,6 @@ export interface ReloadingInvokerOptions {
 /**
  * Runs `local:` handlers (absolute module paths) in-process and reloads their module graphs on demand.
  * Registers the reload resolve hook on construction: create it after any TypeScript loader.
- *
- * @example
- * ```ts
- * const invoker = new ReloadingInvoker({ shimDir: '.rocketmq-lambda/handlers' });
- * await invoker.invoke({ functionRef: 'local:/app/src/orders.ts#handler', payload });
- * invoker.reload(['/app/src/lib/prices.ts']); // the next invoke evaluates orders.ts and its imports again
- * ```
  */
 export class ReloadingInvoker implements Invoker {
   readonly #shimDir: string;
@@ -162,13 +155,6 @@ export class ReloadingInvoker implements Invoker {
  * error, `Runtime.HandlerNotFound` for a missing export, `Runtime.ImportModuleError` otherwise; the message
  * names the handler file, the files changed since it last loaded, and the cause (whose text usually names
  * the broken file and line).
- *
- * @example
- * ```ts
- * loadFailureShape('/app/orders.ts', 'handler', ['/app/lib/prices.ts'], new SyntaxError("Unexpected identifier 'x'"));
- * // => { errorType: 'Runtime.UserCodeSyntaxError', errorMessage: "cannot load handler /app/orders.ts (changed
- * //      since it last loaded: /app/lib/prices.ts): SyntaxError: Unexpected identifier 'x'" }
- * ```
  */
 export function loadFailureShape(
   file: string,
@@ -195,12 +181,6 @@ export function loadFailureShape(
 /**
  * The text of a shim module: re-exports `file` imported with reload tag `tag`, and its namespace as the
  * default export (so CommonJS handlers, found on `default`, work too).
- *
- * @example
- * ```ts
- * shimSource('/app/src/orders.ts', 'a1b2.2', 'handler');
- * // => 'export * from "file:///app/src/orders.ts?rocketmq-lambda-reload=a1b2.2";\n...'
- * ```
  */
 export function shimSource(file: string, tag: string, exportName: string): string {
   const url = JSON.stringify(taggedModuleUrl(file, tag));

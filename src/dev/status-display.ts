@@ -10,12 +10,6 @@ import type { Logger } from '../util/logger.js';
 
 /**
  * One mapping's numbers.
- *
- * @example
- * ```ts
- * const line: MappingLine = { name: 'orders', topic: 'Orders', consumerGroup: 'orders-lambda', state: 'running',
- *   queues: 4, retryQueues: 1, lag: 12, invocations: 3, consumed: 30, failures: 0, lastInvokeAtMs: Date.now() };
- * ```
  */
 export interface MappingLine {
   readonly name: string;
@@ -42,12 +36,6 @@ export interface MappingLine {
 
 /**
  * The line of one mapping from its status, lag, invoke count and when that count last grew.
- *
- * @example
- * ```ts
- * mappingLineOf(status, await runtime.lag(), poller.invokeStats().mappings.get(status.name)?.invokes ?? 0,
- *   lastInvokes.observe(status.name, invokes));
- * ```
  */
 export function mappingLineOf(
   status: ConsumerRuntimeStatus,
@@ -77,12 +65,6 @@ export function mappingLineOf(
 /**
  * Remembers, per mapping, when its invocation count was last seen to grow (the listener counts invokes but
  * keeps no time).
- *
- * @example
- * ```ts
- * const lastInvokes = new LastInvokeTracker();
- * lastInvokes.observe('orders', 3, Date.now()); // => the time 3 was first seen
- * ```
  */
 export class LastInvokeTracker {
   readonly #seen = new Map<string, { invocations: number; atMs: number | undefined }>();
@@ -99,12 +81,6 @@ export class LastInvokeTracker {
 
 /**
  * A line as text, the last invocation's age taken at `nowMs`.
- *
- * @example
- * ```ts
- * formatMappingLine(line, line.lastInvokeAtMs + 4000);
- * // => 'orders  Orders → orders-lambda  running  queues 4 (+1 retry)  consumed 30  failed 0  lag 12  invocations 3 (last 4s ago)'
- * ```
  */
 export function formatMappingLine(line: MappingLine, nowMs: number = Date.now()): string {
   const retry = line.retryQueues > 0 ? ` (+${line.retryQueues} retry)` : '';
@@ -131,13 +107,6 @@ export interface TextStream {
 /**
  * Shows the lines: on a terminal, a block kept at the bottom (other writes to the stream erase it first; the
  * next render draws it again); otherwise, a log line per mapping whose numbers changed.
- *
- * @example
- * ```ts
- * const display = new StatusDisplay({ stream: process.stdout, tty: process.stdout.isTTY === true, log });
- * display.render(lines);
- * display.close();
- * ```
  */
 export class StatusDisplay {
   readonly #stream: TextStream;

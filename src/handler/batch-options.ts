@@ -41,11 +41,6 @@ export interface RocketMQBatchOptions {
 
 /**
  * {@link RocketMQBatchOptions} with every default applied.
- *
- * @example
- * ```ts
- * const settings: RocketMQBatchSettings = { orderly: false, concurrency: 1, onRecordError: undefined };
- * ```
  */
 export interface RocketMQBatchSettings {
   readonly orderly: boolean;
@@ -59,12 +54,6 @@ const BATCH_OPTION_KEYS = ['orderly', 'concurrency', 'onRecordError'] as const;
  * Checks `options` against the closed schema of {@link RocketMQBatchOptions} plus `extraKeys` (which the
  * caller checks itself) and applies the defaults. Throws a TypeError naming every bad option, with a
  * suggestion for a misspelt one.
- *
- * @example
- * ```ts
- * normalizeBatchOptions({ concurency: 4 }, 'processRocketMQBatch');
- * // TypeError: processRocketMQBatch: unknown option "concurency" (did you mean "concurrency"?)
- * ```
  */
 export function normalizeBatchOptions(
   options: unknown,
@@ -149,11 +138,6 @@ function editDistance(a: string, b: string): number {
 
 /**
  * A short description of a value for an error message: its type and, for primitives, its value.
- *
- * @example
- * ```ts
- * describeValue('4'); // => 'a string ("4")'
- * ```
  */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined';

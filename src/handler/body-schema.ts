@@ -63,12 +63,6 @@ export type BodySchemaOutput<S extends BodySchema> = S extends BodySchema<infer 
 /**
  * Validates `value` with a synchronous schema: the output, or the issues with their paths under `prefix`.
  * Throws a TypeError for an asynchronous schema (a programming error, not a bad message).
- *
- * @example
- * ```ts
- * const result = validateSync(OrderSchema, JSON.parse(text), 'body');
- * if (!result.ok) console.error(result.issues);
- * ```
  */
 export function validateSync<Output>(
   schema: BodySchema<Output>,

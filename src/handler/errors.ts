@@ -64,11 +64,6 @@ function formatIssues(issues: readonly RocketMQParseIssue[]): string {
 
 /**
  * A path segment as schema libraries report it (Standard Schema allows `{ key }` objects too).
- *
- * @example
- * ```ts
- * const path: PathSegment[] = ['items', 0, { key: 'price' }];
- * ```
  */
 export type PathSegment = PropertyKey | { readonly key: PropertyKey };
 
@@ -76,11 +71,6 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /**
  * A path as one string, JavaScript-style: `Records[2].properties["trace-id"]`.
- *
- * @example
- * ```ts
- * formatPath('body', ['items', 0, 'price']); // => 'body.items[0].price'
- * ```
  */
 export function formatPath(prefix: string, segments: readonly PathSegment[] | undefined): string {
   let path = prefix;

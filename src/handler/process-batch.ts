@@ -110,11 +110,6 @@ export function createBatchHandler(
 
 /**
  * Throws a TypeError unless `recordHandler` is a function.
- *
- * @example
- * ```ts
- * checkRecordHandler(options.recordHandler, 'rocketmqBatchProcessor');
- * ```
  */
 export function checkRecordHandler(recordHandler: unknown, caller: string): void {
   if (typeof recordHandler !== 'function') {
@@ -126,11 +121,6 @@ export function checkRecordHandler(recordHandler: unknown, caller: string): void
 
 /**
  * Runs a batch with normalised settings (the shared core of the processor and the middleware).
- *
- * @example
- * ```ts
- * const response = await runBatch(event, handleOrder, context, normalizeBatchOptions({ orderly: true }, 'x'));
- * ```
  */
 export async function runBatch<TContext>(
   event: unknown,

@@ -10,11 +10,6 @@ const MAX_QUOTED_REASONS = 3;
 
 /**
  * A message dead-lettered by the listener, with the failure condition for the onFailure record.
- *
- * @example
- * ```ts
- * const entry: DeadLetterDecision = { index: 0, reason: 'record too old: ...', condition: 'RecordAgeExceeded' };
- * ```
  */
 export interface DeadLetterDecision extends DeadLetterEntry {
   readonly condition: FailureCondition;
@@ -23,13 +18,6 @@ export interface DeadLetterDecision extends DeadLetterEntry {
 /**
  * The results of one batch so far. `stopped` is set (in orderly mode) once a message failed: later
  * messages are then failed without an invoke.
- *
- * @example
- * ```ts
- * const outcome = new BatchOutcome(batch.length, context.orderly);
- * outcome.recordInvoke([0, 1, 2], mapFunctionResult(invokeOutcome, records));
- * const result = outcome.toConsumeResult();
- * ```
  */
 export class BatchOutcome {
   readonly #size: number;

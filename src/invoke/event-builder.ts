@@ -32,23 +32,12 @@ const EVENT_TAIL_BYTES = 2;
 /**
  * How a record carries its body: `base64` (no `bodyEncoding` field) or `utf8` (the body's UTF-8 text,
  * with `bodyEncoding: "utf8"`).
- *
- * @example
- * ```ts
- * const encoding: BodyEncoding = chooseBodyEncoding(m, LAMBDA_MAX_PAYLOAD_BYTES, envelopeBytes).encoding;
- * ```
  */
 export type BodyEncoding = 'base64' | 'utf8';
 
 /**
  * The outcome of {@link chooseBodyEncoding}. `recordBytes` is what the record adds to an event in
  * `encoding` (as {@link estimateRecordBytes}, the separating comma included).
- *
- * @example
- * ```ts
- * const choice: BodyEncodingChoice = chooseBodyEncoding(m, maxPayloadBytes, envelopeBytes);
- * if (!choice.fits) console.log(choice.utf8RecordBytes === undefined ? 'binary' : 'text', 'too large');
- * ```
  */
 export type BodyEncodingChoice =
   | { readonly fits: true; readonly encoding: BodyEncoding; readonly recordBytes: number }
@@ -112,11 +101,6 @@ function choose(
 
 /**
  * The length of the base64 encoding (with padding) of `byteLength` bytes.
- *
- * @example
- * ```ts
- * base64Length(5); // => 8
- * ```
  */
 export function base64Length(byteLength: number): number {
   return 4 * Math.ceil(byteLength / 3);
@@ -128,13 +112,6 @@ export function base64Length(byteLength: number): number {
  * fits `maxPayloadBytes` that way; else its UTF-8 text (`bodyEncoding: "utf8"`) when the body is valid
  * UTF-8 and that event fits; else it fits no invoke (`fits: false`). Pure, and exact: the sizes are those
  * {@link serializeEvent} writes.
- *
- * @example
- * ```ts
- * const envelopeBytes = estimateEventOverheadBytes('orders-consumer');
- * const choice = chooseBodyEncoding(message, LAMBDA_MAX_PAYLOAD_BYTES, envelopeBytes);
- * if (choice.fits) console.log(`${choice.recordBytes} bytes as ${choice.encoding}`);
- * ```
  */
 export function chooseBodyEncoding(
   message: ConsumedMessage,
@@ -149,13 +126,6 @@ export function chooseBodyEncoding(
  * The record of one consumed message, as the function receives it, with its body in `encoding` (which
  * must be `'base64'` for a body that is not valid UTF-8). The topic is the message's real topic (for a
  * redelivery, not the retry topic it was read from); broker and queue are where it was read.
- *
- * @example
- * ```ts
- * const record = buildRecord(consumed);
- * record.body === consumed.message.body.toString('base64'); // => true
- * buildRecord(consumed, 'utf8').bodyEncoding; // => 'utf8'
- * ```
  */
 export function buildRecord(consumed: ConsumedMessage, encoding: BodyEncoding = 'base64'): RocketMQRecord {
   const m = consumed.message;
@@ -187,12 +157,6 @@ export function buildRecord(consumed: ConsumedMessage, encoding: BodyEncoding = 
 /**
  * The event of one batch, as an object (for tests, logs and tools; invokes use {@link serializeEvent}),
  * with the same body encodings as `serializeEvent(consumerGroup, messages, options)`.
- *
- * @example
- * ```ts
- * const event = buildEvent('orders-consumer', batch, { maxPayloadBytes: LAMBDA_MAX_PAYLOAD_BYTES });
- * console.log(event.Records.map((r) => r.messageId));
- * ```
  */
 export function buildEvent(
   consumerGroup: string,
@@ -221,12 +185,6 @@ export function buildEvent(
  * `options.maxPayloadBytes` is given and {@link chooseBodyEncoding} picks its UTF-8 text. Its length is
  * `estimateEventOverheadBytes(consumerGroup) + Σ recordBytes - 1` for a non-empty batch, with each
  * record's `recordBytes` from `chooseBodyEncoding` (or `estimateRecordBytes(m)` without the option).
- *
- * @example
- * ```ts
- * const payload = serializeEvent('orders-consumer', batch, { maxPayloadBytes: LAMBDA_MAX_PAYLOAD_BYTES });
- * const outcome = await invoker.invoke({ functionRef, payload });
- * ```
  */
 export function serializeEvent(
   consumerGroup: string,
@@ -247,12 +205,6 @@ export function serializeEvent(
  * and how the body travels. A batch is measured once, planned (`planLayouts`) and serialized
  * ({@link serializeLayouts}) from the same layouts, sub-batches and bisected halves included; the
  * in-process event (parsed-event.ts) is built from them too.
- *
- * @example
- * ```ts
- * const layout: RecordLayout = layoutRecord(message, estimateEventOverheadBytes(group), maxPayloadBytes);
- * if (layout.fits) console.log(`${layout.messageId}: ${layout.recordBytes} bytes as ${layout.encoding}`);
- * ```
  */
 export interface RecordLayout extends RecordHeadValues {
   /** The record's JSON up to the field that opens its body (written from the values on first read). */
@@ -273,13 +225,6 @@ export interface RecordLayout extends RecordHeadValues {
  * ({@link estimateEventOverheadBytes}): the encoding and size {@link chooseBodyEncoding} gives for
  * `maxPayloadBytes` (without it: base64, as {@link estimateRecordBytes}), with the JSON head that
  * {@link serializeLayouts} writes.
- *
- * @example
- * ```ts
- * const envelopeBytes = estimateEventOverheadBytes(group);
- * const layouts = batch.map((m) => layoutRecord(m, envelopeBytes, LAMBDA_MAX_PAYLOAD_BYTES));
- * const payload = serializeLayouts(group, layouts);
- * ```
  */
 export function layoutRecord(
   message: ConsumedMessage,
@@ -293,11 +238,6 @@ export function layoutRecord(
  * A record of `message` for an event that is known to fit as base64 without measuring it (its batch's
  * {@link recordBytesBound}s fit the payload): its sizes are counted only when read (when a payload is
  * serialized), and the in-process event (parsed-event.ts) is built without them.
- *
- * @example
- * ```ts
- * const layouts = batch.map(unmeasuredRecord);
- * ```
  */
 export function unmeasuredRecord(message: ConsumedMessage): UnmeasuredRecord {
   return new MessageRecord(message);
@@ -305,12 +245,6 @@ export function unmeasuredRecord(message: ConsumedMessage): UnmeasuredRecord {
 
 /**
  * A record as {@link unmeasuredRecord} makes it: base64 and fitting until `measure`d.
- *
- * @example
- * ```ts
- * const record: UnmeasuredRecord = unmeasuredRecord(message);
- * if (record.boundBytes > room) record.measure(envelopeBytes, maxPayloadBytes);
- * ```
  */
 export interface UnmeasuredRecord extends RecordLayout {
   /** At least `recordBytes` as base64, from the values' lengths ({@link recordBytesBound}). */
@@ -439,11 +373,6 @@ class MessageRecord implements UnmeasuredRecord {
 /**
  * An upper bound of the bytes `message`'s record adds to an event as base64 (`estimateRecordBytes(m)`),
  * from its values' lengths: no escaping looked for, no number formatted.
- *
- * @example
- * ```ts
- * recordBytesBound(m) >= estimateRecordBytes(m); // always
- * ```
  */
 export function recordBytesBound(message: ConsumedMessage): number {
   return new MessageRecord(message).boundBytes;
@@ -453,13 +382,6 @@ export function recordBytesBound(message: ConsumedMessage): number {
  * The event of the records `layouts` describe, as JSON in UTF-8: the bytes {@link serializeEvent} writes
  * for their messages (with the payload limit the layouts were measured with). Its length is
  * `estimateEventOverheadBytes(consumerGroup) + Σ recordBytes - 1` for a non-empty batch.
- *
- * @example
- * ```ts
- * const envelopeBytes = estimateEventOverheadBytes(group);
- * const layouts = batch.map((m) => layoutRecord(m, envelopeBytes, maxPayloadBytes));
- * await invoker.invoke({ functionRef, payload: serializeLayouts(group, layouts) });
- * ```
  */
 export function serializeLayouts(consumerGroup: string, layouts: readonly RecordLayout[]): Buffer {
   const head = eventHead(consumerGroup);
@@ -498,17 +420,6 @@ export function serializeLayouts(consumerGroup: string, layouts: readonly Record
  * The bytes one message adds to a serialized event: its record's JSON with the body in `encoding`, plus
  * the separating comma. Exact, so a batch builder can respect a byte cap such as Lambda's 6 MB payload
  * limit. `'utf8'` needs a body of valid UTF-8 (else a RocketMQError); it counts JSON's escapes exactly.
- *
- * @example
- * ```ts
- * let bytes = estimateEventOverheadBytes(group);
- * for (const m of candidates) {
- *   const recordBytes = estimateRecordBytes(m);
- *   if (bytes + recordBytes > maxPayloadBytes) break;
- *   bytes += recordBytes;
- *   batch.push(m);
- * }
- * ```
  */
 export function estimateRecordBytes(message: ConsumedMessage, encoding: BodyEncoding = 'base64'): number {
   const headBytes = recordHeadBytes(headValues(message));
@@ -522,11 +433,6 @@ export function estimateRecordBytes(message: ConsumedMessage, encoding: BodyEnco
 
 /**
  * The bytes of an event besides its records (the envelope with the consumer group).
- *
- * @example
- * ```ts
- * estimateEventOverheadBytes('g'); // => 59 (the length of serializeEvent('g', []))
- * ```
  */
 export function estimateEventOverheadBytes(consumerGroup: string): number {
   return Buffer.byteLength(eventHead(consumerGroup), 'utf8') + EVENT_TAIL_BYTES;

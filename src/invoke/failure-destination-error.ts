@@ -2,13 +2,6 @@ import { RocketMQError } from '../errors.js';
 
 /**
  * A failure record could not be delivered, or the destination ARN is not an SQS queue or SNS topic ARN.
- *
- * @example
- * ```ts
- * try { await destination.send(record) } catch (err) {
- *   if (err instanceof FailureDestinationError) log.error({ err, arn: err.arn }, 'failure record lost');
- * }
- * ```
  */
 export class FailureDestinationError extends RocketMQError {
   readonly arn: string;

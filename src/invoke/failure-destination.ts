@@ -16,13 +16,6 @@ const DEFAULT_SEND_ATTEMPTS = 3;
 
 /**
  * Where failure records go.
- *
- * @example
- * ```ts
- * const destination: FailureDestination = createFailureDestination('arn:aws:sqs:eu-west-1:123456789012:orders-failures');
- * await destination.send(record);
- * await destination.close();
- * ```
  */
 export interface FailureDestination {
   /** The destination's ARN. */
@@ -47,12 +40,6 @@ export interface FailureDestinationOptions {
 /**
  * The URL of the queue an SQS ARN names: on AWS `https://sqs.<region>.<domain>/<account>/<name>`, with an
  * endpoint override `<endpoint>/<account>/<name>`.
- *
- * @example
- * ```ts
- * sqsQueueUrl('arn:aws:sqs:eu-west-1:123456789012:failures');
- * // => 'https://sqs.eu-west-1.amazonaws.com/123456789012/failures'
- * ```
  */
 export function sqsQueueUrl(arn: string, endpoint?: string): string {
   const { partition, region, accountId, name } = parseDestinationArn(arn);
@@ -66,12 +53,6 @@ export function sqsQueueUrl(arn: string, endpoint?: string): string {
  * The destination an ARN names: SQS `SendMessage` for a queue ARN, SNS `Publish` for a topic ARN, the
  * record as the JSON message body. Transient AWS errors are retried a few times. Throws a
  * {@link FailureDestinationError} for any other ARN.
- *
- * @example
- * ```ts
- * const destination = createFailureDestination('arn:aws:sns:eu-west-1:123456789012:orders-failures');
- * await destination.send(buildFailureRecord({ condition: 'RecordAgeExceeded', reason, functionArn, consumerGroup, messages }));
- * ```
  */
 export function createFailureDestination(
   arn: string,

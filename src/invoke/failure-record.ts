@@ -13,22 +13,11 @@ import { RocketMQError } from '../errors.js';
  * - `RetryAttemptsExhausted`: failed `maxReconsumeTimes` redeliveries.
  * - `RecordAgeExceeded`: older than the mapping's `maxRecordAgeSeconds`.
  * - `PayloadSizeExceeded`: too large for any invoke.
- *
- * @example
- * ```ts
- * const condition: FailureCondition = 'RecordAgeExceeded';
- * ```
  */
 export type FailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded' | 'PayloadSizeExceeded';
 
 /**
  * The messages of one queue in a failure record.
- *
- * @example
- * ```ts
- * const q: FailedQueueInfo = { topic: 'orders', queueTopic: 'orders', brokerName: 'broker-a', queueId: 1,
- *   startOffset: 40, endOffset: 42, messageIds: ['AC11...01'], count: 1 };
- * ```
  */
 export interface FailedQueueInfo {
   /** The messages' real topic. */
@@ -46,12 +35,6 @@ export interface FailedQueueInfo {
 
 /**
  * What the destination receives, as JSON.
- *
- * @example
- * ```ts
- * const record = buildFailureRecord({ condition: 'RecordAgeExceeded', reason, functionArn, consumerGroup, messages });
- * await destination.send(record);
- * ```
  */
 export interface FailureRecord {
   readonly version: '1.0';
@@ -79,12 +62,6 @@ export interface FailureRecord {
 
 /**
  * Inputs of {@link buildFailureRecord}.
- *
- * @example
- * ```ts
- * const input: FailureRecordInput = { condition: 'RetryAttemptsExhausted', reason: 'invoke failed (timeout)',
- *   functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:orders', consumerGroup: 'g', messages };
- * ```
  */
 export interface FailureRecordInput {
   readonly condition: FailureCondition;
@@ -100,13 +77,6 @@ export interface FailureRecordInput {
 /**
  * Builds the failure record of some messages, grouped by the queue they were pulled from (queues in order
  * of first appearance, message ids in batch order).
- *
- * @example
- * ```ts
- * const record = buildFailureRecord({ condition: 'PayloadSizeExceeded', reason: 'record too large',
- *   functionArn, consumerGroup: 'orders-consumer', messages: [oversized] });
- * console.log(record.rocketMQBatchInfo.queues[0]?.messageIds);
- * ```
  */
 export function buildFailureRecord(input: FailureRecordInput): FailureRecord {
   const { messages } = input;

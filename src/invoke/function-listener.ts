@@ -99,17 +99,6 @@ class ChunkRequest implements InvokeRequest {
 
 /**
  * Options of {@link FunctionMessageListener}.
- *
- * @example
- * ```ts
- * const options: FunctionMessageListenerOptions = {
- *   invoker,
- *   functionRef: 'local:./handler.js#handler',
- *   consumerGroup: 'orders-consumer',
- *   bisectBatchOnError: true,
- *   maxRecordAgeSeconds: 3600,
- * };
- * ```
  */
 export interface FunctionMessageListenerOptions {
   invoker: Invoker;
@@ -141,11 +130,6 @@ export interface FunctionMessageListenerOptions {
 
 /**
  * Counters of a {@link FunctionMessageListener}, for metrics.
- *
- * @example
- * ```ts
- * metrics.count('invokes', listener.stats().invokes);
- * ```
  */
 export interface FunctionListenerStats {
   readonly invokes: number;

@@ -19,13 +19,6 @@ export interface InvokeErrorOptions {
  * A function could not be invoked at all: an unusable function reference, a missing handler module or
  * export, a closed invoker. With `fatal: true` the consumer runtime stops the mapping and leaves the batch
  * unconsumed (see `MessageListener`), because every later batch would fail the same way.
- *
- * @example
- * ```ts
- * try { await listener.consume(messages, context) } catch (err) {
- *   if (err instanceof InvokeError && err.fatal) await runtime.stop(err)
- * }
- * ```
  */
 export class InvokeError extends RocketMQError {
   /** The function reference the error is about. */

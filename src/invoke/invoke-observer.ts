@@ -9,21 +9,11 @@ import type { InvokeFailureKind } from './invoker.js';
  * How one invoke ended: `success` (the function answered; per-message failures it reported are not an
  * invoke failure), an {@link InvokeFailureKind}, or `invoker-error` (the invoker threw, e.g. the function
  * does not exist: the mapping stops).
- *
- * @example
- * ```ts
- * const kind: InvokeResultKind = 'function-error';
- * ```
  */
 export type InvokeResultKind = 'success' | InvokeFailureKind | 'invoker-error';
 
 /**
  * One invoke, as the observer sees it.
- *
- * @example
- * ```ts
- * const invoke: InvokeObservation = { kind: 'success', durationMs: 840, messages: 10 };
- * ```
  */
 export interface InvokeObservation {
   readonly kind: InvokeResultKind;
@@ -36,15 +26,6 @@ export interface InvokeObservation {
 /**
  * Receives the invokes of a `FunctionMessageListener`. Every member is optional; a throwing observer is
  * logged and ignored.
- *
- * @example
- * ```ts
- * const observer: InvokeObserver = {
- *   invoked: ({ kind }) => outcomes.inc({ kind }),
- *   throttled: () => throttles.inc(),
- * };
- * new FunctionMessageListener({ invoker, functionRef, consumerGroup, observer });
- * ```
  */
 export interface InvokeObserver {
   invoked?(invoke: InvokeObservation): void;

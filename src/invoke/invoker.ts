@@ -22,11 +22,6 @@
  * Throttles are not a kind: an invoker retries them itself (with backoff, until its request's signal
  * aborts), because a throttle must never count as a consume failure. Conditions that no retry can fix
  * (missing function, access denied) are thrown as an `InvokeError` with `fatal: true` instead.
- *
- * @example
- * ```ts
- * const kind: InvokeFailureKind = 'timeout';
- * ```
  */
 export type InvokeFailureKind =
   | 'function-error'
@@ -40,15 +35,6 @@ export type InvokeFailureKind =
 
 /**
  * A failed invoke.
- *
- * @example
- * ```ts
- * const failure: InvokeFailure = {
- *   ok: false,
- *   kind: 'function-error',
- *   message: '{"errorType":"TypeError","errorMessage":"x is undefined"}',
- * };
- * ```
  */
 export interface InvokeFailure {
   readonly ok: false;

@@ -38,12 +38,6 @@ const MIN_COPY_CALL_BYTES = 32;
 
 /**
  * `JSON.stringify(value)`, without its work for the common plain-ASCII string.
- *
- * @example
- * ```ts
- * jsonString('orders'); // => '"orders"'
- * jsonString('a"b'); // => '"a\\"b"'
- * ```
  */
 export function jsonString(value: string): string {
   return PLAIN_JSON_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
@@ -51,12 +45,6 @@ export function jsonString(value: string): string {
 
 /**
  * The UTF-8 length of `jsonString(value)`, without making it for the common plain-ASCII string.
- *
- * @example
- * ```ts
- * jsonStringBytes('orders'); // => 8
- * jsonStringBytes('café'); // => 7
- * ```
  */
 export function jsonStringBytes(value: string): number {
   return PLAIN_JSON_STRING.test(value) ? value.length + 2 : Buffer.byteLength(JSON.stringify(value), 'utf8');
@@ -64,11 +52,6 @@ export function jsonStringBytes(value: string): number {
 
 /**
  * `JSON.stringify(values)` for an array of strings.
- *
- * @example
- * ```ts
- * jsonStringArray(['k1', 'k2']); // => '["k1","k2"]'
- * ```
  */
 export function jsonStringArray(values: readonly string[]): string {
   let json = '[';
@@ -81,11 +64,6 @@ export function jsonStringArray(values: readonly string[]): string {
 
 /**
  * The length of the JSON string (quotes excluded) of a valid UTF-8 body, in UTF-8.
- *
- * @example
- * ```ts
- * escapedUtf8Length(Buffer.from('a\nb')); // => 4
- * ```
  */
 export function escapedUtf8Length(body: Uint8Array): number {
   let length = body.length;
@@ -96,13 +74,6 @@ export function escapedUtf8Length(body: Uint8Array): number {
 /**
  * Writes the JSON string (quotes excluded) of a valid UTF-8 body into `out` at `pos`, which must have
  * {@link escapedUtf8Length} bytes free; returns the position after it.
- *
- * @example
- * ```ts
- * const body = Buffer.from('say "hi"');
- * const out = Buffer.alloc(escapedUtf8Length(body));
- * writeEscapedUtf8(body, out, 0); out.toString(); // => 'say \\"hi\\"'
- * ```
  */
 export function writeEscapedUtf8(body: Buffer, out: Buffer, pos: number): number {
   let runStart = 0;

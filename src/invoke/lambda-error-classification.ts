@@ -66,11 +66,6 @@ const HTTP_TOO_MANY_REQUESTS = 429;
  * - `throttle`: wait with backoff and invoke again; never a consume failure.
  * - `fatal`: stop the mapping (missing function, no permission, broken function configuration).
  * - `failure`: this invoke failed; `failureKind` says how.
- *
- * @example
- * ```ts
- * const verdict: LambdaErrorVerdict = { action: 'failure', failureKind: 'server-error' };
- * ```
  */
 export type LambdaErrorVerdict =
   | { readonly action: 'throttle' }
@@ -86,12 +81,6 @@ interface SdkErrorShape {
  * Classifies an error thrown by `LambdaClient.send(new InvokeCommand(...))` by its name (the
  * `x-amzn-ErrorType` of the answer) and HTTP status. Aborts are the caller's business (it knows which
  * signal fired); this function sees them as network failures.
- *
- * @example
- * ```ts
- * const verdict = classifyLambdaError(err);
- * if (verdict.action === 'throttle') await sleep(backoff);
- * ```
  */
 export function classifyLambdaError(error: unknown): LambdaErrorVerdict {
   const shape = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorShape;

@@ -23,12 +23,6 @@ export const MAX_ERROR_NAME_CHARS = 200;
  * Lambda's error shape `{"errorType","errorMessage"}` of a FunctionError answer, as JSON, each text cut
  * to its bound. An answer that is not that shape is quoted as the message, `functionError` (`Handled`,
  * `Unhandled`) as the type.
- *
- * @example
- * ```ts
- * functionErrorMessage('Unhandled', '{"errorType":"TypeError","errorMessage":"x is undefined"}');
- * // => '{"errorType":"TypeError","errorMessage":"x is undefined"}'
- * ```
  */
 export function functionErrorMessage(functionError: string, text: string): string {
   let parsed: unknown;
@@ -49,11 +43,6 @@ export function functionErrorMessage(functionError: string, text: string): strin
 /**
  * One line about an error of an invoke: its name, message, throttle reason and HTTP status, the texts an
  * answer supplied cut to their bounds.
- *
- * @example
- * ```ts
- * describeLambdaError(err); // => 'ServiceException: Internal error [HTTP 500]'
- * ```
  */
 export function describeLambdaError(error: unknown): string {
   if (!(error instanceof Error)) return echoedText(String(error), MAX_ERROR_TEXT_CHARS);
@@ -70,11 +59,6 @@ export function describeLambdaError(error: unknown): string {
  * `error` itself when every text on it is within its bound, else an error that says the same in short
  * (its {@link describeLambdaError} line, and the answer's `$metadata`): what goes into a log line or an
  * error's `cause`, where a logger prints the message, the stack and every field of the error.
- *
- * @example
- * ```ts
- * log.warn({ err: boundedLambdaError(err) }, 'invoke throttled');
- * ```
  */
 export function boundedLambdaError(error: unknown): unknown {
   if (!(error instanceof Error) || withinBounds(error)) return error;

@@ -12,11 +12,6 @@ const NAME = /^([a-zA-Z0-9_-]{1,64})(?::(\$LATEST|[a-zA-Z0-9_-]{1,128}))?$/;
 
 /**
  * The parts of a Lambda function reference.
- *
- * @example
- * ```ts
- * const ref: LambdaFunctionRef = { ref: 'orders:live', functionName: 'orders', qualifier: 'live' };
- * ```
  */
 export interface LambdaFunctionRef {
   /** As written in the mapping. */
@@ -37,14 +32,6 @@ export interface LambdaFunctionRef {
 /**
  * Parses a Lambda function reference. Throws a fatal {@link InvokeError} when it is none of the forms the
  * Invoke API takes (a mapping with such a function can never deliver).
- *
- * @example
- * ```ts
- * parseLambdaFunctionRef('arn:aws:lambda:eu-west-1:123456789012:function:orders:live');
- * // => { functionName: 'arn:aws:lambda:eu-west-1:123456789012:function:orders', qualifier: 'live',
- * //      name: 'orders', region: 'eu-west-1', partition: 'aws', accountId: '123456789012', ref: ... }
- * parseLambdaFunctionRef('orders').functionName; // => 'orders'
- * ```
  */
 export function parseLambdaFunctionRef(ref: string): LambdaFunctionRef {
   const full = FULL_ARN.exec(ref);
@@ -86,12 +73,6 @@ export function parseLambdaFunctionRef(ref: string): LambdaFunctionRef {
 /**
  * The function's ARN as far as the reference tells it: the reference itself when it is a full ARN, else
  * one built from `region` and the account (`*` when unknown), for logs and failure records.
- *
- * @example
- * ```ts
- * lambdaFunctionArn(parseLambdaFunctionRef('orders:live'), 'eu-west-1');
- * // => 'arn:aws:lambda:eu-west-1:*:function:orders:live'
- * ```
  */
 export function lambdaFunctionArn(ref: LambdaFunctionRef, region: string): string {
   const base = `arn:${ref.partition ?? 'aws'}:lambda:${ref.region ?? region}:${ref.accountId ?? '*'}:function:${ref.name}`;

@@ -75,11 +75,6 @@ export interface LambdaInvokerOptions {
 
 /**
  * Counters of a {@link LambdaInvoker}, for metrics.
- *
- * @example
- * ```ts
- * metrics.gauge('lambda.throttles', invoker.stats().throttles);
- * ```
  */
 export interface LambdaInvokerStats {
   /** Invoke requests sent (throttled ones included). */
@@ -108,14 +103,6 @@ class ThrottledAttempt extends Error {
  *   {@link LambdaInvoker.stats};
  * - a missing function, denied access and broken function configuration (KMS, VPC) throw an
  *   {@link InvokeError} with `fatal: true`.
- *
- * @example
- * ```ts
- * const invoker = new LambdaInvoker({ region: 'eu-west-1', functionTimeoutMs: 60_000 });
- * const outcome = await invoker.invoke({ functionRef: 'orders-handler:live', payload, signal });
- * console.log(invoker.stats().throttles);
- * await invoker.close();
- * ```
  */
 export class LambdaInvoker implements Invoker {
   readonly #options: LambdaInvokerOptions;

@@ -42,11 +42,6 @@ interface HttpResponseShape {
 /**
  * An answer over the limit: the invoke failed, the answer was not (or no longer) read. `reason` says
  * how big it was and what the limit is; the SDK may add a line to `message`, never to `reason`.
- *
- * @example
- * ```ts
- * if (error instanceof LambdaResponseTooLargeError) return { ok: false, kind: 'malformed-response', message: error.reason };
- * ```
  */
 export class LambdaResponseTooLargeError extends RocketMQError {
   /** How big the answer was, and what was done with it, as a sentence. */
@@ -66,12 +61,6 @@ export class LambdaResponseTooLargeError extends RocketMQError {
  * outside 2xx) past {@link MAX_LAMBDA_ERROR_ANSWER_BYTES} (or `maxBytes` when lower): a middleware right
  * under the SDK's deserializer (the last one before the HTTP handler), so it sees each response as soon
  * as its headers arrive, before anything reads the body.
- *
- * @example
- * ```ts
- * const client = new LambdaClient({ region });
- * capLambdaResponses(client, MAX_LAMBDA_RESPONSE_BYTES);
- * ```
  */
 export function capLambdaResponses(client: LambdaClient, maxBytes: number): void {
   if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {

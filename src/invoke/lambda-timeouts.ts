@@ -5,19 +5,9 @@
 
 /**
  * How long a function may run by default: Lambda's maximum timeout (15 minutes).
- *
- * @example
- * ```ts
- * new LambdaInvoker({ functionTimeoutMs: Math.min(configuredMs, DEFAULT_FUNCTION_TIMEOUT_MS) });
- * ```
  */
 export const DEFAULT_FUNCTION_TIMEOUT_MS = 900_000;
 /**
  * How much longer than the function's timeout an invoke may wait for its answer by default.
- *
- * @example
- * ```ts
- * new LambdaInvoker({ functionTimeoutMs: 60_000, timeoutMarginMs: DEFAULT_TIMEOUT_MARGIN_MS });
- * ```
  */
 export const DEFAULT_TIMEOUT_MARGIN_MS = 10_000;

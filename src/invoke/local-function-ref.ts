@@ -6,22 +6,12 @@ import { InvokeError } from './invoke-error.js';
 
 /**
  * The prefix of local function references.
- *
- * @example
- * ```ts
- * const invoker = functionRef.startsWith(LOCAL_FUNCTION_REF_PREFIX) ? localInvoker : lambdaInvoker;
- * ```
  */
 export const LOCAL_FUNCTION_REF_PREFIX = 'local:';
 const DEFAULT_EXPORT_NAME = 'handler';
 
 /**
  * The parts of a `local:` function reference.
- *
- * @example
- * ```ts
- * const ref: LocalFunctionRef = { modulePath: './handlers/orders.js', exportName: 'handler' };
- * ```
  */
 export interface LocalFunctionRef {
   /** As written: relative to the base directory, or absolute. */
@@ -32,12 +22,6 @@ export interface LocalFunctionRef {
 /**
  * Parses `local:<module path>[#<export name>]` (the export defaults to `handler`). Throws a fatal
  * {@link InvokeError} for anything else.
- *
- * @example
- * ```ts
- * parseLocalFunctionRef('local:./handlers/orders.js#onOrder'); // => { modulePath: './handlers/orders.js', exportName: 'onOrder' }
- * parseLocalFunctionRef('local:./index.mjs'); // => { modulePath: './index.mjs', exportName: 'handler' }
- * ```
  */
 export function parseLocalFunctionRef(functionRef: string): LocalFunctionRef {
   if (!functionRef.startsWith(LOCAL_FUNCTION_REF_PREFIX)) {

@@ -20,20 +20,10 @@ import { parseLocalFunctionRef } from './local-function-ref.js';
 
 /**
  * The default handler timeout: Lambda's longest.
- *
- * @example
- * ```ts
- * new LocalInvoker({ baseDir, timeoutMs: Math.min(configuredTimeoutMs, DEFAULT_LOCAL_TIMEOUT_MS) });
- * ```
  */
 export const DEFAULT_LOCAL_TIMEOUT_MS = 900_000;
 /**
  * The default `context.memoryLimitInMB`: Lambda's smallest memory size.
- *
- * @example
- * ```ts
- * new LocalInvoker({ baseDir, memoryLimitInMB: DEFAULT_LOCAL_MEMORY_MB * 8 });
- * ```
  */
 export const DEFAULT_LOCAL_MEMORY_MB = 128;
 const LOCAL_ACCOUNT_ID = '000000000000';
@@ -47,11 +37,6 @@ const MAX_EXPORT_NAME_CHARS = 40;
 
 /**
  * Options of {@link LocalInvoker}.
- *
- * @example
- * ```ts
- * const options: LocalInvokerOptions = { baseDir: path.dirname(configPath), timeoutMs: 30_000 };
- * ```
  */
 export interface LocalInvokerOptions {
   /** Module paths of function references are relative to it (the config file's directory). */
@@ -393,12 +378,6 @@ function responseOutcome(value: unknown): InvokeOutcome {
 /**
  * Lambda's error shape (`errorType`, `errorMessage`) of whatever a handler threw, rejected with or passed
  * to its callback.
- *
- * @example
- * ```ts
- * lambdaErrorShape(new TypeError('x is undefined')); // => { errorType: 'TypeError', errorMessage: 'x is undefined' }
- * lambdaErrorShape('nope'); // => { errorType: 'string', errorMessage: 'nope' }
- * ```
  */
 export function lambdaErrorShape(error: unknown): { errorType: string; errorMessage: string } {
   if (error instanceof Error) {

@@ -25,12 +25,6 @@ import type { RecordLayout } from './event-builder.js';
  * A fresh event object deep-equal to `JSON.parse(serializeLayouts(consumerGroup, layouts).toString())`:
  * the same keys in the same order, plain objects and arrays with their ordinary prototypes, nothing
  * shared with an earlier call or with the messages but immutable strings.
- *
- * @example
- * ```ts
- * const chunk = indexes.map((i) => plan.layouts[i] as RecordLayout);
- * await invoker.invoke({ functionRef, payload: serializeLayouts(group, chunk), event: () => parsedEvent(group, chunk) });
- * ```
  */
 export function parsedEvent(consumerGroup: string, layouts: readonly RecordLayout[]): RocketMQEvent {
   return { eventSource: 'rocketmq', consumerGroup, Records: layouts.map(parsedRecord) };

@@ -21,26 +21,11 @@ import {
  * quoted in `Function.ResponseSizeTooLarge` errors are the response limit. Base64 bodies make the largest
  * deliverable binary body about 4.7 MB; a UTF-8 text body travels as text when its base64 does not fit,
  * up to about 6.2 MB (less when it needs many JSON escapes).
- *
- * @example
- * ```ts
- * const plan = planPayloads('orders-consumer', batch, batch.map((_, i) => i), LAMBDA_MAX_PAYLOAD_BYTES);
- * ```
  */
 export const LAMBDA_MAX_PAYLOAD_BYTES = 6_291_456;
 
 /**
  * A message that cannot be delivered in any invoke.
- *
- * @example
- * ```ts
- * const entry: OversizeMessage = {
- *   index: 2,
- *   eventBytes: 11_184_923,
- *   textEventBytes: undefined,
- *   reason: 'record too large: its body is 8388608 bytes of binary data (not valid UTF-8), ...',
- * };
- * ```
  */
 export interface OversizeMessage {
   /** Its index in the batch. */
@@ -55,11 +40,6 @@ export interface OversizeMessage {
 
 /**
  * How a batch is invoked.
- *
- * @example
- * ```ts
- * const plan: PayloadPlan = { chunks: [[0, 1, 2], [3]], oversize: [{ index: 4, eventBytes: 8_388_800 }] };
- * ```
  */
 export interface PayloadPlan {
   /** Sub-batches as batch indexes, ascending; each serializes to at most the limit. */
@@ -74,15 +54,6 @@ export interface PayloadPlan {
  * Sizes are exact (`chooseBodyEncoding`), so no sub-batch is ever refused for its size by a limit of the
  * same value. A message that fits only with its body as UTF-8 text is a sub-batch of its own; one that
  * fits in neither encoding is named in `oversize`, with the reason.
- *
- * @example
- * ```ts
- * const maxPayloadBytes = LAMBDA_MAX_PAYLOAD_BYTES;
- * const { chunks, oversize } = planPayloads(group, batch, batch.map((_, i) => i), maxPayloadBytes);
- * for (const chunk of chunks) {
- *   await invoke(serializeEvent(group, chunk.map((i) => batch[i]), { maxPayloadBytes }));
- * }
- * ```
  */
 export function planPayloads(
   consumerGroup: string,
@@ -97,12 +68,6 @@ export function planPayloads(
 /**
  * A {@link PayloadPlan} with the layout of every planned message, so that its sub-batches are
  * serialized (`serializeLayouts`) without measuring the records again.
- *
- * @example
- * ```ts
- * const plan = planLayouts(group, batch, batch.map((_, i) => i), LAMBDA_MAX_PAYLOAD_BYTES);
- * const payload = serializeLayouts(group, (plan.chunks[0] ?? []).map((i) => plan.layouts[i] as RecordLayout));
- * ```
  */
 export interface LayoutPlan extends PayloadPlan {
   /** By batch index: the layout of each message of `chunks` (undefined for the others). */
@@ -118,14 +83,6 @@ export interface LayoutPlan extends PayloadPlan {
  * The usual batch fits one invoke by far (100 records of 1 KiB: ~200 KB of a 6 MB payload): when the
  * sum of the records' upper bounds (`recordBytesBound`, lengths only) fits, every record is base64 in
  * one chunk, and no record is measured; the sizes are counted only if a payload is serialized.
- *
- * @example
- * ```ts
- * const { chunks, layouts } = planLayouts(group, batch, batch.map((_, i) => i), maxPayloadBytes);
- * for (const chunk of chunks) {
- *   await invoke(serializeLayouts(group, chunk.map((i) => layouts[i] as RecordLayout)));
- * }
- * ```
  */
 export function planLayouts(
   consumerGroup: string,

@@ -7,12 +7,6 @@
 /**
  * A record's fields before its body, as the event carries them (docs/writing-a-handler.md, "The event"),
  * with the user properties already as their JSON object text.
- *
- * @example
- * ```ts
- * const values: RecordHeadValues = layoutRecord(consumed, estimateEventOverheadBytes(group));
- * console.log(values.messageId, values.propertiesJson);
- * ```
  */
 export interface RecordHeadValues {
   readonly messageId: string;

@@ -44,11 +44,6 @@ const tagsJson = new RepeatedJsonString();
 /**
  * A record's JSON up to the field that opens its body (the body fields are last), ending with the comma
  * after `reconsumeTimes`.
- *
- * @example
- * ```ts
- * const head = recordHead(values); // '{"messageId":"AC11...","offsetMsgId":...,"reconsumeTimes":0,'
- * ```
  */
 export function recordHead(v: RecordHeadValues): string {
   return (
@@ -85,11 +80,6 @@ const LITERAL_BYTES = Buffer.byteLength(recordHead(SHORTEST), 'utf8') - (6 * 2 +
 
 /**
  * `Buffer.byteLength(recordHead(v), 'utf8')`, counted without writing the head.
- *
- * @example
- * ```ts
- * const headBytes = recordHeadBytes(values); // === Buffer.byteLength(recordHead(values))
- * ```
  */
 export function recordHeadBytes(v: RecordHeadValues): number {
   return (
@@ -144,11 +134,6 @@ export const NUMBER_CHARS_BOUND = 25;
  * An upper bound of {@link recordHeadBytes}, from the values' lengths alone: no escaping is looked for
  * and no number is formatted. A batch whose bounds fit a payload fits it for certain, and is planned
  * without measuring each record (payload-splitter.ts).
- *
- * @example
- * ```ts
- * recordHeadBytesBound(values) >= recordHeadBytes(values); // always
- * ```
  */
 export function recordHeadBytesBound(v: RecordHeadValues): number {
   const keys = v.keys;

@@ -10,6 +10,7 @@
  */
 import type { ConsumeResult } from '../consumer/message-listener.js';
 import { errorMessage } from '../util/error-message.js';
+import { isPlainRecord } from '../util/plain-record.js';
 import type { InvokeOutcome } from './invoker.js';
 
 /** The longest excerpt of a response value quoted in a reason or notice. */
@@ -20,11 +21,6 @@ const SUCCESS: ConsumeResult = Object.freeze({ status: 'SUCCESS' });
 /**
  * Something odd about a response that did not change the result (it is worth a log line).
  * - `non-json-payload`: a successful invoke returned bytes that are not JSON; rule 4 makes that a success.
- *
- * @example
- * ```ts
- * const onNotice = (notice: FunctionResultNotice) => log.warn(notice, 'function response ignored');
- * ```
  */
 export interface FunctionResultNotice {
   readonly kind: 'non-json-payload';
@@ -47,13 +43,6 @@ export interface MapFunctionResultOptions {
  * `messageId` is read); several records may share a `messageId` (a message and its redelivery), and an
  * `itemIdentifier` then fails all of them. The result is normalised: `SUCCESS` when no record failed,
  * `FAILED` when all did (or the batch failed as a whole), else `PARTIAL` with ascending, distinct indexes.
- *
- * @example
- * ```ts
- * const outcome = await invoker.invoke({ functionRef, payload });
- * const result = mapFunctionResult(outcome, event.Records);
- * if (result.status === 'PARTIAL') console.log('retrying', result.failedIndexes);
- * ```
  */
 export function mapFunctionResult(
   outcome: InvokeOutcome,
@@ -62,7 +51,7 @@ export function mapFunctionResult(
 ): ConsumeResult {
   if (!outcome.ok) return failed(`invoke failed (${outcome.kind}): ${outcome.message}`);
   const response = parsePayload(outcome.payload, options);
-  if (!isJsonObject(response)) return SUCCESS;
+  if (!isPlainRecord(response)) return SUCCESS;
   if (Object.hasOwn(response, 'batchItemFailures')) {
     return mapBatchItemFailures(response.batchItemFailures, records);
   }
@@ -106,10 +95,10 @@ function mapBatchItemFailures(
   const failedFlags = new Uint8Array(records.length);
   for (let j = 0; j < items.length; j++) {
     const item: unknown = items[j];
-    const identifier = isJsonObject(item) ? item.itemIdentifier : undefined;
+    const identifier = isPlainRecord(item) ? item.itemIdentifier : undefined;
     if (typeof identifier !== 'string') {
       return malformed(
-        isJsonObject(item)
+        isPlainRecord(item)
           ? `batchItemFailures[${j}].itemIdentifier is ${describe(identifier)}, not a string`
           : `batchItemFailures[${j}] is ${describe(item)}, not an object with an itemIdentifier`,
       );
@@ -169,10 +158,6 @@ function failed(reason: string): ConsumeResult {
 
 function malformed(why: string): ConsumeResult {
   return failed(`malformed function response: ${why}`);
-}
-
-function isJsonObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(value: unknown): string {

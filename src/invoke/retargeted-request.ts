@@ -10,11 +10,6 @@ import type { InvokeRequest } from './invoker.js';
  * payload serialized on first read (the function listener's) stays unmade for an invoker that takes the
  * event objects. Use it rather than `{ ...request, functionRef }`: a spread reads every getter at once,
  * and copies none that a request class keeps on its prototype.
- *
- * @example
- * ```ts
- * const outcome = await inner.invoke(retargetRequest(request, `local:${shim}#${exportName}`));
- * ```
  */
 export function retargetRequest(request: InvokeRequest, functionRef: string): InvokeRequest {
   return new RetargetedRequest(request, functionRef);

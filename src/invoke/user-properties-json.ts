@@ -21,11 +21,6 @@ let lastKeyJson: readonly string[] = [];
  * order (where the object would list integer-like keys first: the JSON parses to an equal object either
  * way). `__proto__` is an ordinary key (JSON.parse makes it an own property). For a decoded message, its
  * msgId, tags and keys are read by the same pass (`readHead`).
- *
- * @example
- * ```ts
- * userPropertiesJson({ ...message, properties: { TAGS: 'a', color: 'red' } }); // => '{"color":"red"}'
- * ```
  */
 export function userPropertiesJson(message: MessageExt): string {
   const head = propertiesHeadOf(message);

@@ -11,11 +11,6 @@ const AUTH_PACKAGE = 'org.apache.rocketmq.auth';
 
 /**
  * ACL of a local broker.
- *
- * @example
- * ```ts
- * const acl: LocalBrokerAclOptions = { accessKey: 'admin', secretKey: 'a-long-test-secret' };
- * ```
  */
 export interface LocalBrokerAclOptions {
   /** User name of the super user (`initAuthenticationUser`), the AccessKey clients sign with. */
@@ -34,11 +29,6 @@ export interface LocalBrokerAclOptions {
  * Broker properties for ACL 2.0 with the default providers, users stored (RocksDB) under the store's
  * `config/` directory. The super user is created at start when missing, so a wiped store gets it back.
  * Throws {@link LocalBrokerError} for a blank access or secret key.
- *
- * @example
- * ```ts
- * brokerConfig({ ...addresses, overrides: { ...aclBrokerConfig({ accessKey: 'admin', secretKey }), ...overrides } });
- * ```
  */
 export function aclBrokerConfig(options: LocalBrokerAclOptions): BrokerConfigValues {
   if (options.accessKey.trim() === '' || options.secretKey.trim() === '') {
@@ -62,11 +52,6 @@ export function aclBrokerConfig(options: LocalBrokerAclOptions): BrokerConfigVal
 
 /**
  * The credentials the launcher signs its own requests with.
- *
- * @example
- * ```ts
- * await probeTopicRoute(namesrvAddr, 'TBW102', { credentials: aclCredentials(acl) });
- * ```
  */
 export function aclCredentials(options: LocalBrokerAclOptions): AclCredentials {
   return { accessKey: options.accessKey, secretKey: options.secretKey };

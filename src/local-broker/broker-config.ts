@@ -40,11 +40,6 @@ export const TEST_TIMER_FLUSH_INTERVAL_MS = 60_000;
  * `diskSpaceWarningLevelRatio` at 90 by `DefaultMessageStore`): a store partition above 90 % used
  * still makes the broker refuse sends, nothing can change that. The timer wheel is flushed once a
  * minute ({@link TEST_TIMER_FLUSH_INTERVAL_MS}): the default second costs an idle broker 0.4 of a core.
- *
- * @example
- * ```ts
- * TEST_BROKER_DEFAULTS.maxMessageSize // => 10485760
- * ```
  */
 export const TEST_BROKER_DEFAULTS: Readonly<BrokerConfigValues> = {
   brokerId: 0,
@@ -84,11 +79,6 @@ const OTHER_DIRECT_MB = 128;
  * messages a fixed 512 MiB ran out once about 50 of them had written: the broker then left POP
  * requests unanswered and its timer stopped delivering checkpoints, so nothing was revived. This
  * budgets `104 + 4 * cpus` writers; the limit is a cap, only what threads allocate is used.
- *
- * @example
- * ```ts
- * brokerDirectMemoryMb({ maxMessageSize: 10_485_760 }, 2) // => 1255
- * ```
  */
 export function brokerDirectMemoryMb(config: Readonly<BrokerConfigValues>, cpus: number): number {
   const maxMessageBytes = Number(config.maxMessageSize ?? ROCKETMQ_DEFAULT_MAX_MESSAGE_BYTES);
@@ -99,13 +89,6 @@ export function brokerDirectMemoryMb(config: Readonly<BrokerConfigValues>, cpus:
 
 /**
  * The broker's properties: our defaults, the addresses and paths of this start, then `overrides`.
- *
- * @example
- * ```ts
- * brokerConfig({ clusterName: 'DefaultCluster', brokerName: 'broker-a', brokerPort: 20911,
- *   namesrvAddr: '127.0.0.1:19876', storeDir: '/tmp/x/store', overrides: { maxMessageSize: 4194304 } })
- * // => { ..., listenPort: 20911, maxMessageSize: 4194304 }
- * ```
  */
 export function brokerConfig(input: BrokerConfigInput): BrokerConfigValues {
   return {
@@ -124,11 +107,6 @@ export function brokerConfig(input: BrokerConfigInput): BrokerConfigValues {
  * The namesrv's properties: its port, loopback only, KV config under `homeDir`. The namesrv's own
  * remoting client would otherwise probe itself every few seconds at the host's first non-loopback
  * address (`NetworkUtil.getLocalAddress()`), where nothing listens since we bind to loopback.
- *
- * @example
- * ```ts
- * namesrvConfig(19876, '/tmp/x') // => { listenPort: 19876, bindAddress: '127.0.0.1', ..., scanAvailableNameSrv: false }
- * ```
  */
 export function namesrvConfig(port: number, homeDir: string): BrokerConfigValues {
   return {
@@ -143,12 +121,6 @@ export function namesrvConfig(port: number, homeDir: string): BrokerConfigValues
 /**
  * Renders values as a Java properties file (`key=value` lines; backslashes, newlines and leading
  * spaces escaped).
- *
- * @example
- * ```ts
- * toPropertiesText({ listenPort: 9876, autoCreateTopicEnable: true })
- * // => 'listenPort=9876\nautoCreateTopicEnable=true\n'
- * ```
  */
 export function toPropertiesText(values: BrokerConfigValues): string {
   return Object.entries(values)
@@ -168,11 +140,6 @@ function escapePropertyValue(value: string): string {
  * A logback configuration (for RocketMQ's shaded logback, `-Drmq.logback.configurationFile`) that
  * sends every logger to one file, INFO and above, instead of RocketMQ's dozen rolling files under
  * `~/logs`.
- *
- * @example
- * ```ts
- * await writeFile(join(dir, 'broker.logback.xml'), logbackConfig(join(dir, 'logs', 'broker.log')));
- * ```
  */
 export function logbackConfig(logFile: string, level: 'INFO' | 'WARN' = 'INFO'): string {
   const file = escapeXml(logFile);

@@ -21,11 +21,6 @@ const DEFAULT_BROKER_STOP_GRACE_MS = 30_000;
 
 /**
  * Options of {@link LocalBroker.restartBroker}.
- *
- * @example
- * ```ts
- * await broker.restartBroker({ wipeStore: true } satisfies RestartBrokerOptions);
- * ```
  */
 export interface RestartBrokerOptions {
   /**
@@ -38,15 +33,6 @@ export interface RestartBrokerOptions {
 
 /**
  * A running local RocketMQ, with fault controls for its broker.
- *
- * @example
- * ```ts
- * const broker: LocalBroker = await startLocalBroker({ heapMb: 256 });
- * await broker.killBroker();                      // crash: SIGKILL, namesrv stays
- * await broker.restartBroker();                   // same ports, same store
- * await broker.restartBroker({ wipeStore: true }); // disk lost
- * await broker.stop();
- * ```
  */
 export interface LocalBroker {
   /** `127.0.0.1:<port>` of the name server. */
@@ -88,12 +74,6 @@ export interface LocalBroker {
 
 /**
  * Everything needed to (re)start the broker JVM of one local broker, prepared by startLocalBroker().
- *
- * @example
- * ```ts
- * const launch: BrokerLaunch = { homeDir, storeDir, logDir, env, brokerArgs, logFiles, target, secrets: [],
- *   clusterName: 'DefaultCluster', readyTimeoutMs: 90_000, stopGraceMs: 3000, log };
- * ```
  */
 export interface BrokerLaunch {
   homeDir: string;
@@ -118,12 +98,6 @@ export interface BrokerLaunch {
 /**
  * The {@link LocalBroker} that startLocalBroker() hands out: one namesrv JVM for its life, broker JVMs
  * that come and go. Lifecycle operations run one after the other.
- *
- * @example
- * ```ts
- * const broker = new RunningLocalBroker(launch, namesrv);
- * await broker.startFirstBroker(Date.now());
- * ```
  */
 export class RunningLocalBroker implements LocalBroker {
   readonly namesrvAddr: string;

@@ -26,12 +26,6 @@ const MASK = '***';
 
 /**
  * The broker a readiness check looks for, and how to reach the servers.
- *
- * @example
- * ```ts
- * const target: RegistrationTarget = { namesrvAddr, brokerAddr, brokerName: 'broker-a', brokerPermission: '6',
- *   connect: {}, log };
- * ```
  */
 export interface RegistrationTarget {
   namesrvAddr: string;
@@ -48,11 +42,6 @@ export interface RegistrationTarget {
 
 /**
  * A JVM exited while we waited for readiness.
- *
- * @example
- * ```ts
- * if (err instanceof JvmExitedError) throw await failure(err.message, err);
- * ```
  */
 export class JvmExitedError extends LocalBrokerError {
   constructor(jvm: JvmProcess) {
@@ -65,11 +54,6 @@ export class JvmExitedError extends LocalBrokerError {
 
 /**
  * The condition did not hold before the deadline; `cause` is the last probe error, if any.
- *
- * @example
- * ```ts
- * if (err instanceof ReadinessTimeoutError) throw new LocalBrokerError('not ready in time', { cause: err });
- * ```
  */
 export class ReadinessTimeoutError extends LocalBrokerError {}
 
@@ -79,11 +63,6 @@ export class ReadinessTimeoutError extends LocalBrokerError {}
  * booted (its "boot success" line) but is not listed 1.5 s later gets `brokerPermission` re-set, which
  * makes it register at once. Rejects with {@link JvmExitedError} when a JVM exits, with
  * {@link ReadinessTimeoutError} at `deadline`.
- *
- * @example
- * ```ts
- * await waitForRegistration(target, namesrv, broker, Date.now() + 90_000);
- * ```
  */
 export async function waitForRegistration(
   target: RegistrationTarget,
@@ -122,11 +101,6 @@ export async function waitForRegistration(
  * (AdminBrokerProcessor.updateBrokerConfig registers at once). A slave learns its master's HA address
  * from the registration's answer, so this also starts replication without waiting for the periodic
  * registration.
- *
- * @example
- * ```ts
- * await askToRegister(slaveTarget);
- * ```
  */
 export async function askToRegister(target: RegistrationTarget): Promise<void> {
   await oneShotRequest(
@@ -145,12 +119,6 @@ export async function askToRegister(target: RegistrationTarget): Promise<void> {
  * Resolves once the name server no longer lists the broker: it drops a broker whose connection closed
  * (killed) or that unregistered (stopped). Waiting for this before starting a new broker JVM makes the
  * next {@link waitForRegistration} prove that the new JVM registered, not the old one.
- *
- * @example
- * ```ts
- * await broker.kill();
- * await waitForDeregistration(target, namesrv, Date.now() + 30_000);
- * ```
  */
 export async function waitForDeregistration(
   target: RegistrationTarget,
@@ -202,12 +170,6 @@ async function waitUntil(
 /**
  * The last output of each JVM and the last lines of the given log files, for an error message, with
  * every secret replaced by `***` (the broker logs its configuration, ACL users included).
- *
- * @example
- * ```ts
- * const report = await describeJvms([namesrv, broker], { 'broker.log': brokerLog }, [secretKey]);
- * throw new LocalBrokerError(`the broker did not start\n${report}`);
- * ```
  */
 export async function describeJvms(
   jvms: readonly JvmProcess[],
@@ -234,11 +196,6 @@ export async function describeJvms(
 
 /**
  * `text` with every occurrence of each non-empty secret replaced by `***`.
- *
- * @example
- * ```ts
- * maskSecrets('password=s3cret', ['s3cret']) // => 'password=***'
- * ```
  */
 export function maskSecrets(text: string, secrets: readonly string[]): string {
   let masked = text;

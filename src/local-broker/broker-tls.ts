@@ -17,12 +17,6 @@ import { LocalBrokerError } from './local-broker-error.js';
 /**
  * TLS of a local broker: paths of PEM files. Private keys must be PKCS#8 (`BEGIN PRIVATE KEY` or
  * `BEGIN ENCRYPTED PRIVATE KEY`): Netty reads no other format.
- *
- * @example
- * ```ts
- * const tlsOptions: LocalBrokerTlsOptions = { certPath: 'server.pem', keyPath: 'server.key', caPath: 'ca.pem',
- *   clientAuth: { caPath: 'ca.pem', certPath: 'client.pem', keyPath: 'client.key' } };
- * ```
  */
 export interface LocalBrokerTlsOptions {
   /** Server certificate (chain) both JVMs present; needs SAN `IP:127.0.0.1` for the probes to accept it. */
@@ -50,11 +44,6 @@ export interface LocalBrokerTlsOptions {
 /**
  * The contents of `tls.config.file` (keys of `TlsSystemConfig`). `tls.test.mode.enable=false` is what
  * makes RocketMQ use our certificates instead of a self-signed one.
- *
- * @example
- * ```ts
- * await writeFile(join(confDir, 'tls.properties'), toPropertiesText(tlsConfigFileValues(options)));
- * ```
  */
 export function tlsConfigFileValues(options: LocalBrokerTlsOptions): BrokerConfigValues {
   const values: BrokerConfigValues = {
@@ -82,12 +71,6 @@ export function tlsConfigFileValues(options: LocalBrokerTlsOptions): BrokerConfi
  * JVM flags for both JVMs: TLS enforced on every server socket (plaintext connections are closed),
  * TLS on the JVM's own clients, settings from `configFile`. Without TLS the servers run `disabled`:
  * the default `permissive` builds a self-signed certificate at start, ~10 s on a small box.
- *
- * @example
- * ```ts
- * tlsJvmFlags('/tmp/x/conf/tls.properties') // => ['-Dtls.server.mode=enforcing', '-Dtls.enable=true', ...]
- * tlsJvmFlags(undefined) // => ['-Dtls.server.mode=disabled']
- * ```
  */
 export function tlsJvmFlags(configFile: string | undefined): string[] {
   if (configFile === undefined) return ['-Dtls.server.mode=disabled'];
@@ -99,12 +82,6 @@ export function tlsJvmFlags(configFile: string | undefined): string[] {
  * certificate under mTLS. Also reads the server certificate and key, so that a missing file or a key
  * Netty cannot read fails here at once instead of as a readiness timeout (RocketMQ only logs a TLS
  * setup failure, then closes every connection). Throws {@link LocalBrokerError}.
- *
- * @example
- * ```ts
- * const probeTls = await probeTlsOptions(options);
- * await probeTopicRoute(namesrvAddr, 'TBW102', { tls: probeTls });
- * ```
  */
 export async function probeTlsOptions(options: LocalBrokerTlsOptions): Promise<tls.ConnectionOptions> {
   const client = options.clientAuth;

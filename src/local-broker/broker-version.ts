@@ -8,21 +8,11 @@ import { LocalBrokerError } from './local-broker-error.js';
 
 /**
  * The environment variable that selects the local broker version.
- *
- * @example
- * ```ts
- * process.env[BROKER_VERSION_ENV] = '4.9.7';
- * ```
  */
 export const BROKER_VERSION_ENV = 'ROCKETMQ_LAMBDA_BROKER_VERSION';
 
 /**
  * Every version the launcher can start, the default first.
- *
- * @example
- * ```ts
- * for (const version of BROKER_VERSIONS) console.log(version);
- * ```
  */
 export const BROKER_VERSIONS = ['5.3.3', '5.5.1', '4.9.7', '5.3.3-proxy'] as const;
 
@@ -31,11 +21,6 @@ export type BrokerVersionName = (typeof BROKER_VERSIONS)[number];
 
 /**
  * The version started when `ROCKETMQ_LAMBDA_BROKER_VERSION` is unset or empty.
- *
- * @example
- * ```ts
- * brokerVersionProfile(DEFAULT_BROKER_VERSION).rocketmqVersion // => '5.3.3'
- * ```
  */
 export const DEFAULT_BROKER_VERSION: BrokerVersionName = '5.3.3';
 
@@ -169,11 +154,6 @@ const PROFILES: Readonly<Record<BrokerVersionName, BrokerVersionProfile>> = {
 
 /**
  * The profile of `name`.
- *
- * @example
- * ```ts
- * brokerVersionProfile('4.9.7').features.pop // => false
- * ```
  */
 export function brokerVersionProfile(name: BrokerVersionName): BrokerVersionProfile {
   return PROFILES[name];
@@ -181,11 +161,6 @@ export function brokerVersionProfile(name: BrokerVersionName): BrokerVersionProf
 
 /**
  * True when `value` names a version the launcher can start.
- *
- * @example
- * ```ts
- * isBrokerVersionName('5.5.1') // => true
- * ```
  */
 export function isBrokerVersionName(value: string): value is BrokerVersionName {
   return (BROKER_VERSIONS as readonly string[]).includes(value);
@@ -194,11 +169,6 @@ export function isBrokerVersionName(value: string): value is BrokerVersionName {
 /**
  * The version `ROCKETMQ_LAMBDA_BROKER_VERSION` selects ({@link DEFAULT_BROKER_VERSION} when unset or
  * empty). Throws {@link LocalBrokerError} naming the allowed values for anything else.
- *
- * @example
- * ```ts
- * selectedBrokerVersion({ ROCKETMQ_LAMBDA_BROKER_VERSION: '4.9.7' }).major // => 4
- * ```
  */
 export function selectedBrokerVersion(env: NodeJS.ProcessEnv = process.env): BrokerVersionProfile {
   const raw = env[BROKER_VERSION_ENV]?.trim() ?? '';

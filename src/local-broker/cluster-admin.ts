@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseFastjson } from '../protocol/fastjson.js';
 import { RequestCode } from '../protocol/request-code.js';
+import { isPlainRecord } from '../util/plain-record.js';
 import type { LocalClusterNode } from './cluster-node.js';
 import { LocalBrokerError } from './local-broker-error.js';
 import { oneShotRequest, type ProbeConnectOptions } from './route-probe.js';
@@ -35,11 +36,6 @@ export interface ClusterAdminChange {
 /**
  * Applies `change` on every running broker, or on the running masters only when `slavesRefuseAdmin`,
  * then waits until every running slave lists it.
- *
- * @example
- * ```ts
- * await applyAcrossCluster(cluster.nodes, topicChange('Orders', 4), { slavesRefuseAdmin: true });
- * ```
  */
 export async function applyAcrossCluster(
   nodes: readonly LocalClusterNode[],
@@ -83,21 +79,13 @@ async function listed(
   );
   if (response.code !== 0 || response.body === undefined) return false;
   const body = parseFastjson(response.body, `${node.address} config list`);
-  const table = isRecord(body) ? body[change.tableName] : undefined;
-  const config = isRecord(table) ? table[change.key] : undefined;
-  return isRecord(config) && change.applied(config);
+  const table = isPlainRecord(body) ? body[change.tableName] : undefined;
+  const config = isPlainRecord(table) ? table[change.key] : undefined;
+  return isPlainRecord(config) && change.applied(config);
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The request codes and tables of a topic change, for {@link applyAcrossCluster}.
- *
- * @example
- * ```ts
- * const change = topicChange('Orders', { code: RequestCode.UPDATE_AND_CREATE_TOPIC, extFields }, 4);
- * ```
  */
 export function topicChange(
   topic: string,
@@ -116,11 +104,6 @@ export function topicChange(
 
 /**
  * The request codes and tables of a subscription-group change, for {@link applyAcrossCluster}.
- *
- * @example
- * ```ts
- * const change = subscriptionGroupChange('G', { code: RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, extFields: {}, body }, 1);
- * ```
  */
 export function subscriptionGroupChange(
   group: string,

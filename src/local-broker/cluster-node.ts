@@ -22,13 +22,6 @@ const DEFAULT_NODE_STOP_GRACE_MS = 30_000;
 
 /**
  * One broker of a {@link LocalCluster}: its identity, addresses and controls.
- *
- * @example
- * ```ts
- * const master = cluster.node('broker-a', 0);
- * await master.kill();     // crash: SIGKILL, its slave and the namesrv stay up
- * await master.restart();  // same ports, same store
- * ```
  */
 export interface LocalClusterNode {
   brokerName: string;
@@ -78,12 +71,6 @@ export interface ClusterNodeLaunch {
 
 /**
  * The {@link LocalClusterNode} a local cluster hands out. Lifecycle operations run one after the other.
- *
- * @example
- * ```ts
- * const node = new ClusterBrokerNode(launch);
- * await node.start(Date.now() + 90_000);
- * ```
  */
 export class ClusterBrokerNode implements LocalClusterNode {
   readonly brokerName: string;

@@ -21,11 +21,6 @@ export interface BrokerPorts {
 /**
  * True when `port` can be bound on `host` right now (the broker binds its HA port on every
  * interface, so {@link findBrokerPorts} checks `0.0.0.0`).
- *
- * @example
- * ```ts
- * if (await isPortFree(9876)) startNamesrvOn(9876);
- * ```
  */
 export function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
@@ -42,11 +37,6 @@ export function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
  * Picks a namesrv port and a broker listenPort such that all four ports the pair opens
  * (namesrv, broker - 2, broker, broker + 1) are free. Throws {@link LocalBrokerError} when none is
  * found after a few hundred tries.
- *
- * @example
- * ```ts
- * const { namesrvPort, brokerPort } = await findBrokerPorts();
- * ```
  */
 export async function findBrokerPorts(): Promise<BrokerPorts> {
   const { namesrvPort, brokerPorts } = await findClusterPorts(1);
@@ -64,11 +54,6 @@ export interface ClusterPorts {
  * Picks a namesrv port and `brokers` broker listenPorts such that every port they open (namesrv, and
  * per broker listenPort - 2, listenPort, listenPort + 1) is free and none is shared. Throws
  * {@link LocalBrokerError} when none are found after a few hundred tries.
- *
- * @example
- * ```ts
- * const { namesrvPort, brokerPorts } = await findClusterPorts(4); // 2 masters + 2 slaves
- * ```
  */
 export async function findClusterPorts(brokers: number): Promise<ClusterPorts> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {

@@ -16,14 +16,6 @@ const HOME_CONF_LOGBACK_FILES = { namesrv: 'logback_namesrv.xml', broker: 'logba
  * Writes `<rocketmqHome>/conf/logback_{namesrv,broker}.xml` logging to the given files when `version`
  * reads them (nothing otherwise). A broker reads `rocketmqHome` from its properties before it
  * configures logback, so brokers sharing one temp directory can each get a home of their own.
- *
- * @example
- * ```ts
- * await writeHomeConfLogback(brokerVersionProfile('4.9.7'), homeDir, {
- *   namesrv: join(logDir, 'namesrv.log'),
- *   broker: join(logDir, 'broker.log'),
- * });
- * ```
  */
 export async function writeHomeConfLogback(
   version: Pick<BrokerVersionProfile, 'logbackInHomeConf'>,

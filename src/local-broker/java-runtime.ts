@@ -7,32 +7,17 @@ import { CommandNotFoundError, runCommand } from './run-command.js';
 
 /**
  * How to get Java and Maven on Debian/Ubuntu, quoted in every "missing" error.
- *
- * @example
- * ```ts
- * console.error(`install Java: ${JAVA_INSTALL_HINT}`);
- * ```
  */
 export const JAVA_INSTALL_HINT = 'apt-get update && apt-get install -y openjdk-17-jdk-headless maven';
 
 /**
  * Oldest Java major version we launch RocketMQ 5.3.3 with.
- *
- * @example
- * ```ts
- * if ((parseJavaMajorVersion(output) ?? 0) < MIN_JAVA_MAJOR_VERSION) throw new Error('Java too old');
- * ```
  */
 export const MIN_JAVA_MAJOR_VERSION = 11;
 
 /**
  * Module flags for RocketMQ on Java 9+: its store casts mapped buffers to `sun.nio.ch.DirectBuffer`
  * and older code paths reflect into JDK internals.
- *
- * @example
- * ```ts
- * spawn('java', [...JAVA_MODULE_FLAGS, '-cp', classpath, mainClass]);
- * ```
  */
 export const JAVA_MODULE_FLAGS: readonly string[] = [
   '--add-opens=java.base/java.nio=ALL-UNNAMED',
@@ -45,11 +30,6 @@ export const JAVA_MODULE_FLAGS: readonly string[] = [
 /**
  * Parses the major version out of `java -version` output (`"17.0.15"` -> 17, `"1.8.0_402"` -> 8).
  * Returns undefined when no version string is found.
- *
- * @example
- * ```ts
- * parseJavaMajorVersion('openjdk version "17.0.15" 2025-04-15') // => 17
- * ```
  */
 export function parseJavaMajorVersion(versionOutput: string): number | undefined {
   const match = /version "(\d+)(?:\.(\d+))?[^"]*"/.exec(versionOutput);
@@ -61,11 +41,6 @@ export function parseJavaMajorVersion(versionOutput: string): number | undefined
 /**
  * Checks that `java` is on PATH and new enough; throws {@link LocalBrokerError} saying how to install
  * it otherwise. Resolves with the major version.
- *
- * @example
- * ```ts
- * const major = await assertJavaAvailable(); // 17
- * ```
  */
 export async function assertJavaAvailable(): Promise<number> {
   let output: string;
@@ -97,11 +72,6 @@ export async function assertJavaAvailable(): Promise<number> {
 /**
  * Checks that `mvn` is on PATH and runs; throws {@link LocalBrokerError} saying how to install it
  * otherwise.
- *
- * @example
- * ```ts
- * await assertMavenAvailable();
- * ```
  */
 export async function assertMavenAvailable(): Promise<void> {
   try {

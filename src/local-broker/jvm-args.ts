@@ -26,12 +26,6 @@ export interface LocalJvmArgsInput {
 
 /**
  * Everything between `java` and the main class.
- *
- * @example
- * ```ts
- * const args = [...localJvmArgs({ heapMb: 256, logbackFile, homeDir, classpath, extraJvmOptions: [] }),
- *   'org.apache.rocketmq.broker.BrokerStartup', '-c', brokerConf];
- * ```
  */
 export function localJvmArgs(input: LocalJvmArgsInput): string[] {
   return [

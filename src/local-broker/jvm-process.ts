@@ -45,14 +45,6 @@ function installExitHook(): void {
 
 /**
  * A started JVM. Create with {@link spawnJvm}.
- *
- * @example
- * ```ts
- * const jvm = spawnJvm({ name: 'namesrv', args: ['-cp', cp, 'org.apache.rocketmq.namesrv.NamesrvStartup'],
- *   cwd: dir, env: process.env });
- * const exit = await Promise.race([jvm.exited, ready]);
- * await jvm.stop(3000);
- * ```
  */
 export class JvmProcess {
   readonly name: string;
@@ -158,11 +150,6 @@ export class JvmProcess {
 
 /**
  * Spawns `java` with the given arguments, with output capture and an orphan watchdog.
- *
- * @example
- * ```ts
- * const jvm = spawnJvm({ name: 'broker', args, cwd: homeDir, env: { ...process.env, ROCKETMQ_HOME: homeDir } });
- * ```
  */
 export function spawnJvm(options: SpawnJvmOptions): JvmProcess {
   return new JvmProcess(options);

@@ -8,11 +8,6 @@ import { LocalBrokerError } from './local-broker-error.js';
 
 /**
  * What to start.
- *
- * @example
- * ```ts
- * const what: LauncherArgs = { kind: 'cluster', brokerGroups: 2, slavesPerGroup: 1 };
- * ```
  */
 export type LauncherArgs =
   | { kind: 'broker' }
@@ -31,12 +26,6 @@ export const LAUNCHER_USAGE = [
 
 /**
  * Parses the launcher's arguments; throws {@link LocalBrokerError} on unknown options or bad counts.
- *
- * @example
- * ```ts
- * parseLauncherArgs(['--cluster', '--slaves', '1']);
- * // => { kind: 'cluster', brokerGroups: 2, slavesPerGroup: 1 }
- * ```
  */
 export function parseLauncherArgs(argv: readonly string[]): LauncherArgs {
   let values: { cluster?: boolean; groups?: string; slaves?: string; help?: boolean };

@@ -5,16 +5,6 @@ import { RocketMQError } from '../errors.js';
  * started or reached: Java or Maven missing, jar download failed, a JVM exited, readiness timed out.
  * Never retriable as such: the message says what to fix, and carries the tail of the JVM logs when
  * a JVM was involved.
- *
- * @example
- * ```ts
- * try {
- *   await startLocalBroker();
- * } catch (err) {
- *   if (err instanceof LocalBrokerError) console.error(err.message);
- *   throw err;
- * }
- * ```
  */
 export class LocalBrokerError extends RocketMQError {
   constructor(message: string, options: { cause?: unknown } = {}) {

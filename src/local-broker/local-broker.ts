@@ -106,17 +106,6 @@ interface ResolvedOptions {
  * in the route of `TBW102`. Fetches the jars with Maven on first use (cached afterwards). Throws
  * {@link LocalBrokerError} when Java/Maven are missing, a JVM exits early, or readiness times out
  * (with the tail of both logs, secrets masked).
- *
- * @example
- * ```ts
- * const broker = await startLocalBroker({ heapMb: 256, acl: { accessKey: 'admin', secretKey: 'test-secret' } });
- * try {
- *   await broker.killBroker();
- *   await broker.restartBroker({ wipeStore: true });
- * } finally {
- *   await broker.stop();
- * }
- * ```
  */
 export async function startLocalBroker(options: LocalBrokerOptions = {}): Promise<LocalBroker> {
   const resolved: ResolvedOptions = {

@@ -52,11 +52,6 @@ const ROUTE_POLL_MS = 200;
  * `slaveReadEnable`: a slave serves pulls (without it a 5.3.3 slave refuses every PULL_MESSAGE with
  * SYSTEM_BUSY, so nothing is consumed while a master is down) and a master may point consumers at its
  * slave through `suggestWhichBrokerId`.
- *
- * @example
- * ```ts
- * CLUSTER_BROKER_DEFAULTS.slaveReadEnable // => true
- * ```
  */
 export const CLUSTER_BROKER_DEFAULTS: Readonly<BrokerConfigValues> = {
   slaveReadEnable: true,
@@ -110,11 +105,6 @@ export interface LocalClusterOptions {
 
 /**
  * One broker group: the brokers sharing a `brokerName`.
- *
- * @example
- * ```ts
- * const { master, slaves } = cluster.groups[0];
- * ```
  */
 export interface LocalBrokerGroup {
   brokerName: string;
@@ -124,14 +114,6 @@ export interface LocalBrokerGroup {
 
 /**
  * A running local cluster.
- *
- * @example
- * ```ts
- * const cluster = await startLocalCluster({ brokerGroups: 2, slavesPerGroup: 1 });
- * await cluster.createTopic('Orders', 4);     // 4 queues on each master
- * await cluster.node('broker-a', 0).kill();   // its slave keeps serving reads
- * await cluster.stop();
- * ```
  */
 export interface LocalCluster {
   /** `127.0.0.1:<port>` of the name server. */
@@ -165,17 +147,6 @@ export interface LocalCluster {
  * once, and resolves when the namesrv lists every one of them under its broker id. Throws
  * {@link LocalBrokerError} (with the JVMs' last output) when one does not come up; everything started is
  * stopped then.
- *
- * @example
- * ```ts
- * const cluster = await startLocalCluster({ brokerGroups: 2, slavesPerGroup: 1, heapMb: 192 });
- * try {
- *   await cluster.node('broker-a', 0).kill();
- *   await cluster.node('broker-a', 0).restart();
- * } finally {
- *   await cluster.stop();
- * }
- * ```
  */
 export async function startLocalCluster(options: LocalClusterOptions = {}): Promise<LocalCluster> {
   const groups = options.brokerGroups ?? 2;

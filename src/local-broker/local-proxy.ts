@@ -60,13 +60,6 @@ export interface LocalProxy {
  * Starts the proxy and resolves once its remoting port answers the route of `TBW102` with itself as the
  * broker. Throws {@link LocalBrokerError} (with the tail of its output and log) when the JVM exits early
  * or readiness times out.
- *
- * @example
- * ```ts
- * const broker = await startLocalBroker({ version: '5.3.3-proxy' });
- * const proxy = await startLocalProxy({ namesrvAddr: broker.namesrvAddr });
- * const client = new RocketMQClient({ nameServerAddresses: proxy.remotingAddr });
- * ```
  */
 export async function startLocalProxy(options: LocalProxyOptions): Promise<LocalProxy> {
   const log = options.log ?? componentLogger('local-proxy');

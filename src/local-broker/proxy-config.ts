@@ -22,12 +22,6 @@ export interface ProxyConfigInput {
  * The proxy's values. `remotingAccessAddr` is the host the proxy writes into every route it answers
  * (as broker address, with its remoting port); unset, it is the host's first non-loopback address,
  * which loopback-only tests cannot rely on.
- *
- * @example
- * ```ts
- * proxyConfig({ clusterName: 'DefaultCluster', namesrvAddr: '127.0.0.1:19876', remotingPort: 18080,
- *   grpcPort: 18081, maxMessageBytes: 10485760 }).remotingAccessAddr // => '127.0.0.1'
- * ```
  */
 export function proxyConfig(input: ProxyConfigInput): Record<string, string | number | boolean> {
   return {

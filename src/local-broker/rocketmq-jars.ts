@@ -22,21 +22,11 @@ import { runCommand, tailLines } from './run-command.js';
 /**
  * The default RocketMQ version of the local broker (see broker-version.ts for the others), and the one
  * the Java interop peer is built against.
- *
- * @example
- * ```ts
- * console.log(`local RocketMQ ${ROCKETMQ_VERSION}`);
- * ```
  */
 export const ROCKETMQ_VERSION = '5.3.3';
 
 /**
  * The pom whose dependencies make up the classpath (shipped in the package's `infra/`).
- *
- * @example
- * ```ts
- * await runCommand('mvn', ['-q', '-f', LOCAL_BROKER_POM, 'dependency:tree']);
- * ```
  */
 export const LOCAL_BROKER_POM = fileURLToPath(new URL('../../infra/local-broker/pom.xml', import.meta.url));
 
@@ -67,11 +57,6 @@ export interface EnsureJarsOptions {
 /**
  * The cache directory: `$ROCKETMQ_LAMBDA_CACHE` when set, else
  * `~/.cache/rocketmq-lambda/rocketmq-5.3.3`.
- *
- * @example
- * ```ts
- * defaultRocketMQCacheDir() // => '/home/me/.cache/rocketmq-lambda/rocketmq-5.3.3'
- * ```
  */
 export function defaultRocketMQCacheDir(): string {
   const fromEnv = process.env.ROCKETMQ_LAMBDA_CACHE;
@@ -84,11 +69,6 @@ export function defaultRocketMQCacheDir(): string {
  * version (as before versions existed), a sibling named after the version for the others
  * (`.../rocketmq-4.9.7`; with `$ROCKETMQ_LAMBDA_CACHE` set, `$ROCKETMQ_LAMBDA_CACHE-4.9.7`), so switching
  * versions never refetches.
- *
- * @example
- * ```ts
- * rocketmqCacheDir(brokerVersionProfile('4.9.7')) // => '/home/me/.cache/rocketmq-lambda/rocketmq-4.9.7'
- * ```
  */
 export function rocketmqCacheDir(version: BrokerVersionProfile = selectedBrokerVersion()): string {
   const base = defaultRocketMQCacheDir();
@@ -101,12 +81,6 @@ export function rocketmqCacheDir(version: BrokerVersionProfile = selectedBrokerV
 /**
  * The Maven properties that pick a version's jars from infra/local-broker/pom.xml (`rocketmq.proxy`
  * turns on the profile that adds rocketmq-proxy).
- *
- * @example
- * ```ts
- * mavenVersionArgs(brokerVersionProfile('5.5.1'))
- * // => ['-Drocketmq.version=5.5.1', '-Drocketmq.companion.version=5.5.0']
- * ```
  */
 export function mavenVersionArgs(version: BrokerVersionProfile): string[] {
   return [
@@ -118,12 +92,6 @@ export function mavenVersionArgs(version: BrokerVersionProfile): string[] {
 
 /**
  * A `java -cp` value for every jar in `libDir`, plus any extra entries placed first.
- *
- * @example
- * ```ts
- * rocketmqClasspath('/cache/lib') // => '/cache/lib/*'
- * rocketmqClasspath('/cache/lib', ['/x/classes']) // => '/x/classes:/cache/lib/*'
- * ```
  */
 export function rocketmqClasspath(libDir: string, extraEntries: readonly string[] = []): string {
   return [...extraEntries, join(libDir, '*')].join(':');
@@ -133,12 +101,6 @@ export function rocketmqClasspath(libDir: string, extraEntries: readonly string[
  * Makes sure the RocketMQ jars are in the cache, running
  * `mvn -q dependency:copy-dependencies` only when the cache lacks a marker matching the current pom.
  * Throws {@link LocalBrokerError} (with Maven's output tail) when Maven is missing or fails.
- *
- * @example
- * ```ts
- * const { classpath } = await ensureRocketMQJars();
- * spawn('java', ['-cp', classpath, 'org.apache.rocketmq.namesrv.NamesrvStartup']);
- * ```
  */
 export async function ensureRocketMQJars(options: EnsureJarsOptions = {}): Promise<RocketMQJars> {
   const log = options.log ?? componentLogger('local-broker.jars');

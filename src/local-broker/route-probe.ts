@@ -73,12 +73,6 @@ export interface RouteProbeOptions extends ProbeConnectOptions {
  * own that is closed afterwards. Sends version 401 and `acceptStandardJsonOnly=true`, so the body
  * is standard JSON. Rejects with {@link LocalBrokerError} when the server cannot be reached or does
  * not answer in time, with {@link ProtocolError} when the answer is malformed.
- *
- * @example
- * ```ts
- * const { code, route } = await probeTopicRoute('127.0.0.1:9876', 'TBW102');
- * if (code === 0) console.log(route?.brokerDatas[0]?.brokerAddrs['0']);
- * ```
  */
 export async function probeTopicRoute(
   namesrvAddr: string,
@@ -99,13 +93,6 @@ export async function probeTopicRoute(
  * Rejects with {@link LocalBrokerError} when the server cannot be reached (TLS handshake failures
  * included, as its `cause`) or does not answer within `timeoutMs` (connect included), with
  * {@link ProtocolError} on undecodable bytes.
- *
- * @example
- * ```ts
- * const response = await oneShotRequest('127.0.0.1:10911',
- *   { code: RequestCode.UPDATE_BROKER_CONFIG, extFields: {}, body: Buffer.from('brokerPermission=6\n') }, 3000,
- *   { tls: { ca: caPem }, credentials });
- * ```
  */
 export function oneShotRequest(
   address: string,

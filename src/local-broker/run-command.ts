@@ -15,13 +15,6 @@ export interface CommandResult {
 
 /**
  * The executable does not exist on PATH (spawn failed with ENOENT).
- *
- * @example
- * ```ts
- * try { await runCommand('mvn', ['-v']) } catch (err) {
- *   if (err instanceof CommandNotFoundError) console.error(`install ${err.command}`);
- * }
- * ```
  */
 export class CommandNotFoundError extends RocketMQError {
   readonly command: string;
@@ -43,12 +36,6 @@ export interface RunCommandOptions {
 /**
  * Runs `command args...` to completion. Resolves with the exit code and the full output whatever the
  * exit code; rejects with {@link CommandNotFoundError} when the executable is missing.
- *
- * @example
- * ```ts
- * const { exitCode, stderr } = await runCommand('java', ['-version']);
- * if (exitCode !== 0) throw new Error(stderr);
- * ```
  */
 export function runCommand(
   command: string,
@@ -84,11 +71,6 @@ export function runCommand(
 
 /**
  * The last `maxLines` lines of a text, for error messages.
- *
- * @example
- * ```ts
- * tailLines('a\nb\nc\n', 2) // => 'b\nc'
- * ```
  */
 export function tailLines(text: string, maxLines: number): string {
   const lines = text.trimEnd().split('\n');

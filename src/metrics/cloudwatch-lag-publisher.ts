@@ -20,11 +20,6 @@ const FIRST_PUBLISH_DELAY_MS = 10_000;
 
 /**
  * Where lag comes from: the consumer runtimes of the poller (a `ConsumerRuntime` is one).
- *
- * @example
- * ```ts
- * const sources: () => LagSource[] = () => [...poller.runtimes.values()];
- * ```
  */
 export interface LagSource {
   lag(): Promise<ConsumerLag>;
@@ -32,11 +27,6 @@ export interface LagSource {
 
 /**
  * The slice of a `CloudWatchClient` the publisher uses.
- *
- * @example
- * ```ts
- * const cloudwatch: MetricSink = new CloudWatchClient({ region: 'eu-west-1' });
- * ```
  */
 export interface MetricSink {
   send(command: PutMetricDataCommand): Promise<PutMetricDataCommandOutput>;
@@ -58,11 +48,6 @@ export interface CloudWatchLagPublisherOptions {
 
 /**
  * One published value.
- *
- * @example
- * ```ts
- * const value: PublishedLag = { consumerGroup: 'orders-fn', lag: 1200, queues: 4, unknownQueues: 0 };
- * ```
  */
 export interface PublishedLag {
   readonly consumerGroup: string;
@@ -75,11 +60,6 @@ export interface PublishedLag {
 
 /**
  * Counters of a publisher.
- *
- * @example
- * ```ts
- * const { requests, failures } = publisher.stats();
- * ```
  */
 export interface LagPublisherStats {
   readonly requests: number;
@@ -91,11 +71,6 @@ export interface LagPublisherStats {
  * Sums the lag of the sources per consumer group. A group whose held queues could none be measured is left
  * out (publishing 0 would invite a scale-in while the brokers cannot be asked); a group holding no queue
  * is 0.
- *
- * @example
- * ```ts
- * lagPerGroup([orders1, orders2]); // => [{ consumerGroup: 'orders-fn', lag: 30, queues: 8, unknownQueues: 0 }]
- * ```
  */
 export function lagPerGroup(lags: readonly ConsumerLag[]): PublishedLag[] {
   const groups = new Map<string, { lag: number; queues: number; unknownQueues: number }>();
@@ -113,15 +88,6 @@ export function lagPerGroup(lags: readonly ConsumerLag[]): PublishedLag[] {
 
 /**
  * The publisher.
- *
- * @example
- * ```ts
- * const publisher = new CloudWatchLagPublisher({ sources: () => [...runtimes.values()],
- *   cloudwatch: new CloudWatchClient({}), logger });
- * publisher.start();
- * // ...
- * await publisher.stop();
- * ```
  */
 export class CloudWatchLagPublisher {
   private readonly o: CloudWatchLagPublisherOptions;

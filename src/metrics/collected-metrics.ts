@@ -4,10 +4,10 @@
  * counters; lag), from one shared snapshot of every mapping.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ConsumerRuntimeStatus, QueueStatus } from '../consumer/consumer-status.js';
+import type { QueueStatus } from '../consumer/consumer-status.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { METRICS, type MetricDefinition } from './metric-catalog.js';
-import type { MeteredMapping } from './poller-metrics.js';
+import type { MeteredMapping, MeteredStatus } from './poller-metrics.js';
 import type { ConsumerLag, QueueLag } from './queue-lag.js';
 
 type Labels = Record<string, string>;
@@ -15,25 +15,15 @@ type Fill = (set: (labels: Labels, value: number) => void) => void | Promise<voi
 
 /**
  * One mapping at one moment.
- *
- * @example
- * ```ts
- * for (const { mapping, status, lag } of await metrics.snapshots()) console.log(mapping.name, lag.total);
- * ```
  */
 export interface MappingSnapshot {
   readonly mapping: MeteredMapping;
-  readonly status: ConsumerRuntimeStatus;
+  readonly status: MeteredStatus;
   readonly lag: ConsumerLag;
 }
 
 /**
  * The `queue` label of a message queue: `<broker>@<queueId>`.
- *
- * @example
- * ```ts
- * queueLabel({ topic: 'Orders', brokerName: 'broker-a', queueId: 3 }); // => 'broker-a@3'
- * ```
  */
 export function queueLabel(queue: MessageQueue): string {
   return `${queue.brokerName}@${queue.queueId}`;
@@ -42,12 +32,6 @@ export function queueLabel(queue: MessageQueue): string {
 /**
  * Age in seconds of the oldest unconsumed message of a queue (see `METRICS.oldestMessageAge`): 0 when its
  * lag is 0, from the oldest buffered message when there is one, else unknown (undefined).
- *
- * @example
- * ```ts
- * oldestMessageAgeSeconds({ oldestStoreTimestampMs: now - 5000 }, 12, now); // => 5
- * oldestMessageAgeSeconds({ oldestStoreTimestampMs: undefined }, 12, now); // => undefined
- * ```
  */
 export function oldestMessageAgeSeconds(
   queue: { readonly oldestStoreTimestampMs: number | undefined },
@@ -61,12 +45,6 @@ export function oldestMessageAgeSeconds(
 
 /**
  * Where the collected metrics read from.
- *
- * @example
- * ```ts
- * const source: CollectedSource = { snapshots: () => metrics.snapshots(), mappingHealth: () => [],
- *   running: () => true, healthy: () => true, nowMs: Date.now };
- * ```
  */
 export interface CollectedSource {
   snapshots(): Promise<readonly MappingSnapshot[]>;
@@ -79,11 +57,6 @@ export interface CollectedSource {
 
 /**
  * Registers the collected metrics of the catalog in `registry`.
- *
- * @example
- * ```ts
- * registerCollectedMetrics(registry, { snapshots, mappingHealth, running, healthy, nowMs: Date.now });
- * ```
  */
 export function registerCollectedMetrics(registry: Registry, source: CollectedSource): void {
   const mappingLabels = (snapshot: MappingSnapshot): Labels => ({

@@ -12,11 +12,6 @@ export const EMF_MAX_METRICS_PER_DIRECTIVE = 100;
 /**
  * The EMF metrics of a poller, per consumer group (dimension `ConsumerGroup`): names and units. The
  * deploy templates' scaling policy, alarms and dashboard read them by these names.
- *
- * @example
- * ```ts
- * const { name, unit } = EMF_METRICS.consumerLag; // 'ConsumerLag', 'Count'
- * ```
  */
 export const EMF_METRICS = {
   consumerLag: {
@@ -62,11 +57,6 @@ export const EMF_METRICS = {
 
 /**
  * One metric value of a document.
- *
- * @example
- * ```ts
- * const value: EmfValue = { name: 'ConsumerLag', unit: 'Count', value: 1200 };
- * ```
  */
 export interface EmfValue {
   readonly name: string;
@@ -77,12 +67,6 @@ export interface EmfValue {
 /**
  * The EMF document of one consumer group: one directive, one dimension set `[["ConsumerGroup"]]`, the
  * values as top-level members. Throws when there are more values than a directive may hold.
- *
- * @example
- * ```ts
- * const line = JSON.stringify(emfDocument({ namespace: 'RocketMQLambda', consumerGroup: 'orders-fn',
- *   timestampMs: Date.now(), values: [{ name: 'ConsumerLag', unit: 'Count', value: 12 }] }));
- * ```
  */
 export function emfDocument(input: {
   readonly namespace: string;

@@ -24,12 +24,6 @@ interface GroupTotals {
 
 /**
  * What the registry says about one consumer group at one moment.
- *
- * @example
- * ```ts
- * const summary: GroupSummary = { consumerGroup: 'orders-fn', lag: 120, oldestMessageAgeSeconds: 4.2,
- *   unhealthy: false, totals: { invocations: 10, invokeErrors: 1, throttles: 0, sentBack: 3, deadLettered: 0 } };
- * ```
  */
 export interface GroupSummary {
   readonly consumerGroup: string;
@@ -44,11 +38,6 @@ type MetricJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>[number];
 
 /**
  * Sums the registry's series per consumer group (see `EMF_METRICS` for what each value means).
- *
- * @example
- * ```ts
- * const groups = summarizeGroups(await metrics.registry.getMetricsAsJSON());
- * ```
  */
 export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] {
   const byName = new Map(metrics.map((metric) => [metric.name, metric.values]));
@@ -132,16 +121,6 @@ export interface EmfPublisherOptions {
 
 /**
  * The publisher.
- *
- * @example
- * ```ts
- * const emf = new EmfPublisher({ registry: metrics.registry, intervalMs: 60_000 });
- * emf.start();
- * // ... on shutdown:
- * await emf.stop();
- * // ... stop the consumers, then write the counts of their last batches:
- * await emf.flushCounts();
- * ```
  */
 export class EmfPublisher {
   readonly #options: EmfPublisherOptions;

@@ -20,11 +20,6 @@ export const PULL_DURATION_BUCKETS = [
 /**
  * How an invoke ended, as the `kind` label of {@link METRICS.invokeOutcomes}: the invoke layer's
  * outcome kinds in snake_case, and `throttle` for every throttled attempt.
- *
- * @example
- * ```ts
- * const kind: InvokeOutcomeLabel = 'function_error';
- * ```
  */
 export type InvokeOutcomeLabel =
   | 'success'
@@ -41,11 +36,6 @@ export type InvokeOutcomeLabel =
 
 /**
  * Every `kind` label value, in the order the reference lists them.
- *
- * @example
- * ```ts
- * for (const kind of INVOKE_OUTCOME_LABELS) outcomes.inc({ ...labels, kind }, 0);
- * ```
  */
 export const INVOKE_OUTCOME_LABELS: readonly InvokeOutcomeLabel[] = [
   'success',
@@ -64,22 +54,11 @@ export const INVOKE_OUTCOME_LABELS: readonly InvokeOutcomeLabel[] = [
 /**
  * Outcome kinds that are not invoke errors: successes, throttles (waited out and tried again) and
  * invokes aborted by a shutdown. Every other kind counts in the EMF `InvokeErrors`.
- *
- * @example
- * ```ts
- * const isError = !NOT_INVOKE_ERRORS.has(kind);
- * ```
  */
 export const NOT_INVOKE_ERRORS: ReadonlySet<InvokeOutcomeLabel> = new Set(['success', 'throttle', 'aborted']);
 
 /**
  * One metric.
- *
- * @example
- * ```ts
- * const definition: MetricDefinition = { name: 'rocketmq_lambda_up', type: 'gauge', labels: [],
- *   help: '1 while the poller runs.' };
- * ```
  */
 export interface MetricDefinition {
   readonly name: string;
@@ -94,11 +73,6 @@ export interface MetricDefinition {
 
 /**
  * The poller's metrics, by key.
- *
- * @example
- * ```ts
- * registry.getSingleMetric(METRICS.invocations.name);
- * ```
  */
 export const METRICS = {
   up: {

@@ -11,11 +11,6 @@ import { PollerMetrics } from './poller-metrics.js';
 /**
  * The Markdown of the README's metrics section (below its heading): the outputs, the EMF metrics, the
  * HTTP endpoints and every Prometheus metric.
- *
- * @example
- * ```ts
- * process.stdout.write(metricsReference());
- * ```
  */
 export function metricsReference(): string {
   const registry = new PollerMetrics({ running: () => true, health: () => ({ healthy: true, problems: [] }) })

@@ -73,13 +73,6 @@ export interface MetricsServerOptions {
 
 /**
  * The running server.
- *
- * @example
- * ```ts
- * const server = await MetricsServer.start({ registry, readiness: () => poller.health(), port: 0, host: '127.0.0.1' });
- * await fetch(`${server.url}/metrics`);
- * await server.close();
- * ```
  */
 export class MetricsServer {
   readonly #server: Server;

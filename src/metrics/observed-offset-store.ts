@@ -14,32 +14,16 @@ import type { MessageQueue } from '../protocol/message-queue.js';
 
 /**
  * The write operations of an {@link OffsetStore}, as metric labels.
- *
- * @example
- * ```ts
- * const operation: OffsetWriteOperation = 'persist_all';
- * ```
  */
 export type OffsetWriteOperation = 'persist' | 'persist_all' | 'claim' | 'release';
 
 /**
  * Told of every write call: which operation, and whether it succeeded.
- *
- * @example
- * ```ts
- * const observer: OffsetWriteObserver = (operation, ok) => (ok ? writes : failures).inc({ operation });
- * ```
  */
 export type OffsetWriteObserver = (operation: OffsetWriteOperation, ok: boolean) => void;
 
 /**
  * The observing wrapper.
- *
- * @example
- * ```ts
- * const store = new ObservedOffsetStore(stores.forMapping(mapping), (operation, ok) => count(operation, ok));
- * new ConsumerRuntime(options, { client, offsetStore: store, listener });
- * ```
  */
 export class ObservedOffsetStore implements OffsetStore {
   readonly #inner: OffsetStore;

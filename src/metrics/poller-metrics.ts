@@ -37,11 +37,6 @@ const OFFSET_WRITE_OPERATIONS: readonly OffsetWriteOperation[] = [
 
 /**
  * What a metered mapping is called.
- *
- * @example
- * ```ts
- * const mapping: MeteredMapping = { name: 'orders', consumerGroup: 'orders-fn', topic: 'Orders' };
- * ```
  */
 export interface MeteredMapping {
   readonly name: string;
@@ -49,16 +44,15 @@ export interface MeteredMapping {
   readonly topic: string;
 }
 
+/** A mapping's status as the metrics read it: a PUSH consumer's, which any mode can give. */
+export type MeteredStatus = Omit<ConsumerRuntimeStatus, 'mode'>;
+
 /**
  * The consumer of a mapping, as the metrics read it (a `ConsumerRuntime` is one).
- *
- * @example
- * ```ts
- * const consumer: MeteredConsumer = runtime;
- * ```
  */
 export interface MeteredConsumer {
-  status(): Promise<ConsumerRuntimeStatus>;
+  /** Held queues and counters, in any consume mode (a mode that holds no queue reports none). */
+  status(): Promise<MeteredStatus>;
   maxOffset(queue: MessageQueue): Promise<number>;
   /**
    * The mapping's lag when it is not that of the held queues (a POP consumer holds none, see
@@ -95,15 +89,6 @@ interface Entry {
 
 /**
  * What one mapping hands to its collaborators so that their events reach the registry.
- *
- * @example
- * ```ts
- * const meter = metrics.mapping({ name: 'orders', consumerGroup: 'orders-fn', topic: 'Orders' });
- * const listener = new FunctionMessageListener({ ...options, observer: meter.invokeObserver });
- * const runtime = new ConsumerRuntime(consumerOptions, { client, listener, observer: meter.consumerObserver,
- *   offsetStore: meter.observeOffsetStore(store) });
- * meter.watch(runtime);
- * ```
  */
 export interface MappingMeter {
   readonly invokeObserver: InvokeObserver;
@@ -116,11 +101,6 @@ export interface MappingMeter {
 
 /**
  * The `kind` label of an invoke's outcome.
- *
- * @example
- * ```ts
- * outcomeLabel('function-error'); // => 'function_error'
- * ```
  */
 export function outcomeLabel(kind: InvokeResultKind): InvokeOutcomeLabel {
   return kind.replaceAll('-', '_') as InvokeOutcomeLabel;
@@ -128,14 +108,6 @@ export function outcomeLabel(kind: InvokeResultKind): InvokeOutcomeLabel {
 
 /**
  * The registry of one poller and its mappings' observers.
- *
- * @example
- * ```ts
- * const metrics = new PollerMetrics({ running: () => true, health: () => poller.health() });
- * const meter = metrics.mapping({ name: 'orders', consumerGroup: 'orders-fn', topic: 'Orders' });
- * // ... hand meter's observers to the listener, runtime and store, then meter.watch(runtime)
- * const text = await metrics.registry.metrics();
- * ```
  */
 export class PollerMetrics {
   readonly registry = new Registry();

@@ -7,12 +7,6 @@ import { NetworkError } from './errors.js';
 
 /**
  * A parsed `host:port`. IPv6 hosts are returned without brackets.
- *
- * @example
- * ```ts
- * const { host, port }: SocketAddress = parseAddress('[::1]:10911');
- * net.connect({ host, port });
- * ```
  */
 export interface SocketAddress {
   host: string;
@@ -22,13 +16,6 @@ export interface SocketAddress {
 /**
  * Splits an address at its last colon. Throws a non-retriable {@link NetworkError} when there is no
  * port, the port is not an integer in 1..65535, or the host is empty.
- *
- * @example
- * ```ts
- * parseAddress('127.0.0.1:9876');   // { host: '127.0.0.1', port: 9876 }
- * parseAddress('[::1]:10911');      // { host: '::1', port: 10911 }
- * parseAddress('fe80::1:10911');    // { host: 'fe80::1', port: 10911 }
- * ```
  */
 export function parseAddress(address: string): SocketAddress {
   const parsed = splitHostPort(address);

@@ -10,29 +10,14 @@ import type { NetworkError } from './errors.js';
 /**
  * Connect (and TLS handshake) timeout when none is given: 3000 ms, as Java's
  * `com.rocketmq.remoting.client.connect.timeout`.
- *
- * @example
- * ```ts
- * new Connection({ address, connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS * 2 });
- * ```
  */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
 /**
  * Requests plus oneways outstanding per connection when `maxInFlight` is not given.
- *
- * @example
- * ```ts
- * new Connection({ address, maxInFlight: DEFAULT_MAX_IN_FLIGHT / 4 });
- * ```
  */
 export const DEFAULT_MAX_IN_FLIGHT = 4096;
 /**
  * How long a oneway frame may wait to be written (connect plus socket backpressure) by default: 30 s.
- *
- * @example
- * ```ts
- * await connection.oneway({ code: 15, extFields }, DEFAULT_ONEWAY_TIMEOUT_MS);
- * ```
  */
 export const DEFAULT_ONEWAY_TIMEOUT_MS = 30_000;
 
@@ -42,11 +27,6 @@ export const DEFAULT_ONEWAY_TIMEOUT_MS = 30_000;
  * behind that frame. 10 s is well above a healthy broker's longest stop-the-world pause (hundreds of ms,
  * a few seconds in a bad full GC) and below the 15 s a broker holds a long-polling pull (30 s pull timeout), so a
  * stalled frame is noticed before the requests waiting behind it time out on their own.
- *
- * @example
- * ```ts
- * new Connection({ address, partialFrameTimeoutMs: DEFAULT_PARTIAL_FRAME_TIMEOUT_MS / 100 }); // tests
- * ```
  */
 export const DEFAULT_PARTIAL_FRAME_TIMEOUT_MS = 10_000;
 
@@ -56,21 +36,11 @@ export const DEFAULT_PARTIAL_FRAME_TIMEOUT_MS = 10_000;
  * A request is always accepted while nothing is queued, however large. At 1 Gbit/s 64 MiB is half a
  * second of sending; more queued means the peer or the network is the bottleneck, and queueing further
  * only grows memory while the requests at the back run into their timeouts.
- *
- * @example
- * ```ts
- * new Connection({ address, maxQueuedBytes: DEFAULT_MAX_QUEUED_BYTES / 4 });
- * ```
  */
 export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
 /**
  * A request to send: our language, version and a fresh opaque are added.
- *
- * @example
- * ```ts
- * const request: RemotingRequest = { code: 105, extFields: toExtFields({ topic: 'TopicTest' }) };
- * ```
  */
 export interface RemotingRequest {
   code: number;
@@ -92,11 +62,6 @@ export interface RemotingRequest {
 
 /**
  * What a {@link RequestHandler} answers to a broker-initiated request.
- *
- * @example
- * ```ts
- * const response: RemotingResponse = { code: 0, body: Buffer.from(JSON.stringify(runningInfo)) };
- * ```
  */
 export interface RemotingResponse {
   code: number;
@@ -108,12 +73,6 @@ export interface RemotingResponse {
 /**
  * Handles a request the peer sent us. Return a response to answer it, or `undefined` for "not supported"
  * (answered with code 3). The return value of a oneway request is ignored. A throw is answered with code 1.
- *
- * @example
- * ```ts
- * const handler: RequestHandler = (request) =>
- *   request.code === 40 ? (rebalanceSoon(), undefined) : undefined;
- * ```
  */
 export type RequestHandler = (
   request: RemotingCommand,
@@ -122,11 +81,6 @@ export type RequestHandler = (
 
 /**
  * Told when a socket of the connection closed; the next request reconnects.
- *
- * @example
- * ```ts
- * new Connection({ address, onClose: (event: ConnectionCloseEvent) => log.info({ err: event.error }, 'closed') });
- * ```
  */
 export interface ConnectionCloseEvent {
   address: string;
@@ -137,12 +91,6 @@ export interface ConnectionCloseEvent {
 /**
  * Request timeouts in a row, with no response between them, after which a connection is taken for stuck
  * even when bytes kept arriving or the requests were long polls (`closeOnTimeout`).
- *
- * @example
- * ```ts
- * for (let i = 0; i < MAX_QUIET_TIMEOUTS; i++) await connection.request(longPoll, 100).catch(() => {});
- * // The last of them closed the socket.
- * ```
  */
 export const MAX_QUIET_TIMEOUTS = 3;
 

@@ -9,14 +9,6 @@ import { ConnectError, NetworkError } from './errors.js';
 /**
  * Connections by address. A connection whose connect failed, with nothing else in flight, is evicted so
  * the pool does not keep addresses that no longer answer (the next call creates a fresh one).
- *
- * @example
- * ```ts
- * const pool = new ConnectionPool({ connectTimeoutMs: 3000, requestHandler });
- * const route = await pool.request('127.0.0.1:9876', { code: 105, extFields: { topic: 'T' } }, 3000);
- * await pool.oneway(brokerAddress, { code: 15, extFields: header });
- * await pool.close();
- * ```
  */
 export class ConnectionPool {
   private readonly options: Omit<ConnectionOptions, 'address'>;

@@ -89,14 +89,6 @@ interface PendingRequest {
  * A request that times out closes its socket when the socket looks stuck (`closeOnTimeout` says when;
  * never with `closeOnTimeout: false`); otherwise only that request fails. Emits no events; failures
  * surface as typed rejections of the calls that they affect.
- *
- * @example
- * ```ts
- * const connection = new Connection({ address: '127.0.0.1:9876' });
- * const response = await connection.request({ code: 105, extFields: { topic: 'TopicTest' } }, 3000);
- * if (response.code === 0) console.log(response.body?.toString());
- * await connection.close();
- * ```
  */
 export class Connection {
   readonly address: string;

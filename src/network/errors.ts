@@ -19,13 +19,6 @@ export interface NetworkErrorOptions {
 
 /**
  * Base of every error the network layer produces. Not retriable unless a subclass says so.
- *
- * @example
- * ```ts
- * try { await connection.request({ code: 105 }, 3000) } catch (err) {
- *   if (err instanceof NetworkError) log.warn({ address: err.address, retriable: err.retriable }, 'broker call failed')
- * }
- * ```
  */
 export class NetworkError extends RocketMQError {
   /** The peer, `host:port`. */
@@ -45,13 +38,6 @@ export class NetworkError extends RocketMQError {
  * The connection could not be established: refused, unreachable, TLS handshake failed or timed out.
  * Retriable, unless `permanent` (TLS on one side only: the peer speaks TLS and we do not, or the other
  * way round), which no retry can fix.
- *
- * @example
- * ```ts
- * try { await pool.request(address, { code: 34 }, 3000) } catch (err) {
- *   if (err instanceof ConnectError) markBrokerUnreachable(err.address)
- * }
- * ```
  */
 export class ConnectError extends NetworkError {
   constructor(message: string, options: Omit<NetworkErrorOptions, 'retriable'>) {
@@ -61,13 +47,6 @@ export class ConnectError extends NetworkError {
 
 /**
  * No response arrived within the request's timeout. Retriable. A response that arrives later is dropped.
- *
- * @example
- * ```ts
- * try { await connection.request({ code: 11 }, 30_000) } catch (err) {
- *   if (err instanceof RequestTimeoutError) log.warn({ code: err.code, timeoutMs: err.timeoutMs }, 'pull timed out')
- * }
- * ```
  */
 export class RequestTimeoutError extends NetworkError {
   /** The timeout that elapsed. */
@@ -91,13 +70,6 @@ export class RequestTimeoutError extends NetworkError {
 /**
  * The connection closed while the request was in flight, or before it could be written. Retriable: the
  * next request reconnects. When the cause was a malformed incoming frame, `cause` is that ProtocolError.
- *
- * @example
- * ```ts
- * try { await connection.request({ code: 34 }, 3000) } catch (err) {
- *   if (err instanceof ConnectionClosedError && err.retriable) return retryOnce()
- * }
- * ```
  */
 export class ConnectionClosedError extends NetworkError {
   /**
@@ -116,11 +88,6 @@ export class ConnectionClosedError extends NetworkError {
  * True when `error` (or an error in its cause chain) is a connection the peer closed without answering
  * a single byte (retriable: a server may die at that moment; but when it happens at every attempt, the
  * server most likely speaks TLS and we do not).
- *
- * @example
- * ```ts
- * if (isSilentPeerClose(err)) log.warn('a TLS-only server? check the TLS settings');
- * ```
  */
 export function isSilentPeerClose(error: unknown): boolean {
   return anyInCauseChain(
@@ -132,13 +99,6 @@ export function isSilentPeerClose(error: unknown): boolean {
 /**
  * The connection already has `maxInFlight` requests outstanding; this one was not sent. Retriable once
  * some of them have finished.
- *
- * @example
- * ```ts
- * try { await connection.request({ code: 11 }, 30_000) } catch (err) {
- *   if (err instanceof InFlightLimitError) await delay(100)
- * }
- * ```
  */
 export class InFlightLimitError extends NetworkError {
   /** The cap that was reached. */
@@ -157,13 +117,6 @@ export class InFlightLimitError extends NetworkError {
  * The bytes already queued on the socket and not yet written, plus this frame, would exceed
  * `maxQueuedBytes`; this request was not sent. Retriable once the socket has drained: the peer (or the
  * network) is slower than we produce, and queueing more would only grow memory.
- *
- * @example
- * ```ts
- * try { await connection.oneway({ code: 36, body }, 3000) } catch (err) {
- *   if (err instanceof SendQueueFullError) await delay(100)
- * }
- * ```
  */
 export class SendQueueFullError extends NetworkError {
   /** Bytes queued unsent when the request was refused. */

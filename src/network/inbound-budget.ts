@@ -13,11 +13,6 @@ import { ThrottledLog } from '../util/throttled-log.js';
  * Brokers send these a few times a minute at most (an admin's `consumerStatus`, a rebalance
  * notification); 64 leaves room for a burst of notifications after a broker restart while keeping a
  * flood to a few dozen handler calls in memory.
- *
- * @example
- * ```ts
- * new InboundBudget(gate, { address, logger, maxRequests: MAX_INBOUND_REQUESTS / 2 });
- * ```
  */
 export const MAX_INBOUND_REQUESTS = 64;
 
@@ -26,11 +21,6 @@ export const MAX_INBOUND_REQUESTS = 64;
  * is a running-info report, a few hundred KiB for a consumer of a thousand queues, so a dozen of those
  * fit; every byte beyond is only a peer that does not read. Soft by the replies of requests already
  * admitted (at most {@link MAX_INBOUND_REQUESTS} of them).
- *
- * @example
- * ```ts
- * if (budget.replyBytes >= MAX_INBOUND_REPLY_BYTES) socket.pause();
- * ```
  */
 export const MAX_INBOUND_REPLY_BYTES = 4 * 1024 * 1024;
 
@@ -39,11 +29,6 @@ const LOW_WATER_RATIO = 0.5;
 
 /**
  * What the budget switches: the link's reading.
- *
- * @example
- * ```ts
- * const gate: ReadGate = { pause: () => link.pauseReading(), resume: () => link.resumeReading() };
- * ```
  */
 export interface ReadGate {
   pause(): void;
@@ -53,13 +38,6 @@ export interface ReadGate {
 /**
  * One admitted inbound request. {@link InboundTicket.queueReply} once its reply is encoded and queued,
  * {@link InboundTicket.release} once the reply was written, dropped or not needed; both are idempotent.
- *
- * @example
- * ```ts
- * const ticket = budget.admit();
- * ticket.queueReply(reply.length);
- * link.write(reply, () => ticket.release());
- * ```
  */
 export interface InboundTicket {
   queueReply(bytes: number): void;
@@ -82,16 +60,6 @@ export interface InboundBudgetOptions {
 /**
  * Counts inbound requests and their queued reply bytes for one link and pauses reading above the
  * bounds.
- *
- * @example
- * ```ts
- * const budget = new InboundBudget({ pause: () => socket.pause(), resume: () => socket.resume() },
- *   { address, logger });
- * const ticket = budget.admit();
- * const reply = await answer(request);
- * ticket.queueReply(reply.length);
- * socket.write(reply, () => ticket.release());
- * ```
  */
 export class InboundBudget {
   private readonly gate: ReadGate;

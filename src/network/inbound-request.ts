@@ -26,11 +26,6 @@ import type { SocketLink } from './socket-link.js';
 
 /**
  * Where a peer-initiated request arrived and how to answer it.
- *
- * @example
- * ```ts
- * const context: InboundContext = { connection, link, budget, handler, logger };
- * ```
  */
 export interface InboundContext {
   connection: Connection;
@@ -49,11 +44,6 @@ const linesByConnection = new WeakMap<Connection, ThrottledLog>();
 
 /**
  * The throttled log of the inbound requests of `connection`, made on first use with `logger`.
- *
- * @example
- * ```ts
- * inboundLinesOf(connection, logger).warn('request handler failed:GET_CONSUMER_RUNNING_INFO', fields, 'request handler failed');
- * ```
  */
 export function inboundLinesOf(connection: Connection, logger: Logger): ThrottledLog {
   let lines = linesByConnection.get(connection);
@@ -75,11 +65,6 @@ function lineKey(line: string, code: number): string {
 
 /**
  * Answers a peer-initiated request on the link it came on. Never throws; failures are logged.
- *
- * @example
- * ```ts
- * if (!isResponse(command)) serveInboundRequest(command, { connection, link, budget, handler, logger });
- * ```
  */
 export function serveInboundRequest(request: RemotingCommand, context: InboundContext): void {
   const { connection, link, logger } = context;
@@ -123,12 +108,6 @@ export function serveInboundRequest(request: RemotingCommand, context: InboundCo
  * gives 3 REQUEST_CODE_NOT_SUPPORTED; a handler that throws, or a response that cannot be encoded, gives
  * 1 SYSTEM_ERROR with the error's message. Never rejects. Lines go to `lines`, throttled (default: the
  * connection's, {@link inboundLinesOf}).
- *
- * @example
- * ```ts
- * const reply = await answerInboundRequest(request, connection, handler, log);
- * if (reply) socketLink.write(reply, logWriteError);
- * ```
  */
 export async function answerInboundRequest(
   request: RemotingCommand,
@@ -195,11 +174,6 @@ async function replyCommand(
 
 /**
  * The reply frame for `request`: same opaque, response flag, our language and version, JSON header.
- *
- * @example
- * ```ts
- * const frame = encodeFrame(replyTo(request, { code: ResponseCode.SUCCESS, body }));
- * ```
  */
 export function replyTo(request: RemotingCommand, response: RemotingResponse): RemotingCommand {
   return {

@@ -8,11 +8,6 @@ import { classifyTlsError } from './tls-errors.js';
 
 /**
  * What the link knew when its socket closed.
- *
- * @example
- * ```ts
- * const facts: LinkCloseFacts = { address, tls: false, wasOpen: true, cause, closedByPeer: true, silentPeer: true };
- * ```
  */
 export interface LinkCloseFacts {
   address: string;
@@ -34,11 +29,6 @@ export interface LinkCloseFacts {
  * (see tls-errors.ts). Messages carry hints
  * for the two silent TLS mismatches: a TLS-only server (RocketMQ's `tls.server.mode=enforcing`) drops a
  * plaintext client without a byte, and a plaintext server closes on a ClientHello it cannot frame.
- *
- * @example
- * ```ts
- * onClose(linkCloseError({ address, tls: true, wasOpen: false, cause: socketError, closedByPeer: true, silentPeer: false }));
- * ```
  */
 export function linkCloseError(facts: LinkCloseFacts): NetworkError {
   const { address, cause } = facts;

@@ -1,11 +1,6 @@
 /**
  * Parses a name server address list: an array, or `;`/`,`-separated text (Java's `a:9876;b:9876`);
  * blanks are dropped. A module of its own so that config/ checks the option without loading the client.
- *
- * @example
- * ```ts
- * parseNameServerAddresses('127.0.0.1:9876; 10.0.0.2:9876'); // => ['127.0.0.1:9876', '10.0.0.2:9876']
- * ```
  */
 export function parseNameServerAddresses(addresses: readonly string[] | string): string[] {
   const list = typeof addresses === 'string' ? addresses.split(/[;,]/) : [...addresses];

@@ -5,12 +5,6 @@
 
 /**
  * An incrementing int32 counter that wraps from 2147483647 to -2147483648.
- *
- * @example
- * ```ts
- * const counter = new OpaqueCounter();
- * const opaque = counter.next((candidate) => pending.has(candidate));
- * ```
  */
 export class OpaqueCounter {
   private value: number;
@@ -35,10 +29,5 @@ export class OpaqueCounter {
 
 /**
  * The process-wide counter every {@link Connection} draws from.
- *
- * @example
- * ```ts
- * const opaque = processOpaqueCounter.next((candidate) => pending.has(candidate));
- * ```
  */
 export const processOpaqueCounter = new OpaqueCounter();

@@ -11,11 +11,6 @@ import type { ThrottledLog } from '../util/throttled-log.js';
 
 /**
  * The throttled lines about peers logged to `logger`; key them with {@link peerLineKey}.
- *
- * @example
- * ```ts
- * peerLinesOf(logger).warn(peerLineKey('malformed frame', address), { address, err }, 'malformed frame, closing connection');
- * ```
  */
 export function peerLinesOf(logger: Logger): ThrottledLog {
   return sharedThrottledLog(logger);
@@ -32,12 +27,6 @@ export function peerLineKey(line: string, address: string): string {
 /**
  * Writes the counts held back in the lines logged to `logger` (at shutdown, or in tests): the timers
  * that would write them later do not keep the process alive.
- *
- * @example
- * ```ts
- * await pool.close();
- * flushPeerLines(logger);
- * ```
  */
 export function flushPeerLines(logger: Logger): void {
   sharedThrottledLog(logger).flush();

@@ -50,22 +50,11 @@ export interface SocketLinkOptions {
 /**
  * Called exactly once per written frame: without error once the socket took it, or with the reason it
  * was not. Not called at all for a frame cancelled before it reached the socket.
- *
- * @example
- * ```ts
- * const callback: WriteCallback = (error) => (error ? reject(error) : resolve());
- * ```
  */
 export type WriteCallback = (error: NetworkError | undefined) => void;
 
 /**
  * Handle of a queued frame.
- *
- * @example
- * ```ts
- * const handle = link.write(frame, callback);
- * setTimeout(() => handle.cancel(), timeoutMs);
- * ```
  */
 export interface WriteHandle {
   /** Drops the frame if it has not been handed to the socket yet; its callback is then never called. */
@@ -80,24 +69,11 @@ interface QueuedWrite {
 
 /**
  * The life of a link: it only moves forwards.
- *
- * @example
- * ```ts
- * if (link.state === 'closed') link = openNewLink();
- * ```
  */
 export type SocketLinkState = 'connecting' | 'open' | 'closed';
 
 /**
  * One socket with framing and an ordered, backpressure-aware write queue.
- *
- * @example
- * ```ts
- * const link = new SocketLink({ address: '127.0.0.1:9876', host: '127.0.0.1', port: 9876, tls: false,
- *   connectTimeoutMs: 3000, maxFrameBytes: MAX_FRAME_LENGTH, partialFrameTimeoutMs: 10_000, logger,
- *   onOpen: () => {}, onFrame: (_, command) => handle(command), onClose: (_, error) => failAll(error) });
- * link.write(encodeFrame(command), (error) => { if (error) log.warn({ err: error }, 'not written') });
- * ```
  */
 export class SocketLink {
   private readonly options: SocketLinkOptions;

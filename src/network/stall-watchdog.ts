@@ -9,12 +9,6 @@ import { performance } from 'node:perf_hooks';
  * A timer that fires once no byte has arrived for `timeoutMs` while armed. Arrivals only record a
  * timestamp; the one timer re-arms itself for the remainder when it finds that bytes kept coming, so a
  * steady stream costs no timer churn.
- *
- * @example
- * ```ts
- * const watchdog = new StallWatchdog(10_000, () => link.abort(stalledError()));
- * socket.on('data', (chunk) => { watchdog.touch(); splitter.append(chunk); watchdog.arm(splitter.pendingBytes > 0); });
- * ```
  */
 export class StallWatchdog {
   private readonly timeoutMs: number;

@@ -7,11 +7,6 @@
 
 /**
  * The short reason of a TLS failure.
- *
- * @example
- * ```ts
- * const reason: TlsFailureReason = 'untrusted-certificate';
- * ```
  */
 export type TlsFailureReason =
   /** The server's chain does not lead to a CA we trust. */
@@ -45,12 +40,6 @@ export type TlsFailureReason =
 
 /**
  * A classified TLS failure.
- *
- * @example
- * ```ts
- * const failure = classifyTlsError(err);
- * if (failure?.permanent) log.error({ reason: failure.reason, code: failure.code }, failure.description);
- * ```
  */
 export interface TlsFailure {
   reason: TlsFailureReason;
@@ -207,15 +196,6 @@ const MAX_CAUSE_DEPTH = 8;
  * Classifies a TLS failure: `error` itself or any error on its `cause` chain (so a network layer
  * `ConnectError` or `ConnectionClosedError` wrapping the socket error works too). Returns undefined
  * when nothing on the chain is a known TLS failure (refused connections, timeouts, broker errors).
- *
- * @example
- * ```ts
- * try { await client.nameServer.getRoute(topic) } catch (err) {
- *   const failure = classifyTlsError(err);
- *   if (failure?.permanent) throw new StopPolling(`${failure.reason}: ${failure.description}`, { cause: err });
- *   throw err;
- * }
- * ```
  */
 export function classifyTlsError(error: unknown): TlsFailure | undefined {
   let current: unknown = error;
@@ -229,11 +209,6 @@ export function classifyTlsError(error: unknown): TlsFailure | undefined {
 
 /**
  * The description and permanence of a reason.
- *
- * @example
- * ```ts
- * tlsFailureReasonInfo('hostname-mismatch').permanent // => true
- * ```
  */
 export function tlsFailureReasonInfo(reason: TlsFailureReason): Readonly<ReasonInfo> {
   return REASONS[reason];

@@ -17,13 +17,6 @@ const TLS_MAX_MINOR_VERSION = 0x04;
 /**
  * Whether the first bytes a peer sent are a TLS record header: `true` or `false` once three bytes are
  * known, `undefined` while fewer arrived and they still could be.
- *
- * @example
- * ```ts
- * looksLikeTlsRecord(Buffer.from([0x15, 0x03, 0x03, 0x00, 0x02])); // => true (a TLS 1.2 alert)
- * looksLikeTlsRecord(Buffer.from([0x00, 0x00, 0x01, 0x2c]));       // => false (a RocketMQ frame)
- * looksLikeTlsRecord(Buffer.from([0x16]));                         // => undefined (need more bytes)
- * ```
  */
 export function looksLikeTlsRecord(firstBytes: Buffer): boolean | undefined {
   const type = firstBytes[0];

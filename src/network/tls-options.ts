@@ -43,13 +43,6 @@ export interface TlsClientSettings {
 /**
  * The TLS settings are unusable as given (a key without its certificate, text that is not PEM). Permanent:
  * the same settings fail the same way. Its message never contains key material or passphrases.
- *
- * @example
- * ```ts
- * try { buildTlsConnectionOptions(settings) } catch (err) {
- *   if (err instanceof TlsSettingsError) exitWithConfigError(err.message);
- * }
- * ```
  */
 export class TlsSettingsError extends RocketMQError {
   constructor(message: string) {
@@ -75,12 +68,6 @@ const ENCRYPTED_KEY_PEM = /-----BEGIN ENCRYPTED PRIVATE KEY-----|^Proc-Type:\s*4
  *
  * Throws {@link TlsSettingsError} for a certificate without its key (or the reverse), a passphrase
  * without a key, and values that are not PEM.
- *
- * @example
- * ```ts
- * const options = buildTlsConnectionOptions({ caPem, certPem, keyPem });
- * const client = new RocketMQClient({ nameServerAddresses: '10.0.0.5:9876', tls: options });
- * ```
  */
 export function buildTlsConnectionOptions(settings: TlsClientSettings = {}): tls.ConnectionOptions {
   const verifyServer = settings.verifyServer ?? true;
@@ -134,12 +121,6 @@ export function buildTlsConnectionOptions(settings: TlsClientSettings = {}): tls
  * the options name no server yet, since `tls.connect` sends no SNI on its own and TLS-terminating
  * proxies route on it. IP hosts get none (RFC 6066 forbids IP addresses in SNI). Returns `options`
  * unchanged when there is nothing to add.
- *
- * @example
- * ```ts
- * tls.connect({ ...withServerNameFor(options, host), host, port });
- * withServerNameFor({ rejectUnauthorized: true }, 'broker-a.internal') // => { rejectUnauthorized: true, servername: 'broker-a.internal' }
- * ```
  */
 export function withServerNameFor(options: tls.ConnectionOptions, host: string): tls.ConnectionOptions {
   if (options.servername !== undefined || host === '' || isIP(host) !== 0) return options;
@@ -149,11 +130,6 @@ export function withServerNameFor(options: tls.ConnectionOptions, host: string):
 /**
  * The name each key material setting is given in errors: the caller's own terms (a config key, a CLI
  * option), so the message points at what to fix.
- *
- * @example
- * ```ts
- * const names: TlsSettingNames = { caPem: 'tls.caFile', certPem: 'tls.certFile', keyPem: 'tls.keyFile', keyPassphrase: 'tls.keyPassphrase' };
- * ```
  */
 export type TlsSettingNames = Readonly<Record<'caPem' | 'certPem' | 'keyPem' | 'keyPassphrase', string>>;
 
@@ -172,12 +148,6 @@ const FIELD_NAMES: TlsSettingNames = {
  * setting in `names` and why (wrong or missing passphrase, a key that is not the certificate's, text
  * that is no key). Without it, `tls.connect` would throw the same OpenSSL error at every reconnect, for
  * ever. Messages hold setting names and OpenSSL error codes, never key material or the passphrase.
- *
- * @example
- * ```ts
- * const tls = secureTlsConnectionOptions({ caPem, certPem, keyPem, keyPassphrase });
- * const client = new RocketMQClient({ nameServerAddresses: '10.0.0.5:9876', tls });
- * ```
  */
 export function secureTlsConnectionOptions(
   settings: TlsClientSettings = {},

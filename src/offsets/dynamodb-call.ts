@@ -37,13 +37,6 @@ export interface DynamoDbCallContext {
  * Runs `operation` (one SDK `send`), retrying transient failures; rejects with an {@link OffsetStoreError}
  * (retriable when the last failure was transient, permanent when only a change of the deployment helps:
  * a missing table, access denied) whose message says what failed, on which table, and why.
- *
- * @example
- * ```ts
- * const out = await callDynamoDb('read offset of T@b@0', { table: 'offsets', group: 'orders' }, () =>
- *   client.send(new GetItemCommand(input)),
- * );
- * ```
  */
 export async function callDynamoDb<T>(
   what: string,

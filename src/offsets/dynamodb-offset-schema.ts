@@ -32,11 +32,6 @@ export interface OffsetTableDefinition {
 
 /**
  * The schema of the offsets table named `tableName`: on-demand billing, key `group` + `queue`.
- *
- * @example
- * ```ts
- * await client.send(new CreateTableCommand(offsetTableDefinition('rocketmq-offsets')));
- * ```
  */
 export function offsetTableDefinition(tableName: string): OffsetTableDefinition {
   return {
@@ -55,11 +50,6 @@ export function offsetTableDefinition(tableName: string): OffsetTableDefinition 
 
 /**
  * The primary key of the item of (`group`, `queueKey`).
- *
- * @example
- * ```ts
- * offsetItemKey('orders', 'T@broker-a@0'); // => { group: { S: 'orders' }, queue: { S: 'T@broker-a@0' } }
- * ```
  */
 export function offsetItemKey(group: string, queueKey: string): Record<string, AttributeValue> {
   return { [OffsetAttribute.group]: { S: group }, [OffsetAttribute.queue]: { S: queueKey } };
@@ -68,11 +58,6 @@ export function offsetItemKey(group: string, queueKey: string): Record<string, A
 /**
  * The offset held by an item's `offset` attribute, or undefined when it has none. Throws a non-retriable
  * {@link OffsetStoreError} when the attribute is not a non-negative safe integer number.
- *
- * @example
- * ```ts
- * offsetOfItem({ offset: { N: '42' } }, 'T@broker-a@0'); // => 42
- * ```
  */
 export function offsetOfItem(item: Record<string, AttributeValue>, queueKey: string): number | undefined {
   const attribute = item[OffsetAttribute.offset];
@@ -90,11 +75,6 @@ export function offsetOfItem(item: Record<string, AttributeValue>, queueKey: str
 /**
  * The queue key and offset of an item returned by a Query, or undefined for an item without an offset.
  * Throws a non-retriable {@link OffsetStoreError} on a malformed item.
- *
- * @example
- * ```ts
- * parseOffsetItem({ group: { S: 'g' }, queue: { S: 'T@b@0' }, offset: { N: '7' } }); // => ['T@b@0', 7]
- * ```
  */
 export function parseOffsetItem(item: Record<string, AttributeValue>): [string, number] | undefined {
   const queueKey = item[OffsetAttribute.queue]?.S;
@@ -113,12 +93,6 @@ export function parseOffsetItem(item: Record<string, AttributeValue>): [string, 
 /**
  * The whole record of an item (offset, generation, holder, released, updatedAt), or undefined for an item
  * without an offset. Throws a non-retriable {@link OffsetStoreError} on a malformed offset or generation.
- *
- * @example
- * ```ts
- * recordOfItem({ offset: { N: '7' }, generation: { N: '2' }, clientId: { S: 'p1' } }, 'T@b@0');
- * // => { offset: 7, generation: 2, holder: 'p1', released: false, updatedAtMs: undefined }
- * ```
  */
 export function recordOfItem(
   item: Record<string, AttributeValue>,

@@ -31,11 +31,6 @@ export interface EnsureOffsetTableOptions {
  * Makes sure table `table` exists and is ACTIVE: DescribeTable first (no CreateTable permission needed
  * when it exists), CreateTable (on demand, {@link offsetTableDefinition}) when missing, tolerating a
  * concurrent creator, then polls until ACTIVE. Rejects with {@link OffsetStoreError}.
- *
- * @example
- * ```ts
- * await ensureOffsetTable(new DynamoDBClient({ endpoint: 'http://127.0.0.1:8000' }), 'rocketmq-offsets');
- * ```
  */
 export async function ensureOffsetTable(
   client: DynamoDBClient,
@@ -89,11 +84,6 @@ export async function ensureOffsetTable(
  * Checks that table `table` exists (DescribeTable), for pollers that must not create it. Rejects with a
  * permanent {@link OffsetStoreError} when it is missing or may not be described (the poller cannot keep
  * offsets, retrying will not help), retriable while it is still being created or DynamoDB is unreachable.
- *
- * @example
- * ```ts
- * await assertOffsetTableExists(client, 'rocketmq-offsets'); // before the first read or write
- * ```
  */
 export async function assertOffsetTableExists(
   client: DynamoDBClient,

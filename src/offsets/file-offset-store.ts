@@ -50,11 +50,6 @@ export interface FileOffsetStoreOptions {
 /**
  * The path of the offsets file of (`clientInstance`, `group`) under `baseDir`. Throws a non-retriable
  * {@link OffsetStoreError} when a name is not a single safe path segment.
- *
- * @example
- * ```ts
- * offsetFilePath('/var/lib/poller', '10.0.0.7@4711', 'orders'); // => '/var/lib/poller/10.0.0.7@4711/orders/offsets.json'
- * ```
  */
 export function offsetFilePath(baseDir: string, clientInstance: string, group: string): string {
   for (const [what, name] of [

@@ -18,12 +18,6 @@ export type OffsetFileRead =
 /**
  * Reads and validates an offsets file. A missing file and bad content are results; other I/O errors
  * (permissions, a directory in the way) reject.
- *
- * @example
- * ```ts
- * const read = await readOffsetFile('/var/lib/poller/c1/orders/offsets.json');
- * if (read.kind === 'ok') console.log(read.offsets.get('T@broker-a@0'));
- * ```
  */
 export async function readOffsetFile(path: string): Promise<OffsetFileRead> {
   let text: string;
@@ -38,11 +32,6 @@ export async function readOffsetFile(path: string): Promise<OffsetFileRead> {
 
 /**
  * Parses offsets file content; every key must be a queue key and every value a non-negative safe integer.
- *
- * @example
- * ```ts
- * parseOffsetFile('{"version":1,"offsets":{"T@broker-a@0":42}}'); // => { kind: 'ok', offsets: Map { 'T@broker-a@0' => 42 } }
- * ```
  */
 export function parseOffsetFile(text: string): OffsetFileRead {
   if (text.trim() === '') return { kind: 'corrupt', reason: 'empty file' };
@@ -74,11 +63,6 @@ export function parseOffsetFile(text: string): OffsetFileRead {
 
 /**
  * Writes `content` to `path` (created or truncated) and fsyncs it before resolving.
- *
- * @example
- * ```ts
- * await writeFileDurably('/var/lib/poller/c1/orders/offsets.json.tmp', json);
- * ```
  */
 export async function writeFileDurably(path: string, content: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
@@ -94,12 +78,6 @@ export async function writeFileDurably(path: string, content: string): Promise<v
 /**
  * Fsyncs a directory so renames inside it survive a power loss. Platforms that cannot open a directory
  * (Windows) skip it with a debug log.
- *
- * @example
- * ```ts
- * await rename(tempPath, path);
- * await syncDirectory(dirname(path));
- * ```
  */
 export async function syncDirectory(path: string): Promise<void> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
@@ -115,11 +93,6 @@ export async function syncDirectory(path: string): Promise<void> {
 
 /**
  * The Node.js `code` of a system error (`'ENOENT'`, ...), if any.
- *
- * @example
- * ```ts
- * if (errorCode(err) === 'ENOENT') return undefined;
- * ```
  */
 export function errorCode(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;

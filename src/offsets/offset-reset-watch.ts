@@ -31,14 +31,6 @@ export interface OffsetResetWatchOptions {
 
 /**
  * Runs a store's reset scan periodically, one scan at a time, until stopped.
- *
- * @example
- * ```ts
- * const watch = new OffsetResetWatch({ intervalMs: 5000, scan: () => scanResets(), log });
- * watch.start();
- * // ... at close:
- * await watch.stop(); // resolves once a scan in progress has ended
- * ```
  */
 export class OffsetResetWatch {
   readonly #options: OffsetResetWatchOptions;

@@ -7,14 +7,6 @@ import { RocketMQError } from '../errors.js';
 
 /**
  * An offset store operation failed.
- *
- * @example
- * ```ts
- * try { await store.persistAll(queues) } catch (err) {
- *   if (err instanceof OffsetStoreError && err.retriable) log.warn({ err }, 'offsets not persisted, next round retries');
- *   else throw err;
- * }
- * ```
  */
 export class OffsetStoreError extends RocketMQError {
   constructor(message: string, options: { cause?: unknown; retriable?: boolean; permanent?: boolean } = {}) {
@@ -24,12 +16,6 @@ export class OffsetStoreError extends RocketMQError {
 
 /**
  * Throws a non-retriable {@link OffsetStoreError} unless `offset` is a safe non-negative integer.
- *
- * @example
- * ```ts
- * assertValidOffset(42, 'T@broker-a@0'); // ok
- * assertValidOffset(-1, 'T@broker-a@0'); // throws OffsetStoreError
- * ```
  */
 export function assertValidOffset(offset: number, queueKey: string): void {
   if (!Number.isSafeInteger(offset) || offset < 0) {

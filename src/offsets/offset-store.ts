@@ -24,12 +24,6 @@ export type ReadOffsetType = 'MEMORY' | 'STORE' | 'MEMORY_THEN_STORE';
 
 /**
  * What the backing store holds for one queue.
- *
- * @example
- * ```ts
- * const record = await store.readRecord(queue);
- * if (record && !record.released && record.holder !== myClientId) waitForHandOver(record.holder);
- * ```
  */
 export interface StoredOffsetRecord {
   /** The next offset to consume. */
@@ -50,12 +44,6 @@ export interface StoredOffsetRecord {
 /**
  * A store's view of its own writes, for health checks: since when writes have been failing (undefined
  * while the last write succeeded) and why.
- *
- * @example
- * ```ts
- * const { failingSinceMs, lastError } = store.health();
- * if (failingSinceMs !== undefined && Date.now() - failingSinceMs > 120_000) report(lastError);
- * ```
  */
 export interface OffsetStoreHealth {
   readonly failingSinceMs: number | undefined;
@@ -66,11 +54,6 @@ export interface OffsetStoreHealth {
  * Told when a write found the store at a newer offset generation than ours: someone moved the queue's
  * offset (a broker correction by another poller, an operator's reset). The store has already adopted
  * `record` in memory; the consumer should restart the queue at `record.offset`.
- *
- * @example
- * ```ts
- * store.onOffsetReset((queue, record) => rebalancer.restartQueue(queue, record.offset));
- * ```
  */
 export type OffsetResetListener = (queue: MessageQueue, record: StoredOffsetRecord) => void;
 
@@ -122,4 +105,30 @@ export interface OffsetStore {
   health(): OffsetStoreHealth;
   /** Releases resources (clients, handles). Does not persist: the owner persists before closing. */
   close(): Promise<void>;
+  /**
+   * Capability, present on a store every poller of the group shares (DynamoDB): an operator's reset of
+   * `queue` to `offset`, a new offset generation that running pollers adopt (at their next write, or by
+   * their reset watch). Resolves with the record it replaced. Absent: the store belongs to one poller
+   * (file, memory), and a reset must go through that poller's own offsets (see {@link canReset}).
+   */
+  resetOffset?(queue: MessageQueue, offset: number): Promise<StoredOffsetRecord | undefined>;
+  /**
+   * Capability, present with {@link resetOffset}: every stored record of the group, by queue key, in
+   * one read (a store of one poller is read queue by queue with {@link readRecord} instead).
+   */
+  listRecords?(): Promise<Map<string, StoredOffsetRecord>>;
+}
+
+/**
+ * A store that takes an operator's reset while pollers run (the {@link OffsetStore.resetOffset}
+ * capability) and lists its records at once.
+ */
+export type ResettableOffsetStore = OffsetStore & Required<Pick<OffsetStore, 'resetOffset' | 'listRecords'>>;
+
+/**
+ * Whether `store` takes an operator's reset while pollers run: asked of the store's capabilities, not
+ * of its class, so that a new shared store (or a wrapper that forwards them) needs no change here.
+ */
+export function canReset(store: OffsetStore): store is ResettableOffsetStore {
+  return typeof store.resetOffset === 'function' && typeof store.listRecords === 'function';
 }

@@ -25,11 +25,6 @@ interface OffsetEntry {
 /**
  * A dirty entry as a store writes it: the offset, the generation it belongs to, and whether the write
  * must start a new generation (a correction). Pass it back to {@link OffsetTable.markStored}.
- *
- * @example
- * ```ts
- * for (const write of table.dirtyWrites()) await store(write.key, write.offset, write.correction);
- * ```
  */
 export interface PendingWrite {
   readonly key: string;
@@ -42,16 +37,6 @@ export interface PendingWrite {
 
 /**
  * Offsets by queue key (`topic@brokerName@queueId`), with increase-only updates and dirty tracking.
- *
- * @example
- * ```ts
- * const table = new OffsetTable();
- * table.update('T@broker-a@0', 10, true);
- * table.update('T@broker-a@0', 7, true);   // ignored: smaller
- * table.dirtyEntries();                     // => [['T@broker-a@0', 10]]
- * for (const write of table.dirtyWrites()) table.markStored(write);
- * table.dirtyEntries();                     // => []
- * ```
  */
 export class OffsetTable {
   readonly #entries = new Map<string, OffsetEntry>();
@@ -200,11 +185,6 @@ function writeOf(key: string, entry: OffsetEntry): PendingWrite {
  * Implements {@link OffsetStore.readOffset} over a table and a store reader: `MEMORY` answers from the
  * table, `STORE` reads the store and caches a found record, `MEMORY_THEN_STORE` reads the store only when
  * the table knows nothing.
- *
- * @example
- * ```ts
- * const offset = await readOffsetThrough(table, queue, 'MEMORY_THEN_STORE', (key) => fetchRecord(key));
- * ```
  */
 export async function readOffsetThrough(
   table: OffsetTable,
@@ -221,11 +201,6 @@ export async function readOffsetThrough(
 /**
  * Implements {@link OffsetStore.readRecord}: reads the store's record of `key` and caches its offset and
  * generation in the table.
- *
- * @example
- * ```ts
- * const record = await readRecordThrough(table, 'T@broker-a@0', (key) => fetchRecord(key));
- * ```
  */
 export async function readRecordThrough(
   table: OffsetTable,
@@ -239,11 +214,6 @@ export async function readRecordThrough(
 
 /**
  * The record of a store local to one poller: no holders, always released, generation as the table knows.
- *
- * @example
- * ```ts
- * localRecord(42, 0); // => { offset: 42, generation: 0, holder: undefined, released: true, updatedAtMs: undefined }
- * ```
  */
 export function localRecord(offset: number, generation: number): StoredOffsetRecord {
   return { offset, generation, holder: undefined, released: true, updatedAtMs: undefined };

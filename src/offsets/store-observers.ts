@@ -8,13 +8,6 @@ import type { OffsetResetListener, OffsetStoreHealth, StoredOffsetRecord } from 
 
 /**
  * Write health and reset listeners of one store.
- *
- * @example
- * ```ts
- * const observers = new StoreObservers(log);
- * try { await write(); observers.writeSucceeded(); } catch (err) { observers.writeFailed(err); throw err; }
- * observers.resetFound(queue, record);
- * ```
  */
 export class StoreObservers {
   readonly #listeners = new Set<OffsetResetListener>();

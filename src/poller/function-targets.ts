@@ -33,11 +33,6 @@ export interface FunctionTargetsOptions {
 
 /**
  * What one mapping invokes and reports to.
- *
- * @example
- * ```ts
- * const { invoker, functionArn, failureDestination } = targets.forMapping(mapping);
- * ```
  */
 export interface MappingTarget {
   readonly invoker: Invoker;
@@ -50,11 +45,6 @@ export interface MappingTarget {
 
 /**
  * Invoke counters of a poller's Lambda invokers, summed.
- *
- * @example
- * ```ts
- * const { requests, throttles } = targets.lambdaStats();
- * ```
  */
 export interface LambdaTargetStats {
   readonly requests: number;
@@ -63,14 +53,6 @@ export interface LambdaTargetStats {
 
 /**
  * Builds and owns the invokers and failure destinations of a poller's mappings.
- *
- * @example
- * ```ts
- * const targets = new FunctionTargets({ baseDir, lambda: config.lambda, destinations: config.destinations });
- * const target = targets.forMapping(config.mappings[0]);
- * // ... runtimes stopped ...
- * await targets.close();
- * ```
  */
 export class FunctionTargets {
   readonly #options: FunctionTargetsOptions;

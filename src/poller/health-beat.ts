@@ -20,12 +20,6 @@ export const HEALTH_MAX_AGE_MS = 60_000;
 
 /**
  * The content of the heartbeat file.
- *
- * @example
- * ```ts
- * const report: HealthReport = { healthy: false, at: new Date().toISOString(),
- *   problems: ['orders: queue T@broker-a@0: no pull completed for 130 s (NO_PERMISSION)'] };
- * ```
  */
 export interface HealthReport {
   readonly healthy: boolean;
@@ -37,11 +31,6 @@ export interface HealthReport {
 
 /**
  * The heartbeat file's path: `ROCKETMQ_LAMBDA_HEALTH_FILE`, else `<tmpdir>/rocketmq-lambda/health`.
- *
- * @example
- * ```ts
- * healthFilePath({}); // '/tmp/rocketmq-lambda/health' on Linux
- * ```
  */
 export function healthFilePath(env: Readonly<Record<string, string | undefined>>): string {
   return env[HEALTH_FILE_ENV] || join(tmpdir(), 'rocketmq-lambda', 'health');
@@ -50,14 +39,6 @@ export function healthFilePath(env: Readonly<Record<string, string | undefined>>
 /**
  * Writes the verdict of `assess()` to `path` every `intervalMs` (atomically: readers never see half a
  * file) and logs each change of verdict; `stop()` ends the beat and removes the file.
- *
- * @example
- * ```ts
- * const beat = new HealthBeat({ path: healthFilePath(process.env), assess: () => poller.health(), log });
- * beat.start();
- * // ... on shutdown:
- * await beat.stop();
- * ```
  */
 export class HealthBeat {
   private timer: NodeJS.Timeout | undefined;

@@ -12,12 +12,6 @@ import { describeError } from '../util/describe-error.js';
 /**
  * One line per problem (`mappings.orders: ...`), empty when every mapping passes. Never throws for a
  * broker's or name server's answer: each becomes a problem.
- *
- * @example
- * ```ts
- * const client = rocketMQClientOf(config);
- * try { problems = await mappingBrokerProblems(config.mappings, client); } finally { await client.close(); }
- * ```
  */
 export async function mappingBrokerProblems(
   mappings: readonly MappingConfig[],

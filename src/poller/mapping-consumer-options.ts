@@ -20,11 +20,6 @@ export type ConsumerOverrides = Partial<Omit<ConsumerOptions, 'name' | 'topic' |
 
 /**
  * The consumer options of a mapping.
- *
- * @example
- * ```ts
- * new ConsumerRuntime(consumerOptionsOf(config.mappings[0], config.shutdownTimeoutMs), deps);
- * ```
  */
 export function consumerOptionsOf(
   mapping: MappingConfig,
@@ -67,11 +62,6 @@ export function consumerOptionsOf(
  * `functionTimeoutMs` plus the invoker's margin; a local handler's `consumeTimeoutMs`), plus
  * {@link POP_INVISIBLE_MARGIN_MS} for the ack. A shorter one would hand a message still being consumed to
  * another poller (a duplicate).
- *
- * @example
- * ```ts
- * new PopConsumer(popConsumerOptionsOf(mapping, config.shutdownTimeoutMs, undefined), deps);
- * ```
  */
 export function popConsumerOptionsOf(
   mapping: MappingConfig,

@@ -1,27 +1,20 @@
 /**
  * One mapping of a poller, wired: a {@link FunctionMessageListener} over the mapping's function target
  * (the poller's shared LambdaInvoker or LocalInvoker, with the mapping's payload, bisect, record-age and
- * onFailure options) and its consumer: for consumeMode PUSH a {@link ConsumerRuntime} over the poller's
- * client and the mapping's offset store, observed by the mapping's meter; for POP a {@link PopConsumer}
- * over the client (no offset store: the broker keeps the position).
+ * onFailure options) and its consumer, built by the factory of the mapping's consumeMode
+ * (consume-modes.ts) and watched by the mapping's meter.
  */
 
 import type { Producer } from '../client/producer.js';
 import type { RocketMQClient } from '../client/rocketmq-client.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
-import { ConsumerRuntime } from '../consumer/consumer-runtime.js';
-import { PopConsumer } from '../consumer/pop/pop-consumer.js';
+import type { MappingConsumer } from '../consumer/mapping-consumer.js';
 import { FunctionMessageListener } from '../invoke/function-listener.js';
-import type { MappingMeter } from '../metrics/poller-metrics.js';
 import { childLogger, type Logger } from '../util/logger.js';
+import { CONSUME_MODES } from './consume-modes.js';
 import type { FunctionTargets, MappingTarget } from './function-targets.js';
-import {
-  type ConsumerOverrides,
-  consumerOptionsOf,
-  popConsumerOptionsOf,
-} from './mapping-consumer-options.js';
-import { meteredPopConsumer } from './metered-pop-consumer.js';
-import { type OffsetStores, offsetStoreKindOf } from './offset-stores.js';
+import type { ConsumerOverrides } from './mapping-consumer-options.js';
+import type { OffsetStores } from './offset-stores.js';
 import type { PollerTelemetry } from './poller-telemetry.js';
 
 /** What the mappings of one poller share. */
@@ -38,13 +31,6 @@ export interface SharedParts {
   readonly log: Logger;
 }
 
-/**
- * The consumer of one mapping: a {@link ConsumerRuntime} (consumeMode PUSH) or a {@link PopConsumer}
- * (POP). Both start, stop, report health and emit lifecycle events the same way; their status differs
- * (queues held vs brokers popped), so only a runtime has queue lag.
- */
-export type MappingConsumer = ConsumerRuntime | PopConsumer;
-
 /** A mapping's listener and consumer, not started. */
 export interface WiredMapping {
   readonly listener: FunctionMessageListener;
@@ -53,13 +39,6 @@ export interface WiredMapping {
 
 /**
  * Builds a mapping's listener and runtime (not started) and logs how it is configured.
- *
- * @example
- * ```ts
- * const { listener, runtime } = wireMapping(config.mappings[0], { config, client, stores, targets,
- *   telemetry, consumerOverrides: undefined, log });
- * await runtime.start();
- * ```
  */
 export function wireMapping(mapping: MappingConfig, parts: SharedParts): WiredMapping {
   const { config } = parts;
@@ -77,40 +56,15 @@ export function wireMapping(mapping: MappingConfig, parts: SharedParts): WiredMa
     functionArn: target.functionArn,
     observer: meter.invokeObserver,
   });
-  const runtime = consumerOf(mapping, parts, { listener, meter, logger: mappingLog });
-  mappingLog.info(configurationOf(config, mapping, target, runtime), 'mapping configured');
-  return { listener, runtime };
-}
-
-function consumerOf(
-  mapping: MappingConfig,
-  parts: SharedParts,
-  own: { listener: FunctionMessageListener; meter: MappingMeter; logger: Logger },
-): MappingConsumer {
-  const { config } = parts;
-  const { listener, meter, logger } = own;
-  if (mapping.consumeMode === 'POP') {
-    const consumer = new PopConsumer(
-      popConsumerOptionsOf(mapping, config.shutdownTimeoutMs, parts.consumerOverrides),
-      { client: parts.client, listener, logger },
-    );
-    meter.watch(meteredPopConsumer(consumer));
-    return consumer;
-  }
-  const consumerOptions = {
-    ...consumerOptionsOf(mapping, config.shutdownTimeoutMs, config.offsets.persistIntervalMs),
-    ...parts.consumerOverrides,
-  };
-  const runtime = new ConsumerRuntime(consumerOptions, {
-    client: parts.client,
-    offsetStore: meter.observeOffsetStore(parts.stores.forMapping(mapping)),
+  const { consumer: runtime, configuration } = CONSUME_MODES[mapping.consumeMode]({
+    mapping,
+    parts,
     listener,
-    logger,
-    observer: meter.consumerObserver,
-    retryProducer: parts.retryProducer,
+    meter,
+    logger: mappingLog,
   });
-  meter.watch(runtime);
-  return runtime;
+  mappingLog.info(configurationOf(config, mapping, target, configuration), 'mapping configured');
+  return { listener, runtime };
 }
 
 /** The 'mapping configured' log line: where the mapping reads from and what it invokes, how. */
@@ -118,7 +72,7 @@ function configurationOf(
   config: RunConfig,
   mapping: MappingConfig,
   target: MappingTarget,
-  consumer: MappingConsumer,
+  modeConfiguration: Readonly<Record<string, unknown>>,
 ) {
   return {
     topic: mapping.topic,
@@ -133,15 +87,7 @@ function configurationOf(
         }
       : {}),
     consumeMode: mapping.consumeMode,
-    ...(consumer instanceof PopConsumer
-      ? { invisibleTimeMs: consumer.options.invisibleTimeMs }
-      : {
-          messageModel: mapping.messageModel,
-          orderly: mapping.orderly,
-          allocateStrategy: mapping.allocateStrategy,
-          zoneNearby: mapping.zoneNearby !== undefined,
-          offsetStore: offsetStoreKindOf(config.offsets, mapping),
-        }),
+    ...modeConfiguration,
     bisectBatchOnError: mapping.bisectBatchOnError,
     maxRecordAgeSeconds: mapping.maxRecordAgeSeconds,
     onFailure: mapping.onFailure,

@@ -22,11 +22,6 @@ export type OffsetStoreKind = 'dynamodb' | 'file' | 'memory';
 /**
  * The store kind of a mapping: its messageModel decides between the configured store (CLUSTERING) and a
  * local one (BROADCASTING).
- *
- * @example
- * ```ts
- * offsetStoreKindOf({ store: 'dynamodb', ... }, { messageModel: 'BROADCASTING', ... }); // => 'file'
- * ```
  */
 export function offsetStoreKindOf(
   offsets: OffsetStoreConfig,
@@ -39,14 +34,6 @@ export function offsetStoreKindOf(
 /**
  * Builds the offset stores of a poller's mappings (one per mapping, each DynamoDB store with its own client,
  * request timeouts and retries); `close()` closes them all.
- *
- * @example
- * ```ts
- * const stores = new OffsetStores(config.offsets, client.clientId);
- * const store = stores.forMapping(config.mappings[0]);
- * // ... runtimes stopped ...
- * await stores.close();
- * ```
  */
 export class OffsetStores {
   readonly #offsets: OffsetStoreConfig;

@@ -6,12 +6,6 @@ import type { ConsumerHealth } from '../consumer/consumer-health.js';
 
 /**
  * The poller's verdict on itself: healthy, or one line per problem, each starting with the mapping name.
- *
- * @example
- * ```ts
- * const { healthy, problems } = poller.health();
- * if (!healthy) for (const problem of problems) console.error(problem);
- * ```
  */
 export interface PollerHealth {
   readonly healthy: boolean;
@@ -25,11 +19,6 @@ export interface HealthAssessed {
 
 /**
  * Healthy when no mapping has a problem; a stopping poller is never healthy.
- *
- * @example
- * ```ts
- * assessPollerHealth(poller.runtimes, false, Date.now()); // { healthy: true, problems: [] }
- * ```
  */
 export function assessPollerHealth(
   runtimes: ReadonlyMap<string, HealthAssessed>,

@@ -27,19 +27,6 @@ export interface PollerTelemetryOptions {
 
 /**
  * The registry and outputs of one poller.
- *
- * @example
- * ```ts
- * const telemetry = new PollerTelemetry({ config: config.metrics, running, health, log });
- * const meter = telemetry.mapping({ name, consumerGroup, topic }); // per mapping, before its runtime
- * await telemetry.listen();
- * // ... start the runtimes
- * telemetry.startPublishing();
- * // ... on stop:
- * await telemetry.stopPublishing();
- * // ... stop the runtimes
- * await telemetry.close();
- * ```
  */
 export class PollerTelemetry {
   readonly metrics: PollerMetrics;

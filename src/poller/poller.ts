@@ -1,24 +1,25 @@
 /**
  * The poller's public face: {@link startPoller} and the types of what it returns. A poller is one
- * RocketMQ client and, per mapping, a function listener and a consumer runtime; it runs until `stop()`,
+ * RocketMQ client and, per mapping, a function listener and a consumer (consumer/mapping-consumer.ts) of
+ * the mapping's consume mode; it runs until `stop()`,
  * an abort signal, or one mapping failing fatally (running-poller.ts builds, starts and stops it;
  * mapping-wiring.ts wires one mapping).
  */
 import type { RunConfig } from '../config/run-config.js';
+import type { ConsumerLag } from '../consumer/consumer-lag.js';
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
+import type { MappingConsumer, MappingConsumerStatus } from '../consumer/mapping-consumer.js';
 import type { PopConsumerStatus } from '../consumer/pop/pop-status.js';
 import type { FunctionListenerStats } from '../invoke/function-listener.js';
 import type { Invoker } from '../invoke/invoker.js';
-import type { ConsumerLag } from '../metrics/queue-lag.js';
 import type { Logger } from '../util/logger.js';
 import type { LambdaTargetStats } from './function-targets.js';
 import type { ConsumerOverrides } from './mapping-consumer-options.js';
-import type { MappingConsumer } from './mapping-wiring.js';
 import type { PollerHealth } from './poller-health.js';
 import { RunningPoller } from './running-poller.js';
 
+export type { MappingConsumer, MappingConsumerStatus } from '../consumer/mapping-consumer.js';
 export { type ConsumerOverrides, consumerOptionsOf } from './mapping-consumer-options.js';
-export type { MappingConsumer } from './mapping-wiring.js';
 export type { PollerHealth } from './poller-health.js';
 
 /** Options of {@link startPoller}. */
@@ -47,12 +48,6 @@ export interface PollerOptions {
 /**
  * Invoke counters of a poller: its Lambda invokers' requests and throttles, and each mapping's
  * listener counters (invokes, split batches, bisections, dead-lettered messages).
- *
- * @example
- * ```ts
- * const { lambda, mappings } = poller.invokeStats();
- * console.log(lambda.throttles, mappings.get('orders')?.deadLettered);
- * ```
  */
 export interface PollerInvokeStats {
   readonly lambda: LambdaTargetStats;
@@ -98,16 +93,18 @@ export interface PollerExit {
 export interface Poller {
   /** The client id every mapping of this poller registers with. */
   readonly clientId: string;
-  /** The consumer of each mapping (a `ConsumerRuntime`, or a `PopConsumer` for consumeMode POP), by name. */
+  /** The consumer of each mapping, by name; its `mode` says which consume mode. */
   readonly runtimes: ReadonlyMap<string, MappingConsumer>;
   /** Resolves once the poller has stopped and released everything, however the stop was triggered. */
   readonly stopped: Promise<PollerExit>;
   /** Stops every mapping gracefully, then releases the stores, invoker and client. Idempotent. */
   stop(): Promise<PollerExit>;
-  /** A status snapshot of every PUSH mapping (POP mappings: {@link Poller.popStatus}). */
+  /** A status snapshot of every mapping, whatever its consume mode (`mode` tells which). */
+  mappingStatus(): Promise<MappingConsumerStatus[]>;
+  /** The PUSH mappings of {@link Poller.mappingStatus}. */
   status(): Promise<ConsumerRuntimeStatus[]>;
-  /** A status snapshot of every POP mapping. */
-  popStatus(): PopConsumerStatus[];
+  /** The POP mappings of {@link Poller.mappingStatus}. */
+  popStatus(): Promise<PopConsumerStatus[]>;
   /**
    * The lag of every mapping: a PUSH mapping's held queues (asks the brokers for their max offsets); a
    * POP mapping's group backlog on every queue of the topic, with this poller's share as the total.

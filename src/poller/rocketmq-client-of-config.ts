@@ -12,11 +12,6 @@ import type { Logger } from '../util/logger.js';
 
 /**
  * The connection keys of a run config.
- *
- * @example
- * ```ts
- * const connection: ClientConnectionConfig = { nameServerAddresses: ['127.0.0.1:9876'], acl: undefined, tls: undefined };
- * ```
  */
 export type ClientConnectionConfig = Pick<RunConfig, 'nameServerAddresses' | 'acl' | 'tls'> & {
   /** The poller's zone, carried as the third `@` part of the client id (zone-conventions.ts). */
@@ -35,12 +30,6 @@ export const CONFIG_TLS_SETTING_NAMES: TlsSettingNames = {
  * A client for the config's name servers, signing with its `acl` and speaking TLS when it has `tls`.
  * Unusable TLS key material (a wrong or missing passphrase, a key that is not the certificate's) throws
  * a permanent `TlsSettingsError` naming the config key, before anything connects.
- *
- * @example
- * ```ts
- * const client = rocketMQClientOf(await loadConfig('poller.yaml'), { logger });
- * try { await client.nameServer.getRoute('Orders'); } finally { await client.close(); }
- * ```
  */
 export function rocketMQClientOf(
   config: ClientConnectionConfig,

@@ -8,18 +8,17 @@
 
 import { Producer } from '../client/producer.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
-import { ConsumerRuntime } from '../consumer/consumer-runtime.js';
+import type { ConsumerLag } from '../consumer/consumer-lag.js';
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
-import { PopConsumer } from '../consumer/pop/pop-consumer.js';
+import type { MappingConsumer, MappingConsumerStatus } from '../consumer/mapping-consumer.js';
 import type { PopConsumerStatus } from '../consumer/pop/pop-status.js';
 import { RocketMQError } from '../errors.js';
 import type { FunctionMessageListener } from '../invoke/function-listener.js';
-import { type ConsumerLag, measureConsumerLag, popLag } from '../metrics/queue-lag.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, type Logger, rootLogger } from '../util/logger.js';
 import { FunctionTargets } from './function-targets.js';
 import { HealthBeat } from './health-beat.js';
-import { type MappingConsumer, type SharedParts, wireMapping } from './mapping-wiring.js';
+import { type SharedParts, wireMapping } from './mapping-wiring.js';
 import { OffsetStores } from './offset-stores.js';
 import type { MappingFailure, Poller, PollerExit, PollerInvokeStats, PollerOptions } from './poller.js';
 import { assessPollerHealth, type PollerHealth } from './poller-health.js';
@@ -30,12 +29,6 @@ import { withTaskZone } from './task-zone.js';
 /**
  * A poller over a validated config. The functions of {@link Poller} are own bound properties, so a
  * caller may pass them around (`process.once('SIGTERM', poller.stop)`).
- *
- * @example
- * ```ts
- * const poller = await RunningPoller.start(config, { signal });
- * const exit = await poller.stopped;
- * ```
  */
 export class RunningPoller implements Poller {
   readonly clientId: string;
@@ -108,22 +101,17 @@ export class RunningPoller implements Poller {
     return this.stopping;
   };
 
-  readonly status = (): Promise<ConsumerRuntimeStatus[]> =>
-    Promise.all(this.pushRuntimes().map((runtime) => runtime.status()));
+  readonly mappingStatus = (): Promise<MappingConsumerStatus[]> =>
+    Promise.all([...this.runtimes.values()].map((consumer) => consumer.status()));
 
-  readonly popStatus = (): PopConsumerStatus[] =>
-    [...this.runtimes.values()]
-      .filter((consumer) => consumer instanceof PopConsumer)
-      .map((consumer) => consumer.status());
+  readonly status = async (): Promise<ConsumerRuntimeStatus[]> =>
+    (await this.mappingStatus()).filter((status): status is ConsumerRuntimeStatus => status.mode === 'PUSH');
+
+  readonly popStatus = async (): Promise<PopConsumerStatus[]> =>
+    (await this.mappingStatus()).filter((status): status is PopConsumerStatus => status.mode === 'POP');
 
   readonly lag = (): Promise<ConsumerLag[]> =>
-    Promise.all(
-      [...this.runtimes.values()].map(async (consumer) =>
-        consumer instanceof PopConsumer
-          ? popLag(consumer.options, await consumer.backlog())
-          : measureConsumerLag(consumer),
-      ),
-    );
+    Promise.all([...this.runtimes.values()].map((consumer) => consumer.lag()));
 
   readonly invokeStats = (): PollerInvokeStats => ({
     lambda: this.parts.targets.lambdaStats(),
@@ -132,10 +120,6 @@ export class RunningPoller implements Poller {
 
   readonly health = (nowMs = Date.now()): PollerHealth =>
     assessPollerHealth(this.runtimes, this.stopping !== undefined, nowMs);
-
-  private pushRuntimes(): ConsumerRuntime[] {
-    return [...this.runtimes.values()].filter((consumer) => consumer instanceof ConsumerRuntime);
-  }
 
   // ---- starting -------------------------------------------------------------------------------
 

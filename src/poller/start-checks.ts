@@ -16,12 +16,6 @@ import { CONFIG_TLS_SETTING_NAMES } from './rocketmq-client-of-config.js';
 
 /**
  * A mapping whose handler cannot be invoked.
- *
- * @example
- * ```ts
- * const problem: HandlerLoadProblem = { index: 0, mapping: 'orders', functionRef: 'local:./h.js#x',
- *   message: 'handler module /app/h.js has no function export "x" (its exports: handler)', error };
- * ```
  */
 export interface HandlerLoadProblem {
   /** The mapping's index in the config's `mappings`. */
@@ -42,12 +36,6 @@ export interface HandlerLoader {
 /**
  * Loads the handler of every mapping whose function is `local:`, one after the other (Lambda functions
  * are not checked here: `validate --connect` is for what needs a network). Resolves with the failures.
- *
- * @example
- * ```ts
- * const problems = await handlerLoadProblems(config.mappings, new LocalInvoker({ baseDir: config.baseDir }));
- * for (const p of problems) console.error(`mapping ${p.mapping}: ${p.message}`);
- * ```
  */
 export async function handlerLoadProblems(
   mappings: readonly Pick<MappingConfig, 'name' | 'functionRef'>[],
@@ -71,12 +59,6 @@ export async function handlerLoadProblems(
  * naming the config key (`tls.keyFile: ...`, `mappings[0].function: ...`): what `run` would stop on
  * at start. Handlers are imported in this process (their top-level code runs) with an invoker of its
  * own, closed before it resolves.
- *
- * @example
- * ```ts
- * const problems = await startProblems(await loadConfig('poller.yaml'));
- * if (problems.length > 0) process.exitCode = 2;
- * ```
  */
 export async function startProblems(config: RunConfig): Promise<string[]> {
   const problems: string[] = [];

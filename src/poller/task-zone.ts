@@ -25,11 +25,6 @@ export interface TaskZoneSources {
  * The config with its zone filled from the task metadata when it has none and a mapping uses
  * `zoneNearby`; else the config as given. A failed lookup is logged and leaves the zone unset: zone-aware
  * allocation then treats this poller as zone-less (its brokers' queues are shared among all pollers).
- *
- * @example
- * ```ts
- * const zoned = await withTaskZone(config, { env: process.env, fetch, log });
- * ```
  */
 export async function withTaskZone(config: RunConfig, sources: TaskZoneSources): Promise<RunConfig> {
   if (config.zone !== undefined) return config;

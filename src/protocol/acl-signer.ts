@@ -12,39 +12,19 @@ import { compareJavaStrings } from './message-queue.js';
 
 /**
  * extFields key of the access key (the user name in ACL 2.0).
- *
- * @example
- * ```ts
- * signed[ACCESS_KEY_FIELD]; // => 'rocketmq2'
- * ```
  */
 export const ACCESS_KEY_FIELD = 'AccessKey';
 /**
  * extFields key of the optional security token.
- *
- * @example
- * ```ts
- * signed[SECURITY_TOKEN_FIELD]; // set only when the credentials have a token
- * ```
  */
 export const SECURITY_TOKEN_FIELD = 'SecurityToken';
 /**
  * extFields key of the signature.
- *
- * @example
- * ```ts
- * signed[SIGNATURE_FIELD]; // => 'av6ifRlR0Kuh217rwHVyMZt8mg4='
- * ```
  */
 export const SIGNATURE_FIELD = 'Signature';
 
 /**
  * Credentials of an ACL user (ACL 2.0: user name and password).
- *
- * @example
- * ```ts
- * const credentials: AclCredentials = { accessKey: 'rocketmq2', secretKey: '12345678' };
- * ```
  */
 export interface AclCredentials {
   accessKey: string;
@@ -56,12 +36,6 @@ export interface AclCredentials {
 /**
  * The bytes that get signed: values of all fields except `Signature`, ordered by key in Java `String`
  * order (UTF-16 code units, as in a `TreeMap`), concatenated as UTF-8, then the body bytes.
- *
- * @example
- * ```ts
- * signingContent({ topic: 'TopicTest', AccessKey: 'rocketmq2', queueId: '0' }, Buffer.from('hello'))
- *   .toString(); // => 'rocketmq20TopicTesthello'
- * ```
  */
 export function signingContent(extFields: Record<string, string>, body: Buffer | undefined): Buffer {
   const keys = Object.keys(extFields)
@@ -76,13 +50,6 @@ export function signingContent(extFields: Record<string, string>, body: Buffer |
  * one) and `Signature` added; the input is not modified. Call it on the final extFields, after every
  * other field has been set. A value that is the empty string is signed as `""`; the binary header codec
  * would deliver it to the server as null (signed there as `"null"`), so send signed requests as JSON.
- *
- * @example
- * ```ts
- * const signed = signRequest({ topic: 'TopicTest', queueId: '0' }, Buffer.from('hello'),
- *   { accessKey: 'rocketmq2', secretKey: '12345678' });
- * // signed.Signature => 'av6ifRlR0Kuh217rwHVyMZt8mg4='
- * ```
  */
 export function signRequest(
   extFields: Record<string, string>,

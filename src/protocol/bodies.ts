@@ -8,11 +8,6 @@ import type { MessageQueue } from './message-queue.js';
 
 /**
  * One subscription as the broker expects it in a heartbeat (`SubscriptionData`).
- *
- * @example
- * ```ts
- * const sub: HeartbeatSubscription = buildSubscriptionData('T', 'TagA || TagB');
- * ```
  */
 export interface HeartbeatSubscription {
   topic: string;
@@ -29,12 +24,6 @@ export interface HeartbeatSubscription {
 
 /**
  * One consumer group in a heartbeat (`ConsumerData`).
- *
- * @example
- * ```ts
- * const consumer: ConsumerData = { groupName: 'G', consumeType: 'CONSUME_PASSIVELY', messageModel: 'CLUSTERING',
- *   consumeFromWhere: 'CONSUME_FROM_LAST_OFFSET', subscriptionDataSet: [sub] };
- * ```
  */
 export interface ConsumerData {
   groupName: string;
@@ -47,11 +36,6 @@ export interface ConsumerData {
 
 /**
  * One producer group in a heartbeat (`ProducerData`).
- *
- * @example
- * ```ts
- * const producer: ProducerData = { groupName: 'CLIENT_INNER_PRODUCER' };
- * ```
  */
 export interface ProducerData {
   groupName: string;
@@ -59,11 +43,6 @@ export interface ProducerData {
 
 /**
  * HEART_BEAT (34) body (`HeartbeatData`).
- *
- * @example
- * ```ts
- * await broker.heartbeat(address, { clientID: clientId, consumerDataSet: [consumer], producerDataSet: [] });
- * ```
  */
 export interface HeartbeatData {
   clientID: string;
@@ -76,13 +55,6 @@ export interface HeartbeatData {
 
 /**
  * Encodes a HEART_BEAT body with the exact Java field names and defaults.
- *
- * @example
- * ```ts
- * const body = encodeHeartbeatData({ clientID: clientId, producerDataSet: [], consumerDataSet: [{
- *   groupName: 'G', consumeType: 'CONSUME_PASSIVELY', messageModel: 'CLUSTERING',
- *   consumeFromWhere: 'CONSUME_FROM_LAST_OFFSET', subscriptionDataSet: [subscription] }] });
- * ```
  */
 export function encodeHeartbeatData(data: HeartbeatData): Buffer {
   const json = {
@@ -105,12 +77,6 @@ export function encodeHeartbeatData(data: HeartbeatData): Buffer {
 /**
  * CHECK_CLIENT_CONFIG (46) body (`CheckClientRequestBody`): the broker compiles the subscription's
  * expression when it is not a TAG one.
- *
- * @example
- * ```ts
- * const body: CheckClientRequestBody = { clientId, group: 'G',
- *   subscriptionData: buildSubscriptionData('T', 'a > 5', 'SQL92') };
- * ```
  */
 export interface CheckClientRequestBody {
   clientId: string;
@@ -121,11 +87,6 @@ export interface CheckClientRequestBody {
 
 /**
  * Encodes a CHECK_CLIENT_CONFIG body with the Java field names.
- *
- * @example
- * ```ts
- * encodeCheckClientRequestBody({ clientId, group: 'G', subscriptionData: buildSubscriptionData('T', 'a > 5', 'SQL92') });
- * ```
  */
 export function encodeCheckClientRequestBody(body: CheckClientRequestBody): Buffer {
   return Buffer.from(
@@ -141,11 +102,6 @@ export function encodeCheckClientRequestBody(body: CheckClientRequestBody): Buff
 
 /**
  * LOCK_BATCH_MQ (41) / UNLOCK_BATCH_MQ (42) body.
- *
- * @example
- * ```ts
- * await broker.lockBatchMQ(address, { consumerGroup: 'G', clientId, mqSet: [{ topic: 'T', brokerName: 'b', queueId: 0 }] });
- * ```
  */
 export interface LockBatchRequestBody {
   consumerGroup: string;
@@ -156,11 +112,6 @@ export interface LockBatchRequestBody {
 
 /**
  * Encodes a LOCK_BATCH_MQ or UNLOCK_BATCH_MQ body (both have the same shape).
- *
- * @example
- * ```ts
- * encodeLockBatchRequestBody({ consumerGroup: 'G', clientId, mqSet: [{ topic: 'T', brokerName: 'b', queueId: 0 }] });
- * ```
  */
 export function encodeLockBatchRequestBody(body: LockBatchRequestBody): Buffer {
   return Buffer.from(
@@ -177,11 +128,6 @@ export function encodeLockBatchRequestBody(body: LockBatchRequestBody): Buffer {
 /**
  * Parses a LOCK_BATCH_MQ response body (`{"lockOKMQSet":[...]}`) into the queues actually locked.
  * An absent body means nothing was locked.
- *
- * @example
- * ```ts
- * const locked = parseLockBatchResponseBody(response.body);
- * ```
  */
 export function parseLockBatchResponseBody(body: Buffer | undefined): MessageQueue[] {
   if (body === undefined || body.length === 0) return [];
@@ -194,11 +140,6 @@ export function parseLockBatchResponseBody(body: Buffer | undefined): MessageQue
 
 /**
  * Parses a GET_CONSUMER_LIST_BY_GROUP response body (`{"consumerIdList":[...]}`).
- *
- * @example
- * ```ts
- * const clientIds = parseConsumerListBody(response.body);
- * ```
  */
 export function parseConsumerListBody(body: Buffer | undefined): string[] {
   if (body === undefined || body.length === 0) return [];
@@ -213,21 +154,11 @@ export function parseConsumerListBody(body: Buffer | undefined): string[] {
 
 /**
  * Per-queue state reported in ConsumerRunningInfo (`ProcessQueueInfo` field names).
- *
- * @example
- * ```ts
- * const info: ProcessQueueInfo = { commitOffset: 42, cachedMsgCount: 3, locked: false };
- * ```
  */
 export type ProcessQueueInfo = Record<string, number | boolean>;
 
 /**
  * Body of our answer to GET_CONSUMER_RUNNING_INFO (307) (`ConsumerRunningInfo`).
- *
- * @example
- * ```ts
- * const info: ConsumerRunningInfo = { properties: { PROP_CONSUME_TYPE: 'CONSUME_PASSIVELY' }, subscriptionSet: [], mqTable: [] };
- * ```
  */
 export interface ConsumerRunningInfo {
   /** Java `Properties`: PROP_CONSUME_TYPE, PROP_CLIENT_VERSION, PROP_CONSUMER_START_TIMESTAMP, ... */
@@ -244,12 +175,6 @@ export interface ConsumerRunningInfo {
  * Encodes ConsumerRunningInfo the way fastjson writes it: `mqTable` is keyed by MessageQueue **objects**
  * (`{{"brokerName":..,"queueId":..,"topic":..}:{...}}`), which is what `mqadmin consumerStatus` parses.
  * Not standard JSON; parse it back with {@link parseConsumerRunningInfo}.
- *
- * @example
- * ```ts
- * const body = encodeConsumerRunningInfo({ properties: { PROP_CONSUME_TYPE: 'CONSUME_PASSIVELY' },
- *   subscriptionSet: [], mqTable: [] });
- * ```
  */
 export function encodeConsumerRunningInfo(info: ConsumerRunningInfo): Buffer {
   const mqEntries = info.mqTable.map(
@@ -270,12 +195,6 @@ export function encodeConsumerRunningInfo(info: ConsumerRunningInfo): Buffer {
 /**
  * Parses a ConsumerRunningInfo body (ours or Java's): `properties`, `subscriptionSet` and the queues of
  * `mqTable` with their info objects. Object keys of `mqTable` are read with a small scanner.
- *
- * @example
- * ```ts
- * const info = parseConsumerRunningInfo(response.body);
- * info.mqTable.map((entry) => entry.queue.queueId);
- * ```
  */
 export function parseConsumerRunningInfo(body: Buffer | undefined): {
   properties: Record<string, string>;
@@ -319,11 +238,6 @@ export function parseConsumerRunningInfo(body: Buffer | undefined): {
 
 /**
  * Body of UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200) (`SubscriptionGroupConfig`).
- *
- * @example
- * ```ts
- * await admin.createSubscriptionGroup(brokerAddr, { groupName: 'G', retryMaxTimes: 3 } satisfies SubscriptionGroupConfig);
- * ```
  */
 export interface SubscriptionGroupConfig {
   groupName: string;
@@ -343,11 +257,6 @@ export interface SubscriptionGroupConfig {
 
 /**
  * Encodes a SubscriptionGroupConfig with the broker's defaults filled in.
- *
- * @example
- * ```ts
- * encodeSubscriptionGroupConfig({ groupName: 'G', consumeMessageOrderly: true });
- * ```
  */
 export function encodeSubscriptionGroupConfig(config: SubscriptionGroupConfig): Buffer {
   return Buffer.from(

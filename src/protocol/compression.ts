@@ -16,11 +16,6 @@ import { decompressZstd } from './zstd.js';
 
 /**
  * Compression types of SYSFLAG bits 8-10 (Java `CompressionType`); type bits 0 also mean ZLIB.
- *
- * @example
- * ```ts
- * const body = decompress(CompressionType.ZLIB, stored);
- * ```
  */
 export const CompressionType = { LZ4: 1, ZSTD: 2, ZLIB: 3 } as const;
 export type CompressionType = (typeof CompressionType)[keyof typeof CompressionType];
@@ -40,10 +35,6 @@ const DEFAULT_ZLIB_LEVEL = 5;
  * Maps SYSFLAG compression type bits (0..7) to a {@link CompressionType}; 0 is ZLIB as in Java.
  *
  * @throws ProtocolError for 4..7 (unknown to Java as well).
- * @example
- * ```ts
- * compressionTypeOf(compressionTypeBits(msg.sysFlag)); // CompressionType.ZLIB for old producers
- * ```
  */
 export function compressionTypeOf(typeBits: number): CompressionType {
   switch (typeBits) {
@@ -65,10 +56,6 @@ export function compressionTypeOf(typeBits: number): CompressionType {
  *
  * @throws DecompressionLimitError for output above `maxBytes` (nothing above it is allocated);
  *   ProtocolError for an unknown type or corrupt data, the library's error as the `cause`.
- * @example
- * ```ts
- * const text = decompress(CompressionType.ZLIB, compressZlib(Buffer.from('hi'))).toString(); // 'hi'
- * ```
  */
 export function decompress(
   type: number,
@@ -88,11 +75,6 @@ export function decompress(
 
 /**
  * Compresses with zlib (header and Adler-32, as `java.util.zip.Deflater` writes).
- *
- * @example
- * ```ts
- * const stored = compressZlib(Buffer.from('a'.repeat(10_000))); // what a Java producer sends
- * ```
  */
 export function compressZlib(data: Uint8Array, level = DEFAULT_ZLIB_LEVEL): Buffer {
   return deflateSync(data, { level });

@@ -10,42 +10,31 @@
  * committed on has no entry, which is what QUERY_CONSUMER_OFFSET of a 4.x broker cannot tell
  * (docs/protocol.md, "Broker versions").
  */
+
+import { isPlainRecord } from '../util/plain-record.js';
 import { ProtocolError } from './errors.js';
 import { parseFastjson } from './fastjson.js';
 
 /**
  * Committed offsets by `<topic>@<group>`, then by queue id.
- *
- * @example
- * ```ts
- * const offset = table.get('T@G')?.get(0); // undefined: group G never committed on queue 0 of T
- * ```
  */
 export type ConsumerOffsetTable = ReadonlyMap<string, ReadonlyMap<number, number>>;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Parses a GET_ALL_CONSUMER_OFFSET response body. Throws {@link ProtocolError} when the body is not the
  * table described in the file comment.
- *
- * @example
- * ```ts
- * const table = parseConsumerOffsetTable(Buffer.from('{"offsetTable":{"T@G":{0:5,1:0}}}'));
- * table.get('T@G')?.get(1); // => 0
- * ```
  */
 export function parseConsumerOffsetTable(body: Buffer | undefined): ConsumerOffsetTable {
   const what = 'GET_ALL_CONSUMER_OFFSET response body';
   if (body === undefined || body.length === 0) throw new ProtocolError(`${what} is empty`);
   const json = parseFastjson(body, what);
-  if (!isRecord(json)) throw new ProtocolError(`${what} is not a JSON object`);
+  if (!isPlainRecord(json)) throw new ProtocolError(`${what} is not a JSON object`);
   const offsetTable = json.offsetTable ?? {};
-  if (!isRecord(offsetTable)) throw new ProtocolError(`${what}: offsetTable is not an object`);
+  if (!isPlainRecord(offsetTable)) throw new ProtocolError(`${what}: offsetTable is not an object`);
   const table = new Map<string, Map<number, number>>();
   for (const [topicAtGroup, queues] of Object.entries(offsetTable)) {
-    if (!isRecord(queues)) throw new ProtocolError(`${what}: offsetTable[${topicAtGroup}] is not an object`);
+    if (!isPlainRecord(queues))
+      throw new ProtocolError(`${what}: offsetTable[${topicAtGroup}] is not an object`);
     const offsets = new Map<number, number>();
     for (const [queueId, offset] of Object.entries(queues)) {
       const id = Number(queueId);
@@ -61,11 +50,6 @@ export function parseConsumerOffsetTable(body: Buffer | undefined): ConsumerOffs
 
 /**
  * The offset `group` committed on queue `queueId` of `topic`, or undefined when the table has none.
- *
- * @example
- * ```ts
- * committedOffsetOf(table, 'G', 'T', 0); // => 5
- * ```
  */
 export function committedOffsetOf(
   table: ConsumerOffsetTable,

@@ -59,13 +59,6 @@ const PHYSICALOFFSET_POSITION = 28;
 /**
  * A decoded stored message (see the file header): a {@link MessageExt} whose properties, ids and hosts
  * are read on first use. Made by the decoder, which sets the eager fields after construction.
- *
- * @example
- * ```ts
- * const { messages } = decodeMessages(pullBody);
- * messages[0]?.msgId; // found in the properties text; the properties object is not built
- * propertyOf(messages[0], MessageConst.RETRY_TOPIC); // likewise
- * ```
  */
 export class DecodedMessage implements MessageExt {
   topic = '';
@@ -313,11 +306,6 @@ export class DecodedMessage implements MessageExt {
 /**
  * `message.properties[key]`, without building the properties of a {@link DecodedMessage} that has not
  * built them yet (one lookup in its properties text instead).
- *
- * @example
- * ```ts
- * const original = propertyOf(message, MessageConst.RETRY_TOPIC) ?? message.topic;
- * ```
  */
 export function propertyOf(message: MessageExt, key: string): string | undefined {
   return message instanceof DecodedMessage ? message.property(key) : message.properties[key];
@@ -326,12 +314,6 @@ export function propertyOf(message: MessageExt, key: string): string | undefined
 /**
  * {@link DecodedMessage.readHead} of a decoded message; `undefined` for any other message or once its
  * properties object exists (read `msgId`, `tags`, `keys` and `properties` then).
- *
- * @example
- * ```ts
- * const head = propertiesHeadOf(message);
- * const userKeys = head === undefined ? Object.keys(userProperties(message.properties)) : head.userKeys;
- * ```
  */
 export function propertiesHeadOf(message: MessageExt): PropertiesHead | undefined {
   return message instanceof DecodedMessage ? message.readHead() : undefined;
@@ -340,11 +322,6 @@ export function propertiesHeadOf(message: MessageExt): PropertiesHead | undefine
 /**
  * `message.body.length`, without making a decoded message's body view (flow control counts the bytes of
  * every buffered message; most are read only later, or never).
- *
- * @example
- * ```ts
- * processQueueBytes += bodyLengthOf(message);
- * ```
  */
 export function bodyLengthOf(message: MessageExt): number {
   return message instanceof DecodedMessage ? message.bodyLength : message.body.length;
@@ -355,12 +332,6 @@ export function bodyLengthOf(message: MessageExt): number {
  * pull body: valid as long as the message is), or undefined for a message that keeps no record (not
  * decoded here, a decompressed body, an inner-batch entry). Decoding it again gives the same message,
  * except any field set after decoding (e.g. `reconsumeTimes`, which a local retry raises).
- *
- * @example
- * ```ts
- * const record = storedRecordOf(message);
- * if (record !== undefined) decodeMessages(Buffer.from(record)).messages[0]?.msgId === message.msgId; // => true
- * ```
  */
 export function storedRecordOf(message: MessageExt): Buffer | undefined {
   return message instanceof DecodedMessage ? message.storedRecord() : undefined;
@@ -368,11 +339,6 @@ export function storedRecordOf(message: MessageExt): Buffer | undefined {
 
 /**
  * A plain-data copy of `message` with every field read: safe to spread, clone or serialize.
- *
- * @example
- * ```ts
- * const copy = { ...toPlainMessage(message), reconsumeTimes: message.reconsumeTimes + 1 };
- * ```
  */
 export function toPlainMessage(message: MessageExt): MessageExt {
   // The ids, tags and keys first: read before the properties object exists, they come from the lookup.
@@ -406,11 +372,6 @@ export function toPlainMessage(message: MessageExt): MessageExt {
  * starts with `key` followed by U+0001 and has a non-empty value (a piece starts the text or follows
  * U+0002; a piece with an empty value is skipped; the first stored occurrence of a key wins). `key` must
  * not be empty nor contain a separator.
- *
- * @example
- * ```ts
- * findProperty('TAGS\u0001a\u0002UNIQ_KEY\u0001X\u0002', 'UNIQ_KEY'); // => 'X'
- * ```
  */
 export function findProperty(text: string, key: string): string | undefined {
   let from = 0;
@@ -436,11 +397,6 @@ export function findProperty(text: string, key: string): string | undefined {
  * sequence, so pieces split the same way in bytes as in text. `key` must be ASCII, not empty, without
  * separators. With `searchEnd`, only the pieces starting before it are searched: `undefined` then says
  * the key is not among them.
- *
- * @example
- * ```ts
- * findPropertyInBytes(Buffer.from('TAGS\u0001a\u0002UNIQ_KEY\u0001X'), 0, 17, 'UNIQ_KEY'); // => 'X'
- * ```
  */
 export function findPropertyInBytes(
   buffer: Buffer,
@@ -473,11 +429,6 @@ export function findPropertyInBytes(
 
 /**
  * Upper-case hex of the store host bytes then PHYSICALOFFSET (Java `MessageDecoder.createMessageId`).
- *
- * @example
- * ```ts
- * offsetMessageId(record, storeHostPosition, 8, 28); // '7F00000100002A9F0000000000000000'
- * ```
  */
 export function offsetMessageId(
   buffer: Buffer,
@@ -568,11 +519,6 @@ function ipv4OffsetMessageId(buffer: Buffer, host: number, offset: number): stri
 
 /**
  * The `KEYS` property split on spaces, empty pieces dropped.
- *
- * @example
- * ```ts
- * splitKeys('a  b'); // => ['a', 'b']
- * ```
  */
 export function splitKeys(keys: string | undefined): string[] {
   if (keys === undefined || keys.length === 0) return [];

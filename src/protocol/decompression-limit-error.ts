@@ -8,13 +8,6 @@ import { ProtocolError } from './errors.js';
 /**
  * Thrown by every decompressor (zlib, LZ4, zstd) when the output would pass `limitBytes`, or when a frame
  * declares a size or window above it; nothing above the limit is ever allocated.
- *
- * @example
- * ```ts
- * try { decompress(type, stored, 6 * 1024 * 1024) } catch (err) {
- *   if (err instanceof DecompressionLimitError) deadLetterAsTooLarge(err.limitBytes);
- * }
- * ```
  */
 export class DecompressionLimitError extends ProtocolError {
   readonly limitBytes: number;

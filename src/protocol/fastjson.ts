@@ -17,12 +17,6 @@ const MINUS = 0x2d;
  * Puts quotes around bare integer object keys (`{0:"a",-1:"b"}` becomes `{"0":"a","-1":"b"}`) so that
  * `JSON.parse` accepts fastjson's output. A small tokenizer skips string literals, so `{0:` inside a
  * string value stays as it is. Text that is already standard JSON comes back unchanged (same string).
- *
- * @example
- * ```ts
- * quoteBareIntegerKeys('{"brokerAddrs":{0:"10.0.0.5:10911"}}');
- * // => '{"brokerAddrs":{"0":"10.0.0.5:10911"}}'
- * ```
  */
 export function quoteBareIntegerKeys(text: string): string {
   let out: string[] | undefined;
@@ -80,12 +74,6 @@ function skipString(text: string, start: number): number {
  * Parses a fastjson body leniently: UTF-8 decode, quote bare integer keys, `JSON.parse`. Throws
  * {@link ProtocolError} (with the parser error as `cause`) when the result is still not JSON.
  * Long values above 2^53 lose precision: read such fields from the text if they matter.
- *
- * @example
- * ```ts
- * const value = parseFastjson(Buffer.from('{"brokerAddrs":{0:"a:1"}}'), 'route data');
- * // => { brokerAddrs: { '0': 'a:1' } }
- * ```
  */
 export function parseFastjson(body: Buffer | string, what: string): unknown {
   const text = typeof body === 'string' ? body : body.toString('utf8');

@@ -43,12 +43,6 @@ const MAX_JSON_DEPTH = 2;
  * members counted are every value `JSON.parse` would build besides the two objects. One pass over the
  * bytes (UTF-8 multi-byte sequences never contain these ASCII bytes), stopping at the first refusal;
  * string contents are skipped with `indexOf`, so a long field value costs little.
- *
- * @example
- * ```ts
- * checkJsonHeaderShape(Buffer.from('{"code":0,"extFields":{"a":"1"}}')); // passes: 4 fields
- * checkJsonHeaderShape(Buffer.from('{"code":0,"x":[1,2]}'));             // throws ProtocolError
- * ```
  */
 export function checkJsonHeaderShape(header: Buffer, maxFields: number = MAX_HEADER_FIELDS): void {
   let fields = 0;

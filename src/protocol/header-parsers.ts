@@ -8,11 +8,6 @@ import { ProtocolError } from './errors.js';
 
 /**
  * Reads a required string extField, throwing {@link ProtocolError} when it is absent.
- *
- * @example
- * ```ts
- * const group = requireStringField(request.extFields, 'consumerGroup', 'NOTIFY_CONSUMER_IDS_CHANGED');
- * ```
  */
 export function requireStringField(fields: Record<string, string>, name: string, context: string): string {
   const value = fields[name];
@@ -22,11 +17,6 @@ export function requireStringField(fields: Record<string, string>, name: string,
 
 /**
  * Reads a required integer extField (a Java int or long) as a safe JS number.
- *
- * @example
- * ```ts
- * const offset = requireIntegerField(response.extFields, 'offset', 'GET_MAX_OFFSET response');
- * ```
  */
 export function requireIntegerField(fields: Record<string, string>, name: string, context: string): number {
   const value = fields[name];
@@ -36,11 +26,6 @@ export function requireIntegerField(fields: Record<string, string>, name: string
 
 /**
  * Reads an optional integer extField; `undefined` when absent.
- *
- * @example
- * ```ts
- * const delta = optionalIntegerField(response.extFields, 'offsetDelta', 'PULL_MESSAGE response');
- * ```
  */
 export function optionalIntegerField(
   fields: Record<string, string>,
@@ -66,11 +51,6 @@ function parseIntegerField(value: string, name: string, context: string): number
 
 /**
  * Parsed `PullMessageResponseHeader`.
- *
- * @example
- * ```ts
- * const { nextBeginOffset }: PullMessageResponseHeader = parsePullMessageResponseHeader(response.extFields);
- * ```
  */
 export interface PullMessageResponseHeader {
   suggestWhichBrokerId: number;
@@ -86,11 +66,6 @@ export interface PullMessageResponseHeader {
 
 /**
  * Parses a PULL_MESSAGE response header.
- *
- * @example
- * ```ts
- * const { nextBeginOffset } = parsePullMessageResponseHeader(response.extFields);
- * ```
  */
 export function parsePullMessageResponseHeader(fields: Record<string, string>): PullMessageResponseHeader {
   const context = 'PULL_MESSAGE response';
@@ -113,11 +88,6 @@ export function parsePullMessageResponseHeader(fields: Record<string, string>): 
 
 /**
  * Parsed `SendMessageResponseHeader`.
- *
- * @example
- * ```ts
- * const { msgId, queueOffset }: SendMessageResponseHeader = parseSendMessageResponseHeader(response.extFields);
- * ```
  */
 export interface SendMessageResponseHeader {
   /** The broker's offset message id (store host + physical offset). */
@@ -134,11 +104,6 @@ export interface SendMessageResponseHeader {
 
 /**
  * Parses a SEND_MESSAGE(_V2) / SEND_BATCH_MESSAGE response header.
- *
- * @example
- * ```ts
- * const { msgId, queueOffset } = parseSendMessageResponseHeader(response.extFields);
- * ```
  */
 export function parseSendMessageResponseHeader(fields: Record<string, string>): SendMessageResponseHeader {
   const context = 'SEND_MESSAGE response';
@@ -157,11 +122,6 @@ export function parseSendMessageResponseHeader(fields: Record<string, string>): 
 /**
  * Parses the `offset` header of GET_MAX_OFFSET, GET_MIN_OFFSET, SEARCH_OFFSET_BY_TIMESTAMP and
  * QUERY_CONSUMER_OFFSET responses.
- *
- * @example
- * ```ts
- * const maxOffset = parseOffsetResponseHeader(response.extFields, 'GET_MAX_OFFSET').offset;
- * ```
  */
 export function parseOffsetResponseHeader(
   fields: Record<string, string>,

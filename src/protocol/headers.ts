@@ -8,11 +8,6 @@ import { toExtFields } from './remoting-command.js';
 
 /**
  * Fields every broker RPC header may carry (`RpcRequestHeader`/`TopicQueueRequestHeader`).
- *
- * @example
- * ```ts
- * const header: BrokerNameHeader = { bname: 'broker-a' };
- * ```
  */
 export interface BrokerNameHeader {
   /** Broker name (`bname`); 5.x Java always sets it on queue-level requests. */
@@ -21,11 +16,6 @@ export interface BrokerNameHeader {
 
 /**
  * GET_ROUTEINFO_BY_TOPIC (105), to a name server.
- *
- * @example
- * ```ts
- * toExtFields({ topic: 'T', acceptStandardJsonOnly: true } satisfies GetRouteInfoRequestHeader);
- * ```
  */
 export interface GetRouteInfoRequestHeader {
   topic: string;
@@ -35,11 +25,6 @@ export interface GetRouteInfoRequestHeader {
 
 /**
  * UNREGISTER_CLIENT (35). Note the capital `ID` in `clientID`.
- *
- * @example
- * ```ts
- * toExtFields({ clientID: clientId, consumerGroup: 'G' } satisfies UnregisterClientRequestHeader);
- * ```
  */
 export interface UnregisterClientRequestHeader {
   clientID: string;
@@ -49,11 +34,6 @@ export interface UnregisterClientRequestHeader {
 
 /**
  * GET_CONSUMER_LIST_BY_GROUP (38).
- *
- * @example
- * ```ts
- * toExtFields({ consumerGroup: 'G' } satisfies GetConsumerListByGroupRequestHeader);
- * ```
  */
 export interface GetConsumerListByGroupRequestHeader {
   consumerGroup: string;
@@ -61,12 +41,6 @@ export interface GetConsumerListByGroupRequestHeader {
 
 /**
  * PULL_MESSAGE (11).
- *
- * @example
- * ```ts
- * const header: PullMessageRequestHeader = { consumerGroup: 'G', topic: 'T', queueId: 0, queueOffset: 0,
- *   maxMsgNums: 32, sysFlag: PullSysFlag.SUSPEND, commitOffset: 0, suspendTimeoutMillis: 15_000, subVersion: 0 };
- * ```
  */
 export interface PullMessageRequestHeader extends BrokerNameHeader {
   consumerGroup: string;
@@ -89,12 +63,6 @@ export interface PullMessageRequestHeader extends BrokerNameHeader {
 
 /**
  * CONSUMER_SEND_MSG_BACK (36).
- *
- * @example
- * ```ts
- * const header: ConsumerSendMsgBackRequestHeader = { offset: msg.physicalOffset, group: 'G', delayLevel: 0,
- *   originMsgId: msg.msgId, originTopic: 'T', maxReconsumeTimes: 16 };
- * ```
  */
 export interface ConsumerSendMsgBackRequestHeader extends BrokerNameHeader {
   /** The message's commit-log (physical) offset. */
@@ -110,11 +78,6 @@ export interface ConsumerSendMsgBackRequestHeader extends BrokerNameHeader {
 
 /**
  * GET_MAX_OFFSET (30).
- *
- * @example
- * ```ts
- * await broker.getMaxOffset(address, { topic: 'T', queueId: 0 } satisfies GetMaxOffsetRequestHeader);
- * ```
  */
 export interface GetMaxOffsetRequestHeader extends BrokerNameHeader {
   topic: string;
@@ -125,11 +88,6 @@ export interface GetMaxOffsetRequestHeader extends BrokerNameHeader {
 
 /**
  * GET_MIN_OFFSET (31).
- *
- * @example
- * ```ts
- * await broker.getMinOffset(address, { topic: 'T', queueId: 0 } satisfies GetMinOffsetRequestHeader);
- * ```
  */
 export interface GetMinOffsetRequestHeader extends BrokerNameHeader {
   topic: string;
@@ -138,11 +96,6 @@ export interface GetMinOffsetRequestHeader extends BrokerNameHeader {
 
 /**
  * SEARCH_OFFSET_BY_TIMESTAMP (29).
- *
- * @example
- * ```ts
- * const header: SearchOffsetRequestHeader = { topic: 'T', queueId: 0, timestamp: Date.now() - 60_000 };
- * ```
  */
 export interface SearchOffsetRequestHeader extends BrokerNameHeader {
   topic: string;
@@ -155,11 +108,6 @@ export interface SearchOffsetRequestHeader extends BrokerNameHeader {
 
 /**
  * QUERY_CONSUMER_OFFSET (14).
- *
- * @example
- * ```ts
- * const header: QueryConsumerOffsetRequestHeader = { consumerGroup: 'G', topic: 'T', queueId: 0, setZeroIfNotFound: false };
- * ```
  */
 export interface QueryConsumerOffsetRequestHeader extends BrokerNameHeader {
   consumerGroup: string;
@@ -171,11 +119,6 @@ export interface QueryConsumerOffsetRequestHeader extends BrokerNameHeader {
 
 /**
  * UPDATE_CONSUMER_OFFSET (15).
- *
- * @example
- * ```ts
- * const header: UpdateConsumerOffsetRequestHeader = { consumerGroup: 'G', topic: 'T', queueId: 0, commitOffset: 42 };
- * ```
  */
 export interface UpdateConsumerOffsetRequestHeader extends BrokerNameHeader {
   consumerGroup: string;
@@ -186,12 +129,6 @@ export interface UpdateConsumerOffsetRequestHeader extends BrokerNameHeader {
 
 /**
  * SEND_MESSAGE (10) header in its long-name (V1) shape; {@link toSendMessageV2ExtFields} renames it.
- *
- * @example
- * ```ts
- * const header: SendMessageRequestHeader = { producerGroup: 'P', topic: 'T', defaultTopic: 'TBW102',
- *   defaultTopicQueueNums: 4, queueId: 0, sysFlag: 0, bornTimestamp: Date.now(), flag: 0 };
- * ```
  */
 export interface SendMessageRequestHeader {
   producerGroup: string;
@@ -219,11 +156,6 @@ export interface SendMessageRequestHeader {
 
 /**
  * V1 field name -> SEND_MESSAGE_V2 one-letter alias (`SendMessageRequestHeaderV2`).
- *
- * @example
- * ```ts
- * SEND_MESSAGE_V2_ALIASES.topic; // 'b'
- * ```
  */
 export const SEND_MESSAGE_V2_ALIASES = {
   producerGroup: 'a',
@@ -244,13 +176,6 @@ export const SEND_MESSAGE_V2_ALIASES = {
 
 /**
  * The extFields of SEND_MESSAGE_V2 (310) / SEND_BATCH_MESSAGE (320): the V1 header under its short names.
- *
- * @example
- * ```ts
- * toSendMessageV2ExtFields({ producerGroup: 'P', topic: 'T', defaultTopic: 'TBW102', defaultTopicQueueNums: 4,
- *   queueId: 0, sysFlag: 0, bornTimestamp: Date.now(), flag: 0 });
- * // => { a: 'P', b: 'T', c: 'TBW102', d: '4', e: '0', f: '0', g: '17...', h: '0' }
- * ```
  */
 export function toSendMessageV2ExtFields(header: SendMessageRequestHeader): Record<string, string> {
   const v1 = toExtFields(header);
@@ -264,12 +189,6 @@ export function toSendMessageV2ExtFields(header: SendMessageRequestHeader): Reco
 
 /**
  * UPDATE_AND_CREATE_TOPIC (17), admin (`CreateTopicRequestHeader`).
- *
- * @example
- * ```ts
- * const header: CreateTopicRequestHeader = { topic: 'T', defaultTopic: 'TBW102', readQueueNums: 4,
- *   writeQueueNums: 4, perm: 6, topicFilterType: 'SINGLE_TAG', order: false };
- * ```
  */
 export interface CreateTopicRequestHeader {
   topic: string;
@@ -290,11 +209,6 @@ export interface CreateTopicRequestHeader {
 
 /**
  * NOTIFY_CONSUMER_IDS_CHANGED (40), broker -> client, oneway.
- *
- * @example
- * ```ts
- * const group = requireStringField(request.extFields, 'consumerGroup', 'NOTIFY_CONSUMER_IDS_CHANGED');
- * ```
  */
 export interface NotifyConsumerIdsChangedRequestHeader {
   consumerGroup: string;
@@ -302,11 +216,6 @@ export interface NotifyConsumerIdsChangedRequestHeader {
 
 /**
  * GET_CONSUMER_RUNNING_INFO (307), broker -> client (and admin -> broker, which forwards it).
- *
- * @example
- * ```ts
- * await admin.getConsumerRunningInfo(brokerAddr, { consumerGroup: 'G', clientId } satisfies GetConsumerRunningInfoRequestHeader);
- * ```
  */
 export interface GetConsumerRunningInfoRequestHeader {
   consumerGroup: string;

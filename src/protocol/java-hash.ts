@@ -7,13 +7,6 @@
  * Java's `String.hashCode()`: `s[0]*31^(n-1) + ... + s[n-1]` over UTF-16 code units, as a signed
  * 32-bit integer. JS strings are UTF-16 like Java's, so code units match one to one (a character
  * outside the BMP counts as its two surrogates in both).
- *
- * @example
- * ```ts
- * javaStringHashCode('TagA'); // => 2598919
- * javaStringHashCode('*');    // => 42
- * javaStringHashCode('');     // => 0
- * ```
  */
 export function javaStringHashCode(s: string): number {
   let hash = 0;

@@ -7,12 +7,6 @@ import { formatHostPort, formatIpAddress } from './message-id.js';
 /**
  * Remembers the last string decoded from one kind of field, with a copy of its bytes. Never holds the
  * caller's buffer.
- *
- * @example
- * ```ts
- * const lastTopic = new LastDecoded(255);
- * const topic = lastTopic.get(record, topicStart, topicEnd, decodeUtf8);
- * ```
  */
 export class LastDecoded {
   private readonly bytes: Buffer;
@@ -49,11 +43,6 @@ export class LastDecoded {
 
 /**
  * `buffer[start, end)` as UTF-8.
- *
- * @example
- * ```ts
- * decodeUtf8(Buffer.from('orders'), 0, 6); // => 'orders'
- * ```
  */
 export function decodeUtf8(buffer: Buffer, start: number, end: number): string {
   return buffer.toString('utf8', start, end);
@@ -62,11 +51,6 @@ export function decodeUtf8(buffer: Buffer, start: number, end: number): string {
 /**
  * `ip:port` of a record's host field `buffer[position, end)` (a 4- or 16-byte address, then an int32
  * port); IPv6 as `[ip]:port`.
- *
- * @example
- * ```ts
- * formatHostField(Buffer.from([127, 0, 0, 1, 0, 0, 0x2a, 0x9f]), 0, 8); // => '127.0.0.1:10911'
- * ```
  */
 export function formatHostField(buffer: Buffer, position: number, end: number): string {
   const ipLength = end - position - 4;

@@ -38,12 +38,6 @@ const LZ4_MAX_BLOCK_BYTES = 4 * 1024 * 1024;
 /**
  * Compresses to an LZ4 frame the way Java's `LZ4FrameOutputStream` does: independent 4 MiB blocks,
  * no checksums, no content size (Java's reader rejects dependent blocks).
- *
- * @example
- * ```ts
- * const frame = compressLz4(Buffer.from('hello hello hello hello'));
- * decompress(CompressionType.LZ4, frame).toString(); // 'hello hello hello hello'
- * ```
  */
 export function compressLz4(data: Uint8Array): Buffer {
   const chunks: Buffer[] = [];
@@ -89,10 +83,6 @@ interface Lz4Frame {
  *
  * @throws ProtocolError for a malformed or truncated frame or a checksum mismatch;
  *   DecompressionLimitError for output above `maxBytes` (found before anything is decoded).
- * @example
- * ```ts
- * decompressLz4Frames(compressLz4(Buffer.from('hi')), 1024).toString(); // 'hi'
- * ```
  */
 export function decompressLz4Frames(data: Uint8Array, maxBytes: number): Buffer {
   const frames: Lz4Frame[] = [];

@@ -48,12 +48,6 @@ const MIN_BATCH_ENTRY_BYTES = 22;
  * A record that could not be decoded. `queueOffset` and `physicalOffset` are set when the record's
  * fixed header was readable (always for a body that failed to decompress), so the consumer can route
  * exactly that message to its failure path.
- *
- * @example
- * ```ts
- * const { messages, error } = decodeMessages(body);
- * if (error instanceof MessageDecodeError && error.queueOffset !== undefined) markFailed(error.queueOffset);
- * ```
  */
 export class MessageDecodeError extends ProtocolError {
   /** Where the bad record starts in the decoded buffer. */
@@ -176,12 +170,6 @@ class BudgetExhausted {
  * Decodes a PULL body. Never throws for bad bytes: it stops at the first bad record and returns the
  * messages before it with a {@link MessageDecodeError} (Java's client silently drops the rest).
  * Uncompressed bodies are views of `buffer`, not copies.
- *
- * @example
- * ```ts
- * const { messages, error } = decodeMessages(response.body);
- * if (error) log.warn({ err: error }, 'pull body partly undecodable');
- * ```
  */
 export function decodeMessages(buffer: Buffer, options: DecodeOptions = {}): DecodeResult {
   const messages: MessageExt[] = [];
@@ -229,11 +217,6 @@ function budgetOf(options: DecodeOptions): InflationBudget {
  *
  * @throws MessageDecodeError for a malformed record, an undecompressable body, or one that would
  *   inflate past `maxBodyBytes` (for a whole body, {@link decodeMessages} reports those apart instead).
- * @example
- * ```ts
- * const out: MessageExt[] = [];
- * const next = decodeMessage(body, 0, {}, out);
- * ```
  */
 export function decodeMessage(
   buffer: Buffer,

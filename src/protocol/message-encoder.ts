@@ -30,12 +30,6 @@ const MAGIC_V2 = 0xdaa320ab | 0;
  * body and properties (which should already hold its `UNIQ_KEY`, `TAGS`, `KEYS` and `WAIT`).
  *
  * @throws ProtocolError when a message's properties are invalid or longer than 32767 bytes.
- * @example
- * ```ts
- * const body = encodeBatchBody([
- *   { topic: 'orders', body: Buffer.from('a'), properties: { UNIQ_KEY: createUniqueId(), WAIT: 'true' } },
- * ]);
- * ```
  */
 export function encodeBatchBody(messages: readonly Message[]): Buffer {
   const entries: Buffer[] = [];
@@ -102,11 +96,6 @@ export interface StoredMessageInput {
  *
  * @throws ProtocolError for invalid hosts, properties, a topic too long for the chosen version, a
  *   ZSTD request without `storedBody`, or numbers that are not safe integers.
- * @example
- * ```ts
- * const record = encodeStoredMessage({ topic: 'orders', body: Buffer.from('hi'), queueOffset: 7 });
- * decodeMessages(record).messages[0]?.queueOffset; // 7
- * ```
  */
 export function encodeStoredMessage(input: StoredMessageInput): Buffer {
   const born = parseHostPort(input.bornHost ?? '127.0.0.1:0');
@@ -180,11 +169,6 @@ export function encodeStoredMessage(input: StoredMessageInput): Buffer {
 
 /**
  * Encodes several stored records back to back: a PULL body.
- *
- * @example
- * ```ts
- * const pullBody = encodeStoredMessages([{ topic: 't', queueOffset: 0 }, { topic: 't', queueOffset: 1 }]);
- * ```
  */
 export function encodeStoredMessages(inputs: readonly StoredMessageInput[]): Buffer {
   return Buffer.concat(inputs.map(encodeStoredMessage));
@@ -194,11 +178,6 @@ const CRC_TABLE = buildCrcTable();
 
 /**
  * BODYCRC of a stored body: CRC32 (IEEE) & 0x7FFFFFFF (Java `UtilAll.crc32`).
- *
- * @example
- * ```ts
- * computeBodyCrc(Buffer.from('hello')); // 907060870
- * ```
  */
 export function computeBodyCrc(body: Uint8Array): number {
   let crc = 0xffffffff;

@@ -30,10 +30,6 @@ const HEX_PATTERN = /^[0-9A-Fa-f]*$/;
  * Builds the broker's "offset msg id" from the store host and the commit-log offset.
  *
  * @throws ProtocolError when `ip` is not 4 or 16 bytes or the offset is not a safe non-negative integer.
- * @example
- * ```ts
- * createOffsetMsgId(parseIpAddress('10.0.0.5'), 10911, 4096); // '0A00000500002A9F0000000000001000'
- * ```
  */
 export function createOffsetMsgId(ip: Uint8Array, port: number, physicalOffset: number): string {
   if (ip.length !== 4 && ip.length !== 16)
@@ -52,10 +48,6 @@ export function createOffsetMsgId(ip: Uint8Array, port: number, physicalOffset: 
  * Decodes an offset message id (Java `MessageDecoder.decodeMessageId`).
  *
  * @throws ProtocolError when the id is not 32 or 56 hex chars or the offset is not a safe integer.
- * @example
- * ```ts
- * decodeOffsetMsgId('0A00000500002A9F0000000000001000'); // { address: '10.0.0.5:10911', physicalOffset: 4096, ... }
- * ```
  */
 export function decodeOffsetMsgId(id: string): OffsetMsgId {
   if ((id.length !== 32 && id.length !== 56) || !HEX_PATTERN.test(id)) {
@@ -76,11 +68,6 @@ export function decodeOffsetMsgId(id: string): OffsetMsgId {
 /**
  * Text form of a 4- or 16-byte IP address: dotted IPv4, or RFC 5952 IPv6 (lowercase, the longest
  * run of two or more zero groups shortened to `::`).
- *
- * @example
- * ```ts
- * formatIpAddress(Uint8Array.of(127, 0, 0, 1)); // '127.0.0.1'
- * ```
  */
 export function formatIpAddress(ip: Uint8Array): string {
   if (ip.length === 4) return `${ip[0]}.${ip[1]}.${ip[2]}.${ip[3]}`;
@@ -108,11 +95,6 @@ export function formatIpAddress(ip: Uint8Array): string {
 
 /**
  * `ip:port`, with IPv6 addresses bracketed: `[ip]:port`.
- *
- * @example
- * ```ts
- * formatHostPort('::1', 10911); // '[::1]:10911'
- * ```
  */
 export function formatHostPort(ip: string, port: number): string {
   return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
@@ -122,10 +104,6 @@ export function formatHostPort(ip: string, port: number): string {
  * Parses IPv4 dotted text or IPv6 text (with `::` and an optional trailing dotted IPv4) to bytes.
  *
  * @throws ProtocolError for anything else (host names are not resolved here).
- * @example
- * ```ts
- * parseIpAddress('2001:db8::1').length; // 16
- * ```
  */
 export function parseIpAddress(text: string): Uint8Array {
   const v4 = parseIpv4(text);
@@ -139,10 +117,6 @@ export function parseIpAddress(text: string): Uint8Array {
  * Parses `ip:port` or `[ipv6]:port` (an unbracketed IPv6 address splits at its last colon).
  *
  * @throws ProtocolError for a malformed address or a port outside 0..65535.
- * @example
- * ```ts
- * parseHostPort('[::1]:10911'); // { ip: Uint8Array(16), port: 10911 }
- * ```
  */
 export function parseHostPort(address: string): { ip: Uint8Array; port: number } {
   const parsed = splitHostPort(address);
@@ -213,12 +187,6 @@ export interface UniqueIdOptions {
 /**
  * Makes an independent unique id generator (for tests, or several producers that want their own
  * counter). {@link createUniqueId} uses one shared generator.
- *
- * @example
- * ```ts
- * const next = createUniqueIdGenerator({ ip: Uint8Array.of(10, 0, 0, 1), pid: 42 });
- * next(); // '0A000001002A....' (32 uppercase hex chars)
- * ```
  */
 export function createUniqueIdGenerator(options: UniqueIdOptions = {}): () => string {
   const ip = options.ip ?? localIpv4();
@@ -261,11 +229,6 @@ let sharedGenerator: (() => string) | undefined;
 /**
  * A new producer message id (`UNIQ_KEY`): 32 uppercase hex chars, unique within this process and,
  * through pid and a per-process random word, across processes on one host.
- *
- * @example
- * ```ts
- * message.properties[MessageConst.UNIQ_KEY] ??= createUniqueId();
- * ```
  */
 export function createUniqueId(): string {
   sharedGenerator ??= createUniqueIdGenerator();

@@ -21,10 +21,6 @@ export const PROPERTY_SEPARATOR = '\u0002';
  *
  * @throws ProtocolError when a key is empty, a value is empty (no decoder would see it) or a key or
  *   value contains U+0001 or U+0002 (it would corrupt the string); the message names the key.
- * @example
- * ```ts
- * encodeProperties({ TAGS: 'TagA', KEYS: 'k1 k2' }); // 'TAGS\u0001TagA\u0002KEYS\u0001k1 k2\u0002'
- * ```
  */
 export function encodeProperties(properties: Readonly<Record<string, string>>): string {
   let text = '';
@@ -86,11 +82,6 @@ let lastCount = 0;
  * batch's value win and every message of the batch then shares one msgId. Keeping the message's own value
  * gives each record its own id, which `batchItemFailures` needs. Never throws; the result has no
  * prototype, so keys such as `__proto__` are plain entries.
- *
- * @example
- * ```ts
- * decodeProperties('TAGS\u0001TagA\u0002\u0001orphan\u0002'); // { TAGS: 'TagA' }
- * ```
  */
 export function decodeProperties(text: string): Record<string, string> {
   return decodeLikeLast(text) ?? decodeAndRemember(text);

@@ -20,11 +20,6 @@ export interface MessageQueue {
 /**
  * Compares two strings the way Java's `String.compareTo` does: by UTF-16 code units, not by locale.
  * Returns a negative number, zero or a positive number.
- *
- * @example
- * ```ts
- * compareJavaStrings('B', 'a'); // => negative ('B' is 0x42, 'a' is 0x61)
- * ```
  */
 export function compareJavaStrings(a: string, b: string): number {
   // JS relational operators on strings compare UTF-16 code units, exactly like Java.
@@ -36,11 +31,6 @@ export function compareJavaStrings(a: string, b: string): number {
 /**
  * Orders queues like Java `MessageQueue.compareTo`: by topic, then broker name (both in Java string
  * order), then numerically by queue id. Rebalance strategies rely on every client sorting the same way.
- *
- * @example
- * ```ts
- * queues.sort(compareMessageQueues);
- * ```
  */
 export function compareMessageQueues(a: MessageQueue, b: MessageQueue): number {
   return (
@@ -53,11 +43,6 @@ export function compareMessageQueues(a: MessageQueue, b: MessageQueue): number {
 /**
  * A stable string key for a queue, `topic@brokerName@queueId`, for maps and stored offsets.
  * Topic names cannot contain `@` (the broker allows only `[%|a-zA-Z0-9_-]`).
- *
- * @example
- * ```ts
- * messageQueueKey({ topic: 'T', brokerName: 'broker-a', queueId: 3 }); // => 'T@broker-a@3'
- * ```
  */
 export function messageQueueKey(mq: MessageQueue): string {
   return `${mq.topic}@${mq.brokerName}@${mq.queueId}`;
@@ -67,11 +52,6 @@ export function messageQueueKey(mq: MessageQueue): string {
  * Parses a key made by {@link messageQueueKey}. The topic ends at the first `@` and the queue id starts
  * after the last one, so a broker name containing `@` still round-trips. Throws {@link ProtocolError}
  * on a malformed key.
- *
- * @example
- * ```ts
- * parseMessageQueueKey('T@broker-a@3'); // => { topic: 'T', brokerName: 'broker-a', queueId: 3 }
- * ```
  */
 export function parseMessageQueueKey(key: string): MessageQueue {
   const first = key.indexOf('@');

@@ -15,11 +15,6 @@
 
 /**
  * The SYSFLAG bits, by name.
- *
- * @example
- * ```ts
- * const sysFlag = MessageSysFlag.COMPRESSED | MessageSysFlag.COMPRESSION_ZLIB;
- * ```
  */
 export const MessageSysFlag = {
   COMPRESSED: 0x1,
@@ -46,11 +41,6 @@ const COMPRESSION_TYPE_SHIFT = 8;
 
 /**
  * True when any bit of `bits` is set in `sysFlag` (Java `MessageSysFlag.check`).
- *
- * @example
- * ```ts
- * if (hasSysFlag(msg.sysFlag, MessageSysFlag.COMPRESSED)) console.log('compressed');
- * ```
  */
 export function hasSysFlag(sysFlag: number, bits: number): boolean {
   return (sysFlag & bits) !== 0;
@@ -59,11 +49,6 @@ export function hasSysFlag(sysFlag: number, bits: number): boolean {
 /**
  * The raw compression type number in bits 8-10 (0..7); see `compressionTypeOf` in compression.ts
  * for the mapping to a {@link CompressionType}.
- *
- * @example
- * ```ts
- * compressionTypeBits(MessageSysFlag.COMPRESSED | MessageSysFlag.COMPRESSION_ZSTD); // 2
- * ```
  */
 export function compressionTypeBits(sysFlag: number): number {
   return (sysFlag & MessageSysFlag.COMPRESSION_TYPE_MASK) >>> COMPRESSION_TYPE_SHIFT;
@@ -72,11 +57,6 @@ export function compressionTypeBits(sysFlag: number): number {
 /**
  * `sysFlag` with its compression type bits replaced by `type` (1 LZ4, 2 ZSTD, 3 ZLIB) and the
  * COMPRESSED bit set.
- *
- * @example
- * ```ts
- * withCompression(0, 3) === (MessageSysFlag.COMPRESSED | MessageSysFlag.COMPRESSION_ZLIB); // true
- * ```
  */
 export function withCompression(sysFlag: number, type: number): number {
   return (
@@ -88,11 +68,6 @@ export function withCompression(sysFlag: number, type: number): number {
 
 /**
  * `sysFlag` without the COMPRESSED bit (what Java reports after inflating a body; the type bits stay).
- *
- * @example
- * ```ts
- * clearCompressed(0x301); // 0x300
- * ```
  */
 export function clearCompressed(sysFlag: number): number {
   return sysFlag & ~MessageSysFlag.COMPRESSED;
@@ -100,11 +75,6 @@ export function clearCompressed(sysFlag: number): number {
 
 /**
  * The transaction type bits (one of the `TRANSACTION_*_TYPE` values).
- *
- * @example
- * ```ts
- * transactionType(msg.sysFlag) === MessageSysFlag.TRANSACTION_PREPARED_TYPE;
- * ```
  */
 export function transactionType(sysFlag: number): number {
   return sysFlag & TRANSACTION_MASK;
@@ -112,11 +82,6 @@ export function transactionType(sysFlag: number): number {
 
 /**
  * True when the stored record is an inner batch the client must expand (INNER_BATCH and NEED_UNWRAP).
- *
- * @example
- * ```ts
- * isInnerBatch(MessageSysFlag.INNER_BATCH | MessageSysFlag.NEED_UNWRAP); // true
- * ```
  */
 export function isInnerBatch(sysFlag: number): boolean {
   return hasSysFlag(sysFlag, MessageSysFlag.INNER_BATCH) && hasSysFlag(sysFlag, MessageSysFlag.NEED_UNWRAP);

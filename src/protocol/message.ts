@@ -74,11 +74,6 @@ export interface MessageExt {
 
 /**
  * Property keys RocketMQ itself reads or writes (Java `MessageConst`).
- *
- * @example
- * ```ts
- * const originalTopic = message.properties[MessageConst.RETRY_TOPIC] ?? message.topic;
- * ```
  */
 export const MessageConst = {
   KEYS: 'KEYS',
@@ -147,11 +142,6 @@ export type MessageConstKey = (typeof MessageConst)[keyof typeof MessageConst];
 
 /**
  * Prefix of transient properties the broker never stores (e.g. `__RMQ.TRANSIENT.TOPIC_SYS_FLAG`).
- *
- * @example
- * ```ts
- * const isTransient = key.startsWith(TRANSIENT_PROPERTY_PREFIX);
- * ```
  */
 export const TRANSIENT_PROPERTY_PREFIX = '__RMQ.TRANSIENT.';
 
@@ -159,22 +149,11 @@ export const TRANSIENT_PROPERTY_PREFIX = '__RMQ.TRANSIENT.';
  * Keys that are not user properties: every {@link MessageConst} value (Java reserves most of them
  * for `putUserProperty`; the rest are set by brokers, timers, transactions or the client).
  * Also see {@link isSystemProperty}, which adds the transient prefix.
- *
- * @example
- * ```ts
- * const userOnly = Object.fromEntries(Object.entries(m.properties).filter(([k]) => !SYSTEM_PROPERTY_KEYS.has(k)));
- * ```
  */
 export const SYSTEM_PROPERTY_KEYS: ReadonlySet<string> = new Set<string>(Object.values(MessageConst));
 
 /**
  * True for keys that are not user properties ({@link SYSTEM_PROPERTY_KEYS} or transient keys).
- *
- * @example
- * ```ts
- * isSystemProperty('UNIQ_KEY'); // true
- * isSystemProperty('orderId'); // false
- * ```
  */
 export function isSystemProperty(key: string): boolean {
   return SYSTEM_PROPERTY_KEYS.has(key) || key.startsWith(TRANSIENT_PROPERTY_PREFIX);
@@ -182,11 +161,6 @@ export function isSystemProperty(key: string): boolean {
 
 /**
  * The user properties of a message: every property that {@link isSystemProperty} rejects.
- *
- * @example
- * ```ts
- * userProperties({ TAGS: 'a', UNIQ_KEY: 'X', color: 'red' }); // { color: 'red' }
- * ```
  */
 export function userProperties(properties: Readonly<Record<string, string>>): Record<string, string> {
   const result: Record<string, string> = Object.create(null);

@@ -4,13 +4,6 @@
  * command it creates, responses included (its startup sets the `rocketmq.remoting.version` system
  * property that `RemotingCommand` reads), so a response tells which release answered; 0 when the
  * server does not set it.
- *
- * @example
- * ```ts
- * if (isVersionCodeBefore5(response.version)) {
- *   // a 4.x broker answered
- * }
- * ```
  */
 export const MQVersionCode = {
   V4_9_4: 401,
@@ -23,12 +16,6 @@ export const MQVersionCode = {
 /**
  * True when `versionCode` names a release before 5.0.0. False for 0 (unknown: the server did not say),
  * so callers keep their 5.x behaviour when the version cannot be told.
- *
- * @example
- * ```ts
- * isVersionCodeBefore5(407); // => true (V4_9_7)
- * isVersionCodeBefore5(479); // => false (V5_3_3)
- * ```
  */
 export function isVersionCodeBefore5(versionCode: number): boolean {
   return versionCode > 0 && versionCode < MQVersionCode.V5_0_0;

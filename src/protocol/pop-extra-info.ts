@@ -30,12 +30,6 @@ export type PopRetryMark = '0' | '1' | '2';
 
 /**
  * The receipt of one popped message.
- *
- * @example
- * ```ts
- * const receipt: PopReceipt = { ckQueueOffset: 7, popTime: 1_700_000_000_000, invisibleTime: 60_000,
- *   reviveQid: 3, retryMark: '0', brokerName: 'broker-a', queueId: 1, queueOffset: 8 };
- * ```
  */
 export interface PopReceipt {
   /** The start offset of the checkpoint the pop wrote. */
@@ -54,11 +48,6 @@ export interface PopReceipt {
 /**
  * The POP retry topic of a topic and group (`KeyBuilder.buildPopRetryTopic`): `%RETRY%<group>_<topic>`,
  * or `%RETRY%<group>+<topic>` on a broker with `enableRetryTopicV2`.
- *
- * @example
- * ```ts
- * popRetryTopic('Orders', 'orders-fn'); // => '%RETRY%orders-fn_Orders'
- * ```
  */
 export function popRetryTopic(topic: string, consumerGroup: string, v2 = false): string {
   return `${RETRY_PREFIX}${consumerGroup}${v2 ? '+' : '_'}${topic}`;
@@ -66,11 +55,6 @@ export function popRetryTopic(topic: string, consumerGroup: string, v2 = false):
 
 /**
  * The retry mark of a stored topic name (`ExtraInfoUtil.getRetry`).
- *
- * @example
- * ```ts
- * popRetryMark('%RETRY%G_T'); // => '1'
- * ```
  */
 export function popRetryMark(storedTopic: string): PopRetryMark {
   if (!storedTopic.startsWith(RETRY_PREFIX)) return '0';
@@ -80,11 +64,6 @@ export function popRetryMark(storedTopic: string): PopRetryMark {
 /**
  * The topic an ack or change of invisible time names: the requested topic for a first delivery, its POP
  * retry topic for a retried message (`ExtraInfoUtil.getRealTopic`).
- *
- * @example
- * ```ts
- * receiptTopic(receipt, 'Orders', 'orders-fn'); // => 'Orders' or '%RETRY%orders-fn_Orders'
- * ```
  */
 export function receiptTopic(receipt: PopReceipt, topic: string, consumerGroup: string): string {
   if (receipt.retryMark === '0') return topic;
@@ -93,11 +72,6 @@ export function receiptTopic(receipt: PopReceipt, topic: string, consumerGroup: 
 
 /**
  * Encodes a receipt as the extra info the broker reads.
- *
- * @example
- * ```ts
- * encodePopReceipt(receipt); // => '7 1700000000000 60000 3 0 broker-a 1 8'
- * ```
  */
 export function encodePopReceipt(receipt: PopReceipt): string {
   return [
@@ -115,11 +89,6 @@ export function encodePopReceipt(receipt: PopReceipt): string {
 /**
  * Parses an extra info string (a `POP_CK` property, or one of ours). Throws {@link ProtocolError} when it
  * does not have the eight fields or a number is not an integer.
- *
- * @example
- * ```ts
- * parsePopReceipt('7 1700000000000 60000 3 0 broker-a 1 8').queueOffset; // => 8
- * ```
  */
 export function parsePopReceipt(extraInfo: string): PopReceipt {
   const fields = extraInfo.split(SEPARATOR);
@@ -155,11 +124,6 @@ export function parsePopReceipt(extraInfo: string): PopReceipt {
 /**
  * Parses `startOffsetInfo`: `<retryMark>@<queueId>` -> the checkpoint's start offset. Empty or absent
  * reads as an empty map.
- *
- * @example
- * ```ts
- * parseStartOffsetInfo('0 1 7;1 0 3'); // => Map { '0@1' => 7, '1@0' => 3 }
- * ```
  */
 export function parseStartOffsetInfo(info: string | undefined): Map<string, number> {
   const out = new Map<string, number>();
@@ -171,11 +135,6 @@ export function parseStartOffsetInfo(info: string | undefined): Map<string, numb
 
 /**
  * Parses `msgOffsetInfo`: `<retryMark>@<queueId>` -> the popped messages' queue offsets, in order.
- *
- * @example
- * ```ts
- * parseMsgOffsetInfo('0 1 7,8'); // => Map { '0@1' => [7, 8] }
- * ```
  */
 export function parseMsgOffsetInfo(info: string | undefined): Map<string, number[]> {
   const out = new Map<string, number[]>();
@@ -194,11 +153,6 @@ export function parseMsgOffsetInfo(info: string | undefined): Map<string, number
  * start of their queue from `startOffsetInfo` and their offset from `msgOffsetInfo`, or, from a broker
  * that sends neither, the first popped offset of their queue as the checkpoint start. Throws
  * {@link ProtocolError} when the header names no checkpoint for a message's queue.
- *
- * @example
- * ```ts
- * const receipts = assignPopReceipts(messages, parsePopMessageResponseHeader(response.extFields), 'broker-a');
- * ```
  */
 export function assignPopReceipts(
   messages: readonly MessageExt[],
@@ -248,11 +202,6 @@ export function assignPopReceipts(
  * The ACK_MESSAGE header of a delivery (also the base of CHANGE_MESSAGE_INVISIBLETIME's): the topic and
  * queue it was popped from, its offset there, its receipt (Java `DefaultMQPushConsumerImpl.ackAsync`).
  * `topic` is the topic the consumer pops.
- *
- * @example
- * ```ts
- * await pop.ackMessage(address, popAckHeader(receipt, 'orders-fn', 'Orders'));
- * ```
  */
 export function popAckHeader(
   receipt: PopReceipt,

@@ -36,13 +36,6 @@ export const POP_BORN_TIME_MARGIN_MS = 500;
 
 /**
  * POP_MESSAGE (200050).
- *
- * @example
- * ```ts
- * const header: PopMessageRequestHeader = { consumerGroup: 'G', topic: 'T', queueId: -1, maxMsgNums: 32,
- *   invisibleTime: 60_000, pollTime: 15_000, bornTime: Date.now(), initMode: PopInitMode.MIN,
- *   expType: 'TAG', exp: '*', bname: 'broker-a' };
- * ```
  */
 export interface PopMessageRequestHeader extends BrokerNameHeader {
   consumerGroup: string;
@@ -70,11 +63,6 @@ export interface PopMessageRequestHeader extends BrokerNameHeader {
 /**
  * Parsed `PopMessageResponseHeader`. The three `*Info` strings name, per queue the messages came from,
  * the checkpoint's start offset and each message's queue offset (pop-extra-info.ts parses them).
- *
- * @example
- * ```ts
- * const { popTime, restNum } = parsePopMessageResponseHeader(response.extFields);
- * ```
  */
 export interface PopMessageResponseHeader {
   /** The broker's clock when it popped; invisibility runs from here. */
@@ -92,12 +80,6 @@ export interface PopMessageResponseHeader {
 /**
  * Parses a POP_MESSAGE response header. A broker that found nothing still sends the header; its
  * `popTime` is then 0 or absent, which reads as 0.
- *
- * @example
- * ```ts
- * const header = parsePopMessageResponseHeader({ popTime: '1700000000000', invisibleTime: '60000',
- *   reviveQid: '3', restNum: '0', startOffsetInfo: '0 1 7', msgOffsetInfo: '0 1 7,8' });
- * ```
  */
 export function parsePopMessageResponseHeader(fields: Record<string, string>): PopMessageResponseHeader {
   const context = 'POP_MESSAGE response';
@@ -116,12 +98,6 @@ export function parsePopMessageResponseHeader(fields: Record<string, string>): P
 /**
  * ACK_MESSAGE (200051): `topic` is the topic the message was popped from (the POP retry topic for a
  * retried message), `queueId` and `offset` its queue and queue offset there, `extraInfo` its receipt.
- *
- * @example
- * ```ts
- * const header: AckMessageRequestHeader = { consumerGroup: 'G', topic: 'T', queueId: 1, offset: 8,
- *   extraInfo: '7 1700000000000 60000 3 0 broker-a 1 8', bname: 'broker-a' };
- * ```
  */
 export interface AckMessageRequestHeader extends BrokerNameHeader {
   consumerGroup: string;
@@ -134,12 +110,6 @@ export interface AckMessageRequestHeader extends BrokerNameHeader {
 /**
  * CHANGE_MESSAGE_INVISIBLETIME (200053): the message becomes visible again `invisibleTime` ms from now
  * (the broker then redelivers it through the POP retry topic with `reconsumeTimes + 1`).
- *
- * @example
- * ```ts
- * const header: ChangeInvisibleTimeRequestHeader = { consumerGroup: 'G', topic: 'T', queueId: 1, offset: 8,
- *   extraInfo: receipt, invisibleTime: 10_000, bname: 'broker-a' };
- * ```
  */
 export interface ChangeInvisibleTimeRequestHeader extends AckMessageRequestHeader {
   invisibleTime: number;
@@ -147,11 +117,6 @@ export interface ChangeInvisibleTimeRequestHeader extends AckMessageRequestHeade
 
 /**
  * Parsed `ChangeInvisibleTimeResponseHeader`: the new checkpoint's pop time and invisible time.
- *
- * @example
- * ```ts
- * const { popTime, invisibleTime } = parseChangeInvisibleTimeResponseHeader(response.extFields);
- * ```
  */
 export interface ChangeInvisibleTimeResponseHeader {
   popTime: number;
@@ -161,11 +126,6 @@ export interface ChangeInvisibleTimeResponseHeader {
 
 /**
  * Parses a CHANGE_MESSAGE_INVISIBLETIME response header.
- *
- * @example
- * ```ts
- * parseChangeInvisibleTimeResponseHeader({ popTime: '1700000001000', invisibleTime: '10000', reviveQid: '3' });
- * ```
  */
 export function parseChangeInvisibleTimeResponseHeader(
   fields: Record<string, string>,

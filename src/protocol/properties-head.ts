@@ -16,12 +16,6 @@ import { NAME_VALUE_SEPARATOR, PROPERTY_SEPARATOR } from './message-properties.j
  * What a properties text holds for an event record, by decodeProperties' rules: pieces end at U+0002;
  * in a piece, the first U+0001 separates key from value; pieces with an empty key, an empty value or no
  * U+0001 are dropped; the first occurrence of a key wins.
- *
- * @example
- * ```ts
- * const head: PropertiesHead = readPropertiesHead('TAGS\u0001a\u0002color\u0001red\u0002');
- * // head.tags === 'a', head.userKeys: ['color'], head.userValues: ['red']
- * ```
  */
 export interface PropertiesHead {
   /** `UNIQ_KEY`'s value. */
@@ -84,11 +78,6 @@ let pendingValid = false;
 /**
  * The message id, tags, keys and user properties of the properties text `text` (see
  * {@link PropertiesHead}): the values `decodeProperties(text)` would hold for them.
- *
- * @example
- * ```ts
- * readPropertiesHead('UNIQ_KEY\u0001X\u0002KEYS\u0001a b\u0002color\u0001red'); // uniqKey 'X', keys 'a b', tags undefined
- * ```
  */
 export function readPropertiesHead(text: string): PropertiesHead {
   return headOfKnownLayout(text) ?? walkAndRemember(text);

@@ -1,10 +1,5 @@
 /**
  * PullSysFlag bits of a PULL_MESSAGE request's `sysFlag` header (`PullSysFlag.java`).
- *
- * @example
- * ```ts
- * const sysFlag = PullSysFlag.SUSPEND | PullSysFlag.SUBSCRIPTION;
- * ```
  */
 export const PullSysFlag = {
   /** The broker stores `commitOffset` as the group's consumer offset. */
@@ -18,21 +13,10 @@ export const PullSysFlag = {
   /** Lite pull: sent as LITE_PULL_MESSAGE (361). */
   LITE_PULL: 16,
 } as const;
-/**
- * @example
- * ```ts
- * const bit: PullSysFlag = PullSysFlag.SUSPEND;
- * ```
- */
 export type PullSysFlag = (typeof PullSysFlag)[keyof typeof PullSysFlag];
 
 /**
  * Builds a pull `sysFlag` from named switches.
- *
- * @example
- * ```ts
- * buildPullSysFlag({ suspend: true, subscription: true }); // => 6
- * ```
  */
 export function buildPullSysFlag(options: {
   commitOffset?: boolean;

@@ -87,12 +87,6 @@ export function isOneway(command: RemotingCommand): boolean {
 
 /**
  * Converts a header object to extFields: drops null/undefined, turns every value into its string form.
- *
- * @example
- * ```ts
- * toExtFields({ topic: 'T', queueId: 0, commit: true, skip: undefined })
- * // => { topic: 'T', queueId: '0', commit: 'true' }
- * ```
  */
 export function toExtFields(header: object): Record<string, string> {
   const out: Record<string, string> = {};
@@ -105,13 +99,6 @@ export function toExtFields(header: object): Record<string, string> {
 
 /**
  * Encodes a command into one complete frame, length prefix included.
- *
- * @example
- * ```ts
- * const frame = encodeFrame({ code: 105, language: 'JAVA', version: 401, opaque: 1, flag: 0,
- *   extFields: { topic: 'TopicTest' } });
- * socket.write(frame);
- * ```
  */
 export function encodeFrame(command: RemotingCommand): Buffer {
   const serializeType = command.serializeType ?? SerializeType.JSON;
@@ -142,12 +129,6 @@ export function encodeFrame(command: RemotingCommand): Buffer {
  * Throws {@link ProtocolError} on anything malformed, and on a header above {@link MAX_HEADER_BYTES} or
  * with more than {@link MAX_HEADER_FIELDS} fields, refused before it is parsed (header-limits.ts says
  * why).
- *
- * @example
- * ```ts
- * const command = decodeFrame(frameWithoutLengthPrefix);
- * if (isResponse(command)) resolvePending(command.opaque, command);
- * ```
  */
 export function decodeFrame(frame: Buffer): RemotingCommand {
   if (frame.length < 4) throw new ProtocolError(`frame of ${frame.length} bytes has no header length word`);
@@ -365,12 +346,6 @@ function decodeBinaryHeader(header: Buffer): RemotingCommand {
  * before it are taken: the stream cannot be resynchronised and must be closed.
  * {@link FrameSplitter.append} plus {@link FrameSplitter.next} take frames one at a time, so a reader
  * that must stop mid-chunk (backpressure) leaves the rest here.
- *
- * @example
- * ```ts
- * const splitter = new FrameSplitter();
- * socket.on('data', (chunk) => { for (const frame of splitter.push(chunk)) handle(decodeFrame(frame)); });
- * ```
  */
 export class FrameSplitter {
   private readonly maxFrameLength: number;

@@ -1,10 +1,5 @@
 /**
  * Request codes (`RequestCode.java`) used by this client, in both directions.
- *
- * @example
- * ```ts
- * connection.request({ code: RequestCode.GET_ROUTEINFO_BY_TOPIC, extFields: { topic } }, 3000);
- * ```
  */
 export const RequestCode = {
   SEND_MESSAGE: 10,

@@ -94,12 +94,6 @@ const table = new Map<number, ResponseCodeInfo>(
 
 /**
  * Flags for a response code. Unknown codes are not retriable.
- *
- * @example
- * ```ts
- * const info = responseCodeInfo(response.code);
- * if (info.staleRoute) await nameServer.refreshRoute(topic);
- * ```
  */
 export function responseCodeInfo(code: number): ResponseCodeInfo {
   return (

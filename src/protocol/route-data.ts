@@ -23,21 +23,11 @@ import { compareMessageQueues, type MessageQueue } from './message-queue.js';
 
 /**
  * Queue permission bits (Java `PermName`).
- *
- * @example
- * ```ts
- * const readable = (queueData.perm & PermName.READ) !== 0;
- * ```
  */
 export const PermName = { PRIORITY: 8, READ: 4, WRITE: 2, INHERIT: 1 } as const;
 
 /**
  * Broker id of a broker group's master in `brokerAddrs`.
- *
- * @example
- * ```ts
- * brokerData.brokerAddrs.get(MASTER_BROKER_ID);
- * ```
  */
 export const MASTER_BROKER_ID = 0;
 
@@ -45,11 +35,6 @@ export const MASTER_BROKER_ID = 0;
  * Most read or write queues one broker group may offer a topic: 4096. Common topics have 8-256 queues per
  * broker; each queue costs the broker at least one mapped consume-queue file (300,000 entries of 20 bytes,
  * 5.7 MB), so 4096 queues of one topic on one broker is already 23 GB of consume queue.
- *
- * @example
- * ```ts
- * if (queueData.readQueueNums > MAX_ROUTE_QUEUE_NUMS) throw new ProtocolError('too many queues');
- * ```
  */
 export const MAX_ROUTE_QUEUE_NUMS = 4096;
 
@@ -57,22 +42,12 @@ export const MAX_ROUTE_QUEUE_NUMS = 4096;
  * Most broker groups (`brokerDatas`) and queue datas (`queueDatas`, one per group) a route may list:
  * 1024. Large clusters run dozens of broker groups, the largest public ones a few hundred; every group
  * listed also costs a heartbeat and a connection per address.
- *
- * @example
- * ```ts
- * if (route.brokerDatas.length > MAX_ROUTE_BROKER_GROUPS) throw new ProtocolError('too many brokers');
- * ```
  */
 export const MAX_ROUTE_BROKER_GROUPS = 1024;
 
 /**
  * Most addresses (`brokerAddrs`: a master and its replicas) one broker group may list: 16. Groups have
  * one to three brokers, five in DLedger or controller mode; 16 is three times that.
- *
- * @example
- * ```ts
- * if (brokerData.brokerAddrs.size > MAX_ROUTE_BROKER_ADDRS) throw new ProtocolError('too many replicas');
- * ```
  */
 export const MAX_ROUTE_BROKER_ADDRS = 16;
 
@@ -80,11 +55,6 @@ export const MAX_ROUTE_BROKER_ADDRS = 16;
  * Most queues a topic's route may add up to (per group, the larger of its read and write counts): 65,536,
  * 256 broker groups of 256 queues. It bounds what {@link readableQueues} and {@link writableQueues}
  * allocate (a few MB) whatever the individual counts.
- *
- * @example
- * ```ts
- * if (totalQueues > MAX_ROUTE_TOTAL_QUEUES) throw new ProtocolError('route too large');
- * ```
  */
 export const MAX_ROUTE_TOTAL_QUEUES = 65_536;
 
@@ -93,11 +63,6 @@ export const MAX_ROUTE_TOTAL_QUEUES = 65_536;
  *
  * `brokerAddrs` is a `Map` from broker id (0 = master, > 0 = slaves) to `host:port`; the JSON keys
  * (strings, or bare integers from old name servers) are parsed to numbers.
- *
- * @example
- * ```ts
- * const master = brokerData.brokerAddrs.get(MASTER_BROKER_ID); // '10.0.0.5:10911' | undefined
- * ```
  */
 export interface BrokerData {
   cluster: string;
@@ -109,11 +74,6 @@ export interface BrokerData {
 
 /**
  * The queues one broker group offers for the topic.
- *
- * @example
- * ```ts
- * const q: QueueData = { brokerName: 'broker-a', readQueueNums: 4, writeQueueNums: 4, perm: 6, topicSysFlag: 0 };
- * ```
  */
 export interface QueueData {
   brokerName: string;
@@ -127,11 +87,6 @@ export interface QueueData {
 
 /**
  * A topic's route as returned by the name server.
- *
- * @example
- * ```ts
- * const route: TopicRouteData = parseTopicRouteData(response.body);
- * ```
  */
 export interface TopicRouteData {
   brokerDatas: BrokerData[];
@@ -153,14 +108,6 @@ type JsonObject = Record<string, unknown>;
  * Parses a GET_ROUTEINFO_BY_TOPIC response body. Accepts standard JSON and fastjson's bare integer
  * keys, then checks the shape and the caps ({@link MAX_ROUTE_QUEUE_NUMS} and friends). Throws
  * {@link ProtocolError} naming the offending field (and broker, and value, for a cap).
- *
- * @example
- * ```ts
- * const route = parseTopicRouteData(Buffer.from(
- *   '{"brokerDatas":[{"brokerAddrs":{0:"127.0.0.1:10911"},"brokerName":"broker-a","cluster":"DefaultCluster"}],' +
- *   '"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}'));
- * route.brokerDatas[0]?.brokerAddrs.get(0); // => '127.0.0.1:10911'
- * ```
  */
 export function parseTopicRouteData(body: Buffer): TopicRouteData {
   const root = requireObject(parseFastjson(body, 'topic route data'), 'topic route data');
@@ -306,11 +253,6 @@ function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
 
 /**
  * True when the route describes a static (logical-queue) topic, whose queues this client cannot map.
- *
- * @example
- * ```ts
- * if (isStaticTopic(route)) throw new Error('static topics are not supported');
- * ```
  */
 export function isStaticTopic(route: TopicRouteData): boolean {
   return (
@@ -321,12 +263,6 @@ export function isStaticTopic(route: TopicRouteData): boolean {
 /**
  * The queues a consumer may subscribe to: ids `0..readQueueNums-1` of every queue data with READ
  * permission (Java `topicRouteData2TopicSubscribeInfo`), sorted with {@link compareMessageQueues}.
- *
- * @example
- * ```ts
- * readableQueues('TopicTest', route);
- * // => [{ topic: 'TopicTest', brokerName: 'broker-a', queueId: 0 }, ...]
- * ```
  */
 export function readableQueues(topic: string, route: TopicRouteData): MessageQueue[] {
   const queues = new Map<string, MessageQueue>();
@@ -343,11 +279,6 @@ export function readableQueues(topic: string, route: TopicRouteData): MessageQue
  * The queues a producer may send to: ids `0..writeQueueNums-1` of every queue data with WRITE
  * permission whose broker group has a master (Java `topicRouteData2TopicPublishInfo` for a normal
  * topic), sorted with {@link compareMessageQueues}.
- *
- * @example
- * ```ts
- * const target = writableQueues('TopicTest', route)[0];
- * ```
  */
 export function writableQueues(topic: string, route: TopicRouteData): MessageQueue[] {
   const queues = new Map<string, MessageQueue>();
@@ -364,11 +295,6 @@ export function writableQueues(topic: string, route: TopicRouteData): MessageQue
 
 /**
  * The master's address (broker id 0) of a broker group, or undefined while the group has no master.
- *
- * @example
- * ```ts
- * const addr = masterAddress(brokerData); // '10.0.0.5:10911'
- * ```
  */
 export function masterAddress(brokerData: BrokerData): string | undefined {
   return brokerData.brokerAddrs.get(MASTER_BROKER_ID);

@@ -8,11 +8,6 @@
 /**
  * The kinds of {@link Token}. `end` closes every token list; `invalid` closes it instead where the
  * input cannot be lexed (an unknown character, an unterminated string or comment).
- *
- * @example
- * ```ts
- * const type: TokenType = 'keyword';
- * ```
  */
 export type TokenType =
   | 'identifier'
@@ -26,11 +21,6 @@ export type TokenType =
 
 /**
  * One token of an SQL92 filter.
- *
- * @example
- * ```ts
- * const token: Token = { type: 'symbol', text: '>=', index: 2 };
- * ```
  */
 export interface Token {
   type: TokenType;
@@ -60,12 +50,6 @@ const CHARACTER_HINTS: Record<string, string> = {
 /**
  * The tokens of `source`, skipping whitespace and comments, ending with an `end` token, or with an
  * `invalid` one (its text the complaint) where lexing failed.
- *
- * @example
- * ```ts
- * tokenize("a >= 'x'").map((token) => token.type); // => ['identifier', 'symbol', 'string', 'end']
- * tokenize('a != 1').at(-1);  // => { type: 'invalid', text: 'unexpected character "!" at column 3 (...)', index: 2 }
- * ```
  */
 export function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
@@ -156,12 +140,6 @@ function tokenType(text: string): TokenType {
 /**
  * Where `index` is, for messages: `column 7`, or `line 2, column 3` in a filter of several lines.
  * Columns count characters (code points), from 1.
- *
- * @example
- * ```ts
- * where('a > 1', 4);        // => 'column 5'
- * where('a > 1\nOR b', 9);  // => 'line 2, column 4'
- * ```
  */
 export function where(source: string, index: number): string {
   const lines = source.slice(0, index).split(/\r\n|\r|\n/);

@@ -7,32 +7,16 @@ import { javaStringHashCode } from './java-hash.js';
 
 /**
  * The subscription expression meaning "every message".
- *
- * @example
- * ```ts
- * buildSubscriptionData('TopicTest', SUB_ALL);
- * ```
  */
 export const SUB_ALL = '*';
 
 /**
  * How the broker reads a subscription expression (Java `ExpressionType`).
- *
- * @example
- * ```ts
- * const type: ExpressionType = 'SQL92';
- * ```
  */
 export type ExpressionType = 'TAG' | 'SQL92';
 
 /**
  * One topic subscription (Java `SubscriptionData`, field names as in its JSON).
- *
- * @example
- * ```ts
- * const sub: SubscriptionData = buildSubscriptionData('TopicTest', 'TagA || TagB');
- * // sub.tagsSet => ['TagA', 'TagB'], sub.codeSet => [2598919, 2598920]
- * ```
  */
 export interface SubscriptionData {
   topic: string;
@@ -55,13 +39,6 @@ export interface SubscriptionData {
  * `||`, each tag trimmed, empty ones dropped. SQL92 expressions are only checked to be non-empty (the
  * broker compiles them). Throws {@link RocketMQError} for a TAG expression without any tag (such as
  * `||`; Java throws too) and for an empty SQL92 expression.
- *
- * @example
- * ```ts
- * buildSubscriptionData('TopicTest');                  // subString '*', empty sets
- * buildSubscriptionData('TopicTest', 'TagA || TagB');  // tagsSet ['TagA', 'TagB']
- * buildSubscriptionData('TopicTest', 'a > 5', 'SQL92');
- * ```
  */
 export function buildSubscriptionData(
   topic: string,
@@ -100,14 +77,6 @@ export function buildSubscriptionData(
  * broker filters by tag hash codes, which collide, so a message is kept only if its tag is in
  * `tagsSet`. Everything matches when `tagsSet` is empty (`*` and SQL92); a message without a tag then
  * matches only such a subscription.
- *
- * @example
- * ```ts
- * const sub = buildSubscriptionData('T', 'TagA');
- * matchesTags(sub, 'TagA');    // => true
- * matchesTags(sub, 'TagB');    // => false
- * matchesTags(sub, undefined); // => false
- * ```
  */
 export function matchesTags(sub: SubscriptionData, tag: string | undefined): boolean {
   if (sub.classFilterMode || sub.tagsSet.length === 0 || sub.subString === SUB_ALL) return true;

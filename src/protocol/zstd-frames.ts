@@ -19,12 +19,6 @@ const MAX_WINDOW_BYTES = 8 * 1024 * 1024;
 
 /**
  * One zstd frame of a body.
- *
- * @example
- * ```ts
- * const [frame] = zstdFrames(body, 1 << 20);
- * body.subarray(frame.start, frame.end); // exactly the first frame
- * ```
  */
 export interface ZstdFrame {
   /** Offset of the frame's magic number. */
@@ -48,10 +42,6 @@ export interface ZstdFrame {
  *
  * @throws ProtocolError naming the offset for a bad magic number, a reserved bit or block type, a
  *   block above 128 KiB, a body that ends inside a frame, a declared size above the cap, no data frame.
- * @example
- * ```ts
- * zstdFrames(Buffer.from('28b52ffd2000010000', 'hex'), 1024); // one empty frame
- * ```
  */
 export function zstdFrames(data: Uint8Array, maxBytes: number): ZstdFrame[] {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);

@@ -52,10 +52,6 @@ export interface ZstdOptions {
  *
  * @throws ProtocolError for corrupt or truncated data, output above `maxBytes`, or (worker path) a
  *   decode that does not finish by its deadline; the decoder's error is the `cause`.
- * @example
- * ```ts
- * const body = decompressZstd(storedBody, 64 * 1024 * 1024);
- * ```
  */
 export function decompressZstd(data: Uint8Array, maxBytes: number, options: ZstdOptions = {}): Buffer {
   const frames = zstdFrames(data, maxBytes);

@@ -62,11 +62,6 @@ export interface CfnOutput {
 /**
  * The zod schema of the intrinsics accepted in place of a string: one key, one of the five functions.
  * Their arguments are CloudFormation's to check.
- *
- * @example
- * ```ts
- * cfnIntrinsicSchema.safeParse({ Ref: 'FailuresTopic' }).success; // => true
- * ```
  */
 export const cfnIntrinsicSchema = z.union(
   [
@@ -83,12 +78,6 @@ export const cfnIntrinsicSchema = z.union(
 
 /**
  * Whether `value` is an intrinsic function call (a one-key object naming `Ref` or an `Fn::` function).
- *
- * @example
- * ```ts
- * isCfnIntrinsic({ Ref: 'Queue' }); // => true
- * isCfnIntrinsic('arn:aws:sqs:eu-west-1:123456789012:q'); // => false
- * ```
  */
 export function isCfnIntrinsic(value: unknown): value is CfnIntrinsic {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -98,11 +87,6 @@ export function isCfnIntrinsic(value: unknown): value is CfnIntrinsic {
 
 /**
  * `Fn::Sub` text for a literal: `${` is written `${!` so CloudFormation leaves it alone.
- *
- * @example
- * ```ts
- * escapeSubText('a ${b}'); // => 'a ${!b}'
- * ```
  */
 export function escapeSubText(text: string): string {
   return text.replaceAll('${', '${!');
@@ -110,12 +94,6 @@ export function escapeSubText(text: string): string {
 
 /**
  * An ARN built from the deploying stack's partition, region and account: `arn:<partition>:<service>:<region>:<account>:<resource>`.
- *
- * @example
- * ```ts
- * stackArn('ssm', 'parameter/rocketmq/access-key');
- * // => { 'Fn::Sub': 'arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter/rocketmq/access-key' }
- * ```
  */
 export function stackArn(service: string, resource: string): CfnIntrinsic {
   return {
@@ -126,11 +104,6 @@ export function stackArn(service: string, resource: string): CfnIntrinsic {
 /**
  * The values once each, in first-seen order, compared by their JSON: literal strings and equal
  * intrinsics (`{ Ref: 'Queue' }` twice) collapse, so IAM resource lists and role inputs stay short.
- *
- * @example
- * ```ts
- * uniqueByJson(['a', { Ref: 'Q' }, 'a', { Ref: 'Q' }]); // => ['a', { Ref: 'Q' }]
- * ```
  */
 export function uniqueByJson<T>(values: readonly T[]): T[] {
   const seen = new Set<string>();

@@ -57,13 +57,17 @@ import { customRuleProblems, eventRuleProblems, validateWith } from './schema-pr
 const SHUTDOWN_MARGIN_SECONDS = 10;
 /**
  * The Framework's timeout of a function that sets none (`timeout`, `provider.timeout`).
- *
- * @example
- * ```ts
- * (fn.timeoutSeconds ?? FRAMEWORK_DEFAULT_TIMEOUT_SECONDS) * 1000; // functionTimeoutMs
- * ```
  */
 export const FRAMEWORK_DEFAULT_TIMEOUT_SECONDS = 6;
+/**
+ * A function's timeout as the Framework takes it (`timeout`, `provider.timeout`): seconds, as a number or
+ * (from a variable) a string of digits; anything else is no timeout.
+ */
+export function frameworkTimeoutSeconds(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
+  return undefined;
+}
 /** The stage the Framework deploys to unless told. */
 const FRAMEWORK_DEFAULT_STAGE = 'dev';
 

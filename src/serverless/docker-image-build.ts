@@ -15,11 +15,6 @@ const OUTPUT_TAIL_BYTES = 8192;
 
 /**
  * The outcome of one command.
- *
- * @example
- * ```ts
- * const result: CommandResult = { exitCode: 0, output: 'Docker version 27.3.1' };
- * ```
  */
 export interface CommandResult {
   readonly exitCode: number;
@@ -29,25 +24,12 @@ export interface CommandResult {
 
 /**
  * Runs a command to its end. Rejects with {@link ImageBuildError} when the command is not installed.
- *
- * @example
- * ```ts
- * const run: CommandRunner = createCommandRunner();
- * await run('docker', ['--version']);
- * ```
  */
 export type CommandRunner = (command: string, args: readonly string[]) => Promise<CommandResult>;
 
 /**
  * The image could not be built or pushed: Docker or buildx missing, a failed build or push. Permanent:
  * the same deploy fails the same way until the machine or the build is fixed.
- *
- * @example
- * ```ts
- * try { await ensureDockerBuildx(run) } catch (err) {
- *   if (err instanceof ImageBuildError) console.error(err.message);
- * }
- * ```
  */
 export class ImageBuildError extends RocketMQError {
   constructor(message: string, options: { cause?: unknown } = {}) {
@@ -57,12 +39,6 @@ export class ImageBuildError extends RocketMQError {
 
 /**
  * What to build and where to push it.
- *
- * @example
- * ```ts
- * const spec: ImageBuildSpec = { contextDir: '/srv/app/node_modules/rocketmq-lambda', dockerfile: '/srv/app/node_modules/rocketmq-lambda/infra/docker/Dockerfile',
- *   platform: 'linux/amd64', buildArgs: {}, tag: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/poller:0.1.0' };
- * ```
  */
 export interface ImageBuildSpec {
   readonly contextDir: string;
@@ -75,11 +51,6 @@ export interface ImageBuildSpec {
 
 /**
  * A runner of real child processes with `env` (its PATH finds the commands).
- *
- * @example
- * ```ts
- * const run = createCommandRunner({ ...process.env, DOCKER_BUILDKIT: '1' });
- * ```
  */
 export function createCommandRunner(env: NodeJS.ProcessEnv = process.env): CommandRunner {
   return (command, args) =>
@@ -109,11 +80,6 @@ export function createCommandRunner(env: NodeJS.ProcessEnv = process.env): Comma
 
 /**
  * Checks that `docker` and its buildx plugin answer.
- *
- * @example
- * ```ts
- * await ensureDockerBuildx(createCommandRunner());
- * ```
  */
 export async function ensureDockerBuildx(run: CommandRunner): Promise<void> {
   const docker = await run('docker', ['--version']);
@@ -130,13 +96,6 @@ export async function ensureDockerBuildx(run: CommandRunner): Promise<void> {
  * The arguments of `docker buildx build` for `spec`, pushing to its tag and writing the metadata
  * (pushed digest) to `metadataFile`. Provenance attestations are left out so the tag names a plain
  * image manifest.
- *
- * @example
- * ```ts
- * buildxArguments(spec, '/tmp/meta.json');
- * // => ['buildx', 'build', '--platform', 'linux/amd64', '--file', '...Dockerfile', '--tag', '...:0.1.0',
- * //     '--provenance=false', '--push', '--metadata-file', '/tmp/meta.json', '/srv/app/node_modules/rocketmq-lambda']
- * ```
  */
 export function buildxArguments(spec: ImageBuildSpec, metadataFile: string): string[] {
   const buildArgs = Object.entries(spec.buildArgs).flatMap(([name, value]) => [
@@ -164,11 +123,6 @@ export function buildxArguments(spec: ImageBuildSpec, metadataFile: string): str
 /**
  * Builds the image of `spec`, pushes it, and returns its digest (`sha256:...`). The registry login is
  * the caller's (the Framework's ECR login).
- *
- * @example
- * ```ts
- * const digest = await buildAndPushImage(spec, createCommandRunner());
- * ```
  */
 export async function buildAndPushImage(spec: ImageBuildSpec, run: CommandRunner): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'rocketmq-lambda-image-'));

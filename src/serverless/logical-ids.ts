@@ -28,11 +28,6 @@ export const RocketMQLogicalIds = {
 /**
  * Logical id prefixes of the alarms, one of each per consumer group ({@link groupLogicalIds} gives the
  * group's part).
- *
- * @example
- * ```ts
- * `${RocketMQAlarmIdPrefixes.deadLetters}${groupLogicalIds(['orders-fn']).get('orders-fn')}`; // => 'RocketMQDeadLettersAlarmOrdersFn'
- * ```
  */
 export const RocketMQAlarmIdPrefixes = {
   deadLetters: 'RocketMQDeadLettersAlarm',
@@ -47,11 +42,6 @@ const GROUP_ID_MAX_LENGTH = 200;
  * The logical id part of each consumer group: its letters and digits in PascalCase (`orders-fn` →
  * `OrdersFn`), so an id stays the same when groups are added or removed. Groups whose parts would be
  * equal (`orders-fn`, `orders_fn`), or that are too long, get a short hash of the full name appended.
- *
- * @example
- * ```ts
- * groupLogicalIds(['orders-fn', 'payments']); // => Map { 'orders-fn' => 'OrdersFn', 'payments' => 'Payments' }
- * ```
  */
 export function groupLogicalIds(groups: readonly string[]): ReadonlyMap<string, string> {
   const plain = new Map(groups.map((group) => [group, pascalCase(group)]));

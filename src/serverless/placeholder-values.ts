@@ -12,11 +12,6 @@ import type { RocketMQCustomOptions } from './rocketmq-custom-schema.js';
 
 /**
  * Stages where placeholders only warn.
- *
- * @example
- * ```ts
- * PLACEHOLDER_TOLERANT_STAGES.includes('prod'); // => false
- * ```
  */
 export const PLACEHOLDER_TOLERANT_STAGES: readonly string[] = ['local', 'dev'];
 
@@ -28,12 +23,6 @@ const ANGLE_PLACEHOLDER = /<[^>]*>/;
 /**
  * The placeholder values of `custom` (under `basePath`): problems outside the tolerant stages, warnings
  * inside them.
- *
- * @example
- * ```ts
- * placeholderFindings({ nameServers: '127.0.0.1:9876', vpc: { subnetIds: ['subnet-0a1b2c3d4e5f67890'] } }, 'prod', ['custom', 'rocketmq']).problems;
- * // => ['custom.rocketmq.nameServers: 127.0.0.1:9876 is a loopback address: ...']
- * ```
  */
 export function placeholderFindings(
   custom: RocketMQCustomOptions,

@@ -10,11 +10,6 @@ import { rocketmqEventSchema } from './rocketmq-event-schema.js';
 
 /**
  * A JSON Schema object (draft-07).
- *
- * @example
- * ```ts
- * const schema: JsonSchema = { type: 'object', additionalProperties: false };
- * ```
  */
 export type JsonSchema = Record<string, unknown>;
 

@@ -11,11 +11,6 @@ import { rocketmqEventSchema } from './rocketmq-event-schema.js';
 
 /**
  * The Markdown table of every `custom.rocketmq` key.
- *
- * @example
- * ```ts
- * customReference().split('\n')[2]; // => '| `nameServers` | string \| list of string \| intrinsic | required | The name servers: ... |'
- * ```
  */
 export function customReference(): string {
   return referenceTable(schemaKeys(documented(rocketmqCustomSchema)));
@@ -23,11 +18,6 @@ export function customReference(): string {
 
 /**
  * The Markdown table of every key of a `rocketmq` event.
- *
- * @example
- * ```ts
- * eventReference().includes('| `batchSize` | integer 1–10000 | `100` |'); // => true
- * ```
  */
 export function eventReference(): string {
   return referenceTable(schemaKeys(documented(rocketmqEventSchema)));

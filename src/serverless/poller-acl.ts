@@ -12,12 +12,6 @@ import { checkSecretArn } from './secret-arn.js';
 /**
  * The ECS secrets of the ACL credentials and what the execution role must read: Secrets Manager
  * resources (a partial ARN as `<arn>-??????`, see {@link checkSecretArn}) or SSM parameter ARNs.
- *
- * @example
- * ```ts
- * aclSecrets({ accessKeyParameter: '/rocketmq/ak', secretKeyParameter: '/rocketmq/sk' }).secrets;
- * // => [{ Name: 'ROCKETMQ_ACCESS_KEY', ValueFrom: '/rocketmq/ak' }, { Name: 'ROCKETMQ_SECRET_KEY', ValueFrom: '/rocketmq/sk' }]
- * ```
  */
 export function aclSecrets(acl: RocketMQCustomOptions['acl']): {
   secrets: ContainerSecret[];

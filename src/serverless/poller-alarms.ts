@@ -29,11 +29,6 @@ const INVOKE_GRACE_SECONDS = 10;
 
 /**
  * One enabled mapping, as the alarms see it.
- *
- * @example
- * ```ts
- * const mapping: AlarmMapping = { consumerGroup: 'orders-fn', longestInvokeSeconds: 40.5 };
- * ```
  */
 export interface AlarmMapping {
   readonly consumerGroup: string;
@@ -43,11 +38,6 @@ export interface AlarmMapping {
 
 /**
  * What the alarms are built from.
- *
- * @example
- * ```ts
- * const plan: AlarmPlan = { topicArns: [], messageAgeSeconds: 300, pollersExpected: true };
- * ```
  */
 export interface AlarmPlan {
   readonly topicArns: readonly CfnString[];
@@ -58,13 +48,6 @@ export interface AlarmPlan {
 
 /**
  * The alarm plan of `custom` (undefined with `alarms: false`), and warnings under `basePath`.
- *
- * @example
- * ```ts
- * alarmPlan({ ...custom, alarms: { messageAgeSeconds: 120 } }, [{ consumerGroup: 'g', longestInvokeSeconds: 900.5 }],
- *   { kind: 'fixed', desiredCount: 1 }, ['custom', 'rocketmq']).warnings;
- * // => ['custom.rocketmq.alarms.messageAgeSeconds: 120 is below ... (g)...']
- * ```
  */
 export function alarmPlan(
   custom: RocketMQCustomOptions,
@@ -111,12 +94,6 @@ export function alarmPlan(
 
 /**
  * The three alarms of each group, by logical id.
- *
- * @example
- * ```ts
- * Object.assign(resources, pollerAlarms(plan, ['orders-fn']));
- * // RocketMQDeadLettersAlarmOrdersFn, RocketMQMessageAgeAlarmOrdersFn, RocketMQUnhealthyAlarmOrdersFn
- * ```
  */
 export function pollerAlarms(plan: AlarmPlan, groups: readonly string[]): Record<string, CfnResource> {
   const ids = groupLogicalIds(groups);

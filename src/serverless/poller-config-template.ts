@@ -6,6 +6,7 @@
  */
 import { type CfnIntrinsic, type CfnString, escapeSubText, isCfnIntrinsic } from './cfn-intrinsic.js';
 import { RocketMQPluginError } from './plugin-error.js';
+import type { RocketMQCustomOptions } from './rocketmq-custom-schema.js';
 import type { RocketMQEventOptions } from './rocketmq-event-schema.js';
 
 /** The environment variable that carries the config JSON into the poller container. */
@@ -13,12 +14,6 @@ export const POLLER_CONFIG_ENV = 'ROCKETMQ_LAMBDA_CONFIG';
 
 /**
  * One enabled mapping to put in the config.
- *
- * @example
- * ```ts
- * const mapping: PollerMapping = { functionKey: 'orders', functionArn: { 'Fn::GetAtt': ['OrdersLambdaFunction', 'Arn'] },
- *   event: { topic: 'Orders', consumerGroup: 'orders-fn' } };
- * ```
  */
 export interface PollerMapping {
   /** The function's key in serverless.yml. */
@@ -31,24 +26,13 @@ export interface PollerMapping {
 }
 
 /**
- * The run config's `tls` settings the plugin passes through (file paths are inside the image).
+ * The run config's `tls` settings the plugin passes through (file paths are inside the image): the
+ * settings form of `custom.rocketmq.tls`.
  */
-export interface PollerTlsSettings {
-  readonly caFile?: string | undefined;
-  readonly certFile?: string | undefined;
-  readonly keyFile?: string | undefined;
-  readonly serverName?: string | undefined;
-  readonly verifyServer?: boolean | undefined;
-}
+export type PollerTlsSettings = Exclude<RocketMQCustomOptions['tls'], boolean | undefined>;
 
 /**
  * What the whole config needs beyond the mappings.
- *
- * @example
- * ```ts
- * const shared: PollerConfigShared = { nameServers: '10.0.0.10:9876', tls: false,
- *   offsetsTable: { Ref: 'RocketMQOffsetsTable' }, shutdownTimeoutMs: 110_000 };
- * ```
  */
 export interface PollerConfigShared {
   readonly nameServers: string | readonly string[] | CfnIntrinsic;
@@ -72,12 +56,6 @@ export interface PollerConfigSub {
 /**
  * Builds the run config of `mappings` as an `Fn::Sub`. Only keys the events set are written, so the
  * poller's own defaults apply to the rest; seconds become the config's milliseconds where it wants them.
- *
- * @example
- * ```ts
- * const sub = pollerConfigSub(shared, [mapping]);
- * // sub['Fn::Sub'][0] === '{"nameServer":"10.0.0.10:9876","offsets":{"store":"dynamodb","table":"${OffsetsTable}"},...}'
- * ```
  */
 export function pollerConfigSub(
   shared: PollerConfigShared,

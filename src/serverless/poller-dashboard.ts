@@ -39,11 +39,6 @@ type MetricLine = readonly (string | Readonly<Record<string, string>>)[];
 
 /**
  * The dashboard resource.
- *
- * @example
- * ```ts
- * resources.RocketMQPollerDashboard = pollerDashboard(options);
- * ```
  */
 export function pollerDashboard(options: DashboardOptions): CfnResource {
   return {
@@ -57,11 +52,6 @@ export function pollerDashboard(options: DashboardOptions): CfnResource {
 
 /**
  * The `DashboardBody`: `{ 'Fn::Sub': [json, { ClusterName, ServiceName }] }`.
- *
- * @example
- * ```ts
- * const [json, variables] = dashboardBody(options)['Fn::Sub'];
- * ```
  */
 export function dashboardBody(options: DashboardOptions): {
   readonly 'Fn::Sub': readonly [string, Readonly<Record<string, CfnString>>];

@@ -44,12 +44,6 @@ const ECS_TASKS = 'ecs-tasks.amazonaws.com';
 
 /**
  * The execution role.
- *
- * @example
- * ```ts
- * const role = executionRole({ ecrRepositoryArn: undefined, logGroupArn: { 'Fn::GetAtt': ['LogGroup', 'Arn'] },
- *   secretArns: [], parameterArns: [], kmsKeyArn: undefined });
- * ```
  */
 export function executionRole(needs: ExecutionRoleNeeds): CfnResource {
   const statements: Statement[] = [
@@ -89,12 +83,6 @@ export function executionRole(needs: ExecutionRoleNeeds): CfnResource {
 
 /**
  * The task role.
- *
- * @example
- * ```ts
- * const role = taskRole({ functionArns: [{ 'Fn::GetAtt': ['OrdersLambdaFunction', 'Arn'] }],
- *   tableArn: { 'Fn::GetAtt': ['RocketMQOffsetsTable', 'Arn'] }, failureDestinations: [] });
- * ```
  */
 export function taskRole(needs: TaskRoleNeeds): CfnResource {
   const statements: Statement[] = [

@@ -31,33 +31,17 @@ export const BOOTSTRAP_IMAGE_PARAM = 'rocketmq-bootstrap-image';
 /**
  * The poller's Dockerfile in the package (relative to the package directory, which is the build context):
  * the default of `image: { build: true }`, and what the release builds the published image with.
- *
- * @example
- * ```ts
- * path.join(packageRoot(), PACKAGE_DOCKERFILE); // => '/srv/app/node_modules/rocketmq-lambda/infra/docker/Dockerfile'
- * ```
  */
 export const PACKAGE_DOCKERFILE = 'infra/docker/Dockerfile';
 
 /**
  * The build argument that tells the package's Dockerfile which version it builds (`build: true` passes
  * the installed package's version; a Dockerfile that does not declare it ignores it).
- *
- * @example
- * ```ts
- * // Dockerfile: ARG ROCKETMQ_LAMBDA_VERSION
- * spec.buildArgs[PACKAGE_VERSION_BUILD_ARG]; // => '0.1.0'
- * ```
  */
 export const PACKAGE_VERSION_BUILD_ARG = 'ROCKETMQ_LAMBDA_VERSION';
 
 /**
  * The part of the Framework's AWS provider the deploy step uses (osls and Serverless v3 have them).
- *
- * @example
- * ```ts
- * const provider = serverless.getProvider('aws') as unknown as ImageDeployProvider;
- * ```
  */
 export interface ImageDeployProvider {
   getRegion(): string;
@@ -69,12 +53,6 @@ export interface ImageDeployProvider {
 
 /**
  * What the deploy step needs.
- *
- * @example
- * ```ts
- * await deployBuiltImage({ build: true, serviceDir: process.cwd(), cpuArchitecture: 'X86_64', stackName: 'svc-prod',
- *   template: provider.compiledCloudFormationTemplate, provider, run: createCommandRunner() });
- * ```
  */
 export interface ImageDeployInput {
   readonly build: RocketMQImageBuildOptions;
@@ -90,11 +68,6 @@ export interface ImageDeployInput {
 /**
  * Builds and pushes the image, and sets the task definition's image to `<repository>@<digest>`.
  * Returns the pushed image.
- *
- * @example
- * ```ts
- * const { image } = await deployBuiltImage(input); // => '123456789012.dkr.ecr.eu-west-1.amazonaws.com/svc-prod-rocketmqp-abc@sha256:...'
- * ```
  */
 export async function deployBuiltImage(input: ImageDeployInput): Promise<{ image: string; digest: string }> {
   const bootstrap = `Deploy once with --param="${BOOTSTRAP_IMAGE_PARAM}=<the image the poller runs now, or the published one>" to add the repository, then deploy again.`;
@@ -130,11 +103,6 @@ export async function deployBuiltImage(input: ImageDeployInput): Promise<{ image
 
 /**
  * The build of `image.build` for the tasks' architecture, tagged with the package's version.
- *
- * @example
- * ```ts
- * imageBuildSpec(true, '/srv/app', 'ARM64', '123456789012.dkr.ecr.eu-west-1.amazonaws.com/poller').platform; // => 'linux/arm64'
- * ```
  */
 export function imageBuildSpec(
   build: RocketMQImageBuildOptions,
@@ -163,11 +131,6 @@ export function imageBuildSpec(
 
 /**
  * Points the poller container of `template` at `image`.
- *
- * @example
- * ```ts
- * setPollerImage(template, builtImageReference('sha256:...'));
- * ```
  */
 export function setPollerImage(
   template: { readonly Resources: Record<string, unknown> },

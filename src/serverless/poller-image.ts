@@ -20,11 +20,6 @@ const ECR_IMAGE =
 
 /**
  * The image of the poller tasks and what comes with it.
- *
- * @example
- * ```ts
- * const plan: PollerImagePlan = { image: 'ghcr.io/rocketmq-lambda/rocketmq-lambda:0.1.0', ecrRepositoryArn: undefined, repository: undefined, build: undefined };
- * ```
  */
 export interface PollerImagePlan {
   /** The container's `Image`. */
@@ -41,13 +36,6 @@ export interface PollerImagePlan {
  * The plan for `custom.rocketmq.image`. `bootstrapImage` (deploy's `--param rocketmq-bootstrap-image=<uri>`)
  * runs that image for one deploy while the stack gains the repository of a built image: a stack created
  * before `image.build` was set has no repository to push to yet.
- *
- * @example
- * ```ts
- * pollerImagePlan(undefined).image; // => 'ghcr.io/rocketmq-lambda/rocketmq-lambda:0.1.0'
- * pollerImagePlan({ build: true }).image;
- * // => { 'Fn::Sub': '${RocketMQPollerImageRepository.RepositoryUri}:0.1.0' }
- * ```
  */
 export function pollerImagePlan(
   image: RocketMQCustomOptions['image'],
@@ -67,11 +55,6 @@ export function pollerImagePlan(
 
 /**
  * The `Image` of a built image: by tag (as packaged) or by digest (`sha256:...`, once pushed).
- *
- * @example
- * ```ts
- * builtImageReference('sha256:0123...'); // => { 'Fn::Sub': '${RocketMQPollerImageRepository.RepositoryUri}@sha256:0123...' }
- * ```
  */
 export function builtImageReference(tagOrDigest: string): CfnIntrinsic {
   const separator = tagOrDigest.startsWith('sha256:') ? '@' : ':';
@@ -80,13 +63,6 @@ export function builtImageReference(tagOrDigest: string): CfnIntrinsic {
 
 /**
  * The ARN of the ECR repository an image URI names, if it is an ECR (private) image.
- *
- * @example
- * ```ts
- * ecrRepositoryArnOf('123456789012.dkr.ecr.eu-west-1.amazonaws.com/poller:1');
- * // => 'arn:aws:ecr:eu-west-1:123456789012:repository/poller'
- * ecrRepositoryArnOf('ghcr.io/rocketmq-lambda/rocketmq-lambda:0.1.0'); // => undefined
- * ```
  */
 export function ecrRepositoryArnOf(image: CfnString): CfnString | undefined {
   // An intrinsic image may be any repository: pull rights on all of the account's.
@@ -129,11 +105,6 @@ function imageRepository(): CfnResource {
 /**
  * Whether `template` runs a built image not pushed yet (the tag form {@link builtImageReference} gives at
  * package time), which the deploy must build and push before the stack update.
- *
- * @example
- * ```ts
- * awaitsBuiltImage(serverless.service.provider.compiledCloudFormationTemplate); // => true with image.build
- * ```
  */
 export function awaitsBuiltImage(template: {
   readonly Resources: Readonly<Record<string, unknown>>;

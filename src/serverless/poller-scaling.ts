@@ -8,8 +8,9 @@
  *
  * On by default (1 task up to that bound); `scaling: false` runs a fixed count.
  */
+
+import { MAPPING_DEFAULTS } from '../config/config-defaults.js';
 import { formatKeyPath, type KeyPath, problemLine } from '../config/config-problem.js';
-import { MAPPING_DEFAULTS } from '../config/config-schema.js';
 import { LAG_METRIC } from '../metrics/lag-metric.js';
 import type { CfnIntrinsic, CfnResource, CfnString } from './cfn-intrinsic.js';
 import { CUSTOM_DEFAULTS, MAX_TASK_COUNT, type RocketMQCustomOptions } from './rocketmq-custom-schema.js';
@@ -29,11 +30,6 @@ const SCALE_IN_COOLDOWN_SECONDS = 300;
 /**
  * How the service's task count is set: fixed (`DesiredCount` in the template), or by lag-based scaling
  * (no `DesiredCount`: every stack update would reset the count to it in the middle of a backlog).
- *
- * @example
- * ```ts
- * const plan: ScalingPlan = { kind: 'lag', minCount: 1, maxCount: 8, targetLagPerTask: 1000 };
- * ```
  */
 export type ScalingPlan =
   | { readonly kind: 'fixed'; readonly desiredCount: number }
@@ -46,11 +42,6 @@ export type ScalingPlan =
 
 /**
  * An enabled mapping, as scaling sees it.
- *
- * @example
- * ```ts
- * const mapping: ScalingMapping = { path: ['functions', 'orders', 'events', 0, 'rocketmq'], event: { topic: 'Orders', consumerGroup: 'orders-fn' } };
- * ```
  */
 export interface ScalingMapping {
   readonly path: KeyPath;
@@ -60,12 +51,6 @@ export interface ScalingMapping {
 /**
  * The scaling plan of `custom` for the enabled `mappings` (at least one), with the problems (each naming
  * its key under `basePath`) and the warnings that go with it.
- *
- * @example
- * ```ts
- * scalingPlan({ nameServers: 'ns:9876', vpc: { subnetIds: ['subnet-0a1b2c3d'] } }, [mapping], ['custom', 'rocketmq']).plan;
- * // => { kind: 'lag', minCount: 1, maxCount: 8, targetLagPerTask: 1000 }
- * ```
  */
 export function scalingPlan(
   custom: RocketMQCustomOptions,
@@ -142,12 +127,6 @@ export function scalingPlan(
  * no bound; the bound is Lambda's: each task runs up to `maxConcurrency` invokes, and past
  * {@link POP_CONCURRENCY_BUDGET} invokes at once the function would meet the default account concurrency
  * quota and be throttled.
- *
- * @example
- * ```ts
- * usefulTasks({ topic: 'Orders', consumerGroup: 'g', queues: 16 }); // => 16
- * usefulTasks({ topic: 'Orders', consumerGroup: 'g', consumeMode: 'POP', maxConcurrency: 10 }); // => 100
- * ```
  */
 export function usefulTasks(event: RocketMQEventOptions): number {
   if (event.consumeMode === 'POP') {
@@ -172,11 +151,6 @@ export interface LagScalingOptions {
 /**
  * The scalable target and the target tracking policy. With several groups the policy tracks the largest
  * per-task lag among them (metric math `MAX`).
- *
- * @example
- * ```ts
- * const { scalableTarget, scalingPolicy } = lagScaling(options, 'RocketMQPollerScalableTarget');
- * ```
  */
 export function lagScaling(
   options: LagScalingOptions,

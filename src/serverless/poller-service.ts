@@ -12,11 +12,6 @@ export const POLLER_HEALTH_COMMAND = ['CMD', 'rocketmq-lambda', 'health'] as con
 
 /**
  * One ECS secret: an environment variable filled from Secrets Manager or SSM when the task starts.
- *
- * @example
- * ```ts
- * const secret: ContainerSecret = { Name: 'ROCKETMQ_ACCESS_KEY', ValueFrom: '/rocketmq/access-key' };
- * ```
  */
 export interface ContainerSecret {
   readonly Name: string;
@@ -42,11 +37,6 @@ export interface TaskDefinitionOptions {
 
 /**
  * The Fargate task definition of the poller.
- *
- * @example
- * ```ts
- * template.Resources.RocketMQPollerTaskDefinition = pollerTaskDefinition(options);
- * ```
  */
 export function pollerTaskDefinition(options: TaskDefinitionOptions): CfnResource {
   return {
@@ -97,12 +87,6 @@ export function pollerTaskDefinition(options: TaskDefinitionOptions): CfnResourc
  * The name of an ECS cluster given by name or ARN (`arn:aws:ecs:<region>:<account>:cluster/<name>`), as
  * the scaling target's resource id and the metrics' `ClusterName` dimension want it. An intrinsic is
  * taken to yield a name.
- *
- * @example
- * ```ts
- * ecsClusterName('arn:aws:ecs:eu-west-1:123456789012:cluster/shared'); // => 'shared'
- * ecsClusterName('shared'); // => 'shared'
- * ```
  */
 export function ecsClusterName(cluster: CfnString): CfnString {
   if (typeof cluster !== 'string' || !cluster.startsWith('arn:')) return cluster;
@@ -127,11 +111,6 @@ export interface ServiceOptions {
 /**
  * The ECS service running the poller tasks. Rolling deployments start new tasks before stopping old
  * ones (RocketMQ's rebalance hands the queues over) and roll back when new tasks keep failing.
- *
- * @example
- * ```ts
- * template.Resources.RocketMQPollerService = pollerService(options);
- * ```
  */
 export function pollerService(options: ServiceOptions): CfnResource {
   return {

@@ -57,11 +57,6 @@ export function publishedImage(registry: keyof typeof PUBLISHED_IMAGE_REPOSITORI
 /**
  * The directory of the installed rocketmq-lambda package (where its package.json is): the build
  * context of `image: { build: true }`.
- *
- * @example
- * ```ts
- * path.join(packageRoot(), 'infra/docker/Dockerfile');
- * ```
  */
 export function packageRoot(): string {
   return findPackage(path.dirname(fileURLToPath(import.meta.url))).dir;

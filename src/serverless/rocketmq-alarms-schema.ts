@@ -18,11 +18,6 @@ import { cfnIntrinsicSchema } from './cfn-intrinsic.js';
 
 /**
  * Defaults of the alarm and dashboard keys.
- *
- * @example
- * ```ts
- * custom.alarms ?? ALARM_DEFAULTS.alarms; // => true
- * ```
  */
 export const ALARM_DEFAULTS = {
   alarms: true,
@@ -37,11 +32,6 @@ export const ALARM_DEFAULTS = {
 /**
  * Bounds of `alarms.messageAgeSeconds`: one alarm period, up to a week (older messages are better caught
  * by `maxRecordAge`).
- *
- * @example
- * ```ts
- * MESSAGE_AGE_LIMITS.min; // => 60
- * ```
  */
 export const MESSAGE_AGE_LIMITS = { min: 60, max: 604_800 } as const;
 
@@ -58,11 +48,6 @@ const alarmTopicArn = z.union(
 
 /**
  * The schema of `custom.rocketmq.alarms`.
- *
- * @example
- * ```ts
- * alarmsSchema.safeParse({ topicArn: 'arn:aws:sns:eu-west-1:123456789012:ops' }).success; // => true
- * ```
  */
 export const alarmsSchema = z
   .union(
@@ -108,11 +93,6 @@ export const alarmsSchema = z
 
 /**
  * The schema of `custom.rocketmq.dashboard`.
- *
- * @example
- * ```ts
- * dashboardSchema.safeParse(false).success; // => true
- * ```
  */
 export const dashboardSchema = z
   .boolean()
@@ -127,10 +107,5 @@ export const dashboardSchema = z
 
 /**
  * `custom.rocketmq.alarms`: on or off, or where to send them and the message age threshold.
- *
- * @example
- * ```ts
- * const alarms: RocketMQAlarmOptions = { topicArn: 'arn:aws:sns:eu-west-1:123456789012:ops', messageAgeSeconds: 600 };
- * ```
  */
 export type RocketMQAlarmOptions = z.output<typeof alarmsSchema>;

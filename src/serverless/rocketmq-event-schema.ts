@@ -2,8 +2,9 @@
  * The `rocketmq` event of a function in serverless.yml: one event source mapping (topic → this function).
  * A closed schema: a key not listed is an error. Durations are in seconds, as in AWS's own event source
  * mappings (`maximumBatchingWindow`, `maxRecordAge`); the plugin converts them for the poller. The keys
- * the run config also has take their range, default and description from the same definitions (the
- * consumer's option specs through `consumer-option-keys.ts`, the run config's constants), none restated.
+ * the run config also has are the run config's own (`mapping-keys.ts`, and the consumer's option specs
+ * through `consumer-option-keys.ts`), none restated; so are the rules that span them (`config-rules.ts`,
+ * run by `schema-problems.ts`).
  *
  * ```yaml
  * functions:
@@ -18,35 +19,20 @@
  * ```
  */
 import { z } from 'zod';
+import { MAPPING_DEFAULTS } from '../config/config-defaults.js';
+import { enumOptionKey, integerOptionKey, secondsOptionKey } from '../config/consumer-option-keys.js';
 import {
-  ISO_TIMESTAMP,
-  MAPPING_DEFAULTS,
-  MAX_GROUP_CHARS,
+  consumerGroupKey,
+  MAPPING_KEYS,
   MAX_RECORD_AGE_SECONDS,
-  MAX_TOPIC_CHARS,
   MIN_RECORD_AGE_SECONDS,
-  RESOURCE_NAME,
-} from '../config/config-schema.js';
-import {
-  booleanOptionKey,
-  enumOptionKey,
-  integerOptionKey,
-  secondsOptionKey,
-} from '../config/consumer-option-keys.js';
-import { info, type KeyInfo } from '../config/schema-meta.js';
+} from '../config/mapping-keys.js';
+import { info, intKey } from '../config/schema-meta.js';
+import { FAILURE_DESTINATION_ARN } from '../util/failure-destination-arn-pattern.js';
 import { cfnIntrinsicSchema } from './cfn-intrinsic.js';
-
-/** An SQS queue or SNS topic ARN. */
-export const FAILURE_DESTINATION_ARN =
-  /^arn:aws[a-zA-Z-]*:(sqs|sns):[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]{1,256}$/;
 
 /**
  * The queue count assumed of a topic when its event gives no `queues`: RocketMQ's `defaultTopicQueueNums`.
- *
- * @example
- * ```ts
- * event.queues ?? QUEUES_PER_TOPIC; // => 8 when the event says nothing
- * ```
  */
 export const QUEUES_PER_TOPIC = 8;
 
@@ -59,16 +45,8 @@ export const MAX_RECORD_AGE_LIMITS = {
 
 /**
  * The poller's batching window when an event gives none, in seconds (the consumer's default).
- *
- * @example
- * ```ts
- * (event.maximumBatchingWindow ?? DEFAULT_BATCHING_WINDOW_SECONDS) * 1000; // => 500 when unset
- * ```
  */
 export const DEFAULT_BATCHING_WINDOW_SECONDS = MAPPING_DEFAULTS.maximumBatchingWindowMs / 1000;
-
-const int = (min: number, max: number, meta: KeyInfo) =>
-  z.number().int().min(min).max(max).optional().meta(info(meta));
 
 /**
  * The schema of one `rocketmq` event.
@@ -79,81 +57,26 @@ const int = (min: number, max: number, meta: KeyInfo) =>
  * ```
  */
 export const rocketmqEventSchema = z.strictObject({
-  topic: z
-    .string()
-    .regex(RESOURCE_NAME, { error: 'must be a RocketMQ topic name (A-Z a-z 0-9 _ - % |)' })
-    .max(MAX_TOPIC_CHARS)
-    .meta(info({ description: 'The topic to consume.' })),
-  consumerGroup: z
-    .string()
-    .regex(RESOURCE_NAME, { error: 'must be a RocketMQ group name (A-Z a-z 0-9 _ - % |)' })
-    .max(MAX_GROUP_CHARS)
-    .meta(
-      info({
-        description: 'The consumer group; its offsets live in the offsets table. One event per group.',
-      }),
-    ),
-  filter: z
-    .union(
-      [
-        z
-          .string()
-          .min(1)
-          .meta(info({ description: 'A tag expression: "*", "TagA || TagB".' })),
-        z.strictObject({
-          sql: z
-            .string()
-            .trim()
-            .min(1)
-            .meta(
-              info({
-                description:
-                  'An SQL92 expression over message properties (the broker needs `enablePropertyFilter=true`).',
-              }),
-            ),
-        }),
-      ],
-      { error: 'must be a tag expression ("*", "TagA || TagB") or { sql: "..." }' },
-    )
-    .optional()
-    .meta(
-      info({
-        description: 'A tag expression (`"*"`, `"TagA || TagB"`), or `{ sql: "a > 5" }`.',
-        default: MAPPING_DEFAULTS.filter,
-      }),
-    ),
-  batchSize: integerOptionKey('batchSize'),
+  topic: MAPPING_KEYS.topic,
+  consumerGroup: consumerGroupKey(
+    'The consumer group; its offsets live in the offsets table. One event per group.',
+  ),
+  filter: MAPPING_KEYS.filter,
+  batchSize: MAPPING_KEYS.batchSize,
   maximumBatchingWindow: secondsOptionKey('maximumBatchingWindowMs', {
     note: "The poller's default is that of AWS's Kafka and MQ event sources.",
   }),
-  startingPosition: enumOptionKey('startingPosition'),
-  startingPositionTimestamp: z
-    .union(
-      [
-        z.number().min(0),
-        z.string().regex(ISO_TIMESTAMP, { error: 'must be an ISO 8601 date-time with a zone' }),
-      ],
-      { error: 'must be Unix time in seconds or an ISO 8601 date-time such as 2025-01-31T12:00:00Z' },
-    )
-    .optional()
-    .meta(info({ description: 'With AT_TIMESTAMP: Unix time in seconds, or an ISO 8601 date-time.' })),
-  orderly: booleanOptionKey('orderly'),
-  orderlyFailure: enumOptionKey('orderlyFailure'),
+  startingPosition: MAPPING_KEYS.startingPosition,
+  startingPositionTimestamp: MAPPING_KEYS.startingPositionTimestamp,
+  orderly: MAPPING_KEYS.orderly,
+  orderlyFailure: MAPPING_KEYS.orderlyFailure,
   maxConcurrency: integerOptionKey('maxConcurrency', { note: 'Per poller task.' }),
-  maxReconsumeTimes: integerOptionKey('maxReconsumeTimes'),
-  maxRecordAge: int(MAX_RECORD_AGE_LIMITS.noLimit, MAX_RECORD_AGE_LIMITS.max, {
+  maxReconsumeTimes: MAPPING_KEYS.maxReconsumeTimes,
+  maxRecordAge: intKey(MAX_RECORD_AGE_LIMITS.noLimit, MAX_RECORD_AGE_LIMITS.max, {
     description: `Seconds: older messages go to the failure path without an invoke; -1 for no limit, else ${MAX_RECORD_AGE_LIMITS.min}–${MAX_RECORD_AGE_LIMITS.max}.`,
     default: MAX_RECORD_AGE_LIMITS.noLimit,
   }),
-  bisectBatchOnError: z
-    .boolean()
-    .optional()
-    .meta(
-      info({
-        description: 'Split a failed batch in two and retry the halves before counting a retry.',
-        default: MAPPING_DEFAULTS.bisectBatchOnError,
-      }),
-    ),
+  bisectBatchOnError: MAPPING_KEYS.bisectBatchOnError,
   onFailure: z
     .union(
       [
@@ -178,9 +101,9 @@ export const rocketmqEventSchema = z.strictObject({
   consumeMode: enumOptionKey('consumeMode', {
     note: 'POP refuses `orderly`, `AT_TIMESTAMP`, `BROADCASTING` and `bisectBatchOnError`.',
   }),
-  allocateStrategy: enumOptionKey('allocateStrategy', { note: 'PUSH only.' }),
-  allocateVirtualNodes: integerOptionKey('allocateVirtualNodes', { note: 'With `CONSISTENT_HASH` only.' }),
-  queues: int(1, 65_536, {
+  allocateStrategy: MAPPING_KEYS.allocateStrategy,
+  allocateVirtualNodes: MAPPING_KEYS.allocateVirtualNodes,
+  queues: intKey(1, 65_536, {
     description:
       "The topic's queue count: sizes the scaling's default `maxCount` (the largest among the events). 8 is RocketMQ's `defaultTopicQueueNums`, the queue count of a topic created without one.",
     default: QUEUES_PER_TOPIC,

@@ -11,16 +11,20 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { LOCAL_STATE_DIR } from '../config/config-defaults.js';
 import type { CfnResource } from './cfn-intrinsic.js';
-import { type CompileRocketMQInput, compileRocketMQResources } from './compile-rocketmq-resources.js';
+import {
+  type CompileRocketMQInput,
+  compileRocketMQResources,
+  frameworkTimeoutSeconds,
+} from './compile-rocketmq-resources.js';
 import { createCommandRunner, ensureDockerBuildx, ImageBuildError } from './docker-image-build.js';
 import { RocketMQPluginError } from './plugin-error.js';
 import { rocketmqCustomJsonSchema, rocketmqEventJsonSchema } from './plugin-json-schemas.js';
 import { awaitsBuiltImage } from './poller-image.js';
 import { BOOTSTRAP_IMAGE_PARAM, deployBuiltImage, type ImageDeployProvider } from './poller-image-deploy.js';
 import { rocketmqCustomSchema } from './rocketmq-custom-schema.js';
-import { rocketmqEventSchema } from './rocketmq-event-schema.js';
-import { unknownKeyProblems } from './schema-problems.js';
+import { serviceUnknownKeyProblems } from './schema-problems.js';
 
 /**
  * What `rocketmq-lambda dev` keeps in the service directory (broker logs, offsets): never deployed.
@@ -30,7 +34,7 @@ import { unknownKeyProblems } from './schema-problems.js';
  * serverless.service.package.patterns.includes(DEV_STATE_EXCLUDE_PATTERN); // => true after packaging
  * ```
  */
-export const DEV_STATE_EXCLUDE_PATTERN = '!.rocketmq-lambda/**';
+export const DEV_STATE_EXCLUDE_PATTERN = `!${LOCAL_STATE_DIR}/**`;
 /**
  * TypeScript sources, declarations and source maps of dependencies: a Lambda function never loads them,
  * and zod alone ships about 4 MB of them (the handler kit's zip goes from 1.6 MB to 0.6 MB).
@@ -162,7 +166,8 @@ export class RocketMQServerlessPlugin {
           logicalId: naming.getLambdaLogicalId(key),
           aliasLogicalId: definition.targetAlias?.logicalId,
           events: definition.events ?? [],
-          timeoutSeconds: seconds(definition.timeout) ?? seconds(service.provider.timeout),
+          timeoutSeconds:
+            frameworkTimeoutSeconds(definition.timeout) ?? frameworkTimeoutSeconds(service.provider.timeout),
         };
       }),
     };
@@ -247,17 +252,10 @@ export class RocketMQServerlessPlugin {
     const service = this.#serverless.service;
     const mode = service.configValidationMode ?? 'error';
     if (mode === 'off') return;
-    const lines: string[] = [];
-    for (const key of service.getAllFunctions()) {
-      (service.getFunction(key).events ?? []).forEach((entry, index) => {
-        if (typeof entry !== 'object' || entry === null || !('rocketmq' in entry)) return;
-        const path = ['functions', key, 'events', index, 'rocketmq'];
-        lines.push(...unknownKeyProblems(rocketmqEventSchema, entry.rocketmq, path));
-      });
-    }
-    const custom = service.custom?.rocketmq;
-    if (custom !== undefined)
-      lines.push(...unknownKeyProblems(rocketmqCustomSchema, custom, ['custom', 'rocketmq']));
+    const lines = serviceUnknownKeyProblems(
+      service.getAllFunctions().map((key) => [key, service.getFunction(key).events ?? []] as const),
+      service.custom?.rocketmq,
+    );
     if (lines.length === 0) return;
     const error = new RocketMQPluginError(lines);
     if (mode === 'error') throw new this.#serverless.classes.Error(error.message, CONFIG_ERROR_CODE);
@@ -292,11 +290,4 @@ export class RocketMQServerlessPlugin {
       throw new this.#serverless.classes.Error(error.message, 'ROCKETMQ_IMAGE_BUILD_FAILED');
     }
   }
-}
-
-/** A timeout as the Framework takes it: a number of seconds (variables may yield a numeric string). */
-function seconds(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
-  return undefined;
 }

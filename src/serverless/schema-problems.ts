@@ -6,38 +6,36 @@
 import { z } from 'zod';
 import { type IssueVocabulary, problemsOfIssues } from '../config/config-issues.js';
 import { knownKeysAt, type SchemaNode } from '../config/config-keys.js';
-import { type KeyPath, problemLine } from '../config/config-problem.js';
-import { MAPPING_DEFAULTS, MAX_TIMESTAMP_SECONDS } from '../config/config-schema.js';
-import { RocketMQError } from '../errors.js';
-import { buildSubscriptionData } from '../protocol/subscription.js';
+import type { KeyPath } from '../config/config-problem.js';
+import { problemLine } from '../config/config-problem.js';
+import {
+  allocationProblems,
+  consumeModeProblems,
+  filterProblems,
+  type KeyAt,
+  orderlyFailureProblems,
+  recordAgeProblems,
+  startingPositionProblems,
+  tlsProblems,
+} from '../config/config-rules.js';
 import {
   CUSTOM_DEFAULTS,
   FARGATE_SIZES,
   LOG_RETENTION_DAYS,
   type RocketMQCustomOptions,
+  rocketmqCustomSchema,
 } from './rocketmq-custom-schema.js';
-import { MAX_RECORD_AGE_LIMITS, type RocketMQEventOptions } from './rocketmq-event-schema.js';
+import { type RocketMQEventOptions, rocketmqEventSchema } from './rocketmq-event-schema.js';
 import { checkSecretArn } from './secret-arn.js';
 
 /**
  * The result of {@link validateWith}: the parsed value, or problem lines.
- *
- * @example
- * ```ts
- * const checked: Checked<number> = { ok: false, problems: ['batchSize: must be ≤ 10000, got 20000'] };
- * ```
  */
 export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
 /**
  * Parses `value` with `schema`; problems are lines under `basePath`, unknown keys with a "did you mean"
  * from the schema's own keys.
- *
- * @example
- * ```ts
- * validateWith(rocketmqEventSchema, { topic: 'T', consumerGroup: 'g', batchsize: 5 }, ['functions', 'f', 'events', 0, 'rocketmq']);
- * // => { ok: false, problems: ['functions.f.events[0].rocketmq.batchsize: unknown key (did you mean batchSize?)'] }
- * ```
  */
 export function validateWith<S extends z.ZodType>(
   schema: S,
@@ -56,12 +54,6 @@ export function validateWith<S extends z.ZodType>(
  * Only the unknown keys of `value` under `schema`, each with its "did you mean" (empty when there are
  * none, whatever else is wrong): what the plugin reports before the framework's own schema check, whose
  * message names the key without a suggestion.
- *
- * @example
- * ```ts
- * unknownKeyProblems(rocketmqEventSchema, { topic: 'T', consumerGroup: 'g', batchsize: 5 }, ['e']);
- * // => ['e.batchsize: unknown key (did you mean batchSize?)']
- * ```
  */
 export function unknownKeyProblems<S extends z.ZodType>(
   schema: S,
@@ -77,69 +69,44 @@ export function unknownKeyProblems<S extends z.ZodType>(
 }
 
 /**
- * The cross-key problems of one event (it passed the schema), as lines under `basePath`.
- *
- * @example
- * ```ts
- * eventRuleProblems({ topic: 'T', consumerGroup: 'g', startingPosition: 'AT_TIMESTAMP' }, ['e']);
- * // => ['e.startingPositionTimestamp: required when startingPosition is AT_TIMESTAMP']
- * ```
+ * The unknown keys of a service's plugin configuration: every `rocketmq` event of `functions` (the
+ * function's key and its `events` list) and `custom.rocketmq`. The plugin's and dev's checks both call it.
+ */
+export function serviceUnknownKeyProblems(
+  functions: Iterable<readonly [key: string, events: readonly unknown[]]>,
+  custom: unknown,
+): string[] {
+  const lines: string[] = [];
+  for (const [key, events] of functions) {
+    events.forEach((entry, index) => {
+      if (typeof entry !== 'object' || entry === null || !('rocketmq' in entry)) return;
+      const path = ['functions', key, 'events', index, 'rocketmq'];
+      lines.push(...unknownKeyProblems(rocketmqEventSchema, entry.rocketmq, path));
+    });
+  }
+  if (custom !== undefined)
+    lines.push(...unknownKeyProblems(rocketmqCustomSchema, custom, ['custom', 'rocketmq']));
+  return lines;
+}
+
+/**
+ * The cross-key problems of one event (it passed the schema), as lines under `basePath`: the run
+ * config's rules of the keys the event shares with a mapping (`config-rules.ts`), and the event's own.
  */
 export function eventRuleProblems(event: RocketMQEventOptions, basePath: KeyPath): string[] {
-  const at = (key: string, message: string) => problemLine({ path: [...basePath, key], message });
-  const problems: string[] = [];
-  const position = event.startingPosition;
-  const timestamp = event.startingPositionTimestamp;
-  if (position === 'AT_TIMESTAMP' && timestamp === undefined) {
-    problems.push(at('startingPositionTimestamp', 'required when startingPosition is AT_TIMESTAMP'));
-  }
-  if (timestamp !== undefined && position !== 'AT_TIMESTAMP') {
-    problems.push(
-      at(
-        'startingPositionTimestamp',
-        `only used when startingPosition is AT_TIMESTAMP (it is ${position ?? `${MAPPING_DEFAULTS.startingPosition}, the default`})`,
-      ),
-    );
-  }
-  if (typeof timestamp === 'string' && Number.isNaN(Date.parse(timestamp))) {
-    problems.push(at('startingPositionTimestamp', `${JSON.stringify(timestamp)} is not a valid date`));
-  }
-  if (typeof timestamp === 'number' && timestamp > MAX_TIMESTAMP_SECONDS) {
-    problems.push(at('startingPositionTimestamp', 'is Unix time in seconds (this looks like milliseconds)'));
-  }
-  if (event.orderlyFailure !== undefined && event.orderly !== true) {
-    problems.push(at('orderlyFailure', 'only used when orderly is true'));
-  }
-  const age = event.maxRecordAge;
-  if (age !== undefined && age !== MAX_RECORD_AGE_LIMITS.noLimit && age < MAX_RECORD_AGE_LIMITS.min) {
-    problems.push(
-      at(
-        'maxRecordAge',
-        `must be -1 (no limit) or ${MAX_RECORD_AGE_LIMITS.min}–${MAX_RECORD_AGE_LIMITS.max} seconds, got ${age}`,
-      ),
-    );
-  }
-  if (typeof event.filter === 'string') {
-    try {
-      buildSubscriptionData(event.topic, event.filter, 'TAG', 0);
-    } catch (error) {
-      if (!(error instanceof RocketMQError)) throw error;
-      problems.push(
-        at('filter', `tag expression ${JSON.stringify(event.filter)} names no tag (use "*" for all)`),
-      );
-    }
-  }
-  return problems;
+  const at: KeyAt = (key) => [...basePath, key];
+  return [
+    ...startingPositionProblems(event, at),
+    ...orderlyFailureProblems(event, at),
+    ...recordAgeProblems(event.maxRecordAge, at('maxRecordAge')),
+    ...filterProblems(event, at),
+    ...allocationProblems(event, at),
+    ...consumeModeProblems(event, at),
+  ].map(problemLine);
 }
 
 /**
  * The cross-key problems of `custom.rocketmq` (it passed the schema), as lines under `basePath`.
- *
- * @example
- * ```ts
- * customRuleProblems({ nameServers: 'ns:9876', vpc: { subnetIds: ['s'] }, cpu: 300 }, ['custom', 'rocketmq']);
- * // => ['custom.rocketmq.cpu: must be one of 256, 512, 1024, 2048, 4096, 8192, 16384, got 300']
- * ```
  */
 export function customRuleProblems(custom: RocketMQCustomOptions, basePath: KeyPath): string[] {
   const at = (path: KeyPath, message: string) => problemLine({ path: [...basePath, ...path], message });
@@ -163,13 +130,7 @@ export function customRuleProblems(custom: RocketMQCustomOptions, basePath: KeyP
     const secret = checkSecretArn(acl.secretArn);
     if (!secret.ok) problems.push(at(['acl', 'secretArn'], secret.problem));
   }
-  const tls = custom.tls;
-  if (typeof tls === 'object') {
-    if (tls.certFile !== undefined && tls.keyFile === undefined)
-      problems.push(at(['tls', 'keyFile'], 'required with certFile'));
-    if (tls.keyFile !== undefined && tls.certFile === undefined)
-      problems.push(at(['tls', 'certFile'], 'required with keyFile'));
-  }
+  problems.push(...tlsProblems(custom.tls, [...basePath, 'tls']).map(problemLine));
   if (custom.cpu !== undefined || custom.memory !== undefined)
     problems.push(...fargateSizeProblems(custom, at));
   const table = custom.offsetsTable;

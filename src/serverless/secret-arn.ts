@@ -17,11 +17,6 @@ const RANDOM_SUFFIX = /-[A-Za-z0-9]{6}$/;
 
 /**
  * A secret ARN checked: what the ECS secret's `valueFrom` names and what the policy must allow.
- *
- * @example
- * ```ts
- * const secret: CheckedSecretArn = { ok: true, valueFrom: 'arn:...:secret:acl', policyResources: ['arn:...:secret:acl-??????'] };
- * ```
  */
 export type CheckedSecretArn =
   | { readonly ok: true; readonly valueFrom: CfnString; readonly policyResources: readonly CfnString[] }
@@ -33,13 +28,6 @@ export type CheckedSecretArn =
  * - a partial ARN: `<arn>-??????`;
  * - an intrinsic (unknown until deploy): both the value and `<value>-??????`.
  * `valueFrom` is the ARN as given (ECS accepts partial ARNs).
- *
- * @example
- * ```ts
- * checkSecretArn('arn:aws:secretsmanager:eu-west-1:123456789012:secret:rocketmq-acl');
- * // => { ok: true, valueFrom: '...:secret:rocketmq-acl', policyResources: ['...:secret:rocketmq-acl-??????'] }
- * checkSecretArn('rocketmq-acl'); // => { ok: false, problem: 'must be a Secrets Manager secret ARN ...' }
- * ```
  */
 export function checkSecretArn(arn: CfnString): CheckedSecretArn {
   if (isCfnIntrinsic(arn)) {

@@ -1,14 +1,6 @@
 /**
  * Waits `ms`, or less when `signal` aborts first; never rejects (an abort just ends the wait early), so
  * a loop can sleep and then check whether it was stopped.
- *
- * @example
- * ```ts
- * while (!stop.signal.aborted) {
- *   await pollOnce();
- *   await abortableSleep(1_000, stop.signal);
- * }
- * ```
  */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted === true) return Promise.resolve();

@@ -53,11 +53,6 @@ interface AwsErrorShape {
  * True when an AWS SDK v3 call failed in a way that may succeed if tried again later: a throttling error,
  * an HTTP 429 or 5xx answer, an SDK-marked retryable error, a timeout or a network error (also when
  * wrapped as the `cause` of another error).
- *
- * @example
- * ```ts
- * await retry(() => client.send(command), { isRetriable: isTransientAwsError });
- * ```
  */
 export function isTransientAwsError(error: unknown): boolean {
   return anyInCauseChain(error, (candidate) => {
@@ -73,11 +68,6 @@ export function isTransientAwsError(error: unknown): boolean {
 /**
  * True when a call failed because its connection could not be made or broke (a Node.js socket error code
  * such as `ECONNREFUSED` or `ECONNRESET`, also when wrapped as the `cause` of another error).
- *
- * @example
- * ```ts
- * if (isNetworkError(err)) return { ok: false, kind: 'network', message: err.message };
- * ```
  */
 export function isNetworkError(error: unknown): boolean {
   return anyInCauseChain(error, (candidate) => {
@@ -101,11 +91,6 @@ const PERMANENT_ERROR_NAMES: ReadonlySet<string> = new Set([
 /**
  * True when an AWS SDK v3 call failed in a way only a change of the deployment fixes: a missing resource
  * (table, function), access denied, an unknown access key (also when wrapped as the `cause`).
- *
- * @example
- * ```ts
- * if (isPermanentAwsError(err)) stopWithReason(err); // retrying would fail the same way
- * ```
  */
 export function isPermanentAwsError(error: unknown): boolean {
   return anyInCauseChain(error, (candidate) => {
@@ -117,11 +102,6 @@ export function isPermanentAwsError(error: unknown): boolean {
 /**
  * True when `error` is an AWS SDK error (or any Error) named `name`, e.g. `'ConditionalCheckFailedException'`.
  * Compares names rather than classes so clients from another copy of the SDK are recognised too.
- *
- * @example
- * ```ts
- * if (isAwsErrorNamed(err, 'ResourceInUseException')) return; // someone else is creating the table
- * ```
  */
 export function isAwsErrorNamed(error: unknown, name: string): boolean {
   return error instanceof Error && error.name === name;

@@ -13,12 +13,6 @@ let installed = false;
 
 /**
  * Whether a warning (as given to `process.emitWarning`) is the AWS SDK's Node.js version warning.
- *
- * @example
- * ```ts
- * isAwsSdkNodeVersionWarning('NodeVersionSupportWarning: The AWS SDK for JavaScript (v3)\nversions ...'); // => true
- * isAwsSdkNodeVersionWarning(new Error('something else')); // => false
- * ```
  */
 export function isAwsSdkNodeVersionWarning(warning: unknown): boolean {
   const text = typeof warning === 'string' ? warning : warning instanceof Error ? warning.message : '';
@@ -28,12 +22,6 @@ export function isAwsSdkNodeVersionWarning(warning: unknown): boolean {
 /**
  * Makes `process.emitWarning` drop the AWS SDK's Node.js version warning; every other warning goes through
  * unchanged. Idempotent; call it once, before the SDK's first client is made.
- *
- * @example
- * ```ts
- * suppressAwsSdkNodeVersionWarning();
- * new DynamoDBClient({}); // no NodeVersionSupportWarning on stderr
- * ```
  */
 export function suppressAwsSdkNodeVersionWarning(): void {
   if (installed) return;

@@ -9,11 +9,6 @@ export const MAX_CAUSE_DEPTH = 6;
 /**
  * True when `predicate` holds for `error` or for an error it wraps (its `cause` chain, and each member
  * of an AggregateError on the way).
- *
- * @example
- * ```ts
- * anyInCauseChain(err, (e) => (e as { code?: unknown }).code === 'ECONNRESET');
- * ```
  */
 export function anyInCauseChain(error: unknown, predicate: (candidate: object) => boolean): boolean {
   return search(error, predicate, 0);

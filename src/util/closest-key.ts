@@ -10,13 +10,6 @@ import { editDistance } from './edit-distance.js';
  * A candidate whose length differs from the key's by more than the edit limit is out of reach without
  * computing a distance, so an unknown key of any length (it comes from a config or a command line)
  * costs its length, not its length times each candidate's.
- *
- * @example
- * ```ts
- * closestKey('bathcSize', ['batchSize', 'topic']); // => 'batchSize'
- * closestKey('TOPIC', ['batchSize', 'topic']); // => 'topic'
- * closestKey('region', ['batchSize', 'topic']); // => undefined
- * ```
  */
 export function closestKey(key: string, known: readonly string[]): string | undefined {
   const limit = Math.min(2, Math.max(1, Math.floor(key.length / 3)));

@@ -10,12 +10,6 @@ const MAX_CAUSE_DEPTH = 4;
 
 /**
  * A one-line reason for `error`, with its causes (`a: b: c`), never empty.
- *
- * @example
- * ```ts
- * describeError(new Error('write failed', { cause: Object.assign(new Error(''), { code: 'ECONNREFUSED' }) }));
- * // => 'write failed: Error ECONNREFUSED'
- * ```
  */
 export function describeError(error: unknown): string {
   const parts: string[] = [];

@@ -12,12 +12,6 @@ export const MAX_ECHOED_CHARS = 100;
 
 /**
  * `value` as a JSON string, cut to `max` characters with `…` and its full length when longer.
- *
- * @example
- * ```ts
- * echoedValue('ns-1:9876'); // => '"ns-1:9876"'
- * echoedValue('x'.repeat(5000)); // => '"xxxx…xxx…" (5000 characters)' (100 x's)
- * ```
  */
 export function echoedValue(value: string, max: number = MAX_ECHOED_CHARS): string {
   if (value.length <= max) return JSON.stringify(value);
@@ -28,12 +22,6 @@ export function echoedValue(value: string, max: number = MAX_ECHOED_CHARS): stri
 /**
  * `text` as it is when at most `max` characters long, else its start, `…` and its full length: for text
  * that is already a sentence (a message from a subprocess, a parser's own words) rather than a value.
- *
- * @example
- * ```ts
- * echoedText('short'); // => 'short'
- * echoedText('y'.repeat(500), 10); // => 'yyyyyyyyyy… (500 characters)'
- * ```
  */
 export function echoedText(text: string, max: number = MAX_ECHOED_CHARS): string {
   return text.length <= max ? text : `${head(text, max)}… (${text.length} characters)`;

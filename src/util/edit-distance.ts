@@ -6,12 +6,6 @@
  * Levenshtein distance with adjacent transpositions counted as one edit (optimal string alignment).
  * Costs `a.length × b.length` steps: callers bound their inputs (closestKey skips a candidate whose
  * length alone puts it out of reach).
- *
- * @example
- * ```ts
- * editDistance('topic', 'tpoic'); // => 1
- * editDistance('kitten', 'sitting'); // => 3
- * ```
  */
 export function editDistance(a: string, b: string): number {
   const rows: number[][] = [];

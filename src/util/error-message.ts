@@ -1,12 +1,6 @@
 /**
  * The message of a thrown value: an Error's own message (no cause chain, no name), anything else as
  * a string. For the full reason with causes, use `describeError`.
- *
- * @example
- * ```ts
- * errorMessage(new Error('connect ECONNREFUSED')); // => 'connect ECONNREFUSED'
- * errorMessage('boom'); // => 'boom'
- * ```
  */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

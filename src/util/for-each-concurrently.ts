@@ -2,13 +2,6 @@
  * Runs `run` for every item, at most `limit` at a time, starting them in order. When a run rejects, no
  * further item is started; the runs under way are awaited, then the first rejection is thrown. Runs
  * that must all happen catch their own errors.
- *
- * @example
- * ```ts
- * await forEachConcurrently(keys, 4, async (key) => {
- *   await store.persist(key);
- * });
- * ```
  */
 export async function forEachConcurrently<T>(
   items: readonly T[],

@@ -24,13 +24,6 @@ const derived = new WeakMap<Logger, { origin: Logger; bindings: Readonly<Record<
 /**
  * A child logger with `bindings`, where a key bound by a parent made here is replaced rather than
  * repeated (pino appends child bindings, so nested components would print `"component"` twice per line).
- *
- * @example
- * ```ts
- * const mappingLog = childLogger(componentLogger('poller'), { mapping: 'orders' });
- * componentLogger('consumer.runtime', mappingLog).info('started');
- * // => {"component":"consumer.runtime","mapping":"orders","msg":"started",...}
- * ```
  */
 export function childLogger(parent: Logger, bindings: Readonly<Record<string, unknown>>): Logger {
   const known = derived.get(parent);
@@ -43,12 +36,6 @@ export function childLogger(parent: Logger, bindings: Readonly<Record<string, un
 
 /**
  * A child logger that stamps every line with its component name (replacing the parent's, if any).
- *
- * @example
- * ```ts
- * const log = componentLogger('network.connection');
- * log.warn({ address, err }, 'connection closed');
- * ```
  */
 export function componentLogger(component: string, parent: Logger = rootLogger): Logger {
   return childLogger(parent, { component });

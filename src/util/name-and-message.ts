@@ -2,12 +2,6 @@
  * `Name: message` of a thrown value (anything else as a string): for reasons where the error's name is
  * the information, AWS error codes (`AccessDenied`, `ThrottlingException`) and Lambda's own
  * `SyntaxError: ...` lines. `describeError` drops names it does not know; this keeps every one.
- *
- * @example
- * ```ts
- * nameAndMessage(Object.assign(new Error('not authorized'), { name: 'AccessDenied' })); // => 'AccessDenied: not authorized'
- * nameAndMessage('boom'); // => 'boom'
- * ```
  */
 export function nameAndMessage(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);

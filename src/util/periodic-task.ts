@@ -7,13 +7,6 @@ import { ThrottledLog } from './throttled-log.js';
 
 /**
  * A timer-driven background task.
- *
- * @example
- * ```ts
- * const persist = new PeriodicTask('persist offsets', 5000, () => store.persistAll(queues()), log);
- * persist.start();
- * await persist.stop();
- * ```
  */
 export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined;

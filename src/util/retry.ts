@@ -31,11 +31,6 @@ export function hasRetriableFlag(error: unknown): boolean {
 
 /**
  * The delay before attempt `attempt + 1` (attempt counts from 1): full jitter over an exponential cap.
- *
- * @example
- * ```ts
- * backoffDelayMs(3, { initialDelayMs: 100, maxDelayMs: 5000 }) // somewhere in [0, 400]
- * ```
  */
 export function backoffDelayMs(attempt: number, options: RetryOptions = {}): number {
   const initial = options.initialDelayMs ?? 100;
@@ -48,11 +43,6 @@ export function backoffDelayMs(attempt: number, options: RetryOptions = {}): num
 /**
  * Runs `operation` until it succeeds, fails with a non-retriable error, or runs out of attempts;
  * then rethrows the last error.
- *
- * @example
- * ```ts
- * const offset = await retry(() => store.persist(queue), { maxAttempts: 8, onRetry: (err) => log.warn({ err }) });
- * ```
  */
 export async function retry<T>(
   operation: (attempt: number) => Promise<T>,

@@ -1,11 +1,6 @@
 /**
  * Waits for `promise` at most `timeoutMs`: true when it settled in time (resolved or rejected), false
  * when the time ran out first. The timer is cleared either way; the promise itself is not cancelled.
- *
- * @example
- * ```ts
- * if (!(await settlesWithin(Promise.all(inFlight), 30_000))) controller.abort();
- * ```
  */
 export async function settlesWithin(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;

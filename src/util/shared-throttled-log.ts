@@ -11,12 +11,6 @@ const byLogger = new WeakMap<Logger, ThrottledLog>();
 
 /**
  * The throttled log shared by everything writing to `logger`, made on first use.
- *
- * @example
- * ```ts
- * sharedThrottledLog(log).warn(`offset-illegal:${messageQueueKey(queue)}`, { queue }, 'offset illegal');
- * sharedThrottledLog(log).flush(); // at shutdown
- * ```
  */
 export function sharedThrottledLog(logger: Logger): ThrottledLog {
   let lines = byLogger.get(logger);

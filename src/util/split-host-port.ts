@@ -2,12 +2,6 @@
  * Splits `host:port` as RocketMQ writes addresses: at the last colon, so an IPv6 host may come
  * bracketed (`[::1]:10911`) or bare (`::1:10911`, as brokers register). Returns undefined when there is
  * no colon, the host is empty or the port is not 0..65535; each layer turns that into its own error.
- *
- * @example
- * ```ts
- * splitHostPort('[fd00::1]:10911'); // => { host: 'fd00::1', port: 10911 }
- * splitHostPort('broker-a');        // => undefined
- * ```
  */
 export function splitHostPort(address: string): { host: string; port: number } | undefined {
   const colon = address.lastIndexOf(':');

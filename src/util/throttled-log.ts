@@ -36,14 +36,6 @@ interface KeyState {
 
 /**
  * Throttles log lines by key.
- *
- * @example
- * ```ts
- * const warnings = new ThrottledLog(log);
- * warnings.warn(`pull:${queueKey}`, { err, queue }, 'pull failed'); // logged
- * warnings.warn(`pull:${queueKey}`, { err, queue }, 'pull failed'); // held back: written 30 s later
- * warnings.warn(`pull:${queueKey}`, { err, queue }, 'pull failed'); // that line gets { suppressed: 1 }
- * ```
  */
 export class ThrottledLog {
   private readonly states = new Map<string, KeyState>();

@@ -2,7 +2,7 @@
  * A dev session's state file (dev.json) for tests: a live session (this process's pid) of /app with one
  * mapping `orders`.
  */
-import type { DevState } from '../../src/dev/dev-state-file.js';
+import type { DevState } from '../../src/serverless-service/dev-state-file.js';
 
 /**
  * A valid {@link DevState}, with `overrides` applied.

@@ -38,14 +38,6 @@ interface QueueSync {
 
 /**
  * Sends committed offsets to the brokers as they move.
- *
- * @example
- * ```ts
- * const sync = new BrokerOffsetSync({ broker, masterAddress, offsetStore, consumerGroup: 'G', log });
- * offsetStore.updateOffset(queue, 120, true);
- * sync.moved(queue); // the master hears of 120 within 20 ms
- * sync.stop();
- * ```
  */
 export class BrokerOffsetSync {
   private readonly queues = new Map<string, QueueSync>();

@@ -47,15 +47,6 @@ export interface ClassifyResultOptions {
  * Classifies the records of a batch by what `result` says of each (`records[i]` is the batch's index
  * `i`). Failed records are those of {@link failedIndexes} (all of them for an invalid PARTIAL); of those,
  * the ones {@link deadLetterIndexes} names are dead-lettered when `deadLetters` is set, the rest retried.
- *
- * @example
- * ```ts
- * const result: ConsumeResult = {
- *   status: 'PARTIAL', failedIndexes: [1, 2], reason: 'x', deadLetter: [{ index: 2, reason: 'too large' }],
- * };
- * const { succeeded, retry, deadLetter } = classifyResult(result, ['a', 'b', 'c'], { deadLetters: true });
- * // succeeded: ['a'], retry: ['b'], deadLetter: [{ record: 'c', kind: 'deadLetter', reason: 'too large' }]
- * ```
  */
 export function classifyResult<T>(
   result: ConsumeResult,

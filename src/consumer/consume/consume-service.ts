@@ -19,14 +19,6 @@ import type { MessageSendBack } from './message-send-back.js';
 
 /**
  * Called by the rebalancer around queue ownership changes.
- *
- * @example
- * ```ts
- * const hooks: QueueOwnershipHooks = {
- *   async beforeAdd(queue, pq) { const ok = await lock(queue); if (ok) pq.markLocked(); return ok; },
- *   async afterDrop(queue) { await unlock(queue); },
- * };
- * ```
  */
 export interface QueueOwnershipHooks {
   /** Before a queue is added; resolve false to skip it this round (e.g. the broker lock failed). */
@@ -37,14 +29,6 @@ export interface QueueOwnershipHooks {
 
 /**
  * Consumes what the pull loops put into ProcessQueues.
- *
- * @example
- * ```ts
- * service.start();
- * const { added, dispatchToConsume } = pq.putMessages(pulled);
- * service.submit(added, pq, dispatchToConsume);
- * await service.stop(30_000);
- * ```
  */
 export interface ConsumeService {
   readonly mode: 'CONCURRENTLY' | 'ORDERLY';
@@ -93,11 +77,6 @@ export type ConsumeServiceFactory = (context: ConsumeServiceContext) => ConsumeS
 /**
  * The topic a message really belongs to: `RETRY_TOPIC` for a message of the group's retry topic (Java
  * `resetRetryAndNamespace`), else its stored topic.
- *
- * @example
- * ```ts
- * realTopicOf(message, '%RETRY%G'); // 'Orders' for a retried Orders message
- * ```
  */
 export function realTopicOf(message: MessageExt, retryTopic: string): string {
   // The topic first: most messages are not retries, and a property lookup searches the record.

@@ -5,12 +5,6 @@ import { failedIndexes } from './failed-indexes.js';
  * The records a result dead-letters (straight to the DLQ without a retry), by index, with the reason.
  * Entries naming an index outside the batch or a record the result does not fail are ignored: such a
  * record is then retried or committed as the rest of the result says.
- *
- * @example
- * ```ts
- * deadLetterIndexes({ status: 'FAILED', reason: 'x', deadLetter: [{ index: 0, reason: 'too large' }] }, 2);
- * // => Map { 0 => 'too large' }
- * ```
  */
 export function deadLetterIndexes(result: ConsumeResult, length: number): Map<number, string> {
   const dead = new Map<number, string>();

@@ -8,11 +8,6 @@ import type { ConsumeResult } from '../message-listener.js';
  * The records a result fails: none for SUCCESS, every record for FAILED, the named ones for PARTIAL;
  * undefined when a PARTIAL result names an index outside the batch (the caller then fails the whole
  * batch).
- *
- * @example
- * ```ts
- * failedIndexes({ status: 'PARTIAL', failedIndexes: [2], reason: 'x' }, 4); // => Set {2}
- * ```
  */
 export function failedIndexes(result: ConsumeResult, batchLength: number): Set<number> | undefined {
   if (result.status !== 'PARTIAL') {

@@ -11,11 +11,6 @@ const MAX_LOGGED_IDS = 10;
 /**
  * Calls the listener's optional `notifyFinalFailure` with `messages`; a rejection is logged, never
  * thrown (the messages are in the DLQ whatever the listener does with the news).
- *
- * @example
- * ```ts
- * await notifyFinalFailure(listener, [consumed], 'invoke failed (timeout): ...', log);
- * ```
  */
 export async function notifyFinalFailure(
   listener: MessageListener,

@@ -40,13 +40,6 @@ const FALLBACK_BASE_DELAY_LEVEL = 3;
 
 /**
  * Sends messages back to their broker.
- *
- * @example
- * ```ts
- * const sendBack = new MessageSendBack({ broker: client.broker, masterAddress: (b) => routes.masterAddress(b),
- *   consumerGroup: 'G', maxReconsumeTimes: 16 });
- * await sendBack.sendBack(message, queue, 'Orders', 0);
- * ```
  */
 export class MessageSendBack {
   constructor(private readonly options: MessageSendBackOptions) {}

@@ -30,13 +30,6 @@ export interface ConsumerHeartbeatOptions {
 
 /**
  * Heartbeats and unregistration.
- *
- * @example
- * ```ts
- * const heartbeat = new ConsumerHeartbeat({ clientId, broker, routes, options, subscriptions, log });
- * await heartbeat.sendToAll();
- * await heartbeat.unregisterFromAll();
- * ```
  */
 export class ConsumerHeartbeat {
   private readonly warnings: ThrottledLog;

@@ -42,15 +42,6 @@ export interface MembershipRecoveryOptions {
 
 /**
  * Fast retries while a consumer lacks a route, a registered broker or a rebalance decision.
- *
- * @example
- * ```ts
- * const recovery = new MembershipRecovery({ topic, routes, refreshRoutes, heartbeat,
- *   rebalance: () => rebalancer.rebalance(), decided, log });
- * recovery.start();            // after the consumer's own start: checks at once
- * recovery.kick();             // after each periodic task, or when a route names a new broker
- * await recovery.stop();
- * ```
  */
 export class MembershipRecovery {
   private readonly o: MembershipRecoveryOptions;

@@ -28,13 +28,6 @@ export interface MembershipWatchOptions {
 
 /**
  * Compares the group's consumer list with the last rebalance's, behind a proxy only.
- *
- * @example
- * ```ts
- * const watch = new MembershipWatch({ broker, routes, consumerGroup: 'G', topic: 'Orders',
- *   members: () => rebalancer.groupMembers(), onChange: () => rebalancer.requestRebalance() });
- * new PeriodicTask('membership check', MEMBERSHIP_CHECK_INTERVAL_MS, () => watch.check(), log).start();
- * ```
  */
 export class MembershipWatch {
   constructor(private readonly options: MembershipWatchOptions) {}

@@ -19,11 +19,6 @@ import type { ConsumerClient } from '../consumer-client.js';
 
 /**
  * The broker a pull goes to, and its id in the group (0: the master).
- *
- * @example
- * ```ts
- * const target: PullTarget = { address: '10.0.0.6:10911', brokerId: 1 };
- * ```
  */
 export interface PullTarget {
   address: string;
@@ -36,12 +31,6 @@ export interface PullTarget {
  * down: replicas keep serving reads, with `slaveReadEnable`). Java falls back to the next id, then to
  * whatever its hash map lists first; the lowest id is the same choice for the usual one slave and a
  * stable one for more.
- *
- * @example
- * ```ts
- * choosePullTarget(new Map([[0, 'm:10911'], [1, 's:10911']]), 1); // => { address: 's:10911', brokerId: 1 }
- * choosePullTarget(new Map([[1, 's:10911']]), 0);                  // => { address: 's:10911', brokerId: 1 }
- * ```
  */
 export function choosePullTarget(
   brokerAddrs: ReadonlyMap<number, string>,
@@ -61,14 +50,6 @@ export function choosePullTarget(
 
 /**
  * Routes and broker addresses of a set of topics.
- *
- * @example
- * ```ts
- * const routes = new TopicRouteTable({ nameServer: client.nameServer, log });
- * await routes.refresh('Orders');
- * routes.readableQueues('Orders');
- * routes.masterAddress('broker-a');
- * ```
  */
 export class TopicRouteTable {
   private readonly nameServer: ConsumerClient['nameServer'];

@@ -6,14 +6,6 @@
 
 /**
  * A counting semaphore whose waits end when a signal aborts.
- *
- * @example
- * ```ts
- * const slots = new InFlightSlots(10);
- * if (await slots.acquire(signal)) {
- *   try { await consumeBatch(); } finally { slots.release(); }
- * }
- * ```
  */
 export class InFlightSlots {
   private used = 0;

@@ -30,11 +30,6 @@ const POP_RETRY_QUEUE_ID = 0;
 /**
  * The backlog of one queue; `consumedOffset` and `maxOffset` are undefined when they could not be read
  * (`error` says why).
- *
- * @example
- * ```ts
- * const queue: PopQueueBacklog = { queue, retry: false, maxOffset: 120, consumedOffset: 100, error: undefined };
- * ```
  */
 export interface PopQueueBacklog {
   readonly queue: MessageQueue;
@@ -48,11 +43,6 @@ export interface PopQueueBacklog {
 /**
  * The group's backlog (the topic's queues, then the POP retry queues that exist) and the pollers
  * registered in the group (at least 1: the one asking).
- *
- * @example
- * ```ts
- * const { queues, pollers } = await consumer.backlog();
- * ```
  */
 export interface PopBacklog {
   readonly queues: readonly PopQueueBacklog[];
@@ -77,11 +67,6 @@ export interface PopBacklogSources {
  * there), of the group's POP retry queue at each of those masters where the broker created one, and the
  * group's member count from one master. Never throws: a queue that cannot be read carries its error; a
  * member list no master answers counts as 1 (this poller: its share is then the whole).
- *
- * @example
- * ```ts
- * const backlog = await measurePopBacklog({ topic, consumerGroup, startingPosition: 'TRIM_HORIZON', routes, broker });
- * ```
  */
 export async function measurePopBacklog(sources: PopBacklogSources): Promise<PopBacklog> {
   const queues = sources.routes.readableQueues(sources.topic) ?? [];

@@ -50,13 +50,6 @@ export interface PopBatchSettlerOptions {
 
 /**
  * Settles popped batches at their broker.
- *
- * @example
- * ```ts
- * const settler = new PopBatchSettler({ pop, broker: client.broker, listener, consumerGroup: 'G', topic: 'T',
- *   maxReconsumeTimes: 16, retryDelaysMs: POP_RETRY_DELAYS_MS, counters, popCounters, log });
- * await settler.settle('127.0.0.1:10911', deliveries, await listener.consume(messages, context));
- * ```
  */
 export class PopBatchSettler {
   /** The per-message failure lines, throttled per broker address and kind of call. */

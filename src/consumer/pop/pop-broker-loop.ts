@@ -49,14 +49,6 @@ export interface PopBrokerLoopOptions {
 
 /**
  * Pops from one broker group until stopped.
- *
- * @example
- * ```ts
- * const loop = new PopBrokerLoop({ brokerName: 'broker-a', masterAddress: () => routes.masterAddress('broker-a'),
- *   pop, settler, options, subscription, slots, dispatch, counters, popCounters, outcomes, onStaleRoute, log });
- * loop.start();
- * await loop.stop();
- * ```
  */
 export class PopBrokerLoop {
   private readonly controller = new AbortController();

@@ -46,12 +46,6 @@ export const POP_CONSUMER_DEFAULTS = {
 
 /**
  * What a caller gives.
- *
- * @example
- * ```ts
- * const options: PopConsumerOptions = { name: 'orders', topic: 'Orders', consumerGroup: 'orders-fn',
- *   batchSize: 10, invisibleTimeMs: 120_000 };
- * ```
  */
 export interface PopConsumerOptions {
   /** The mapping's name (logs, status). */
@@ -129,11 +123,6 @@ const RANGES: Record<keyof typeof POP_CONSUMER_DEFAULTS, readonly [number, numbe
 
 /**
  * Fills defaults and checks ranges; throws {@link ConsumerOptionsError} naming the first bad option.
- *
- * @example
- * ```ts
- * normalizePopConsumerOptions({ name: 'orders', topic: 'Orders', consumerGroup: 'orders-fn' }).batchSize; // => 32
- * ```
  */
 export function normalizePopConsumerOptions(input: PopConsumerOptions): NormalizedPopConsumerOptions {
   const text = (option: string, value: string | undefined) => {
@@ -198,12 +187,6 @@ export function normalizePopConsumerOptions(input: PopConsumerOptions): Normaliz
 /**
  * The invisible time a failed delivery gets: its `reconsumeTimes`' entry of `retryDelaysMs`, the last one
  * past the end.
- *
- * @example
- * ```ts
- * popRetryDelayMs(0, POP_RETRY_DELAYS_MS); // => 10000
- * popRetryDelayMs(99, POP_RETRY_DELAYS_MS); // => 7200000
- * ```
  */
 export function popRetryDelayMs(reconsumeTimes: number, retryDelaysMs: readonly number[]): number {
   const index = Math.min(Math.max(0, reconsumeTimes), retryDelaysMs.length - 1);

@@ -20,7 +20,10 @@ import type { ConsumerBrokerCalls, ConsumerClient } from '../consumer-client.js'
 import { type ConsumerCounters, newConsumerCounters, snapshotCounters } from '../consumer-counters.js';
 import { isFatalListenerError } from '../consumer-errors.js';
 import type { ConsumerHealth } from '../consumer-health.js';
+import type { ConsumerLag } from '../consumer-lag.js';
+import { ConsumerLifecycle } from '../consumer-lifecycle.js';
 import type { ConsumerRuntimeEvent, ConsumerState } from '../consumer-status.js';
+import type { MappingConsumer } from '../mapping-consumer.js';
 import { ConsumerHeartbeat } from '../membership/consumer-heartbeat.js';
 import { MembershipRecovery } from '../membership/membership-recovery.js';
 import { TopicRouteTable } from '../membership/topic-route-table.js';
@@ -35,6 +38,7 @@ import {
   normalizePopConsumerOptions,
   type PopConsumerOptions,
 } from './pop-consumer-options.js';
+import { popLag } from './pop-lag.js';
 import { assessPopHealth, newPopCounters, type PopConsumerStatus, type PopCounters } from './pop-status.js';
 
 /** What a POP consumer needs of the client layer; a `RocketMQClient` satisfies it. */
@@ -76,20 +80,9 @@ interface InFlightBatch {
 
 /**
  * The POP consumer of one mapping.
- *
- * @example
- * ```ts
- * const consumer = new PopConsumer(
- *   { name: 'orders', topic: 'Orders', consumerGroup: 'orders-fn', batchSize: 10, invisibleTimeMs: 120_000 },
- *   { client, listener },
- * );
- * consumer.onEvent((event) => console.log(event.type));
- * await consumer.start();
- * // ...
- * await consumer.stop();
- * ```
  */
-export class PopConsumer {
+export class PopConsumer implements MappingConsumer {
+  readonly mode = 'POP';
   readonly options: NormalizedPopConsumerOptions;
   readonly counters: ConsumerCounters = newConsumerCounters();
   readonly popCounters: PopCounters = newPopCounters();
@@ -109,11 +102,7 @@ export class PopConsumer {
   private readonly recovery: MembershipRecovery;
   private readonly loops = new Map<string, PopBrokerLoop>();
   private readonly inFlight = new Set<InFlightBatch>();
-  private readonly listeners = new Set<(event: ConsumerRuntimeEvent) => void>();
-  private currentState: ConsumerState = 'created';
-  private fatalError: unknown;
-  private startedAtMs: number | undefined;
-  private stopping: Promise<void> | undefined;
+  private readonly lifecycle: ConsumerLifecycle;
 
   constructor(options: PopConsumerOptions, deps: PopConsumerDeps) {
     this.options = normalizePopConsumerOptions(options);
@@ -123,6 +112,14 @@ export class PopConsumer {
     this.log = childLogger(componentLogger('consumer.pop', deps.logger), {
       mapping: o.name,
       consumerGroup: o.consumerGroup,
+    });
+    this.lifecycle = new ConsumerLifecycle({
+      noun: 'consumer',
+      log: this.log,
+      stop: () => this.release(),
+      started: () =>
+        this.log.info({ brokers: [...this.loops.keys()], clientId: this.clientId }, 'POP consumer started'),
+      stopped: () => this.log.info({ counters: this.popCounters }, 'POP consumer stopped'),
     });
     this.pop = deps.pop ?? new PopClient({ transport: deps.client.pool });
     this.routes = new TopicRouteTable({
@@ -194,7 +191,7 @@ export class PopConsumer {
 
   /** The lifecycle state. */
   get state(): ConsumerState {
-    return this.currentState;
+    return this.lifecycle.state;
   }
 
   /** The client id of the client this consumer uses. */
@@ -204,10 +201,7 @@ export class PopConsumer {
 
   /** Subscribes to lifecycle events (`started`, `fatal`, `stopped`); returns the unsubscribe function. */
   onEvent(listener: (event: ConsumerRuntimeEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
+    return this.lifecycle.onEvent(listener);
   }
 
   /**
@@ -215,31 +209,22 @@ export class PopConsumer {
    * that refuses us for good stops the start; a topic without a route yet is waited for (the route
    * refresh picks it up).
    */
-  async start(): Promise<void> {
-    if (this.currentState !== 'created')
-      throw new Error(`cannot start a consumer in state ${this.currentState}`);
-    this.currentState = 'starting';
-    this.startedAtMs = Date.now();
-    try {
-      await this.syncBrokers();
-      const failure = this.routes.lastFailure(this.options.topic);
-      if (isPermanentRefusal(failure))
-        throw new ConsumerRefusedError('the name servers refuse this consumer', failure);
-      if (this.loops.size === 0)
-        this.log.warn({ topic: this.options.topic }, 'topic has no readable broker yet: waiting');
-      await this.heartbeat.sendToAll();
-      this.routeTask.start();
-      this.heartbeatTask.start();
-      // A route or a broker missing now is retried within seconds, not periods.
-      this.recovery.start();
-    } catch (error) {
-      this.log.error({ err: error }, 'start failed');
-      await this.stop();
-      throw error;
-    }
-    if (this.currentState === 'starting') this.currentState = 'running';
-    this.log.info({ brokers: [...this.loops.keys()], clientId: this.clientId }, 'POP consumer started');
-    this.emit({ type: 'started' });
+  start(): Promise<void> {
+    return this.lifecycle.start(() => this.connect());
+  }
+
+  private async connect(): Promise<void> {
+    await this.syncBrokers();
+    const failure = this.routes.lastFailure(this.options.topic);
+    if (isPermanentRefusal(failure))
+      throw new ConsumerRefusedError('the name servers refuse this consumer', failure);
+    if (this.loops.size === 0)
+      this.log.warn({ topic: this.options.topic }, 'topic has no readable broker yet: waiting');
+    await this.heartbeat.sendToAll();
+    this.routeTask.start();
+    this.heartbeatTask.start();
+    // A route or a broker missing now is retried within seconds, not periods.
+    this.recovery.start();
   }
 
   /**
@@ -247,23 +232,27 @@ export class PopConsumer {
    * is not settled and comes back after its invisible time). Resolves when all is done; idempotent.
    */
   stop(): Promise<void> {
-    this.stopping ??= this.doStop();
-    return this.stopping;
+    return this.lifecycle.stop();
   }
 
   /** A snapshot of state, brokers, in-flight work and counters. */
-  status(): PopConsumerStatus {
+  async status(): Promise<PopConsumerStatus> {
+    return this.snapshot();
+  }
+
+  private snapshot(): PopConsumerStatus {
     const o = this.options;
     let inFlightMessages = 0;
     for (const batch of this.inFlight) inFlightMessages += batch.size;
     return {
+      mode: 'POP',
       name: o.name,
       consumerGroup: o.consumerGroup,
       topic: o.topic,
       clientId: this.clientId,
-      state: this.currentState,
-      error: this.fatalError,
-      startedAtMs: this.startedAtMs,
+      state: this.lifecycle.state,
+      error: this.lifecycle.fatalError,
+      startedAtMs: this.lifecycle.startedAtMs,
       brokers: [...this.loops.values()].map((loop) => loop.progress()),
       inFlightBatches: this.inFlight.size,
       inFlightMessages,
@@ -287,13 +276,21 @@ export class PopConsumer {
     });
   }
 
-  /** Whether the consumer is doing its job (pop-status.ts). */
-  health(nowMs = Date.now()): ConsumerHealth {
-    return assessPopHealth(this.status(), nowMs);
+  /**
+   * This poller's share of the group's backlog (pop-lag.ts): the pollers of a POP group pop every queue,
+   * so none holds one.
+   */
+  async lag(): Promise<ConsumerLag> {
+    return popLag(this.options, await this.backlog());
   }
 
-  private async doStop(): Promise<void> {
-    this.currentState = 'stopping';
+  /** Whether the consumer is doing its job (pop-status.ts). */
+  health(nowMs = Date.now()): ConsumerHealth {
+    return assessPopHealth(this.snapshot(), nowMs);
+  }
+
+  /** The stop's work (nothing in it makes the stop unclean). */
+  private async release(): Promise<undefined> {
     await Promise.all([this.recovery.stop(), this.routeTask.stop(), this.heartbeatTask.stop()]);
     await Promise.all([...this.loops.values()].map((loop) => loop.stop()));
     const pending = () => Promise.all([...this.inFlight].map((batch) => batch.done));
@@ -305,9 +302,7 @@ export class PopConsumer {
     // The other pollers of the group then count one less (their backlog share grows at once).
     await this.heartbeat.unregisterFromAll();
     this.settler.flushLogs();
-    this.currentState = 'stopped';
-    this.log.info({ counters: this.popCounters }, 'POP consumer stopped');
-    this.emit({ type: 'stopped' });
+    return undefined;
   }
 
   /** Refreshes the route, then {@link syncLoops}. */
@@ -332,7 +327,7 @@ export class PopConsumer {
   /** Starts a loop for every broker group serving the topic in the known route, stops the others. */
   private async syncLoops(): Promise<void> {
     const o = this.options;
-    if (this.currentState !== 'starting' && this.currentState !== 'running') return;
+    if (!this.lifecycle.active) return;
     const serving = this.servingBrokers();
     for (const [brokerName, loop] of this.loops) {
       if (serving.has(brokerName)) continue;
@@ -405,25 +400,11 @@ export class PopConsumer {
   }
 
   private onFatal(error: unknown): void {
-    if (this.currentState !== 'running' && this.currentState !== 'starting') return;
-    this.currentState = 'failed';
-    this.fatalError = error;
-    this.log.error({ err: error, reason: describeError(error) }, 'fatal error: popping stopped');
-    this.emit({ type: 'fatal', error });
+    if (!this.lifecycle.fail(error, 'popping stopped')) return;
     for (const loop of this.loops.values()) {
       loop
         .stop()
         .catch((stopError: unknown) => this.log.error({ err: stopError }, 'stopping a pop loop failed'));
-    }
-  }
-
-  private emit(event: ConsumerRuntimeEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.log.error({ err: error, event: event.type }, 'event listener failed');
-      }
     }
   }
 }

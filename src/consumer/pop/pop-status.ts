@@ -53,14 +53,10 @@ export interface PopBrokerProgress {
 
 /**
  * A snapshot of a POP consumer.
- *
- * @example
- * ```ts
- * const status = consumer.status();
- * console.log(status.state, status.inFlightBatches, status.counters.consumedOk, status.popCounters.acks);
- * ```
  */
 export interface PopConsumerStatus {
+  /** Which consume mode (mapping-consumer.ts). */
+  readonly mode: 'POP';
   readonly name: string;
   readonly consumerGroup: string;
   readonly topic: string;
@@ -79,11 +75,6 @@ export interface PopConsumerStatus {
 /**
  * Judges a POP consumer: unhealthy when not running, or when a broker's loop has completed no pop for
  * {@link PULL_STALL_MS} without waiting for its batches to settle.
- *
- * @example
- * ```ts
- * const { healthy, problems } = assessPopHealth(consumer.status(), Date.now());
- * ```
  */
 export function assessPopHealth(status: PopConsumerStatus, nowMs: number): ConsumerHealth {
   if (status.state !== 'running') {

@@ -15,15 +15,6 @@ const COMPACT_MIN_HEAD = 1024;
 
 /**
  * An offset-ordered map.
- *
- * @example
- * ```ts
- * const list = new OffsetOrderedList<{ body: Buffer }>();
- * list.set(10, { body: Buffer.from('a') });
- * list.set(11, { body: Buffer.from('b') });
- * list.delete(10);
- * list.firstKey(); // => 11
- * ```
  */
 export class OffsetOrderedList<T extends object> {
   private keys: number[] = [];

@@ -48,15 +48,6 @@ export interface ProcessQueueSnapshot {
 
 /**
  * The buffer of one queue.
- *
- * @example
- * ```ts
- * const pq = new ProcessQueue({ topic: 'T', brokerName: 'broker-a', queueId: 0 });
- * const { added } = pq.putMessages(pulled);
- * // ... consume `added` ...
- * const commit = pq.removeMessages(added);
- * if (commit >= 0 && !pq.dropped) offsetStore.updateOffset(pq.messageQueue, commit, true);
- * ```
  */
 export class ProcessQueue {
   readonly messageQueue: MessageQueue;

@@ -60,12 +60,6 @@ export const ORDERLY_NOT_LOCKED_DELAY_MS = 3000;
  * the queue then (which would skip them all); we restart from its first message instead, at-least-once
  * over avoiding redelivery. Otherwise (below the start: messages deleted before we read them) the
  * broker's offset is the only choice.
- *
- * @example
- * ```ts
- * offsetAfterIllegal(1500, { nextBeginOffset: 250, minOffset: 0, maxOffset: 250 }); // => 0
- * offsetAfterIllegal(10, { nextBeginOffset: 500, minOffset: 500, maxOffset: 900 }); // => 500
- * ```
  */
 export function offsetAfterIllegal(
   requested: number,
@@ -135,14 +129,6 @@ export interface PullLoopOptions {
 
 /**
  * The pull loop of one queue.
- *
- * @example
- * ```ts
- * const loop = new PullLoop(options, startOffset);
- * loop.start();
- * // ... on drop or shutdown:
- * await loop.stop();
- * ```
  */
 export class PullLoop {
   private readonly o: PullLoopOptions;

@@ -11,12 +11,6 @@ import type { AllocationStrategy } from './allocation-strategy.js';
  * The queues `clientId` owns among `clientIds`: the queue at index `i` goes to the client at index
  * `i % clientIds.length`. Both lists must already be sorted the same way on every client (see
  * allocation-strategy.ts). A client not in the list gets nothing.
- *
- * @example
- * ```ts
- * allocateMessageQueueAveragelyByCircle(['q0', 'q1', 'q2', 'q3', 'q4'], ['a', 'b'], 'a'); // => ['q0', 'q2', 'q4']
- * allocateMessageQueueAveragelyByCircle(['q0', 'q1', 'q2', 'q3', 'q4'], ['a', 'b'], 'b'); // => ['q1', 'q3']
- * ```
  */
 export function allocateMessageQueueAveragelyByCircle<Q = MessageQueue>(
   queues: readonly Q[],

@@ -12,12 +12,6 @@ import type { AllocationStrategy } from './allocation-strategy.js';
  *
  * `n` queues over `c` clients, `mod = n % c`: the first `mod` clients take `floor(n/c) + 1` queues, the
  * others `floor(n/c)` (when `n <= c`, one each while queues last).
- *
- * @example
- * ```ts
- * allocateMessageQueueAveragely(['q0', 'q1', 'q2'], ['a', 'b'], 'a'); // => ['q0', 'q1']
- * allocateMessageQueueAveragely(['q0', 'q1', 'q2'], ['a', 'b'], 'b'); // => ['q2']
- * ```
  */
 export function allocateMessageQueueAveragely<Q = MessageQueue>(
   queues: readonly Q[],

@@ -33,12 +33,6 @@ export interface ConsistentHashOptions {
  * A consistent-hash {@link AllocationStrategy}. Throws a permanent {@link RocketMQError} when
  * `virtualNodes` is not an integer in 1..{@link MAX_VIRTUAL_NODES} (Java accepts 0, which leaves every
  * queue unowned).
- *
- * @example
- * ```ts
- * const strategy = createConsistentHashStrategy(); // matches Java's new AllocateMessageQueueConsistentHash()
- * strategy.allocate('G', clientId, sortedQueues, sortedClientIds);
- * ```
  */
 export function createConsistentHashStrategy(options: ConsistentHashOptions = {}): AllocationStrategy {
   const virtualNodes = options.virtualNodes ?? DEFAULT_VIRTUAL_NODES;

@@ -28,12 +28,6 @@ export interface ZoneNearbyOptions {
 
 /**
  * A zone-nearby {@link AllocationStrategy} around `inner` (default `AVG`).
- *
- * @example
- * ```ts
- * const strategy = createZoneNearbyStrategy({ brokerZone: brokerZoneLookup({ 'broker-a': 'use1-az1' }) });
- * strategy.allocate('G', '10.0.0.7@4242#k2x@use1-az1', sortedQueues, sortedClientIds);
- * ```
  */
 export function createZoneNearbyStrategy(options: ZoneNearbyOptions): AllocationStrategy {
   const inner = options.inner ?? averagelyStrategy;

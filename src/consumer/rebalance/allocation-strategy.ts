@@ -12,11 +12,6 @@ import type { MessageQueue } from '../../protocol/message-queue.js';
  * A queue allocation strategy. Implementations: `averagelyStrategy` (default), `averagelyByCircleStrategy`,
  * `createConsistentHashStrategy`, `createZoneNearbyStrategy`; `createAllocationStrategy` builds one from
  * configuration values.
- *
- * @example
- * ```ts
- * const mine = averagelyStrategy.allocate('G', clientId, sortedQueues, sortedClientIds);
- * ```
  */
 export interface AllocationStrategy {
   /** Java's `getName()` of the equivalent strategy (`AVG`, `AVG_BY_CIRCLE`, ...), for logs. */

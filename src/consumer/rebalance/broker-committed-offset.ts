@@ -12,11 +12,6 @@ import { isVersionCodeBefore5 } from '../../protocol/mq-version.js';
 
 /**
  * What a QUERY_CONSUMER_OFFSET answer says on its own.
- *
- * @example
- * ```ts
- * readConsumerOffsetAnswer({ offset: 0, brokerVersion: 407 }); // => { kind: 'ambiguous-zero' }
- * ```
  */
 export type ConsumerOffsetReading =
   | { kind: 'none' }
@@ -27,11 +22,6 @@ export type ConsumerOffsetReading =
 /**
  * Classifies an answer. A 0 from a broker whose version code is unknown (0) counts as committed: only
  * a broker known to be older than 5.0 is doubted.
- *
- * @example
- * ```ts
- * readConsumerOffsetAnswer({ offset: 0, brokerVersion: 479 }); // => { kind: 'committed', offset: 0 }
- * ```
  */
 export function readConsumerOffsetAnswer(answer: ConsumerOffsetAnswer): ConsumerOffsetReading {
   const { offset, brokerVersion } = answer;
@@ -45,12 +35,6 @@ export function readConsumerOffsetAnswer(answer: ConsumerOffsetAnswer): Consumer
  * one, else undefined (no offset). Without a table (the broker could not be asked) it stays 0, what
  * Java's consumer starts at on 4.x: a new group may then consume a young queue from its start (more
  * messages), where reading a committed 0 as "none" would skip messages.
- *
- * @example
- * ```ts
- * settleAmbiguousZero(new Map(), 'G', queue); // => undefined: the group never committed there
- * settleAmbiguousZero(undefined, 'G', queue); // => 0
- * ```
  */
 export function settleAmbiguousZero(
   table: ConsumerOffsetTable | undefined,

@@ -34,12 +34,6 @@ export interface AllocationStrategyConfig {
 /**
  * The strategy `config` describes. Throws a permanent {@link RocketMQError} on an unknown name or an
  * invalid `virtualNodes`.
- *
- * @example
- * ```ts
- * createAllocationStrategy(); // AVG
- * createAllocationStrategy({ strategy: 'AVG_BY_CIRCLE', zoneNearby: { brokerZones: { 'broker-a': 'use1-az1' } } });
- * ```
  */
 export function createAllocationStrategy(config: AllocationStrategyConfig = {}): AllocationStrategy {
   const base = baseStrategy(config);

@@ -81,15 +81,6 @@ export interface RebalancerOptions {
 
 /**
  * Holds and changes this client's queue assignment.
- *
- * @example
- * ```ts
- * const rebalancer = new Rebalancer({ clientId, broker, routes, options, offsetStore, startOffsets,
- *   createPullLoop: (pq, offset) => new PullLoop({ ...deps, processQueue: pq }, offset), log });
- * await rebalancer.rebalance();
- * client.requestHandler.onConsumerIdsChanged(() => rebalancer.requestRebalance());
- * await rebalancer.stopPulling();
- * ```
  */
 export class Rebalancer {
   private readonly o: RebalancerOptions;

@@ -39,11 +39,6 @@ export const OFFSET_TABLE_REUSE_MS = 2000;
 
 /**
  * What a start is decided with.
- *
- * @example
- * ```ts
- * await resolver.startOffset(queue, { members: new Set(clientIds), cancelled: () => stopping });
- * ```
  */
 export interface StartOffsetContext {
   /** The group's client ids from the last consumer list: only a holder among them is waited for. */
@@ -94,14 +89,6 @@ export interface StartOffsetResolverOptions {
  *
  * TRIM_HORIZON asks for the min offset directly (Java uses 0 and lets the first pull's OFFSET_ILLEGAL
  * correct it): one round trip less, and no backwards-looking correction in the logs.
- *
- * @example
- * ```ts
- * const resolver = new StartOffsetResolver({ offsetStore, broker: client.broker, clientId, consumerGroup: 'G',
- *   brokerOffsets: true, handOverTimeoutMs: 30_000, log, masterAddress: (b) => routes.masterAddress(b),
- *   startingPosition: 'LATEST', startingPositionTimestamp: undefined, retryTopic: '%RETRY%G' });
- * const offset = await resolver.startOffset({ topic: 'T', brokerName: 'broker-a', queueId: 0 });
- * ```
  */
 export class StartOffsetResolver {
   /** Offset tables by master address, with when they were asked for (OFFSET_TABLE_REUSE_MS). */

@@ -10,12 +10,6 @@ import { RocketMQError } from '../../errors.js';
 /**
  * The zone of a client: the third `@`-separated part of its id (Java's `unitName`), or undefined when
  * the id has none.
- *
- * @example
- * ```ts
- * clientZoneFromId('10.0.0.7@4242#k2x@use1-az1'); // => 'use1-az1'
- * clientZoneFromId('10.0.0.7@4242#k2x'); // => undefined
- * ```
  */
 export function clientZoneFromId(clientId: string): string | undefined {
   const zone = clientId.split('@')[2];
@@ -25,11 +19,6 @@ export function clientZoneFromId(clientId: string): string | undefined {
 /**
  * `clientId` with `zone` appended as its unit part, for {@link clientZoneFromId}. Throws a permanent
  * {@link RocketMQError} when the zone is empty or contains `@`, or when the id already has a unit part.
- *
- * @example
- * ```ts
- * clientIdInZone(createClientId(), 'use1-az1'); // => '10.0.0.7@4242#k2x@use1-az1'
- * ```
  */
 export function clientIdInZone(clientId: string, zone: string): string {
   if (zone === '' || zone.includes('@')) {
@@ -47,14 +36,6 @@ export function clientIdInZone(clientId: string, zone: string): string {
  * A broker-name-to-zone lookup: the zone `brokerZones` gives a broker, else, for a broker named
  * `<zone>@<name>` (the naming Java's `AllocateMessageQueueByMachineRoom` reads), the part before the
  * `@`; else undefined.
- *
- * @example
- * ```ts
- * const zoneOf = brokerZoneLookup({ 'broker-a': 'use1-az1' });
- * zoneOf('broker-a'); // => 'use1-az1'
- * zoneOf('use1-az2@broker-b'); // => 'use1-az2'
- * zoneOf('broker-c'); // => undefined
- * ```
  */
 export function brokerZoneLookup(
   brokerZones: Readonly<Record<string, string>> = {},

@@ -242,7 +242,7 @@ describe('a message too large to inflate', () => {
     await waitFor('the messages around the bombs and the bombs told', 30_000, async () =>
       ledger.missing([...before, ...after]).length === 0 && finals.length === ids.length ? true : undefined,
     );
-    const status = consumer.status();
+    const status = await consumer.status();
     expect(status.counters.tooLargeDeadLettered).toBe(ids.length);
     expect(status.counters.deadLettered).toBe(ids.length);
     expect(finals.map((f) => [f.id, f.cause])).toEqual(ids.map((id) => [id, 'too-large']));
@@ -251,7 +251,7 @@ describe('a message too large to inflate', () => {
     expect(dlq.tooLarge?.map((t) => t.message.msgId).sort()).toEqual([...ids].sort());
     // Every popped message was acked, the bombs after their send-back: none comes back.
     await waitFor('every pop acked', 10_000, async () => {
-      const { acks, gone } = consumer.status().popCounters;
+      const { acks, gone } = (await consumer.status()).popCounters;
       return acks + gone === before.length + after.length + ids.length ? true : undefined;
     });
   });

@@ -14,9 +14,9 @@ import { DescribeTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/clie
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { sendCommand } from '../../../src/cli/send-command.js';
-import { devStatePath, readDevState } from '../../../src/dev/dev-state-file.js';
 import { startEmbeddedDynamoDb } from '../../../src/dev/embedded-dynamodb.js';
-import { DEV_OFFSETS_TABLE } from '../../../src/dev/serverless-dev-config.js';
+import { devStatePath, readDevState } from '../../../src/serverless-service/dev-state-file.js';
+import { DEV_OFFSETS_TABLE } from '../../../src/serverless-service/serverless-dev-config.js';
 import { runCaptured } from '../../support/fake-cli-io.js';
 import { spawnDev } from './dev-process.js';
 

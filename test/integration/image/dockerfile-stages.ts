@@ -20,7 +20,9 @@ export type RunCommand =
   | { readonly kind: 'chmod'; readonly mode: number; readonly paths: readonly string[] }
   | { readonly kind: 'symlink'; readonly target: string; readonly link: string }
   | { readonly kind: 'mkdir'; readonly paths: readonly string[] }
-  | { readonly kind: 'chown'; readonly uid: number; readonly gid: number; readonly paths: readonly string[] };
+  | { readonly kind: 'chown'; readonly uid: number; readonly gid: number; readonly paths: readonly string[] }
+  /** `find <dir> -type f -name '<glob>' -delete`, run for real (the glob quoted, as the shell passes it). */
+  | { readonly kind: 'find-delete'; readonly dir: string; readonly name: string };
 
 /** A file-system step of a stage, with the WORKDIR and ENV in force at that point. */
 export type StageStep = { readonly workdir: string; readonly env: Readonly<Record<string, string>> } & (
@@ -239,5 +241,7 @@ function parseRunCommand(segment: string, where: string): RunCommand {
   if (command === 'chown' && owner !== null && operands.length >= 2) {
     return { kind: 'chown', uid: Number(owner[1]), gid: Number(owner[2]), paths: operands.slice(1) };
   }
+  const find = /^find (\S+) -type f -name '([^'\s]+)' -delete$/.exec(segment);
+  if (find !== null) return { kind: 'find-delete', dir: find[1] ?? '', name: find[2] ?? '' };
   throw new Error(`${where}: RUN "${segment}" is not replayed on the host (teach runtime-stage.ts)`);
 }

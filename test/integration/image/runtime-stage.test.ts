@@ -12,7 +12,7 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { RUN_DEFAULTS } from '../../../src/config/config-schema.js';
+import { RUN_DEFAULTS } from '../../../src/config/config-defaults.js';
 import { offsetFilePath } from '../../../src/offsets/file-offset-store.js';
 import { parseOffsetFile } from '../../../src/offsets/offset-file.js';
 import { LOCAL_OFFSETS_INSTANCE } from '../../../src/poller/offset-stores.js';
@@ -30,6 +30,8 @@ import { type ImageProcess, type ReplayedImage, replayImage } from './runtime-st
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const QUEUES = 4;
+/** The bar of issue 30 for the image's node_modules (file bytes; 68 MB on disk before the dev loop's tools left). */
+const MAX_NODE_MODULES_BYTES = 25_000_000;
 /** A `local:` handler a user would add to the image: appends each record's messageId to $LEDGER_FILE. */
 const LEDGER_HANDLER = `import { appendFileSync } from 'node:fs';
 export async function handler(event) {
@@ -285,6 +287,17 @@ describe('infra/docker/Dockerfile, replayed from the packed package', () => {
     for (const name of ['vitest', 'typescript', '@biomejs/biome', 'serverless']) {
       expect(existsSync(image.hostPath(`node_modules/${name}`)), name).toBe(false);
     }
+  });
+
+  it('keeps node_modules lean: under 25 MB, no dev loop tool, no native addon, no types, sources or maps', async () => {
+    const nodeModules = replayed().hostPath('node_modules');
+    expect((await treeSize(nodeModules)).bytes).toBeLessThan(MAX_NODE_MODULES_BYTES);
+    const names = (await installedPackages(nodeModules)).map((entry) => entry.name);
+    expect(names.filter((name) => /^(tsx|esbuild|@esbuild\/.*|dynalite|classic-level)$/.test(name))).toEqual(
+      [],
+    );
+    const files = await readdir(nodeModules, { recursive: true });
+    expect(files.filter((file) => /\.(node|[cm]?ts|map)$/.test(file))).toEqual([]);
   });
 
   it('every package with an install script (skipped by --ignore-scripts) ships linux-x64 and linux-arm64 binaries', async () => {

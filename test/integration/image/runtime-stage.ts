@@ -227,6 +227,12 @@ async function replayStep(step: StageStep, ctx: ReplayContext): Promise<void> {
       if (process.getuid?.() !== 0) return;
       for (const target of command.paths) await chown(inRoot(target), command.uid, command.gid);
       return;
+    case 'find-delete':
+      // The host's find, as the image's; the directory must be inside the sandbox's WORKDIR.
+      if (path.isAbsolute(command.dir) || command.dir.split('/').includes('..'))
+        throw new Error(`find ${command.dir}: only a directory under the WORKDIR is replayed`);
+      await runToEnd('find', [command.dir, '-type', 'f', '-name', command.name, '-delete'], cwd, step.env);
+      return;
   }
 }
 

@@ -102,14 +102,14 @@ describe('a poller with consumeMode POP', () => {
     expect(lost).toEqual([]);
     // Acked: the pollers' counters agree with the ledger once the acks went out.
     await waitFor('every delivery acked', 30_000, async () => {
-      const acked = pollers
-        .flatMap((poller) => poller.popStatus())
+      const acked = (await Promise.all(pollers.map((poller) => poller.popStatus())))
+        .flat()
         .reduce((sum, status) => sum + status.popCounters.acks, 0);
       return acked >= MESSAGES ? acked : undefined;
     });
     for (const poller of pollers) {
       expect(poller.health()).toEqual({ healthy: true, problems: [] });
-      expect(poller.popStatus()[0]?.state).toBe('running');
+      expect((await poller.popStatus())[0]?.state).toBe('running');
     }
     console.info(
       `[poller-pop] ${MESSAGES} sent over ${QUEUES} queues to ${POLLERS} pollers: lost ${lost.length}, duplicates ${ledger.duplicates()}, per poller ${ledger.perPoller.join('/')}`,

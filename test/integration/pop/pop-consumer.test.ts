@@ -32,7 +32,7 @@ describe('PopConsumer against the real broker', () => {
     await waitFor('the final failure', 60_000, async () => (finalFailures.length > 0 ? true : undefined));
     expect(attempts).toEqual([0, 1, 2]);
     expect(finalFailures).toEqual([sentId]);
-    const status = consumer.status();
+    const status = await consumer.status();
     expect(status.counters.deadLettered).toBe(1);
     expect(status.popCounters.invisibleTimeChanges).toBe(2);
     const dlq = await pullMessages(client, {
@@ -86,18 +86,20 @@ describe('PopConsumer against the real broker', () => {
     } catch (error) {
       // What each consumer was doing when the wait gave up, for the reader of the failure; the last pop
       // error says whether the broker stopped answering (an RPC timeout) or refused.
-      const states = consumers.map((c) => {
-        const { counters, popCounters, brokers } = c.status();
-        const lastErrors = brokers.map((b) =>
-          b.lastError === undefined ? 'none' : describeError(b.lastError),
-        );
-        return JSON.stringify({
-          pullRequests: counters.pullRequests,
-          pullErrors: counters.pullErrors,
-          popCounters,
-          lastErrors,
-        });
-      });
+      const states = await Promise.all(
+        consumers.map(async (c) => {
+          const { counters, popCounters, brokers } = await c.status();
+          const lastErrors = brokers.map((b) =>
+            b.lastError === undefined ? 'none' : describeError(b.lastError),
+          );
+          return JSON.stringify({
+            pullRequests: counters.pullRequests,
+            pullErrors: counters.pullErrors,
+            popCounters,
+            lastErrors,
+          });
+        }),
+      );
       throw new Error(
         `${all.missing(sent).length} of ${sent.length} still missing; consumers: ${states.join(' | ')}`,
         {
@@ -110,8 +112,9 @@ describe('PopConsumer against the real broker', () => {
     // Stopped, every batch in flight is settled: each delivery was acked once (or said why not).
     await Promise.all(consumers.map((c) => c.stop()));
     const perConsumer = ledgers.map((l) => l.deliveries.length);
-    const batches = consumers.map((c) => c.status().counters.batchesDispatched);
-    const settled = consumers.map((c) => c.status().popCounters);
+    const statuses = await Promise.all(consumers.map((c) => c.status()));
+    const batches = statuses.map((s) => s.counters.batchesDispatched);
+    const settled = statuses.map((s) => s.popCounters);
     const acks = settled.reduce((n, p) => n + p.acks, 0);
     const unacked = settled.reduce((n, p) => n + p.ackFailures + p.gone, 0);
     console.info(

@@ -7,8 +7,6 @@
  * backlog drains to 0.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { TargetMapping } from '../../../src/cli/command-target.js';
-import { readPopMappingOffsets } from '../../../src/cli/pop-queue-offsets.js';
 import { statusJson, statusTable } from '../../../src/cli/status-render.js';
 import { terminalStyle } from '../../../src/cli/terminal-style.js';
 import type { RocketMQClient } from '../../../src/client/rocketmq-client.js';
@@ -16,6 +14,8 @@ import type { ConsumeResult, MessageListener } from '../../../src/consumer/messa
 import { measurePopBacklog } from '../../../src/consumer/pop/pop-backlog.js';
 import { PopConsumer } from '../../../src/consumer/pop/pop-consumer.js';
 import { popLag } from '../../../src/metrics/queue-lag.js';
+import { readPopQueuePositions as readPopMappingOffsets } from '../../../src/operations/pop-queue-positions.js';
+import type { TargetMapping } from '../../../src/operations/target.js';
 import { popRetryTopic } from '../../../src/protocol/pop-extra-info.js';
 import { masterAddress, readableQueues } from '../../../src/protocol/route-data.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';

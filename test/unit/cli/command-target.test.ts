@@ -2,9 +2,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CommandTargetError, isResettableStore, openCommandTarget } from '../../../src/cli/command-target.js';
 import { ConfigError } from '../../../src/config/config-error.js';
-import { writeDevState } from '../../../src/dev/dev-state-file.js';
+import { canReset as isResettableStore } from '../../../src/offsets/offset-store.js';
+import {
+  TargetError as CommandTargetError,
+  openTarget as openCommandTarget,
+} from '../../../src/operations/target.js';
+import { writeDevState } from '../../../src/serverless-service/dev-state-file.js';
 import { devStateFixture } from '../../support/dev-state.js';
 import { fakeCliIo } from '../../support/fake-cli-io.js';
 

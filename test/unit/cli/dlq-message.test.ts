@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { describeDeadLetter, redriveMessageOf, topicOfPopRetryTopic } from '../../../src/cli/dlq-message.js';
+import {
+  describeDeadLetter,
+  redriveMessageOf,
+  topicOfPopRetryTopic,
+} from '../../../src/operations/dead-letter.js';
 import { deadLetter, deadLetterIdentity } from './dlq-fixtures.js';
 
 describe('describeDeadLetter', () => {

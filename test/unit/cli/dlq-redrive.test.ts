@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { DeadLetterPage } from '../../../src/cli/dlq-reader.js';
-import { type RedriveEvent, type RedriveQueueOptions, redriveQueue } from '../../../src/cli/dlq-redrive.js';
 import type { ProducerMessage } from '../../../src/client/producer.js';
+import type { DeadLetterPage } from '../../../src/operations/dead-letter-queue.js';
+import {
+  type RedriveEvent,
+  type RedriveQueueOptions,
+  redriveQueue,
+} from '../../../src/operations/dead-letter-redrive.js';
 import type { MessageQueue } from '../../../src/protocol/message-queue.js';
 import { deadLetter } from './dlq-fixtures.js';
 

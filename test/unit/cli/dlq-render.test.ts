@@ -1,7 +1,7 @@
 import picocolors from 'picocolors';
 import { describe, expect, it } from 'vitest';
-import { describeDeadLetter } from '../../../src/cli/dlq-message.js';
 import { bodyPreview, deadLetterJsonLine, renderDeadLetter } from '../../../src/cli/dlq-render.js';
+import { describeDeadLetter } from '../../../src/operations/dead-letter.js';
 import { deadLetter, deadLetterIdentity } from './dlq-fixtures.js';
 
 const plain = picocolors.createColors(false);

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { parseResetTo, planQueueReset } from '../../../src/cli/offset-reset-plan.js';
-import { parseQueueSelector } from '../../../src/cli/offsets-command.js';
+import { parseQueueSelector, parseResetTo } from '../../../src/cli/offsets-reset-command.js';
+import { planQueueReset } from '../../../src/operations/offset-reset-plan.js';
 
 const queue = { topic: 'Orders', brokerName: 'broker-a', queueId: 0 };
 const facts = { queue, minOffset: 3, maxOffset: 120, committed: 118 };

@@ -7,10 +7,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TargetMapping } from '../../../src/cli/command-target.js';
 import { EXIT_FAILURE } from '../../../src/cli/exit-codes.js';
 import { offsetsCommand } from '../../../src/cli/offsets-command.js';
-import { popOffsetsRefusal } from '../../../src/cli/pop-offsets-refusal.js';
+import { popOffsetsRefusal } from '../../../src/operations/pop-offsets-refusal.js';
+import type { TargetMapping } from '../../../src/operations/target.js';
 import { runCaptured } from '../../support/fake-cli-io.js';
 
 let dir: string;

@@ -5,16 +5,16 @@
  */
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import type { TargetMapping } from '../../../src/cli/command-target.js';
-import {
-  type PopMappingOffsets,
-  type PopOffsetsClient,
-  readPopMappingOffsets,
-} from '../../../src/cli/pop-queue-offsets.js';
 import { reportUnreachable } from '../../../src/cli/status-command.js';
 import { statusJson, statusTable } from '../../../src/cli/status-render.js';
 import { terminalStyle } from '../../../src/cli/terminal-style.js';
 import { BrokerError } from '../../../src/client/broker-error.js';
+import {
+  type PopPositionsClient as PopOffsetsClient,
+  readPopQueuePositions as readPopMappingOffsets,
+} from '../../../src/operations/pop-queue-positions.js';
+import type { MappingPositions as PopMappingOffsets } from '../../../src/operations/queue-position.js';
+import type { TargetMapping } from '../../../src/operations/target.js';
 import { RequestCode } from '../../../src/protocol/request-code.js';
 import { ResponseCode } from '../../../src/protocol/response-code.js';
 import { PermName, type TopicRouteData } from '../../../src/protocol/route-data.js';

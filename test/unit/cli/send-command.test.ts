@@ -7,7 +7,7 @@ import { BodySourceError, readMessageBodies, splitLines } from '../../../src/cli
 import { NoNameServerError, resolveProducerConnection } from '../../../src/cli/producer-connection.js';
 import { formatSendResult, type SendStdin, sendCommand } from '../../../src/cli/send-command.js';
 import { ConfigError } from '../../../src/config/config-error.js';
-import { type DevState, writeDevState } from '../../../src/dev/dev-state-file.js';
+import { type DevState, writeDevState } from '../../../src/serverless-service/dev-state-file.js';
 import { devStateFixture } from '../../support/dev-state.js';
 import { fakeCliIo } from '../../support/fake-cli-io.js';
 

@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { TargetMapping } from '../../../src/cli/command-target.js';
-import type { MappingOffsets } from '../../../src/cli/queue-offsets.js';
 import {
   formatDuration,
   STALE_HOLDER_MS,
@@ -9,6 +7,8 @@ import {
   totalLag,
 } from '../../../src/cli/status-render.js';
 import { terminalStyle } from '../../../src/cli/terminal-style.js';
+import type { MappingPositions as MappingOffsets } from '../../../src/operations/queue-position.js';
+import type { TargetMapping } from '../../../src/operations/target.js';
 
 const NOW = Date.UTC(2026, 11, 1, 13, 0, 0);
 const mapping: TargetMapping = {

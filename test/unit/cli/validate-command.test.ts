@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { type ValidationReport, validateCommand } from '../../../src/cli/validate-command.js';
-import { isServiceFile } from '../../../src/dev/service-file.js';
+import { isServiceFile } from '../../../src/serverless-service/service-file.js';
 import { runCaptured } from '../../support/fake-cli-io.js';
 import { encryptedKeyPem, tlsTestCerts } from '../../support/tls-certs.js';
 

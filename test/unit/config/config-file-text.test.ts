@@ -14,16 +14,10 @@ import {
   readConfigFileText,
 } from '../../../src/config/config-file-text.js';
 import { loadConfig, loadConfigFromEnv } from '../../../src/config/load-config.js';
-import { readServerlessYaml } from '../../../src/dev/load-serverless-service.js';
+import { readServerlessYaml } from '../../../src/serverless-service/load-serverless-service.js';
+import { problemsRejectedBy } from '../../support/problems-thrown-by.js';
 
-async function problemsOf(run: () => Promise<unknown>): Promise<readonly string[]> {
-  const error = await run().then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  if (!(error instanceof ConfigError)) throw new Error(`expected a ConfigError, got ${String(error)}`);
-  return error.problems;
-}
+const problemsOf = problemsRejectedBy;
 
 describe('the size cap of a config', () => {
   let dir: string;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { MAPPING_DEFAULTS, RUN_DEFAULTS } from '../../../src/config/config-defaults.js';
 import { configKeys } from '../../../src/config/config-keys.js';
 import { configReference } from '../../../src/config/config-reference.js';
-import { MAPPING_DEFAULTS, RUN_DEFAULTS, runConfigSchema } from '../../../src/config/config-schema.js';
+import { runConfigSchema } from '../../../src/config/config-schema.js';
 
 /** The contract other tools (serverless plugin, infra templates, docs) rely on: change it deliberately. */
 const CONTRACT_KEYS = [

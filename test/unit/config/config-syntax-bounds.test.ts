@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/config-error.js';
 import { MAX_CONFIG_DEPTH, MAX_YAML_ALIAS_COUNT } from '../../../src/config/config-syntax.js';
 import { parseConfigText } from '../../../src/config/load-config.js';
-import { readServerlessYaml } from '../../../src/dev/load-serverless-service.js';
+import { readServerlessYaml } from '../../../src/serverless-service/load-serverless-service.js';
 import { BROKEN_YAML } from './broken-configs.js';
 import { textProblems } from './config-text-problems.js';
 

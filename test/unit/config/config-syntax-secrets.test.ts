@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/config-error.js';
 import { loadConfig, loadConfigFromEnv, parseConfigText } from '../../../src/config/load-config.js';
-import { readServerlessYaml } from '../../../src/dev/load-serverless-service.js';
+import { readServerlessYaml } from '../../../src/serverless-service/load-serverless-service.js';
 import { describeError } from '../../../src/util/describe-error.js';
 import {
   BROKEN_JSON,

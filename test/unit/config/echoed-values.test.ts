@@ -7,20 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, MAX_LISTED_PROBLEMS, MAX_PROBLEM_CHARS } from '../../../src/config/config-error.js';
 import { formatKeyPath } from '../../../src/config/config-problem.js';
 import { parseConfig } from '../../../src/config/load-config.js';
-import { resolutionProblems } from '../../../src/dev/serverless-variables.js';
+import { resolutionProblems } from '../../../src/serverless-service/serverless-variables.js';
 import { echoedText, echoedValue, MAX_ECHOED_CHARS } from '../../../src/util/echoed-value.js';
+import { problemsThrownBy } from '../../support/problems-thrown-by.js';
 
 const LONG = 200_000;
 
-function problemsOf(raw: unknown, env: Record<string, string> = {}): readonly string[] {
-  try {
-    parseConfig(raw, { env });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('accepted');
-}
+const problemsOf = (raw: unknown, env: Record<string, string> = {}): readonly string[] =>
+  problemsThrownBy(() => parseConfig(raw, { env }));
 
 const config = (mapping: Record<string, unknown>, top: Record<string, unknown> = {}) => ({
   nameServer: '127.0.0.1:9876',

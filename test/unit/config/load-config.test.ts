@@ -12,6 +12,7 @@ import {
   parseConfigText,
 } from '../../../src/config/load-config.js';
 import { RocketMQError } from '../../../src/errors.js';
+import { problemsRejectedBy } from '../../support/problems-thrown-by.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/config/', import.meta.url));
 const fixture = (name: string): string => path.join(FIXTURES, name);
@@ -24,15 +25,8 @@ async function expectedLines(name: string): Promise<string[]> {
   );
 }
 
-async function problemsOf(file: string, env: Record<string, string> = {}): Promise<readonly string[]> {
-  try {
-    await loadConfig(file, { env });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error(`${file} was accepted`);
-}
+const problemsOf = (file: string, env: Record<string, string> = {}): Promise<readonly string[]> =>
+  problemsRejectedBy(() => loadConfig(file, { env }));
 
 describe('loadConfig fixtures', () => {
   it.each(['bad-ranges.yaml', 'bad-typos.yaml', 'bad-rules.yaml'])(

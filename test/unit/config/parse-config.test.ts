@@ -427,7 +427,7 @@ describe('Lambda options', () => {
     }
     for (const value of [0, 59]) {
       expect(problems(config({}, { ...LAMBDA, maxRecordAgeSeconds: value }))).toEqual([
-        `mappings[0].maxRecordAgeSeconds: must be -1 (off) or 60–604800 seconds, got ${value}`,
+        `mappings[0].maxRecordAgeSeconds: must be -1 (no limit) or 60–604800 seconds, got ${value}`,
       ]);
     }
     expect(problems(config({}, { ...LAMBDA, maxRecordAgeSeconds: 604_801 }))).toEqual([
@@ -681,7 +681,10 @@ describe('acl and tls', () => {
       }
       return [];
     })();
-    expect(halfPair).toEqual(['tls: a client certificate needs both certFile and keyFile']);
+    expect(halfPair).toEqual(['tls.keyFile: required with certFile']);
+    expect(problems(config({ tls: { keyFile: 'client.key' } }))).toEqual([
+      'tls.certFile: required with keyFile',
+    ]);
     expect(problems(config({ tls: { cafile: 'x' } }))).toEqual([
       'tls.cafile: unknown key (did you mean caFile?)',
     ]);

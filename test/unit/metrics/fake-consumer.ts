@@ -36,6 +36,7 @@ export class FakeConsumer implements MeteredConsumer {
   async status(): Promise<ConsumerRuntimeStatus> {
     this.statusCalls++;
     return {
+      mode: 'PUSH',
       name: this.mapping.name,
       consumerGroup: this.mapping.consumerGroup,
       topic: this.mapping.topic,

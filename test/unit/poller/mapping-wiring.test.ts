@@ -4,6 +4,7 @@ import { Producer } from '../../../src/client/producer.js';
 import { RocketMQClient } from '../../../src/client/rocketmq-client.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import type { RunConfig } from '../../../src/config/run-config.js';
+import { ConsumerRuntime } from '../../../src/consumer/consumer-runtime.js';
 import { PopConsumer } from '../../../src/consumer/pop/pop-consumer.js';
 import { FunctionMessageListener } from '../../../src/invoke/function-listener.js';
 import { DEFAULT_TIMEOUT_MARGIN_MS } from '../../../src/invoke/lambda-timeouts.js';
@@ -80,6 +81,7 @@ describe('wireMapping', () => {
     const lines: Record<string, unknown>[] = [];
     const { listener, runtime } = wireMapping(mapping, sharedParts(run, lines));
     expect(listener).toBeInstanceOf(FunctionMessageListener);
+    if (!(runtime instanceof ConsumerRuntime)) throw new Error('a ConsumerRuntime expected');
     expect(runtime.options).toMatchObject({
       name: 'orders',
       topic: 'Orders',

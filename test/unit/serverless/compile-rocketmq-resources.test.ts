@@ -8,6 +8,7 @@ import {
   LAG_METRIC,
   RocketMQPluginError,
 } from '../../../src/serverless/index.js';
+import { problemsThrownBy } from '../../support/problems-thrown-by.js';
 import { checkPollerConfig } from './config-check.js';
 import { fixtureInput } from './fixture-input.js';
 
@@ -32,15 +33,8 @@ function oneEvent(
 
 const MINIMAL_EVENT = { topic: 'Orders', consumerGroup: 'orders-fn' };
 
-function problemsOf(input: CompileRocketMQInput): readonly string[] {
-  try {
-    compileRocketMQResources(input);
-  } catch (error) {
-    if (error instanceof RocketMQPluginError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a RocketMQPluginError');
-}
+const problemsOf = (input: CompileRocketMQInput): readonly string[] =>
+  problemsThrownBy(() => compileRocketMQResources(input), RocketMQPluginError);
 
 type Statement = { Sid: string; Action: unknown; Resource: unknown; Condition?: unknown };
 

@@ -12,6 +12,7 @@ import {
   RocketMQPluginError,
 } from '../../../src/serverless/index.js';
 import { checkSecretArn } from '../../../src/serverless/secret-arn.js';
+import { problemsThrownBy } from '../../support/problems-thrown-by.js';
 import { checkPollerConfig } from './config-check.js';
 import { fixtureInput } from './fixture-input.js';
 
@@ -30,15 +31,8 @@ function input(
   };
 }
 
-function problemsOf(compileInput: CompileRocketMQInput): readonly string[] {
-  try {
-    compileRocketMQResources(compileInput);
-  } catch (error) {
-    if (error instanceof RocketMQPluginError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a RocketMQPluginError');
-}
+const problemsOf = (input: CompileRocketMQInput): readonly string[] =>
+  problemsThrownBy(() => compileRocketMQResources(input), RocketMQPluginError);
 
 function secretStatement(resources: Readonly<Record<string, CfnResource>>): unknown {
   const policies = resources[Ids.executionRole]?.Properties.Policies as {

@@ -14,6 +14,7 @@ import {
 } from '../../../src/serverless/index.js';
 import { groupLogicalIds } from '../../../src/serverless/logical-ids.js';
 import { POLLER_METRICS } from '../../../src/serverless/poller-metrics.js';
+import { problemsThrownBy } from '../../support/problems-thrown-by.js';
 import { fixtureInput } from './fixture-input.js';
 
 const CUSTOM = {
@@ -52,15 +53,8 @@ function alarmsOf(resources: Readonly<Record<string, CfnResource>>): Record<stri
   );
 }
 
-function problemsOf(compiled: CompileRocketMQInput): readonly string[] {
-  try {
-    compileRocketMQResources(compiled);
-  } catch (error) {
-    if (error instanceof RocketMQPluginError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a RocketMQPluginError');
-}
+const problemsOf = (input: CompileRocketMQInput): readonly string[] =>
+  problemsThrownBy(() => compileRocketMQResources(input), RocketMQPluginError);
 
 /** The pseudo parameters and resource values CloudFormation fills in at deploy time. */
 const DEPLOY_VALUES: Readonly<Record<string, string>> = {

@@ -11,6 +11,7 @@ import {
   RocketMQLogicalIds as Ids,
   RocketMQPluginError,
 } from '../../../src/serverless/index.js';
+import { problemsThrownBy } from '../../support/problems-thrown-by.js';
 import { fixtureInput } from './fixture-input.js';
 
 const CUSTOM = { nameServers: '10.0.0.10:9876', vpc: { subnetIds: ['subnet-0f3e2d1c4b5a69788'] } };
@@ -42,15 +43,8 @@ function counts(compiled: ReturnType<typeof compileRocketMQResources>) {
   };
 }
 
-function problemsOf(compile: () => unknown): readonly string[] {
-  try {
-    compile();
-  } catch (error) {
-    if (error instanceof RocketMQPluginError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a RocketMQPluginError');
-}
+const problemsOf = (compile: () => unknown): readonly string[] =>
+  problemsThrownBy(compile, RocketMQPluginError);
 
 describe('scaling of the poller service', () => {
   it('is on by default: 1 task up to 8 (a topic of the default queue count), no DesiredCount', () => {

@@ -76,14 +76,6 @@ interface InFlight {
 
 /**
  * The concurrent {@link ConsumeService}.
- *
- * @example
- * ```ts
- * const service = new ConsumeConcurrentlyService(context);
- * service.start();
- * service.submit(pq.putMessages(pulled).added, pq);
- * await service.stop(30_000);
- * ```
  */
 export class ConsumeConcurrentlyService implements ConsumeService {
   readonly mode = 'CONCURRENTLY' as const;

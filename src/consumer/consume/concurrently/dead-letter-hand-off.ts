@@ -18,11 +18,6 @@ const HAND_OFF_PARALLELISM = 16;
 
 /**
  * One message on its way to the DLQ.
- *
- * @example
- * ```ts
- * const entry: DeadLetterEntryOf<Item> = { item, message, processQueue, topic: 'Orders', reason: 'record too large' };
- * ```
  */
 export interface DeadLetterEntryOf<T> {
   /** The caller's own handle of the message (given back once the broker took it). */
@@ -50,15 +45,6 @@ export interface DeadLetterHandOffOptions<T> {
 /**
  * Hands messages to the DLQ, retrying failed hand-offs until they succeed, their queue is dropped, or
  * `stop()` is called.
- *
- * @example
- * ```ts
- * const { handedOff, notHandedOff } = await deadLetters.handOff(entries);
- * commit(handedOff);
- * deadLetters.retryLater(notHandedOff);
- * // ... at shutdown:
- * await deadLetters.stop();
- * ```
  */
 export class DeadLetterHandOff<T> {
   readonly #options: DeadLetterHandOffOptions<T>;

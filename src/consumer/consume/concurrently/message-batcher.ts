@@ -26,13 +26,6 @@ export interface MessageBatcherOptions<T extends BatchItem> {
 
 /**
  * A count/bytes/time batcher.
- *
- * @example
- * ```ts
- * const batcher = new MessageBatcher({ batchSize: 100, maxBatchBytes: 5 << 20, windowMs: 500, onReady: pump });
- * batcher.add([{ bytes: 10 }]);
- * const batch = batcher.takeReady(); // undefined until full or 500 ms passed
- * ```
  */
 export class MessageBatcher<T extends BatchItem> {
   private readonly options: MessageBatcherOptions<T>;

@@ -70,14 +70,6 @@ export interface ConsumeOrderlyServiceOverrides {
 
 /**
  * The orderly {@link ConsumeService}.
- *
- * @example
- * ```ts
- * const runtime = new ConsumerRuntime({ ...options, orderly: true }, {
- *   client, offsetStore, listener,
- *   consumeServiceFactory: (context) => new ConsumeOrderlyService(context),
- * });
- * ```
  */
 export class ConsumeOrderlyService implements ConsumeService {
   readonly mode = 'ORDERLY' as const;

@@ -14,13 +14,6 @@ interface Redeliveries {
 
 /**
  * Local redeliveries and blamed failures per record; forgotten with the record.
- *
- * @example
- * ```ts
- * redeliveries.redelivered(message, true);
- * redeliveries.viewOf(message).reconsumeTimes; // message.reconsumeTimes + 1
- * redeliveries.failuresOf(message) >= maxReconsumeTimes; // past the limit?
- * ```
  */
 export class LocalRedeliveries {
   readonly #byMessage = new WeakMap<MessageExt, Redeliveries>();

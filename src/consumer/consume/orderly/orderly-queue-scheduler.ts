@@ -38,13 +38,6 @@ interface Task {
 
 /**
  * Runs queue tasks, one per queue, with bounded concurrency.
- *
- * @example
- * ```ts
- * const scheduler = new OrderlyQueueScheduler({ maxConcurrency: 10, run: (pq) => consume(pq),
- *   lock: (pq) => locks.lock(pq), accepting: () => !stopped, log });
- * scheduler.schedule(pq);
- * ```
  */
 export class OrderlyQueueScheduler {
   private readonly o: OrderlyQueueSchedulerOptions;

@@ -31,12 +31,6 @@ interface SettledPrefix {
 
 /**
  * Applies listener results to the batches of an orderly service's queues.
- *
- * @example
- * ```ts
- * const results = new OrderlyResultApplier(context, redeliveries);
- * const outcome = await results.apply(pq, records, await listener.consume(views, consumeContext), inFlight);
- * ```
  */
 export class OrderlyResultApplier {
   private readonly context: ConsumeServiceContext;

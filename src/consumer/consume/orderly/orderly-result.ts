@@ -5,11 +5,6 @@
 
 /**
  * `suspendCurrentQueueTimeMs` clamped to Java's 10..30,000 ms.
- *
- * @example
- * ```ts
- * clampSuspendTimeMs(5); // => 10
- * ```
  */
 export function clampSuspendTimeMs(ms: number): number {
   return Math.min(30_000, Math.max(10, ms));

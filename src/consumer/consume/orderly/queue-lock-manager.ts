@@ -35,17 +35,6 @@ export interface QueueLockManagerOptions {
 
 /**
  * Locks and unlocks queues on their brokers and keeps held locks alive.
- *
- * @example
- * ```ts
- * const locks = new QueueLockManager({ clientId, consumerGroup: 'G', broker: client.broker,
- *   masterAddress: (b) => routes.masterAddress(b), heldQueues: () => rebalancer.processQueues(),
- *   counters, log });
- * locks.start();
- * if (await locks.lock(pq)) startConsuming(pq);
- * await locks.unlock([pq.messageQueue], { oneway: true });
- * await locks.stop();
- * ```
  */
 export class QueueLockManager {
   private readonly o: QueueLockManagerOptions;
@@ -177,11 +166,6 @@ export class QueueLockManager {
 
 /**
  * True when two message queues name the same queue.
- *
- * @example
- * ```ts
- * sameQueue({ topic: 'T', brokerName: 'b', queueId: 0 }, { topic: 'T', brokerName: 'b', queueId: 0 }); // => true
- * ```
  */
 export function sameQueue(a: MessageQueue, b: MessageQueue): boolean {
   return a.queueId === b.queueId && a.topic === b.topic && a.brokerName === b.brokerName;
