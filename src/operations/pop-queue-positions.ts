@@ -19,6 +19,7 @@ import { masterAddress, readableQueues, type TopicRouteData } from '../protocol/
 import { describeError } from '../util/describe-error.js';
 import {
   type MappingPositions,
+  oldestUnconsumedAt,
   type QueuePosition,
   queueLabel,
   type ReadPositionsOptions,
@@ -142,13 +143,9 @@ export async function readPopQueuePositions(
         address === undefined ? undefined : stored.get(storedKey(address, queue.topic, queue.queueId));
       let oldestUnconsumedAtMs: number | undefined;
       if ((options.messageAges ?? true) && lag !== undefined && lag > 0 && consumedOffset !== undefined) {
-        // Below the min offset the first message not popped is the oldest still stored.
-        const at = Math.max(consumedOffset, minOffset ?? consumedOffset);
-        try {
-          oldestUnconsumedAtMs = (await reader.readAt(queue, at))?.storeTimestamp;
-        } catch (failure) {
-          brokerError ??= `${queueLabel(queue)}: reading the message at offset ${at}: ${describeError(failure)}`;
-        }
+        const oldest = await oldestUnconsumedAt(reader, queue, consumedOffset, minOffset);
+        oldestUnconsumedAtMs = oldest.atMs;
+        brokerError ??= oldest.error;
       }
       return {
         queue,

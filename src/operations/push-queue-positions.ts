@@ -15,6 +15,7 @@ import { ResponseCode } from '../protocol/response-code.js';
 import { describeError } from '../util/describe-error.js';
 import {
   type MappingPositions,
+  oldestUnconsumedAt,
   type QueuePosition,
   queueLabel,
   type ReadPositionsOptions,
@@ -78,13 +79,9 @@ export async function readPushQueuePositions(
       const lag = lagBetween(maxOffset, resumeOffset);
       let oldestUnconsumedAtMs: number | undefined;
       if ((options.messageAges ?? true) && lag !== undefined && lag > 0 && resumeOffset !== undefined) {
-        // Below the min offset the first unconsumed message is the oldest still stored.
-        const at = Math.max(resumeOffset, minOffset ?? resumeOffset);
-        try {
-          oldestUnconsumedAtMs = (await reader.readAt(queue, at))?.storeTimestamp;
-        } catch (error) {
-          brokerError ??= `${queueLabel(queue)}: reading the message at offset ${at}: ${describeError(error)}`;
-        }
+        const oldest = await oldestUnconsumedAt(reader, queue, resumeOffset, minOffset);
+        oldestUnconsumedAtMs = oldest.atMs;
+        brokerError ??= oldest.error;
       }
       return { queue, retry, minOffset, maxOffset, committed, resumeOffset, lag, oldestUnconsumedAtMs };
     }),

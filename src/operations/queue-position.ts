@@ -11,8 +11,10 @@
  * Readers report failures instead of throwing them (`brokerError`, `storeError`), with whatever could be
  * read: push-queue-positions.ts and pop-queue-positions.ts fill this model, queue-positions.ts picks one.
  */
+import type { QueueReader } from '../client/queue-reader.js';
 import type { StoredOffsetRecord } from '../offsets/offset-store.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
+import { describeError } from '../util/describe-error.js';
 import type { TargetMapping } from './target.js';
 
 /** One queue of a mapping. */
@@ -72,4 +74,22 @@ export interface ReadPositionsOptions {
 /** How operations name a queue in messages: `Orders#broker-a:0`. */
 export function queueLabel(queue: MessageQueue): string {
   return `${queue.topic}#${queue.brokerName}:${queue.queueId}`;
+}
+
+/**
+ * The store time of the oldest message not yet consumed on `queue`: the one at `from`, or at the min
+ * offset when `from` is below it (older ones are gone). A failed read is `error`, a line naming the queue.
+ */
+export async function oldestUnconsumedAt(
+  reader: Pick<QueueReader, 'readAt'>,
+  queue: MessageQueue,
+  from: number,
+  minOffset: number | undefined,
+): Promise<{ atMs?: number | undefined; error?: string }> {
+  const at = Math.max(from, minOffset ?? from);
+  try {
+    return { atMs: (await reader.readAt(queue, at))?.storeTimestamp };
+  } catch (error) {
+    return { error: `${queueLabel(queue)}: reading the message at offset ${at}: ${describeError(error)}` };
+  }
 }
