@@ -6,7 +6,7 @@
 import { Command, CommanderError, type OptionValues } from 'commander';
 import { CliExit } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+import { EXIT_CODE_TABLE, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeLines } from './exit-codes.js';
 
 /**
  * What a command's help says beyond its options.
@@ -18,17 +18,20 @@ export interface CommandHelp {
   readonly description: string;
   /** Command lines that work as written. */
   readonly examples: readonly string[];
-  /** Exit codes beyond the common ones (0, 1, 2), or other meanings for them. */
+  /**
+   * Exit codes beyond the common ones (0, 1, 2), or what they mean for this command; every code must be
+   * one of exit-codes.ts's table (a unit test walks every help).
+   */
   readonly exitCodes?: Readonly<Record<number, string>> | undefined;
   /** Environment variables the command reads, with what they mean. */
   readonly environment?: Readonly<Record<string, string>> | undefined;
 }
 
-/** What every command's exit codes mean unless its help says otherwise. */
+/** What every command's exit codes mean unless its help says otherwise: exit-codes.ts's table. */
 const COMMON_EXIT_CODES: Readonly<Record<number, string>> = {
-  [EXIT_OK]: 'done',
-  [EXIT_FAILURE]: 'the command ran and failed (the reason is on stderr)',
-  [EXIT_USAGE]: 'bad arguments or an invalid config (one line per problem on stderr)',
+  [EXIT_OK]: EXIT_CODE_TABLE[EXIT_OK] as string,
+  [EXIT_FAILURE]: EXIT_CODE_TABLE[EXIT_FAILURE] as string,
+  [EXIT_USAGE]: EXIT_CODE_TABLE[EXIT_USAGE] as string,
 };
 
 /**
@@ -56,11 +59,7 @@ export function declareCommand(help: CommandHelp, io: CliIo): Command {
 function helpEpilogue(help: CommandHelp): string {
   const sections = [`\nExamples:\n${help.examples.map((line) => `  $ ${line}`).join('\n')}\n`];
   const codes = { ...COMMON_EXIT_CODES, ...help.exitCodes };
-  sections.push(
-    `\nExit codes:\n${Object.entries(codes)
-      .map(([code, meaning]) => `  ${code.padEnd(4)}${meaning}`)
-      .join('\n')}\n`,
-  );
+  sections.push(`\nExit codes:\n${exitCodeLines(codes)}\n`);
   if (help.environment !== undefined) {
     const entries = Object.entries(help.environment);
     const width = Math.max(...entries.map(([name]) => name.length)) + 2;

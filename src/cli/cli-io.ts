@@ -62,6 +62,7 @@ export function abortOnStopSignals(
  * The real process.
  */
 export function processIo(): CliIo {
+  ignoreClosedReader(process.stdout);
   return {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -79,4 +80,20 @@ export function processIo(): CliIo {
       process.exit(code);
     },
   };
+}
+
+/** Errors of writing to an output whose reader went away (`rocketmq-lambda dlq show | head -1`). */
+const CLOSED_READER_CODES: ReadonlySet<string> = new Set(['EPIPE', 'ERR_STREAM_DESTROYED']);
+
+/**
+ * Lets a command go on when the reader of `stream` goes away: what it writes after that is dropped,
+ * and the command ends as it would have (a redrive or a `send --count` still does all it was asked, and
+ * records it). Without it the first write after the reader closed crashed the process with a stack.
+ * Any other error of the stream is thrown as before.
+ */
+export function ignoreClosedReader(stream: NodeJS.EventEmitter): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== undefined && CLOSED_READER_CODES.has(error.code)) return;
+    throw error;
+  });
 }

@@ -3,16 +3,27 @@
  * dispatched through it: the first word picks an entry, the rest are its arguments; a group (`dlq`,
  * `offsets`) picks its subcommand the same way; a leaf's module is imported only when it runs (so `run`
  * never loads dev's embedded DynamoDB or the local broker). `help`, `-h` and `--help` in place of a word
- * print the usage of where they stand; a missing or unknown word is a usage error (exit 2).
+ * print the usage of where they stand, `help <command> [<subcommand>]` the help of that command; a
+ * missing or unknown word is a usage error (exit 2), with the command it most likely meant, and options
+ * before a group's subcommand are answered with where they go.
  *
  * A command's module exports its entry made with `cliCommand` (cli-exit.ts): it may end early with a
  * `CliExit`, caught there and here.
  */
 
+import { closestKey } from '../util/closest-key.js';
 import { exitCodeOf } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
 import type { DlqCommandDeps } from './dlq-context.js';
-import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+import {
+  EXIT_CODE_TABLE,
+  EXIT_FAILURE,
+  EXIT_INTERRUPTED,
+  EXIT_OK,
+  EXIT_TERMINATED,
+  EXIT_USAGE,
+  exitCodeLines,
+} from './exit-codes.js';
 
 /** A command's entry: its arguments (after its name) in, its exit code out; `deps` are test seams. */
 export type CommandHandler<Deps = never> = (
@@ -49,16 +60,20 @@ Commands:
   redrive   send dead letters back to be consumed again (the retry topic, or the original topic)
 
 Options:
-  -h, --help  show this help (rocketmq-lambda dlq show --help, dlq redrive --help: their options)
+  -h, --help  show this help (rocketmq-lambda help dlq show, dlq redrive --help: their options)
 
 Examples:
   $ rocketmq-lambda dlq show --config poller.yaml --mapping orders
+  $ rocketmq-lambda dlq show --name-server 127.0.0.1:9876 --group orders-consumer
   $ rocketmq-lambda dlq redrive --config poller.yaml --mapping orders --dry-run
 
 Exit codes:
-  0   done
-  1   the command ran and failed (the reason is on stderr)
-  2   bad arguments or an invalid config (one line per problem on stderr)
+${exitCodeLines({
+  [EXIT_OK]: EXIT_CODE_TABLE[EXIT_OK] as string,
+  [EXIT_FAILURE]: EXIT_CODE_TABLE[EXIT_FAILURE] as string,
+  [EXIT_USAGE]: EXIT_CODE_TABLE[EXIT_USAGE] as string,
+  [EXIT_INTERRUPTED]: `dlq redrive: interrupted by SIGINT (${EXIT_TERMINATED}: SIGTERM); it says where it stopped`,
+})}
 `;
 
 /** What `offsets --help` says. */
@@ -74,16 +89,20 @@ Commands:
   reset   move a mapping's committed offsets (--dry-run shows before -> after)
 
 Options:
-  -h, --help  show this help (rocketmq-lambda offsets show --help, offsets reset --help: their options)
+  -h, --help  show this help (rocketmq-lambda help offsets show, offsets reset --help: their options)
 
 Examples:
   $ rocketmq-lambda offsets show --config poller.yaml
+  $ rocketmq-lambda offsets show --name-server 127.0.0.1:9876 --group orders-consumer --topic orders
   $ rocketmq-lambda offsets reset --config poller.yaml --mapping orders --to earliest --dry-run
 
 Exit codes:
-  0   done
-  1   the command ran and failed, or a reset was refused (the reason is on stderr)
-  2   bad arguments or an invalid config (one line per problem on stderr)
+${exitCodeLines({
+  [EXIT_OK]: EXIT_CODE_TABLE[EXIT_OK] as string,
+  [EXIT_FAILURE]: 'the command ran and failed, or a reset was refused (the reason is on stderr)',
+  [EXIT_USAGE]: EXIT_CODE_TABLE[EXIT_USAGE] as string,
+  [EXIT_INTERRUPTED]: `offsets reset: interrupted by SIGINT (${EXIT_TERMINATED}: SIGTERM); it says where it stopped`,
+})}
 `;
 
 /** `dlq show|redrive`. */
@@ -130,7 +149,7 @@ export const COMMANDS: Readonly<Record<string, CommandNode>> = {
   },
   dlq: DLQ_COMMANDS,
   status: {
-    summary: 'per mapping and queue: offsets, lag, oldest unconsumed message, holder (--watch)',
+    summary: 'live pollers and what each holds; per queue offsets, lag, oldest message; dead letters',
     load: async () => (await import('./status-command.js')).statusCommand,
   },
   offsets: OFFSETS_COMMANDS,
@@ -144,9 +163,15 @@ ${Object.entries(COMMANDS)
   .map(([name, entry]) => `  ${name.padEnd(10)}${entry.summary ?? ''}`)
   .join('\n')}
 
+status, offsets and dlq act on the mappings of a config (--config, else ./serverless.yml), or ad hoc
+on one consumer group, no file needed: --name-server <host:port[;host:port]> --group <group> --topic <topic>.
+
 Options:
-  -h, --help     show this help (also: rocketmq-lambda <command> --help)
+  -h, --help     show this help (rocketmq-lambda help <command> [<subcommand>]: that command's help)
   -v, --version  print the version
+
+Exit codes (every command):
+${exitCodeLines(EXIT_CODE_TABLE)}
 `;
 
 /** The whole tree, as the group the top-level command line picks from. */
@@ -166,24 +191,46 @@ export async function dispatch<Deps>(
   return exitCodeOf(io, async () => {
     if ('load' in node) return (await node.load())(args, io, deps);
     const [word, ...rest] = args;
-    const next =
-      word === undefined || !Object.hasOwn(node.subcommands, word) ? undefined : node.subcommands[word];
+    const next = word === undefined ? undefined : subcommandOf(node, word);
     if (next !== undefined) return dispatch([...path, word as string], next, rest, io, deps);
+    // `help <command> [<subcommand>]`: that command's own --help, found as a command line finds it (an
+    // unknown name gets the same did-you-mean).
+    if (word === 'help' && rest.length > 0) return dispatch(path, node, [...rest, '--help'], io, deps);
     if (word === '-h' || word === '--help' || word === 'help') {
       io.stdout.write(node.usage);
       return EXIT_OK;
     }
-    io.stderr.write(`${usageProblem(path, word)}${node.usage}`);
+    io.stderr.write(`${usageProblem(path, node, args)}${node.usage}`);
     return EXIT_USAGE;
   });
 }
 
-/** The line before the usage on a missing or unknown word (none for a bare `rocketmq-lambda`). */
-function usageProblem(path: readonly string[], word: string | undefined): string {
+/** The entry `word` names in `group`, if any (never one of Object's own properties). */
+function subcommandOf<Deps>(group: CommandGroup<Deps>, word: string): CommandNode<Deps> | undefined {
+  return Object.hasOwn(group.subcommands, word) ? group.subcommands[word] : undefined;
+}
+
+/**
+ * The line before the usage on a missing or unknown word (none for a bare `rocketmq-lambda`): what is
+ * wrong and, when one is near, the command it most likely meant; for options before a group's
+ * subcommand, the command lines that would take them.
+ */
+function usageProblem<Deps>(
+  path: readonly string[],
+  group: CommandGroup<Deps>,
+  args: readonly string[],
+): string {
   const at = ['rocketmq-lambda', ...path].join(' ');
-  if (path.length === 0) {
-    if (word === undefined) return '';
-    return `${at}: ${word.startsWith('-') ? `unknown option ${word}` : `unknown command ${word}`}\n\n`;
+  const [word] = args;
+  const names = Object.keys(group.subcommands);
+  if (word === undefined)
+    return path.length === 0 ? '' : `${at}: missing subcommand (${names.join(' or ')})\n\n`;
+  if (word.startsWith('-')) {
+    if (path.length === 0) return `${at}: unknown option ${word}\n\n`;
+    const options = args.join(' ');
+    return `${at}: ${path.join(' ')} needs a subcommand first: ${names.map((name) => `${at} ${name} ${options}`).join(', or ')}\n\n`;
   }
-  return `${at}: ${word === undefined ? 'missing subcommand' : `unknown subcommand ${word}`}\n\n`;
+  const guess = closestKey(word, [...names, 'help']);
+  const what = path.length === 0 ? 'command' : 'subcommand';
+  return `${at}: unknown ${what} ${word}${guess === undefined ? '' : ` (did you mean ${guess}?)`}\n\n`;
 }

@@ -23,10 +23,12 @@ export const DLQ_SHOW_HELP: CommandHelp = {
 message its DLQ offset, msgId, original topic and msgId, reconsume times, when it was
 dead-lettered, tags, keys, user properties and a body preview. Starts at the redrive position
 (where the last 'dlq redrive' ended; --all: at the oldest dead letter the broker still stores).
-Reads only: no offset moves.`,
+Reads only: no offset moves. Ad hoc, without a config file: --group <consumerGroup> (and
+--name-server, else ROCKETMQ_NAME_SERVER); ACL keys from the environment.`,
   examples: [
     'rocketmq-lambda dlq show --config poller.yaml --mapping orders',
     'rocketmq-lambda dlq show --mapping orders --all --limit 100',
+    'rocketmq-lambda dlq show --name-server 127.0.0.1:9876 --group orders-consumer',
     'rocketmq-lambda dlq show --config poller.yaml --mapping orders --json | jq -r .body | base64 -d',
   ],
   exitCodes: {
@@ -50,7 +52,7 @@ export const dlqShowCommand = cliCommand(
   async (args: readonly string[], io: CliIo, deps: DlqCommandDeps = {}): Promise<number> => {
     const command = declareTargetOptions(declareCommand(DLQ_SHOW_HELP, io), { offsetsTable: false })
       .option(
-        '-n, --limit <n>',
+        '-l, --limit <n>',
         'print at most n dead letters',
         positiveInteger('--limit'),
         DEFAULT_SHOW_LIMIT,

@@ -3,12 +3,14 @@
  * The `rocketmq-lambda` command: dispatches through the command table (command-table.ts: `run`, `dev`,
  * `health`, `send`, `status`, `offsets`, `dlq`, `validate`), loading only the one asked for (the
  * production `run` never loads dev's embedded DynamoDB or the local broker). Unknown commands and flags
- * print the usage and exit with code 2.
+ * print the usage (with the command a typo most likely meant) and exit with code 2; `help <command>`
+ * prints that command's help.
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { RocketMQError } from '../errors.js';
 import { suppressAwsSdkNodeVersionWarning } from '../util/aws-sdk-node-warning.js';
+import { buildInfo } from '../util/build-info.js';
 import { type CliIo, processIo } from './cli-io.js';
 import { COMMANDS, dispatch, ROOT, USAGE } from './command-table.js';
 
@@ -22,12 +24,10 @@ export function commandNames(): string[] {
 }
 
 /**
- * This package's version, from its package.json.
+ * This package's version, from its package.json (`unknown` when it cannot be read).
  */
 export function packageVersion(): string {
-  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
-  const version = (JSON.parse(text) as { version?: unknown }).version;
-  return typeof version === 'string' ? version : 'unknown';
+  return buildInfo().version;
 }
 
 /**

@@ -1,9 +1,12 @@
 /**
  * Progress of long operations (redriving thousands of messages, resetting many queues), on stderr so that
  * stdout stays parseable: a live bar (cli-progress) on a terminal, a plain line every few seconds
- * elsewhere (CI logs, pipes), and a final line either way.
+ * elsewhere (CI logs, pipes), and a final line either way. The terminal is given back as it was (cursor
+ * shown, line wrap on) on every exit: finish(), an error that ends the process, a signal (see
+ * terminal-restore.ts); every command that shows progress gets that from here.
  */
 import { SingleBar } from 'cli-progress';
+import { guardTerminal } from './terminal-restore.js';
 
 /** Plain-text progress lines are at least this far apart when stderr is not a terminal. */
 export const PLAIN_PROGRESS_INTERVAL_MS = 5_000;
@@ -14,7 +17,10 @@ export const PLAIN_PROGRESS_INTERVAL_MS = 5_000;
 export interface ProgressReporter {
   /** `count` more units done. */
   advance(count: number): void;
-  /** Ends the display with a final line (`done/total label`). */
+  /**
+   * Ends the display with a final line (`done/total label`) and gives the terminal back; call it on every
+   * way out (a `finally`). Later calls do nothing.
+   */
   finish(): void;
 }
 
@@ -43,20 +49,29 @@ export function startProgress(options: ProgressOptions): ProgressReporter {
       hideCursor: true,
       clearOnComplete: true,
     });
+    const guard = guardTerminal(options.stream);
     bar.start(options.total, 0);
+    let finished = false;
     return {
       advance(count) {
         done += count;
-        bar.update(done);
+        if (!finished) bar.update(done);
       },
       finish() {
-        bar.stop();
+        if (finished) return;
+        finished = true;
+        try {
+          bar.stop();
+        } finally {
+          guard.release();
+        }
         options.stream.write(finalLine());
       },
     };
   }
   const now = options.now ?? Date.now;
   let lastLineAt = now();
+  let finished = false;
   return {
     advance(count) {
       done += count;
@@ -66,6 +81,8 @@ export function startProgress(options: ProgressOptions): ProgressReporter {
       }
     },
     finish() {
+      if (finished) return;
+      finished = true;
       options.stream.write(finalLine());
     },
   };

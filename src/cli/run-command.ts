@@ -15,7 +15,7 @@ import { componentLogger, rootLogger } from '../util/logger.js';
 import { type CommandHelp, declareCommand, parseArgs, usageExit } from './cli-command.js';
 import { CliExit, cliCommand } from './cli-exit.js';
 import { abortOnStopSignals, type CliIo } from './cli-io.js';
-import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
+import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE } from './exit-codes.js';
 
 /** What `run --help` says beyond its options. */
 export const RUN_HELP: CommandHelp = {
@@ -27,7 +27,7 @@ export const RUN_HELP: CommandHelp = {
   ],
   exitCodes: {
     [EXIT_FAILURE]: 'the poller could not start, or a mapping failed while running',
-    130: 'a second SIGINT (143: a second SIGTERM): stopped at once',
+    [EXIT_INTERRUPTED]: 'a second SIGINT (143: a second SIGTERM): stopped at once',
   },
   environment: {
     [CONFIG_ENV_VARIABLE]: 'the whole config as JSON, when --config is not given',

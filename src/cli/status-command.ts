@@ -1,22 +1,35 @@
 /**
  * `rocketmq-lambda status`: where each mapping's consumption stands, queue by queue (broker min/max
- * offsets, committed offset, lag, age of the oldest unconsumed message, the poller holding the queue and
- * its last commit). A POP mapping has no committed offset: its rows show the group's consumer offset at
- * the broker and the lag from it, with the group's registered pollers (operations/queue-positions.ts). A table on
- * a terminal, `--json` for tools (shape in status-render.ts), `--watch` redraws until Ctrl-C. Exit 1 when
- * a broker or the offset store could not be read (stderr says which).
+ * offsets, committed offset, lag, age of the oldest unconsumed message, who holds the queue now and who
+ * wrote its offset last), beside the live group at the brokers (its connected clients, their versions and
+ * what each holds: operations/live-group.ts) and the group's dead-letter depth. A POP mapping has no
+ * committed offset: its rows show the group's consumer offset at the broker and the lag from it, with the
+ * group's registered pollers (operations/queue-positions.ts). A table on a terminal, `--json` for tools
+ * (shape in status-render.ts), `--watch` redraws until Ctrl-C. Exit 1 when a broker or the offset store
+ * could not be read (stderr says which, and names a missing topic or group as such).
  */
 
 import type { Command } from 'commander';
+import { readDeadLetterDepth } from '../client/dead-letter-depth.js';
+import { brokerProblemLine } from '../operations/broker-problem.js';
+import { DEFAULT_RUNNING_INFO_TIMEOUT_MS, readLiveGroup } from '../operations/live-group.js';
 import { readQueuePositions } from '../operations/queue-positions.js';
 import type { Target, TargetMapping } from '../operations/target.js';
+import { dlqTopicOf } from '../protocol/group-topics.js';
 import { abortableSleep } from '../util/abortable-sleep.js';
+import { describeError } from '../util/describe-error.js';
 import { type CommandHelp, declareCommand, parseArgs } from './cli-command.js';
 import { cliCommand } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { positiveInteger } from './option-parsers.js';
-import { isPopSnapshot, type StatusSnapshot, statusJson, statusTable } from './status-render.js';
+import {
+  type DeadLetterStatus,
+  isPopSnapshot,
+  type StatusSnapshot,
+  statusJson,
+  statusTable,
+} from './status-render.js';
 import { declareTargetOptions, type TargetOptionValues, withTarget } from './target-options.js';
 import { terminalStyle } from './terminal-style.js';
 
@@ -26,7 +39,7 @@ export const DEFAULT_WATCH_SECONDS = 2;
 /** What `status --help` says beyond its options. */
 export const STATUS_HELP: CommandHelp = {
   name: 'status',
-  description: `Shows where each mapping's consumption stands, per queue: the broker's min and max offsets, the committed offset (and its generation), the lag, the age of the oldest unconsumed message, the poller holding the queue (released: it handed the queue over) and its last commit. For a consumeMode POP mapping (no committed offsets: the broker keeps the group's position) the group's consumer offset at the broker, the lag from it and the group's registered pollers instead. Reads the poller config given with --config, or ./serverless.yml: its running dev session, else its deployed settings.`,
+  description: `Shows where each mapping's consumption stands, per queue: the broker's min and max offsets, the committed offset (and its generation), the lag, the age of the oldest unconsumed message, the live holder (the connected client that says it holds the queue, as mqadmin consumerStatus asks it) and the last writer of the stored offset (released: it handed the queue over; "reset gN": an operator's reset its holder has not adopted yet) with the time of that write. Above the queues, the live group at the brokers: every connected client with its address, RocketMQ version, language, runtime and what it holds ("running but holding no queue", or no answer to the running-info request within ${DEFAULT_RUNNING_INFO_TIMEOUT_MS / 1000} s), and the group's dead-letter depth (max minus min offset over its %DLQ% queues: every dead letter the brokers store, redriven ones included). For a consumeMode POP mapping (no committed offsets: the broker keeps the group's position) the group's consumer offset at the broker, the lag from it and the group's registered pollers instead of the holders. A missing topic or group is named as such, apart from a broker that cannot be reached. --json prints one document per snapshot (mappings[].queues, .liveGroup.clients, .deadLetters; every field is described in the operating guide). Reads the poller config given with --config, or ./serverless.yml: its running dev session, else its deployed settings.`,
   examples: [
     'rocketmq-lambda status --config poller.yaml',
     'rocketmq-lambda status --mapping orders --watch',
@@ -34,7 +47,8 @@ export const STATUS_HELP: CommandHelp = {
   ],
   exitCodes: {
     [EXIT_OK]: 'the status was read (lag is not an error)',
-    [EXIT_FAILURE]: 'a broker or the offset store could not be read (stderr says which)',
+    [EXIT_FAILURE]:
+      'a broker or the offset store could not be read, or the topic or group does not exist (stderr says which)',
   },
 };
 
@@ -70,9 +84,7 @@ async function printOnce(
   io: CliIo,
   redraw: boolean,
 ): Promise<number> {
-  const snapshots = await Promise.all(
-    mappings.map((mapping) => readQueuePositions(target, mapping, { retryQueues: true })),
-  );
+  const snapshots = await Promise.all(mappings.map((mapping) => readStatus(target, mapping)));
   const nowMs = Date.now();
   if (options.json === true) {
     io.stdout.write(`${JSON.stringify(statusJson(target.source, snapshots, nowMs))}\n`);
@@ -87,22 +99,56 @@ async function printOnce(
 }
 
 /**
- * Writes one line per mapping whose broker or offset store could not be read, prefixed with the
- * command's name; returns the exit code (1 when there was one).
+ * What `status` reads of one mapping, all at once: its queue positions (with the retry queues), the live
+ * group at the brokers and the group's dead-letter depth. Never throws for a broker that cannot be read.
+ */
+export async function readStatus(
+  target: Pick<Target, 'client' | 'offsetStore'>,
+  mapping: TargetMapping,
+): Promise<StatusSnapshot> {
+  const [positions, live, deadLetters] = await Promise.all([
+    readQueuePositions(target, mapping, { retryQueues: true }),
+    readLiveGroup(target.client, mapping, { askRunningInfo: mapping.consumeMode !== 'POP' }),
+    readDeadLetters(target.client, mapping.consumerGroup),
+  ]);
+  return { ...positions, live, deadLetters };
+}
+
+async function readDeadLetters(
+  client: Parameters<typeof readDeadLetterDepth>[0],
+  consumerGroup: string,
+): Promise<DeadLetterStatus> {
+  const topic = dlqTopicOf(consumerGroup);
+  try {
+    const { depth, queues } = await readDeadLetterDepth(client, consumerGroup);
+    return { topic, depth, queues };
+  } catch (error) {
+    return { topic, error: describeError(error) };
+  }
+}
+
+/**
+ * Writes one line per mapping whose brokers or offset store could not be read (a missing topic or group
+ * named as such), prefixed with the command's name; returns the exit code (1 when there was one).
  */
 export function reportUnreachable(command: Command, snapshots: readonly StatusSnapshot[], io: CliIo): number {
   let code = EXIT_OK;
   for (const snapshot of snapshots) {
-    const { mapping, brokerError } = snapshot;
+    const { mapping, brokerError, live, deadLetters } = snapshot;
+    const lines: string[] = [];
+    if (brokerError !== undefined) lines.push(brokerProblemLine(brokerError, snapshot.brokerErrorKind));
     const storeError = isPopSnapshot(snapshot) ? undefined : snapshot.storeError;
-    for (const [what, error] of [
-      ['broker', brokerError],
-      ['offset store', storeError],
-    ] as const) {
-      if (error === undefined) continue;
-      io.stderr.write(`${command.name()}: ${mapping.name}: ${what} unreachable: ${error}\n`);
-      code = EXIT_FAILURE;
-    }
+    if (storeError !== undefined) lines.push(`offset store unreachable: ${storeError}`);
+    // A failed route read (a missing topic, no name server) is said once, not again for the live group.
+    const said =
+      live?.problem?.message === brokerError ||
+      (live?.problem?.kind === 'topic-missing' && snapshot.brokerErrorKind === 'topic-missing');
+    if (live?.problem !== undefined && !said)
+      lines.push(`live group: ${brokerProblemLine(live.problem.message, live.problem.kind)}`);
+    if (deadLetters?.error !== undefined)
+      lines.push(`dead letters of ${deadLetters.topic}: ${deadLetters.error}`);
+    for (const line of lines) io.stderr.write(`${command.name()}: ${mapping.name}: ${line}\n`);
+    if (lines.length > 0) code = EXIT_FAILURE;
   }
   return code;
 }

@@ -1,8 +1,8 @@
 /**
  * `rocketmq-lambda validate`: the checks `run`, `dev` and the Serverless plugin make before they start,
  * without starting anything. A poller config gets `run`'s (loadConfig); a serverless.yml, resolved as
- * `serverless print` resolves it, gets the plugin's and dev's. `--connect` adds the broker-side checks a
- * poller makes at start (topic routes, SQL92 filters).
+ * `serverless print` resolves it, gets the plugin's and dev's. `--connect` adds what a poller needs from
+ * outside (validate-connect.ts): topic routes and SQL92 filters, the offsets store, the functions.
  */
 
 import { existsSync } from 'node:fs';
@@ -10,8 +10,6 @@ import path from 'node:path';
 import { ConfigError } from '../config/config-error.js';
 import { CONFIG_ENV_VARIABLE, loadConfig, loadConfigFromEnv } from '../config/load-config.js';
 import type { RunConfig } from '../config/run-config.js';
-import { mappingBrokerProblems } from '../poller/mapping-broker-checks.js';
-import { rocketMQClientOf } from '../poller/rocketmq-client-of-config.js';
 import { startProblems } from '../poller/start-checks.js';
 import { DEV_STATE_DIR } from '../serverless-service/dev-state-file.js';
 import { loadServerlessService } from '../serverless-service/load-serverless-service.js';
@@ -25,6 +23,7 @@ import type { CliIo } from './cli-io.js';
 import { stderrLogger } from './cli-logger.js';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { keyValues } from './option-parsers.js';
+import { type ConnectCheck, checkLine, connectChecks } from './validate-connect.js';
 
 /** The serverless.yml `validate` reads when given no file, looked for in the working directory. */
 const DEFAULT_SERVICE_FILES = ['serverless.yml', 'serverless.yaml'] as const;
@@ -45,8 +44,16 @@ A file named serverless.* is a service: resolved as \`serverless print\` resolve
 modules exist). Anything else is a poller config. Without --config: ./serverless.yml, else
 ${CONFIG_ENV_VARIABLE}.
 
---connect also asks the name server for each mapping's topic route, and a broker to compile each
-SQL92 filter, as a poller does when it starts.`,
+--connect also checks, one line each ("ok" or "FAIL" and why), without changing anything:
+each mapping's topic route on the name servers and its SQL92 filter on a broker; the offsets
+store (a DynamoDB table exists and can be read with the credentials at hand; the directory of
+file offsets can be written); each mapping's function (a Lambda function exists and may be
+invoked: an Invoke of type DryRun, which runs nothing; a local: handler module loads). A
+DynamoDB or Lambda endpoint on loopback (127.0.0.1, ::1, localhost) needs no AWS credentials.
+The offsets store of a serverless.yml is dev's own and is not checked.
+
+--json prints one document: ok, source, kind, mappings, problems, warnings, and with --connect
+checks (each {check, ok, detail}) and connectProblems (the failed checks' lines).`,
   examples: [
     'rocketmq-lambda validate',
     'rocketmq-lambda validate --config poller.yaml --connect',
@@ -54,7 +61,7 @@ SQL92 filter, as a poller does when it starts.`,
   ],
   exitCodes: {
     [EXIT_OK]: 'valid (warnings, if any, on stderr)',
-    1: 'valid, but --connect found a problem on the name server or a broker',
+    1: 'valid, but a --connect check failed (topic, filter, offsets store or function)',
     [EXIT_USAGE]: "bad arguments, or the config has problems (one line each; run's start checks included)",
   },
   environment: {
@@ -84,7 +91,9 @@ export interface ValidationReport {
   readonly mappings: number;
   readonly problems: readonly string[];
   readonly warnings: readonly string[];
-  /** `--connect` only: problems found on the name server or brokers. */
+  /** `--connect` only: every check, passed or not, in order. */
+  readonly checks: readonly ConnectCheck[];
+  /** `--connect` only: the failed checks, one line each (`<key>: <why>`). */
   readonly connectProblems: readonly string[];
 }
 
@@ -102,7 +111,7 @@ export const validateCommand = cliCommand(async (args: readonly string[], io: Cl
       keyValues('--param'),
       [],
     )
-    .option('--connect', "also check the topics' routes and SQL92 filters on the name server and brokers")
+    .option('--connect', 'also check topics, filters, the offsets store and the functions (one line each)')
     .option('--json', 'print the report as JSON on stdout');
   const { options } = parseArgs<ValidateOptions>(command, args);
   const file = options.config ?? DEFAULT_SERVICE_FILES.find((name) => existsSync(name));
@@ -120,14 +129,26 @@ export const validateCommand = cliCommand(async (args: readonly string[], io: Cl
     kind === 'serverless'
       ? await checkService(file as string, options, io)
       : await checkPollerConfig(file, io);
-  let connectProblems: string[] = [];
+  let checks: ConnectCheck[] = [];
   if (options.connect === true && checked.problems.length === 0) {
     if (checked.config === undefined) {
-      connectProblems = ['--connect: the service names no name server (custom.rocketmq.nameServers)'];
+      checks = [
+        {
+          check: 'nameServers',
+          ok: false,
+          detail: 'the service names no name server (custom.rocketmq.nameServers)',
+        },
+      ];
     } else {
-      connectProblems = await connectChecks(checked.config, io);
+      checks = await connectChecks(checked.config, {
+        logger: stderrLogger(io, 'error'),
+        offsets: kind === 'poller-config',
+      });
     }
   }
+  const connectProblems = checks
+    .filter((check) => !check.ok)
+    .map((check) => `${check.check}: ${check.detail}`);
   const report: ValidationReport = {
     ok: checked.problems.length === 0 && connectProblems.length === 0,
     source,
@@ -135,6 +156,7 @@ export const validateCommand = cliCommand(async (args: readonly string[], io: Cl
     mappings: checked.mappings,
     problems: checked.problems,
     warnings: checked.warnings,
+    checks,
     connectProblems,
   };
   printReport(report, io, options.json === true);
@@ -208,29 +230,19 @@ function printFailureLine(error: ServerlessPrintError): string {
   return `(serverless.yml): cannot resolve the service: ${echoedText(text, MAX_PRINT_FAILURE_CHARS)}`;
 }
 
-async function connectChecks(config: RunConfig, io: CliIo): Promise<string[]> {
-  const logger = stderrLogger(io, 'error');
-  const client = rocketMQClientOf(config, { logger });
-  try {
-    return await mappingBrokerProblems(config.mappings, client);
-  } finally {
-    await client.close();
-  }
-}
-
 function printReport(report: ValidationReport, io: CliIo, json: boolean): void {
   if (json) {
     io.stdout.write(`${JSON.stringify(report)}\n`);
     return;
   }
   for (const warning of report.warnings) io.stderr.write(`${report.source}: warning: ${warning}\n`);
-  for (const problem of [...report.problems, ...report.connectProblems]) {
-    io.stderr.write(`${report.source}: ${problem}\n`);
-  }
+  for (const problem of report.problems) io.stderr.write(`${report.source}: ${problem}\n`);
   if (report.problems.length > 0) return;
+  for (const check of report.checks) io.stdout.write(`${checkLine(check)}\n`);
   const mappings = `${report.mappings} mapping${report.mappings === 1 ? '' : 's'}`;
   if (report.connectProblems.length > 0) {
-    io.stdout.write(`valid: ${mappings}, but --connect found ${report.connectProblems.length} problem(s)\n`);
+    const failed = report.connectProblems.length;
+    io.stdout.write(`valid: ${mappings}, but ${failed} --connect check${failed === 1 ? '' : 's'} failed\n`);
   } else {
     io.stdout.write(`ok: ${mappings}\n`);
   }

@@ -83,15 +83,17 @@ export class BrokerAdminClient {
 
   /**
    * GET_CONSUMER_RUNNING_INFO (307) sent to a broker: the broker forwards it to the consumer `clientId`
-   * of `consumerGroup` and relays its answer (what `mqadmin consumerStatus` does).
+   * of `consumerGroup` and relays its answer (what `mqadmin consumerStatus` does). `timeoutMs` bounds the
+   * wait for a client that does not answer (default: the admin timeout).
    */
   async getConsumerRunningInfo(
     address: string,
     header: GetConsumerRunningInfoRequestHeader,
+    options: { timeoutMs?: number | undefined } = {},
   ): Promise<ReturnType<typeof parseConsumerRunningInfo>> {
     const request = { code: RequestCode.GET_CONSUMER_RUNNING_INFO, extFields: toExtFields(header) };
     const response = expectSuccess(
-      await this.transport.request(address, request, this.timeoutMs),
+      await this.transport.request(address, request, options.timeoutMs ?? this.timeoutMs),
       request,
       address,
     );

@@ -15,10 +15,12 @@ import {
   parseConsumerListBody,
   parseLockBatchResponseBody,
 } from '../protocol/bodies.js';
+import { type ConsumerConnection, parseConsumerConnection } from '../protocol/consumer-connection.js';
 import { type ConsumerOffsetTable, parseConsumerOffsetTable } from '../protocol/consumer-offset-table.js';
 import { parseOffsetResponseHeader } from '../protocol/header-parsers.js';
 import {
   type ConsumerSendMsgBackRequestHeader,
+  type GetConsumerConnectionListRequestHeader,
   type GetConsumerListByGroupRequestHeader,
   type GetMaxOffsetRequestHeader,
   type GetMinOffsetRequestHeader,
@@ -136,6 +138,27 @@ export class BrokerClient {
       this.timeouts.defaultMs,
     );
     return parseConsumerListBody(response.body);
+  }
+
+  /**
+   * GET_CONSUMER_CONNECTION_LIST (203), an admin read: the group's clients connected to this broker, with
+   * their address, language and version, and the group's consume type, message model and subscriptions
+   * (`mqadmin consumerConnection`). A broker with no client of the group answers CONSUMER_NOT_ONLINE
+   * (206), a {@link BrokerError}.
+   */
+  async getConsumerConnectionList(
+    address: string,
+    consumerGroup: string,
+    options: { timeoutMs?: number | undefined } = {},
+  ): Promise<ConsumerConnection> {
+    const header: GetConsumerConnectionListRequestHeader = { consumerGroup };
+    const response = await this.call(
+      address,
+      RequestCode.GET_CONSUMER_CONNECTION_LIST,
+      toExtFields(header),
+      options.timeoutMs ?? this.timeouts.defaultMs,
+    );
+    return parseConsumerConnection(response.body);
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * The config keys about AWS services besides the offsets table: `lambda` (the Invoke API's region and
- * endpoint) and `destinations` (the SQS/SNS endpoint of `onFailure` records). Credentials always come
- * from the SDK's standard chain.
+ * endpoint) and `destinations` (the SQS/SNS endpoint of `onFailure` records). Credentials come from the
+ * SDK's standard chain; an endpoint on loopback needs none (util/local-endpoint-credentials.ts).
  */
 import { z } from 'zod';
 import { endpointUrl, info, text } from './schema-meta.js';
@@ -25,7 +25,7 @@ export const lambdaSchema = z
       .meta(
         info({
           description:
-            'Another Lambda Invoke API endpoint (serverless-offline, a local Lambda API). Filled from `AWS_ENDPOINT_URL_LAMBDA` when absent.',
+            'Another Lambda Invoke API endpoint (serverless-offline, a local Lambda API). Filled from `AWS_ENDPOINT_URL_LAMBDA` when absent. On loopback, no AWS credentials are needed (placeholders when the chain has none).',
           defaultText: '`AWS_ENDPOINT_URL_LAMBDA`, else AWS',
         }),
       ),
@@ -34,7 +34,7 @@ export const lambdaSchema = z
   .meta(
     info({
       description:
-        'How Lambda functions are invoked (credentials always come from the standard AWS chain). Read only by mappings whose `function` is a Lambda function.',
+        'How Lambda functions are invoked (credentials come from the standard AWS chain; an endpoint on loopback needs none). Read only by mappings whose `function` is a Lambda function.',
       defaultText: 'from the environment',
     }),
   );
@@ -49,7 +49,7 @@ export const destinationsSchema = z
       .meta(
         info({
           description:
-            'One endpoint for SQS and SNS (a local emulator). Without it, `AWS_ENDPOINT_URL_SQS` and `AWS_ENDPOINT_URL_SNS` apply per service.',
+            'One endpoint for SQS and SNS (a local emulator). Without it, `AWS_ENDPOINT_URL_SQS` and `AWS_ENDPOINT_URL_SNS` apply per service. On loopback, no AWS credentials are needed.',
           defaultText: '`AWS_ENDPOINT_URL_SQS` / `AWS_ENDPOINT_URL_SNS`, else AWS',
         }),
       ),

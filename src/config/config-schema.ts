@@ -81,7 +81,8 @@ const offsetsSchema = z
       .optional()
       .meta(
         info({
-          description: 'DynamoDB endpoint (dynalite, DynamoDB Local).',
+          description:
+            'DynamoDB endpoint (dynalite, DynamoDB Local). On loopback, no AWS credentials are needed (placeholders when the chain has none).',
           defaultText: '`ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT`, else `AWS_ENDPOINT_URL_DYNAMODB`, else AWS',
         }),
       ),

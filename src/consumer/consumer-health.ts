@@ -4,12 +4,15 @@
  * {@link REBALANCE_STALL_MS} (no route, no broker answering the consumer list), when a queue it holds
  * has not completed a pull for {@link PULL_STALL_MS} (a queue paused by flow control counts as progress:
  * the function is the bottleneck, not the broker), or when offset writes have been failing for
- * {@link OFFSET_WRITE_STALL_MS}. The thresholds are above what a broker restart (~20 s) or a short
+ * {@link OFFSET_WRITE_STALL_MS}, or when it could not consume at all (its topic or group missing, its
+ * subscription refused, no queue assigned: consume-state.ts) for longer than its `readinessGraceMs`.
+ * The thresholds are above what a broker restart (~20 s) or a short
  * DynamoDB outage takes, and well below what lets a backlog grow unnoticed; docs/operating.md lists them.
  */
 import type { OffsetStoreHealth } from '../offsets/offset-store.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { describeError } from '../util/describe-error.js';
+import { type ConsumeState, consumeStateProblem } from './consume-state.js';
 import type { ConsumerState } from './consumer-status.js';
 
 /** No completed pull on a held queue for this long: unhealthy. */
@@ -25,6 +28,8 @@ export const OFFSET_WRITE_STALL_MS = 120_000;
 export interface ConsumerHealth {
   readonly healthy: boolean;
   readonly problems: readonly string[];
+  /** What the consumer can do now (consume-state.ts); reported whether healthy or not. */
+  readonly state?: ConsumeState | undefined;
 }
 
 /** The progress of one held queue. */
@@ -45,6 +50,8 @@ export interface ConsumerHealthInput {
   readonly queues: readonly QueueProgress[];
   readonly offsets: OffsetStoreHealth;
   readonly nowMs: number;
+  /** The consume state, judged against `graceMs` (consume-state.ts). */
+  readonly consume?: { readonly state: ConsumeState; readonly graceMs: number } | undefined;
 }
 
 /**
@@ -53,13 +60,22 @@ export interface ConsumerHealthInput {
 export function assessConsumerHealth(input: ConsumerHealthInput): ConsumerHealth {
   const { nowMs } = input;
   const problems: string[] = [];
+  const state = input.consume?.state;
+  const withState = (health: ConsumerHealth): ConsumerHealth =>
+    state === undefined ? health : { ...health, state };
   if (input.state !== 'running') {
     const why = input.fatalError === undefined ? '' : `: ${describeError(input.fatalError)}`;
     problems.push(`consumer is ${input.state}${why}`);
-    return { healthy: false, problems };
+    return withState({ healthy: false, problems });
   }
+  const cannotConsume =
+    input.consume === undefined
+      ? undefined
+      : consumeStateProblem(input.consume.state, input.consume.graceMs, nowMs);
+  if (cannotConsume !== undefined) problems.push(cannotConsume);
   const decidedMs = input.lastDecisionMs ?? input.startedAtMs ?? nowMs;
-  if (nowMs - decidedMs > REBALANCE_STALL_MS) {
+  // A missing topic is said once, by the consume state, not again as a rebalance that cannot decide.
+  if (nowMs - decidedMs > REBALANCE_STALL_MS && cannotConsume === undefined) {
     const why = input.lastDecisionError === undefined ? '' : ` (${describeError(input.lastDecisionError)})`;
     problems.push(`no rebalance could assign queues for ${seconds(nowMs - decidedMs)}${why}`);
   }
@@ -76,7 +92,7 @@ export function assessConsumerHealth(input: ConsumerHealthInput): ConsumerHealth
       `offsets not written for ${seconds(nowMs - failingSince)} (${describeError(input.offsets.lastError)})`,
     );
   }
-  return { healthy: problems.length === 0, problems };
+  return withState({ healthy: problems.length === 0, problems });
 }
 
 function seconds(ms: number): string {

@@ -276,6 +276,14 @@ export const CONSUMER_OPTION_SPECS = {
     default: 30_000,
     description: 'On stop, how long in-flight batches may take before they are abandoned.',
   },
+  readinessGraceMs: {
+    kind: 'integer',
+    minimum: 0,
+    maximum: 3_600_000,
+    default: 30_000,
+    description:
+      'How long the consumer may be unable to consume (topic or group missing, subscription refused, no queue assigned) before it reports unhealthy; the state itself is reported at once.',
+  },
   handOverTimeoutMs: {
     kind: 'integer',
     minimum: 0,

@@ -3,6 +3,7 @@
  * checked against, and filled from, its one definition in `consumer-option-specs.ts` (range, default,
  * description), and the rest of the consumer layer only sees {@link NormalizedConsumerOptions}.
  */
+import { retryTopicOf } from '../protocol/group-topics.js';
 import { type ExpressionType, SUB_ALL } from '../protocol/subscription.js';
 import { ConsumerOptionsError } from './consumer-errors.js';
 import {
@@ -78,15 +79,7 @@ export interface NormalizedConsumerOptions extends ResolvedTunableOptions {
   readonly retryTopic: string;
 }
 
-/** The retry topic of a group (`MixAll.getRetryTopic`). */
-export function retryTopicOf(consumerGroup: string): string {
-  return `%RETRY%${consumerGroup}`;
-}
-
-/** The dead-letter topic of a group (`MixAll.getDLQTopic`). */
-export function dlqTopicOf(consumerGroup: string): string {
-  return `%DLQ%${consumerGroup}`;
-}
+export { dlqTopicOf, retryTopicOf } from '../protocol/group-topics.js';
 
 /**
  * Fills defaults and checks ranges; throws {@link ConsumerOptionsError} naming the first bad option.

@@ -6,6 +6,7 @@
  * offset persistence. It knows nothing of Lambda: batches go to a {@link MessageListener}.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BrokerError } from '../client/broker-error.js';
 import type { Producer } from '../client/producer.js';
 import { isSilentPeerClose } from '../network/errors.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
@@ -13,6 +14,7 @@ import { OffsetStoreError } from '../offsets/offset-store-error.js';
 import type { HeartbeatSubscription } from '../protocol/bodies.js';
 import { DEAD_LETTER_DELAY_LEVEL } from '../protocol/dead-letter-delay-level.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
+import { ResponseCode } from '../protocol/response-code.js';
 import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscription.js';
 import { childLogger, componentLogger, type Logger } from '../util/logger.js';
 import { PeriodicTask } from '../util/periodic-task.js';
@@ -23,6 +25,7 @@ import type { ConsumeService, ConsumeServiceFactory } from './consume/consume-se
 import { notifyFinalFailure } from './consume/final-failure.js';
 import { MessageSendBack } from './consume/message-send-back.js';
 import { ConsumeOrderlyService } from './consume/orderly/consume-orderly-service.js';
+import { assessPushConsumeState, type ConsumeState } from './consume-state.js';
 import type { ConsumerClient } from './consumer-client.js';
 import { type ConsumerCounters, newConsumerCounters, snapshotCounters } from './consumer-counters.js';
 import { ConsumerOptionsError } from './consumer-errors.js';
@@ -122,6 +125,8 @@ export class ConsumerRuntime implements MappingConsumer {
   private readonly lifecycle: ConsumerLifecycle;
   private readonly unregister: (() => void)[] = [];
   private lastOnDemandHeartbeatMs = 0;
+  /** The name servers said at start that the topic does not exist (see start-offset.ts). */
+  private topicCreatedAfterStart = false;
 
   constructor(options: ConsumerOptions, deps: ConsumerRuntimeDeps) {
     this.options = normalizeConsumerOptions(options);
@@ -226,6 +231,7 @@ export class ConsumerRuntime implements MappingConsumer {
       startingPosition: o.startingPosition,
       startingPositionTimestamp: o.startingPositionTimestamp,
       retryTopic: o.retryTopic,
+      topicCreatedAfterStart: () => this.topicCreatedAfterStart,
     });
     this.startOffsets = startOffsets;
     const pullLog = componentLogger('consumer.pull', this.log);
@@ -423,6 +429,8 @@ export class ConsumerRuntime implements MappingConsumer {
       if (failure !== undefined || this.routes.route(o.topic) === undefined) {
         this.log.warn({ topic: o.topic }, 'topic has no route yet: waiting for it');
       }
+      this.topicCreatedAfterStart =
+        failure instanceof BrokerError && failure.code === ResponseCode.TOPIC_NOT_EXIST;
     }
     this.unregister.push(
       this.client.requestHandler.onConsumerIdsChanged((group) => {
@@ -501,7 +509,14 @@ export class ConsumerRuntime implements MappingConsumer {
    */
   health(nowMs = Date.now()): ConsumerHealth {
     const decisions = this.rebalancer.decisions();
+    const consume = this.consumeState();
+    // Holding nothing is judged over a rebalance period at least: the next rebalance may still hand queues.
+    const graceMs =
+      consume.state === 'unassigned'
+        ? Math.max(this.options.readinessGraceMs, this.options.rebalanceIntervalMs)
+        : this.options.readinessGraceMs;
     return assessConsumerHealth({
+      consume: { state: consume, graceMs },
       state: this.lifecycle.state,
       fatalError: this.lifecycle.fatalError,
       startedAtMs: this.lifecycle.startedAtMs,
@@ -510,6 +525,31 @@ export class ConsumerRuntime implements MappingConsumer {
       queues: this.rebalancer.heldQueues().map((held) => ({ queue: held.queue, ...held.loop.progress })),
       offsets: this.offsetStore.health(),
       nowMs,
+    });
+  }
+
+  /** What the consumer can do now: consume, wait as a standby, or not consume and why (consume-state.ts). */
+  consumeState(): ConsumeState {
+    const o = this.options;
+    const { allocation, holdingNoneSinceMs } = this.rebalancer.allocationFacts();
+    const decisions = this.rebalancer.decisions();
+    return assessPushConsumeState({
+      lifecycle: this.lifecycle.state,
+      topic: o.topic,
+      consumerGroup: o.consumerGroup,
+      startedAtMs: this.lifecycle.startedAtMs,
+      routeKnown: this.routes.route(o.topic) !== undefined,
+      readableQueues: this.routes.readableQueues(o.topic)?.length ?? 0,
+      routeFailure: this.routes.lastFailure(o.topic),
+      routeFailingSinceMs: this.routes.failingSinceMs(o.topic),
+      allocation,
+      decisionError: decisions.lastError,
+      lastDecisionMs: decisions.lastDecisionMs,
+      holdingNoneSinceMs,
+      held: this.rebalancer
+        .heldQueues()
+        .filter((held) => held.queue.topic === o.topic)
+        .map((held) => held.loop.progress),
     });
   }
 

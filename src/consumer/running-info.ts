@@ -3,7 +3,9 @@
  * from a runtime status: what `mqadmin consumerStatus` and the dashboard show for a Java consumer.
  */
 import type { ConsumerRunningInfo, HeartbeatSubscription } from '../protocol/bodies.js';
+import { mqVersionName } from '../protocol/mq-version.js';
 import { CLIENT_VERSION } from '../protocol/remoting-command.js';
+import { buildInfo } from '../util/build-info.js';
 import type { ConsumerRuntimeStatus } from './consumer-status.js';
 
 const MiB = 1024 * 1024;
@@ -13,14 +15,11 @@ const MiB = 1024 * 1024;
  * the wire value). Java clients put the name, not the number, in `PROP_CLIENT_VERSION`, and
  * `mqadmin consumerConnection` prints the same name in its `#Version` column.
  */
-const VERSION_NAMES: Readonly<Record<number, string>> = { 401: 'V4_9_4' };
-
 /**
- * The `MQVersion.Version` name of a request version, as mqadmin prints it (`401` → `V4_9_4`); the
- * number itself for versions we never announce.
+ * The `MQVersion.Version` name of a request version, as mqadmin prints it (`401` → `V4_9_4`).
  */
 export function clientVersionName(version: number = CLIENT_VERSION): string {
-  return VERSION_NAMES[version] ?? String(version);
+  return mqVersionName(version);
 }
 
 /**
@@ -28,7 +27,7 @@ export function clientVersionName(version: number = CLIENT_VERSION): string {
  * JAVA, because we announce JAVA on the wire (see CLIENT_LANGUAGE), so an operator needs this line to
  * tell a poller from a Java consumer.
  */
-const CLIENT_RUNTIME = `rocketmq-lambda on Node.js ${process.version}`;
+const CLIENT_RUNTIME = `rocketmq-lambda ${buildInfo().version} on Node.js ${process.version}`;
 
 /**
  * Builds ConsumerRunningInfo (Java property and `ProcessQueueInfo` field names).

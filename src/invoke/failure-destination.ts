@@ -6,6 +6,7 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageCommand, SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import { isTransientAwsError } from '../util/aws-error-classification.js';
+import { awsClientIdentity } from '../util/local-endpoint-credentials.js';
 import { nameAndMessage } from '../util/name-and-message.js';
 import { retry } from '../util/retry.js';
 import { parseDestinationArn } from './failure-destination-arn.js';
@@ -31,7 +32,7 @@ export interface FailureDestination {
 export interface FailureDestinationOptions {
   /** Another SQS/SNS endpoint (local emulators, tests). The region always comes from the ARN. */
   endpoint?: string | undefined;
-  /** Credentials instead of the standard AWS chain. */
+  /** Credentials instead of the standard AWS chain (a loopback `endpoint` needs none). */
   credentials?: SQSClientConfig['credentials'];
   /** Attempts per record, transient errors only. @default 3 */
   maxAttempts?: number | undefined;
@@ -60,10 +61,10 @@ export function createFailureDestination(
 ): FailureDestination {
   const { service, region } = parseDestinationArn(arn);
   const clientConfig = {
-    region,
     maxAttempts: 1,
     ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
-    ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
+    // A loopback emulator works without AWS credentials (src/util/local-endpoint-credentials.ts).
+    ...awsClientIdentity({ endpoint: options.endpoint, region, credentials: options.credentials }),
   };
   const attempts = options.maxAttempts ?? DEFAULT_SEND_ATTEMPTS;
   if (service === 'sqs') {

@@ -137,6 +137,10 @@ export interface FunctionListenerStats {
   readonly splitBatches: number;
   /** Failed invokes that were split in halves. */
   readonly bisections: number;
+  /**
+   * Messages this listener sent to the DLQ itself (too old, too large, undecodable); a message the
+   * function fails at the retry limit is dead-lettered by the consumer and counted there.
+   */
   readonly deadLettered: number;
 }
 

@@ -13,6 +13,7 @@ import {
 import { RocketMQError } from '../errors.js';
 import { echoedText } from '../util/echoed-value.js';
 import { errorMessage } from '../util/error-message.js';
+import { awsClientIdentity } from '../util/local-endpoint-credentials.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { retry } from '../util/retry.js';
 import { ThrottledLog } from '../util/throttled-log.js';
@@ -47,7 +48,10 @@ export interface LambdaInvokerOptions {
   region?: string | undefined;
   /** Another Invoke API endpoint (local Lambda APIs, tests), e.g. `http://127.0.0.1:3002`. */
   endpoint?: string | undefined;
-  /** Credentials instead of the standard chain (tests, local APIs). */
+  /**
+   * Credentials instead of the standard chain. A loopback `endpoint` needs none: placeholders when the chain
+   * has none (src/util/local-endpoint-credentials.ts).
+   */
   credentials?: LambdaClientConfig['credentials'];
   /** How long the functions may run: an invoke waits this long plus `timeoutMarginMs`. @default 900_000 */
   functionTimeoutMs?: number | undefined;
@@ -256,9 +260,9 @@ export class LambdaInvoker implements Invoker {
       const regionOption = region ?? this.#options.region;
       client = new LambdaClient({
         maxAttempts: 1,
-        ...(regionOption === undefined ? {} : { region: regionOption }),
         ...(endpoint === undefined ? {} : { endpoint }),
-        ...(credentials === undefined ? {} : { credentials }),
+        // A loopback Invoke API (serverless-offline, tests) works without AWS credentials or a region.
+        ...awsClientIdentity({ endpoint, region: regionOption, credentials }),
         requestHandler: {
           connectionTimeout: this.#options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
           requestTimeout: this.#waitMs,

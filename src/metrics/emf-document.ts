@@ -5,6 +5,7 @@
  * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html).
  */
 import { LAG_METRIC } from './lag-metric.js';
+import { DEAD_LETTER_DEPTH_INTERVAL_MS } from './metric-catalog.js';
 
 /** The specification's limit of metrics per directive. */
 export const EMF_MAX_METRICS_PER_DIRECTIVE = 100;
@@ -47,11 +48,22 @@ export const EMF_METRICS = {
     unit: 'Count',
     description: 'Messages that went to `%DLQ%<group>` since the previous line.',
   },
+  deadLetterDepth: {
+    name: 'DeadLetterDepth',
+    unit: 'Count',
+    description: `Dead letters stored in \`%DLQ%<group>\` (\`rocketmq_lambda_dead_letter_depth\`: read from the brokers every ${DEAD_LETTER_DEPTH_INTERVAL_MS / 1000} s, redriven ones included); left out until the first read succeeds. Every task reports the same value: read its Maximum.`,
+  },
   unhealthy: {
     name: 'Unhealthy',
     unit: 'Count',
     description:
       "1 when this task's consumer of the group is unhealthy (the health check's verdict), else 0.",
+  },
+  cannotConsume: {
+    name: 'CannotConsume',
+    unit: 'Count',
+    description:
+      '1 when a mapping of the group on this task cannot consume (`rocketmq_lambda_mapping_state` is topic_missing, group_missing, subscription_refused or unassigned), else 0; a waiting standby is 0. Set at once, before `Unhealthy` turns.',
   },
 } as const;
 

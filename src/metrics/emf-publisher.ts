@@ -6,6 +6,7 @@
  * driver ships them to CloudWatch Logs, which extracts the metrics.
  */
 import type { Registry } from 'prom-client';
+import { CANNOT_CONSUME_STATES, type ConsumeStateName } from '../consumer/consume-state.js';
 import { RocketMQError } from '../errors.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { PeriodicTask } from '../util/periodic-task.js';
@@ -30,7 +31,11 @@ export interface GroupSummary {
   /** Undefined when no held queue could be measured (publishing 0 would invite a scale-in). */
   readonly lag: number | undefined;
   readonly oldestMessageAgeSeconds: number;
+  /** The group's dead letters stored on the brokers; undefined until read. */
+  readonly deadLetterDepth: number | undefined;
   readonly unhealthy: boolean;
+  /** A mapping of the group is in a state that cannot consume (consume-state.ts), whatever its grace. */
+  readonly cannotConsume: boolean;
   readonly totals: Readonly<GroupTotals>;
 }
 
@@ -43,7 +48,15 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
   const byName = new Map(metrics.map((metric) => [metric.name, metric.values]));
   const groups = new Map<
     string,
-    { lag: number; measured: boolean; age: number; unhealthy: boolean; totals: GroupTotals }
+    {
+      lag: number;
+      measured: boolean;
+      age: number;
+      deadLetterDepth: number | undefined;
+      unhealthy: boolean;
+      cannotConsume: boolean;
+      totals: GroupTotals;
+    }
   >();
   const group = (labels: Record<string, string | number | undefined>) => {
     const name = String(labels.consumer_group ?? '');
@@ -53,7 +66,9 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
         lag: 0,
         measured: false,
         age: 0,
+        deadLetterDepth: undefined,
         unhealthy: false,
+        cannotConsume: false,
         totals: { invocations: 0, invokeErrors: 0, throttles: 0, sentBack: 0, deadLettered: 0 },
       };
       groups.set(name, found);
@@ -70,6 +85,11 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
     const found = group(labels);
     found.unhealthy ||= value !== 1;
   });
+  each(METRICS.mappingState.name, (value, labels) => {
+    if (value === 1 && CANNOT_CONSUME_STATES.has(String(labels.state) as ConsumeStateName)) {
+      group(labels).cannotConsume = true;
+    }
+  });
   each(METRICS.lagShare.name, (value, labels) => {
     const found = group(labels);
     found.lag += value;
@@ -78,6 +98,10 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
   each(METRICS.oldestMessageAge.name, (value, labels) => {
     const found = group(labels);
     found.age = Math.max(found.age, value);
+  });
+  each(METRICS.deadLetterDepth.name, (value, labels) => {
+    const found = group(labels);
+    found.deadLetterDepth = Math.max(found.deadLetterDepth ?? 0, value);
   });
   each(METRICS.invocations.name, (value, labels) => {
     group(labels).totals.invocations += value;
@@ -99,7 +123,9 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
     // No lag_share sample: no mapping of the group could be measured (publishing 0 would invite a scale-in).
     lag: found.measured ? found.lag : undefined,
     oldestMessageAgeSeconds: found.age,
+    deadLetterDepth: found.deadLetterDepth,
     unhealthy: found.unhealthy,
+    cannotConsume: found.cannotConsume,
     totals: found.totals,
   }));
 }
@@ -169,7 +195,8 @@ export class EmfPublisher {
 
   /**
    * Reads the registry and writes one line per consumer group; resolves with the lines written.
-   * `countsOnly` leaves out `ConsumerLag`, `OldestMessageAge` and `Unhealthy`.
+   * `countsOnly` leaves out `ConsumerLag`, `OldestMessageAge`, `DeadLetterDepth`, `Unhealthy` and
+   * `CannotConsume`.
    */
   publishOnce(options: { readonly countsOnly?: boolean } = {}): Promise<string[]> {
     // One at a time: the deltas of two overlapping publishes would count the same events twice.
@@ -201,7 +228,11 @@ export class EmfPublisher {
             ...(summary.lag === undefined ? [] : [{ ...EMF_METRICS.consumerLag, value: summary.lag }]),
             { ...EMF_METRICS.oldestMessageAge, value: summary.oldestMessageAgeSeconds },
             ...counts,
+            ...(summary.deadLetterDepth === undefined
+              ? []
+              : [{ ...EMF_METRICS.deadLetterDepth, value: summary.deadLetterDepth }]),
             { ...EMF_METRICS.unhealthy, value: summary.unhealthy ? 1 : 0 },
+            { ...EMF_METRICS.cannotConsume, value: summary.cannotConsume ? 1 : 0 },
           ];
       return JSON.stringify(
         emfDocument({ namespace, consumerGroup: summary.consumerGroup, timestampMs, values }),

@@ -18,6 +18,12 @@ export const PULL_DURATION_BUCKETS = [
 ] as const;
 
 /**
+ * How often a poller reads each consumer group's dead-letter depth from the brokers (one route lookup and
+ * two offset reads per DLQ queue; the depth changes only when messages fail for good).
+ */
+export const DEAD_LETTER_DEPTH_INTERVAL_MS = 60_000;
+
+/**
  * How an invoke ended, as the `kind` label of {@link METRICS.invokeOutcomes}: the invoke layer's
  * outcome kinds in snake_case, and `throttle` for every throttled attempt.
  */
@@ -75,6 +81,14 @@ export interface MetricDefinition {
  * The poller's metrics, by key.
  */
 export const METRICS = {
+  buildInfo: {
+    name: 'rocketmq_lambda_build_info',
+    type: 'gauge',
+    labels: ['version', 'node_version'],
+    help: 'Always 1: the rocketmq-lambda version and the Node.js version of the process.',
+    notes:
+      'Count it by version to see the versions a fleet runs (`count by (version) (rocketmq_lambda_build_info)`).',
+  },
   up: {
     name: 'rocketmq_lambda_up',
     type: 'gauge',
@@ -95,6 +109,14 @@ export const METRICS = {
     labels: MAPPING_LABELS,
     help: "1 when the mapping's consumer runs and is healthy, else 0.",
     notes: 'EMF `Unhealthy` is 1 minus it.',
+  },
+  mappingState: {
+    name: 'rocketmq_lambda_mapping_state',
+    type: 'gauge',
+    labels: [...MAPPING_LABELS, 'state'],
+    help: "1 for the state the mapping's consumer is in, 0 for every other state (consuming, waiting, topic_missing, group_missing, subscription_refused, unassigned, starting, stopped, failed).",
+    notes:
+      'Set at once, before the health verdict turns (`readinessGraceMs` later): `waiting` is a healthy standby (more pollers than queues); `topic_missing`, `group_missing`, `subscription_refused` and `unassigned` are states in which the mapping cannot consume (docs/operating.md, "Readiness"). Alert with `rocketmq_lambda_mapping_state{state=~"topic_missing|group_missing|subscription_refused|unassigned"} == 1`. EMF `CannotConsume` is 1 in any of those four.',
   },
   consumerLag: {
     name: 'rocketmq_lambda_consumer_lag',
@@ -213,6 +235,13 @@ export const METRICS = {
     help: 'Messages that went to `%DLQ%<group>`.',
     notes:
       'Handed to it (too old, too large, an orderly skip, undecodable) or sent back at `maxReconsumeTimes` (the broker moves those). EMF `DeadLettered`.',
+  },
+  deadLetterDepth: {
+    name: 'rocketmq_lambda_dead_letter_depth',
+    type: 'gauge',
+    labels: ['consumer_group'],
+    help: 'Dead letters the brokers store for the consumer group: over every queue of `%DLQ%<group>`, its max offset minus its min offset.',
+    notes: `Read from the brokers every ${DEAD_LETTER_DEPTH_INTERVAL_MS / 1000} s per consumer group (0 while the topic does not exist: the group never dead-lettered). It counts what is stored, redriven dead letters included (RocketMQ deletes nothing: it falls only when the brokers expire old messages), so alert on its rise (\`delta(...[1h]) > 0\`) rather than its level. No sample until the first read succeeds; a failed read keeps the last value (and is logged). EMF \`DeadLetterDepth\`.`,
   },
   offsetWrites: {
     name: 'rocketmq_lambda_offset_writes_total',

@@ -3,7 +3,8 @@
  * - `GET /metrics`: the registry in Prometheus text format, with the registry's content type;
  * - `GET /healthz`: liveness, 200 while the process serves requests;
  * - `GET /readyz`: readiness, 200 when every mapping's consumer runs and is healthy (the poller's health
- *   verdict, consumer-health.ts), else 503 with `{ ready: false, problems: [...] }`.
+ *   verdict, consumer-health.ts), else 503 with `{ ready: false, problems: [...] }`; both with each
+ *   mapping's consume state when the poller gives it (`mappings`, poller-health.ts).
  * Anything else is 404; methods other than GET and HEAD are 405.
  *
  * Anyone who reaches the port can talk to it, so it listens on loopback unless configured (the default of
@@ -60,8 +61,12 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  */
 export interface MetricsServerOptions {
   readonly registry: Registry;
-  /** The verdict `/readyz` answers with. */
-  readonly readiness: () => { readonly healthy: boolean; readonly problems: readonly string[] };
+  /** The verdict `/readyz` answers with; `mappings` (each mapping's state, poller-health.ts) is passed on. */
+  readonly readiness: () => {
+    readonly healthy: boolean;
+    readonly problems: readonly string[];
+    readonly mappings?: readonly unknown[] | undefined;
+  };
   /** 0 picks a free port (see {@link MetricsServer.port}). */
   readonly port: number;
   /** The address to listen on (`metrics.prometheus.host`, loopback unless configured). */
@@ -192,11 +197,11 @@ async function handle(
       response.end(request.method === 'HEAD' ? undefined : `${JSON.stringify({ live: true })}\n`);
       return;
     case '/readyz': {
-      const { healthy, problems } = options.readiness();
+      // 503 names each problem (a missing topic by name); `mappings` tells a waiting standby apart.
+      const { healthy, problems, mappings } = options.readiness();
       response.writeHead(healthy ? 200 : 503, { 'content-type': JSON_CONTENT_TYPE });
-      response.end(
-        request.method === 'HEAD' ? undefined : `${JSON.stringify({ ready: healthy, problems })}\n`,
-      );
+      const body = { ready: healthy, problems, ...(mappings === undefined ? {} : { mappings }) };
+      response.end(request.method === 'HEAD' ? undefined : `${JSON.stringify(body)}\n`);
       return;
     }
     default:

@@ -5,18 +5,23 @@
  * mapping, taken at most once per {@link DEFAULT_SNAPSHOT_MAX_AGE_MS} so that every metric of a scrape
  * and the publishers see the same moment. Events nothing counts yet (invoke outcomes and durations, pull
  * durations, offset writes, rebalances) arrive through the observers each mapping hands to its listener,
- * runtime and offset store.
+ * runtime and offset store. The dead-letter depth of each group is read from the brokers by the poller
+ * (poller-telemetry.ts) and recorded here; `/metrics` adds the process's runtime metrics
+ * ({@link PollerMetrics.scrapeRegistry}).
  */
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { CONSUME_STATES } from '../consumer/consume-state.js';
 import type { ConsumerHealth } from '../consumer/consumer-health.js';
 import type { ConsumerObserver } from '../consumer/consumer-observer.js';
 import type { ConsumerRuntimeEvent, ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
 import type { InvokeObserver, InvokeResultKind } from '../invoke/invoke-observer.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
+import { buildInfo } from '../util/build-info.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import type { LagSource } from './cloudwatch-lag-publisher.js';
 import { type MappingSnapshot, registerCollectedMetrics } from './collected-metrics.js';
+import { type GroupSummary, summarizeGroups } from './emf-publisher.js';
 import {
   INVOKE_OUTCOME_LABELS,
   type InvokeOutcomeLabel,
@@ -24,6 +29,7 @@ import {
   type MetricDefinition,
 } from './metric-catalog.js';
 import { ObservedOffsetStore, type OffsetWriteOperation } from './observed-offset-store.js';
+import { processMetricsRegistry } from './process-metrics.js';
 import { type ConsumerLag, measureConsumerLag } from './queue-lag.js';
 
 /** How long one snapshot of the mappings serves the metrics asking for it. */
@@ -110,6 +116,7 @@ export function outcomeLabel(kind: InvokeResultKind): InvokeOutcomeLabel {
  * The registry of one poller and its mappings' observers.
  */
 export class PollerMetrics {
+  /** The poller's own metrics (what EMF reads). */
   readonly registry = new Registry();
   readonly #options: PollerMetricsOptions;
   readonly #log: Logger;
@@ -123,6 +130,8 @@ export class PollerMetrics {
   readonly #invokeOutcomes: Counter<string>;
   readonly #offsetWrites: Counter<string>;
   readonly #offsetWriteFailures: Counter<string>;
+  readonly #deadLetterDepth: Gauge<string>;
+  #scrapeRegistry: Registry | undefined;
 
   constructor(options: PollerMetricsOptions) {
     this.#options = options;
@@ -135,6 +144,9 @@ export class PollerMetrics {
     this.#invokeOutcomes = this.#counter(METRICS.invokeOutcomes);
     this.#offsetWrites = this.#counter(METRICS.offsetWrites);
     this.#offsetWriteFailures = this.#counter(METRICS.offsetWriteFailures);
+    const build = buildInfo();
+    this.#gauge(METRICS.buildInfo).set({ version: build.version, node_version: build.nodeVersion }, 1);
+    this.#deadLetterDepth = this.#gauge(METRICS.deadLetterDepth);
     registerCollectedMetrics(this.registry, {
       snapshots: () => this.snapshots(),
       mappingHealth: (nowMs) =>
@@ -146,6 +158,35 @@ export class PollerMetrics {
       healthy: () => options.health().healthy,
       nowMs: this.#nowMs,
     });
+    this.#registerMappingState();
+  }
+
+  /**
+   * What `/metrics` serves: the poller's registry and the process's runtime metrics
+   * (process-metrics.ts), whose collectors start on the first call.
+   */
+  get scrapeRegistry(): Registry {
+    // Every metric of the poller is registered by the constructor: merged once, none is missed.
+    this.#scrapeRegistry ??= Registry.merge([this.registry, processMetricsRegistry()]);
+    return this.#scrapeRegistry;
+  }
+
+  /** Records a consumer group's dead-letter depth read from the brokers (`dead_letter_depth`). */
+  recordDeadLetterDepth(consumerGroup: string, depth: number): void {
+    this.#deadLetterDepth.set({ consumer_group: consumerGroup }, depth);
+  }
+
+  /**
+   * Makes the next read take a new snapshot: after the consumers stopped, the last EMF line and the
+   * shutdown summary must see their final counters, not a snapshot taken while batches were finishing.
+   */
+  forgetSnapshot(): void {
+    this.#snapshot = undefined;
+  }
+
+  /** What the registry says of every consumer group (the totals the EMF lines are the deltas of). */
+  async groupSummaries(): Promise<GroupSummary[]> {
+    return summarizeGroups(await this.registry.getMetricsAsJSON());
   }
 
   /** Adds a mapping; its series exist (at 0) from now on. */
@@ -248,6 +289,39 @@ export class PollerMetrics {
       help: definition.help,
       labelNames: definition.labels,
       registers: [this.registry],
+    });
+  }
+
+  #gauge(definition: MetricDefinition): Gauge<string> {
+    return new Gauge({
+      name: definition.name,
+      help: definition.help,
+      labelNames: definition.labels,
+      registers: [this.registry],
+    });
+  }
+
+  /**
+   * `rocketmq_lambda_mapping_state`: 1 for the state each mapping's consumer reports (consume-state.ts), 0
+   * for the others, read at each collection (a mapping whose consumer tells no state reports none).
+   */
+  #registerMappingState(): void {
+    const definition = METRICS.mappingState;
+    const gauge: Gauge<string> = new Gauge({
+      name: definition.name,
+      help: definition.help,
+      labelNames: definition.labels,
+      registers: [this.registry],
+      collect: () => {
+        gauge.reset();
+        const nowMs = this.#nowMs();
+        for (const entry of this.#entries) {
+          const current = entry.consumer?.health(nowMs).state?.state;
+          if (current === undefined) continue;
+          for (const state of CONSUME_STATES)
+            gauge.set({ ...entry.labels, state }, state === current ? 1 : 0);
+        }
+      },
     });
   }
 

@@ -21,6 +21,7 @@ import { messageQueueKey, parseMessageQueueKey } from '../protocol/message-queue
 import { isAwsErrorNamed } from '../util/aws-error-classification.js';
 import { describeError } from '../util/describe-error.js';
 import { forEachConcurrently } from '../util/for-each-concurrently.js';
+import { awsClientIdentity } from '../util/local-endpoint-credentials.js';
 import { componentLogger } from '../util/logger.js';
 import type { DynamoDbCallContext, DynamoDbRetryOptions } from './dynamodb-call.js';
 import { callDynamoDb } from './dynamodb-call.js';
@@ -83,11 +84,14 @@ export type DynamoDbOffsetStoreOptions = DynamoDbOffsetStoreCommonOptions &
       }
     | {
         client?: undefined;
-        /** @default the SDK's (AWS_REGION) */
+        /** @default the SDK's (AWS_REGION); for a loopback endpoint AWS_REGION, else a placeholder */
         region?: string;
         /** e.g. `http://127.0.0.1:8000` for dynalite or DynamoDB Local. */
         endpoint?: string;
-        /** @default the SDK's default credential chain */
+        /**
+         * @default the SDK's default credential chain; for a loopback endpoint, placeholders when the chain
+         * has none (src/util/local-endpoint-credentials.ts)
+         */
         credentials?: DynamoDBClientConfig['credentials'];
         /** @default DEFAULT_REQUEST_TIMEOUT_MS */
         requestTimeoutMs?: number;
@@ -126,9 +130,13 @@ export class DynamoDbOffsetStore extends TableOffsetStore {
     super(log);
     if (options.client === undefined) {
       this.#client = new DynamoDBClient({
-        region: options.region,
         endpoint: options.endpoint,
-        credentials: options.credentials,
+        // A loopback endpoint (dynalite, DynamoDB Local) works without AWS credentials or a region.
+        ...awsClientIdentity({
+          endpoint: options.endpoint,
+          region: options.region,
+          credentials: options.credentials,
+        }),
         maxAttempts: 1,
         requestHandler: { requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS },
       });

@@ -15,6 +15,7 @@ import type { MessageExt } from '../protocol/message.js';
 import type { TooLargeMessage } from '../protocol/message-decoder.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { ResponseCode } from '../protocol/response-code.js';
+import { findRedrivenCopy, type RedrivenCopy } from './redriven-copy.js';
 
 /** Messages asked for per read. */
 export const DLQ_PAGE_SIZE = 32;
@@ -123,7 +124,24 @@ export class DeadLetterQueue {
     return { position, minOffset, maxOffset, from };
   }
 
-  /** Stores `offset` as the queue's redrive position (the caller never moves it backwards). */
+  /**
+   * Looks for the copy a redrive sent to `topic` of the dead letter at `offset` of `queue`
+   * (redriven-copy.ts); undefined when there is none.
+   */
+  async findRedrivenCopy(
+    topic: string,
+    queue: MessageQueue,
+    offset: number,
+    deadLetteredAt: number,
+  ): Promise<RedrivenCopy | undefined> {
+    return findRedrivenCopy(this.#reader, topic, queue, offset, deadLetteredAt);
+  }
+
+  /**
+   * Stores `offset` as the queue's redrive position (the caller never moves it backwards): one
+   * UPDATE_CONSUMER_OFFSET, answered once the broker holds it in memory (it flushes its offsets to disk
+   * every few seconds, so a broker crash, unlike a crash of this process, may forget the last moves).
+   */
   async saveRedrivePosition(queue: MessageQueue, offset: number): Promise<void> {
     const address = await this.#reader.masterAddress(queue);
     await this.#client.broker.updateConsumerOffset(address, {

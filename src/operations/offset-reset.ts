@@ -1,6 +1,7 @@
 /**
- * Moving a mapping's committed offsets, safely while pollers run: plan (what each queue moves to, or why
- * it cannot), check (nobody would overwrite the reset), apply (the store, then the brokers' copies).
+ * Moving a mapping's committed offsets, safely while pollers run: plan (what each queue moves to, what
+ * that redelivers or skips, or why it cannot), check (nobody would overwrite the reset), apply (queue by
+ * queue: the store and the brokers' copies).
  *
  * A reset is safe while pollers run when the store takes it (the `resetOffset` capability of
  * offset-store.ts, DynamoDB): a new offset generation, which running pollers adopt at their next write
@@ -11,11 +12,19 @@
  * start. Refused, with the reason: broadcasting mappings (each poller's own files), the memory store, a
  * store without the capability while a poller of the group runs, and consumeMode POP mappings (the brokers
  * keep their group's position).
+ *
+ * Interruption. The apply goes one queue at a time and the store write is each queue's commit point:
+ * when the broker's copy must come down it is lowered first (alone it changes nothing, the store's
+ * higher offset still wins), otherwise it follows the store. A queue is thus either moved or not, even
+ * after a SIGKILL between the two writes, and a rerun of the same reset only writes what is still
+ * missing: queues whose store and broker copies are at the target already are reported as such and not
+ * written again (no new generation, nothing redelivered twice).
  */
 import type { BrokerClient } from '../client/broker-client.js';
 import { BrokerError } from '../client/broker-error.js';
 import type { NameServerClient } from '../client/name-server-client.js';
 import { QueueReader } from '../client/queue-reader.js';
+import { BrokerCommittedOffsets } from '../consumer/rebalance/broker-committed-offset.js';
 import { canReset, type OffsetStore } from '../offsets/offset-store.js';
 import { type MessageQueue, messageQueueKey } from '../protocol/message-queue.js';
 import { ResponseCode } from '../protocol/response-code.js';
@@ -46,6 +55,8 @@ export interface OffsetResetTarget {
       | 'firstOffsetAtOrAfter'
       | 'updateConsumerOffset'
       | 'getConsumerListByGroup'
+      | 'queryConsumerOffsetAnswer'
+      | 'getAllConsumerOffset'
     >;
   };
   offsetStore(mapping: TargetMapping): OffsetStore;
@@ -62,14 +73,39 @@ export interface OffsetResetPlan {
   readonly addresses: ReadonlyMap<string, string>;
 }
 
+/** What became of one queue of an applied reset. */
+export interface QueueResetOutcome {
+  readonly queue: MessageQueue;
+  /** `moved`: written now; `already there`: nothing to write; `not moved`: stopped before it. */
+  readonly state: 'moved' | 'already there' | 'not moved';
+  /** Why the broker's copy could not be moved (the store was moved all the same). */
+  readonly brokerFailure?: string | undefined;
+}
+
 /** What an applied reset did. */
 export interface OffsetResetResult {
-  /** Queues whose stored offset was moved. */
+  /** Queues moved now. */
   readonly reset: number;
+  /** Queues whose store and broker copies were at the target already. */
+  readonly alreadyThere: number;
+  /** Every queue of the plan, in order, with what became of it. */
+  readonly outcomes: readonly QueueResetOutcome[];
+  /** Stopped by the caller's signal after the queue in flight: the rest are `not moved`. */
+  readonly interrupted: boolean;
+  /** Why the store refused a queue's write: the apply stopped there (that queue and the rest not moved). */
+  readonly storeFailure?: string | undefined;
   /** The store is shared by the group's pollers: running ones resume at the new offsets within seconds. */
   readonly adoptedByRunningPollers: boolean;
   /** Queues whose broker copy could not be moved, with why (the store was moved all the same). */
   readonly brokerFailures: readonly string[];
+}
+
+/** Options of {@link applyOffsetReset}. */
+export interface ApplyOffsetResetOptions {
+  /** Once aborted, the queue in flight is finished and the rest are left alone (`not moved`). */
+  readonly signal?: AbortSignal | undefined;
+  /** Told after each queue (progress). */
+  readonly onQueue?: ((outcome: QueueResetOutcome) => void) | undefined;
 }
 
 /**
@@ -89,7 +125,7 @@ export function offsetResetRefusal(mapping: TargetMapping): string | undefined {
 }
 
 /**
- * Plans the reset of `mapping`'s queues (all readable ones, or those `selector` names) to `to`: reads the
+ * Plans the reset of `mapping`'s queues (all readable ones, or those the selectors name) to `to`: reads the
  * route, each queue's master, its min/max offsets (and for a time the first offset at or after it) and the
  * committed offsets. Throws an {@link OperationError}: `refused` ({@link offsetResetRefusal}), `invalid`
  * (the selector names no queue), `failed` (a broker or the store could not be read).
@@ -98,20 +134,22 @@ export async function planOffsetReset(
   target: OffsetResetTarget,
   mapping: TargetMapping,
   to: ResetTo,
-  selector?: QueueSelector | undefined,
+  selector?: QueueSelector | readonly QueueSelector[] | undefined,
 ): Promise<OffsetResetPlan> {
+  const selectors = selector === undefined ? [] : 'queueId' in selector ? [selector] : selector;
   const refusal = offsetResetRefusal(mapping);
   if (refusal !== undefined) throw new OperationError('refused', refusal);
   const reader = new QueueReader({ client: target.client, consumerGroup: mapping.consumerGroup });
   try {
     const all = (await reader.queues(mapping.topic)).filter((q) => q.readable).map((q) => q.queue);
-    const queues = selector === undefined ? all : all.filter((q) => matches(selector, q));
-    if (queues.length === 0) {
+    const unmatched = selectors.filter((sel) => !all.some((q) => matches(sel, q)));
+    if (unmatched.length > 0) {
       throw new OperationError(
         'invalid',
-        `no queue ${selectorText(selector)} in topic ${mapping.topic}; its queues: ${all.map((q) => `${q.brokerName}:${q.queueId}`).join(', ')}`,
+        `no queue ${unmatched.map(selectorText).join(', ')} in topic ${mapping.topic}; its queues: ${all.map((q) => `${q.brokerName}:${q.queueId}`).join(', ')}`,
       );
     }
+    const queues = selectors.length === 0 ? all : all.filter((q) => selectors.some((sel) => matches(sel, q)));
     const addresses = new Map(
       await Promise.all(
         queues.map(async (q) => [messageQueueKey(q), await reader.masterAddress(q)] as [string, string]),
@@ -125,23 +163,46 @@ export async function planOffsetReset(
       },
     );
     const broker = target.client.broker;
+    const brokerCopies = new BrokerCommittedOffsets(broker, mapping.consumerGroup);
+    const searchAt = (address: string, queue: MessageQueue, timestamp: number): Promise<number> =>
+      broker.firstOffsetAtOrAfter(address, {
+        topic: queue.topic,
+        queueId: queue.queueId,
+        bname: queue.brokerName,
+        consumerGroup: mapping.consumerGroup,
+        timestamp,
+      });
     const steps = await Promise.all(
       queues.map(async (queue) => {
         const address = addresses.get(messageQueueKey(queue)) as string;
         const header = { topic: queue.topic, queueId: queue.queueId, bname: queue.brokerName };
-        const [minOffset, maxOffset, searchedOffset] = await Promise.all([
+        const [minOffset, maxOffset, searchedOffset, brokerCommitted] = await Promise.all([
           broker.getMinOffset(address, header),
           broker.getMaxOffset(address, header),
-          to.kind === 'time'
-            ? broker.firstOffsetAtOrAfter(address, {
-                ...header,
-                consumerGroup: mapping.consumerGroup,
-                timestamp: to.timestampMs,
-              })
-            : undefined,
+          to.kind === 'time' ? searchAt(address, queue, to.timestampMs) : undefined,
+          brokerCopies.read(address, queue),
         ]);
         const committed = records.get(messageQueueKey(queue))?.offset;
-        return planQueueReset(to, { queue, minOffset, maxOffset, committed, searchedOffset });
+        // Where a poller would start the queue without any committed offset (start-offset.ts).
+        let startOffset: number | undefined;
+        if (committed === undefined && brokerCommitted === undefined) {
+          startOffset =
+            mapping.startingPosition === 'LATEST'
+              ? maxOffset
+              : mapping.startingPosition === 'AT_TIMESTAMP' &&
+                  mapping.startingPositionTimestampMs !== undefined
+                ? await searchAt(address, queue, mapping.startingPositionTimestampMs)
+                : minOffset;
+        }
+        return planQueueReset(to, {
+          queue,
+          minOffset,
+          maxOffset,
+          committed,
+          brokerCommitted,
+          startOffset,
+          searchedOffset,
+        });
       }),
     );
     return { mapping, to, steps, refused: steps.filter((step) => step.refused !== undefined), addresses };
@@ -179,13 +240,15 @@ export async function checkOffsetResetSafe(target: OffsetResetTarget, plan: Offs
 }
 
 /**
- * Applies a plan without refused steps: the new offsets to the store (a new generation where the store
- * can reset; a correction of a file store), then to the brokers' copies. Throws an
- * {@link OperationError} `failed` when the store refused; a broker that refused is reported in the result.
+ * Applies a plan without refused steps, one queue at a time (file comment: each queue is moved or not,
+ * and a rerun writes only what is missing). Stops before the next queue once `options.signal` is aborted,
+ * and at the first queue the store refuses (`storeFailure`); a broker that refused is reported in
+ * `brokerFailures`.
  */
 export async function applyOffsetReset(
   target: OffsetResetTarget,
   plan: OffsetResetPlan,
+  options: ApplyOffsetResetOptions = {},
 ): Promise<OffsetResetResult> {
   const { mapping } = plan;
   if (plan.refused.length > 0) {
@@ -195,23 +258,11 @@ export async function applyOffsetReset(
     );
   }
   const store = target.offsetStore(mapping);
-  const planned = plan.steps.flatMap((step) =>
-    step.after === undefined ? [] : [{ queue: step.queue, after: step.after }],
-  );
-  try {
-    if (canReset(store)) {
-      for (const { queue, after } of planned) await store.resetOffset(queue, after);
-    } else {
-      for (const { queue, after } of planned) store.correctOffset(queue, after);
-      await store.persistAll(planned.map((p) => p.queue));
-    }
-  } catch (error) {
-    throw new OperationError('failed', `the offset store refused the reset: ${describeError(error)}`, {
-      cause: error,
-    });
-  }
+  const outcomes: QueueResetOutcome[] = [];
   const brokerFailures: string[] = [];
-  for (const { queue, after } of planned) {
+  let interrupted = false;
+  let storeFailure: string | undefined;
+  const moveBrokerCopy = async (queue: MessageQueue, after: number): Promise<string | undefined> => {
     try {
       await target.client.broker.updateConsumerOffset(plan.addresses.get(messageQueueKey(queue)) as string, {
         consumerGroup: mapping.consumerGroup,
@@ -220,13 +271,66 @@ export async function applyOffsetReset(
         commitOffset: after,
         bname: queue.brokerName,
       });
+      return undefined;
     } catch (error) {
       // A broker that does not know the group keeps no offset of it: there is nothing to move.
-      if (error instanceof BrokerError && error.code === ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST) continue;
-      brokerFailures.push(`${queueLabel(queue)}: ${describeError(error)}`);
+      if (error instanceof BrokerError && error.code === ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST) {
+        return undefined;
+      }
+      return `${queueLabel(queue)}: ${describeError(error)}`;
     }
+  };
+  const moveStore = async (queue: MessageQueue, after: number): Promise<void> => {
+    if (canReset(store)) {
+      await store.resetOffset(queue, after);
+    } else {
+      store.correctOffset(queue, after);
+      await store.persistAll([queue]);
+    }
+  };
+  for (const step of plan.steps) {
+    const { queue, after } = step;
+    if (after === undefined) continue;
+    if (interrupted || storeFailure !== undefined || options.signal?.aborted === true) {
+      interrupted ||= storeFailure === undefined;
+      outcomes.push({ queue, state: 'not moved' });
+      continue;
+    }
+    if (step.alreadyThere) {
+      const outcome: QueueResetOutcome = { queue, state: 'already there' };
+      outcomes.push(outcome);
+      options.onQueue?.(outcome);
+      continue;
+    }
+    // Lowering the broker's copy alone changes nothing (the store's higher offset wins): first. Raising
+    // it, or leaving it, follows the store, whose write is the queue's commit point.
+    const brokerFirst = step.brokerCommitted !== undefined && step.brokerCommitted > after;
+    const brokerNeeded = step.brokerCommitted !== after;
+    let brokerFailure = brokerFirst ? await moveBrokerCopy(queue, after) : undefined;
+    if (step.committed !== after) {
+      try {
+        await moveStore(queue, after);
+      } catch (error) {
+        storeFailure = `${queueLabel(queue)}: ${describeError(error)}`;
+        outcomes.push({ queue, state: 'not moved' });
+        continue;
+      }
+    }
+    if (!brokerFirst && brokerNeeded) brokerFailure = await moveBrokerCopy(queue, after);
+    if (brokerFailure !== undefined) brokerFailures.push(brokerFailure);
+    const outcome: QueueResetOutcome = { queue, state: 'moved', brokerFailure };
+    outcomes.push(outcome);
+    options.onQueue?.(outcome);
   }
-  return { reset: planned.length, adoptedByRunningPollers: canReset(store), brokerFailures };
+  return {
+    reset: outcomes.filter((o) => o.state === 'moved').length,
+    alreadyThere: outcomes.filter((o) => o.state === 'already there').length,
+    outcomes,
+    interrupted,
+    storeFailure,
+    adoptedByRunningPollers: canReset(store),
+    brokerFailures,
+  };
 }
 
 function matches(selector: QueueSelector, queue: MessageQueue): boolean {
@@ -236,8 +340,7 @@ function matches(selector: QueueSelector, queue: MessageQueue): boolean {
   );
 }
 
-function selectorText(selector: QueueSelector | undefined): string {
-  if (selector === undefined) return '';
+function selectorText(selector: QueueSelector): string {
   return selector.brokerName === undefined
     ? String(selector.queueId)
     : `${selector.brokerName}:${selector.queueId}`;

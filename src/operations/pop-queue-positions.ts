@@ -16,8 +16,9 @@ import { QueueReader } from '../client/queue-reader.js';
 import { measurePopBacklog } from '../consumer/pop/pop-backlog.js';
 import { popLag } from '../metrics/queue-lag.js';
 import { masterAddress, readableQueues, type TopicRouteData } from '../protocol/route-data.js';
-import { describeError } from '../util/describe-error.js';
+import { brokerProblemOf } from './broker-problem.js';
 import {
+  FirstBrokerProblem,
   type MappingPositions,
   oldestUnconsumedAt,
   type QueuePosition,
@@ -51,11 +52,16 @@ export async function readPopQueuePositions(
   try {
     route = await client.nameServer.getRoute(mapping.topic, { refresh: true });
   } catch (error) {
+    const problem = brokerProblemOf(error, {
+      what: `the route of topic ${mapping.topic}`,
+      topic: mapping.topic,
+    });
     return {
       mapping,
       queues: [],
       pollers: undefined,
-      brokerError: `the route of topic ${mapping.topic}: ${describeError(error)}`,
+      brokerError: problem.message,
+      brokerErrorKind: problem.kind,
     };
   }
   const routes = {
@@ -107,7 +113,7 @@ export async function readPopQueuePositions(
     // count, and to know when no broker answered. A topic without a readable queue has no master to ask.
     addresses.length === 0 ? undefined : runningPollers(client.broker, mapping.consumerGroup, addresses),
   ]);
-  let brokerError: string | undefined;
+  const problem = new FirstBrokerProblem();
   // A POP retry topic lives at the masters of the topic, and the name server may not know it yet (the
   // broker registers it with its next heartbeat): its messages are read where the topic's route says.
   const retryTopics = new Set(backlog.queues.filter((q) => q.retry === true).map((q) => q.queue.topic));
@@ -125,7 +131,7 @@ export async function readPopQueuePositions(
   const lags = popLag(mapping, backlog).queues;
   const queues = await Promise.all(
     lags.map(async ({ queue, retry, maxOffset, consumedOffset, lag, error }): Promise<QueuePosition> => {
-      if (error !== undefined) brokerError ??= `${queueLabel(queue)}: ${error}`;
+      if (error !== undefined) problem.noteText(`${queueLabel(queue)}: ${error}`);
       const address = routes.masterAddress(queue.brokerName);
       let minOffset: number | undefined;
       if (address !== undefined && error === undefined) {
@@ -136,7 +142,13 @@ export async function readPopQueuePositions(
             bname: queue.brokerName,
           });
         } catch (failure) {
-          brokerError ??= `${queueLabel(queue)}: ${describeError(failure)}`;
+          problem.note(
+            brokerProblemOf(failure, {
+              what: queueLabel(queue),
+              topic: queue.topic,
+              group: mapping.consumerGroup,
+            }),
+          );
         }
       }
       const consumerOffset =
@@ -145,7 +157,7 @@ export async function readPopQueuePositions(
       if ((options.messageAges ?? true) && lag !== undefined && lag > 0 && consumedOffset !== undefined) {
         const oldest = await oldestUnconsumedAt(reader, queue, consumedOffset, minOffset);
         oldestUnconsumedAtMs = oldest.atMs;
-        brokerError ??= oldest.error;
+        problem.noteText(oldest.error);
       }
       return {
         queue,
@@ -160,13 +172,13 @@ export async function readPopQueuePositions(
     }),
   );
   if (running !== undefined && 'unknown' in running) {
-    brokerError ??= `the pollers of group ${mapping.consumerGroup}: ${running.unknown}`;
+    problem.noteText(`the pollers of group ${mapping.consumerGroup}: ${running.unknown}`);
   }
   return {
     mapping,
     queues,
     pollers: running !== undefined && 'ids' in running ? running.ids.length : undefined,
-    brokerError,
+    ...problem.fields(),
   };
 }
 

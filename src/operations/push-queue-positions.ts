@@ -13,7 +13,9 @@ import type { OffsetStore, StoredOffsetRecord } from '../offsets/offset-store.js
 import { type MessageQueue, messageQueueKey } from '../protocol/message-queue.js';
 import { ResponseCode } from '../protocol/response-code.js';
 import { describeError } from '../util/describe-error.js';
+import { brokerProblemOf } from './broker-problem.js';
 import {
+  FirstBrokerProblem,
   type MappingPositions,
   oldestUnconsumedAt,
   type QueuePosition,
@@ -35,13 +37,16 @@ export async function readPushQueuePositions(
   options: ReadPositionsOptions = {},
 ): Promise<MappingPositions> {
   const reader = new QueueReader({ client, consumerGroup: mapping.consumerGroup });
-  let brokerError: string | undefined;
+  const problem = new FirstBrokerProblem();
+  const group = mapping.consumerGroup;
   let storeError: string | undefined;
   let queues: MessageQueue[] = [];
   try {
     queues = (await reader.queues(mapping.topic)).filter((q) => q.readable).map((q) => q.queue);
   } catch (error) {
-    brokerError = `the route of topic ${mapping.topic}: ${describeError(error)}`;
+    problem.note(
+      brokerProblemOf(error, { what: `the route of topic ${mapping.topic}`, topic: mapping.topic }),
+    );
   }
   if (options.retryQueues === true && mapping.messageModel !== 'BROADCASTING') {
     const retryTopic = retryTopicOf(mapping.consumerGroup);
@@ -50,7 +55,7 @@ export async function readPushQueuePositions(
     } catch (error) {
       // The broker creates the retry topic with the group's first send-back: none yet is no backlog.
       const missing = error instanceof BrokerError && error.code === ResponseCode.TOPIC_NOT_EXIST;
-      if (!missing) brokerError ??= `the route of topic ${retryTopic}: ${describeError(error)}`;
+      if (!missing) problem.note(brokerProblemOf(error, { what: `the route of topic ${retryTopic}` }));
     }
   }
   let records = new Map<string, StoredOffsetRecord>();
@@ -73,7 +78,7 @@ export async function readPushQueuePositions(
           client.broker.getMaxOffset(address, header),
         ]);
       } catch (error) {
-        brokerError ??= `${queueLabel(queue)}: ${describeError(error)}`;
+        problem.note(brokerProblemOf(error, { what: queueLabel(queue), topic: queue.topic, group }));
       }
       const resumeOffset = committed?.offset ?? startOffsetOf(mapping, retry, minOffset, maxOffset);
       const lag = lagBetween(maxOffset, resumeOffset);
@@ -81,12 +86,12 @@ export async function readPushQueuePositions(
       if ((options.messageAges ?? true) && lag !== undefined && lag > 0 && resumeOffset !== undefined) {
         const oldest = await oldestUnconsumedAt(reader, queue, resumeOffset, minOffset);
         oldestUnconsumedAtMs = oldest.atMs;
-        brokerError ??= oldest.error;
+        problem.noteText(oldest.error);
       }
       return { queue, retry, minOffset, maxOffset, committed, resumeOffset, lag, oldestUnconsumedAtMs };
     }),
   );
-  return { mapping, queues: rows, brokerError, storeError };
+  return { mapping, queues: rows, ...problem.fields(), storeError };
 }
 
 /**

@@ -15,6 +15,7 @@ import type { QueueReader } from '../client/queue-reader.js';
 import type { StoredOffsetRecord } from '../offsets/offset-store.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
 import { describeError } from '../util/describe-error.js';
+import type { BrokerProblem, BrokerProblemKind } from './broker-problem.js';
 import type { TargetMapping } from './target.js';
 
 /** One queue of a mapping. */
@@ -55,6 +56,8 @@ export interface MappingPositions {
   readonly pollers?: number | undefined;
   /** Why the name server or a broker could not be asked (undefined: all answered). */
   readonly brokerError: string | undefined;
+  /** What kind of problem `brokerError` is (broker-problem.ts); undefined when only its text is known. */
+  readonly brokerErrorKind?: BrokerProblemKind | undefined;
   /** PUSH: why the offset store could not be read (undefined: it answered). */
   readonly storeError?: string | undefined;
 }
@@ -91,5 +94,28 @@ export async function oldestUnconsumedAt(
     return { atMs: (await reader.readAt(queue, at))?.storeTimestamp };
   } catch (error) {
     return { error: `${queueLabel(queue)}: reading the message at offset ${at}: ${describeError(error)}` };
+  }
+}
+
+/**
+ * The first broker problem of a read, kept as the text and kind {@link MappingPositions} carries: later
+ * ones are usually the same failure seen from another queue.
+ */
+export class FirstBrokerProblem {
+  #problem: { message: string; kind: BrokerProblemKind | undefined } | undefined;
+
+  /** Keeps `problem` unless one is kept already. */
+  note(problem: BrokerProblem): void {
+    this.#problem ??= problem;
+  }
+
+  /** Keeps a problem known only as text (its kind unknown), unless one is kept already. */
+  noteText(message: string | undefined): void {
+    if (message !== undefined) this.#problem ??= { message, kind: undefined };
+  }
+
+  /** `brokerError` and `brokerErrorKind` of the result. */
+  fields(): Pick<MappingPositions, 'brokerError' | 'brokerErrorKind'> {
+    return { brokerError: this.#problem?.message, brokerErrorKind: this.#problem?.kind };
   }
 }

@@ -1,7 +1,12 @@
 /**
  * What an operator acts on: the mappings of a poller, a RocketMQ client for its name servers (with its
- * ACL and TLS), and each mapping's offset store, resolved from one of three sources:
+ * ACL and TLS), and each mapping's offset store, resolved from one of four sources:
  *
+ * 0. Ad hoc, no file at all (`group` given, as mqadmin and kafka-consumer-groups work): one mapping named
+ *    after the consumer group, on `topic`, the name servers of `nameServer` (else ROCKETMQ_NAME_SERVER /
+ *    NAMESRV_ADDR), ACL keys from the environment as `run` reads them; its offsets are the DynamoDB
+ *    table `offsetsTable` (with `region`, `offsetsEndpoint`) when given, else the brokers' copy of the
+ *    group's offsets (broker-offset-store.ts: what Java consumers and mqadmin use).
  * 1. A poller config (what `rocketmq-lambda run` reads).
  * 2. A serverless.yml (given, or `./serverless.yml` when no config is given) while `rocketmq-lambda dev`
  *    runs for it: the session's `.rocketmq-lambda/dev.json` names its name server and its embedded
@@ -21,8 +26,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { RocketMQClient } from '../client/rocketmq-client.js';
+import { ConfigError } from '../config/config-error.js';
 import { loadConfig, parseConfig } from '../config/load-config.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
+import { retryTopicOf } from '../consumer/consumer-options.js';
 import { RocketMQError } from '../errors.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import { type OffsetStoreKind, OffsetStores, offsetStoreKindOf } from '../poller/offset-stores.js';
@@ -34,6 +41,8 @@ import { isServiceFile } from '../serverless-service/service-file.js';
 import { closestKey } from '../util/closest-key.js';
 import type { Logger } from '../util/logger.js';
 import { asPlainRecord } from '../util/plain-record.js';
+import { BrokerOffsetStore } from './broker-offset-store.js';
+import { operatorWriterId } from './operator-writer.js';
 
 /** The serverless.yml a target is read from when no config is given, looked for in the working directory. */
 export const DEFAULT_SERVICE_FILES = ['serverless.yml', 'serverless.yaml'] as const;
@@ -48,8 +57,29 @@ export interface TargetOptions {
   readonly stage?: string | undefined;
   /** serverless.yml only: `--region` (the offsets table's region without a dev session). */
   readonly region?: string | undefined;
-  /** serverless.yml without a dev session: the offsets table when CloudFormation named it. */
+  /**
+   * serverless.yml without a dev session: the offsets table when CloudFormation named it. Ad hoc: the
+   * DynamoDB table of the group's offsets (without it, the brokers' copy is read).
+   */
   readonly offsetsTable?: string | undefined;
+  /** Ad hoc: the name servers, `host:port[;host:port]`. @default ROCKETMQ_NAME_SERVER, else NAMESRV_ADDR */
+  readonly nameServer?: string | undefined;
+  /** Ad hoc: the consumer group; given, the target is ad hoc (no config file is read). */
+  readonly group?: string | undefined;
+  /** Ad hoc: the topic the group consumes. Required unless `topicOptional`. */
+  readonly topic?: string | undefined;
+  /**
+   * Ad hoc: the caller reads no topic (the DLQ commands: the group's DLQ is named after the group); the
+   * mapping's topic is then the group's retry topic, where a dead letter without a recorded original
+   * topic goes back to.
+   */
+  readonly topicOptional?: boolean | undefined;
+  /** Ad hoc: the endpoint of the offsets table (a local DynamoDB). @default ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT */
+  readonly offsetsEndpoint?: string | undefined;
+  /** Ad hoc: TLS towards name servers and brokers (public CAs unless `tlsCaFile`). */
+  readonly tls?: boolean | undefined;
+  /** Ad hoc: the PEM file of a private CA (implies `tls`). */
+  readonly tlsCaFile?: string | undefined;
   /** Relative paths are relative to this directory. @default process.cwd() */
   readonly cwd?: string | undefined;
 }
@@ -65,14 +95,20 @@ export interface TargetMapping {
   /** Where the mapping starts a queue without a committed offset. */
   readonly startingPosition: MappingConfig['startingPosition'];
   readonly startingPositionTimestampMs: number | undefined;
-  /** Which store holds its offsets (`file`/`memory` for broadcasting mappings or such configs). */
-  readonly offsetStoreKind: OffsetStoreKind;
+  /**
+   * Which store holds its offsets (`file`/`memory` for broadcasting mappings or such configs; `broker`:
+   * the brokers' copy, for an ad hoc target without an offsets table).
+   */
+  readonly offsetStoreKind: TargetOffsetStoreKind;
   /**
    * PUSH: the pollers hold queues and commit to the offset store. POP: the broker keeps the group's
    * position (docs/protocol.md, POP consumption) and the offset store holds nothing of the mapping.
    */
   readonly consumeMode: MappingConfig['consumeMode'];
 }
+
+/** Where a target mapping's offsets are: a poller's store, or the brokers' copy (ad hoc, no table). */
+export type TargetOffsetStoreKind = OffsetStoreKind | 'broker';
 
 /**
  * The resolved target of an operation. Close it when done.
@@ -122,6 +158,7 @@ export interface TargetContext {
  */
 export async function openTarget(options: TargetOptions, context: TargetContext): Promise<Target> {
   const cwd = options.cwd ?? process.cwd();
+  if (isAdHoc(options)) return adHocTarget(options, cwd, context);
   const given = options.config === undefined ? undefined : path.resolve(cwd, options.config);
   const serviceFile =
     given === undefined
@@ -231,10 +268,136 @@ async function deployedConfig(
   };
 }
 
-function createTarget(source: string, config: RunConfig, logger: Logger | undefined): Target {
+/** The options only an ad hoc target takes, with their flags (for messages). */
+const AD_HOC_OPTIONS = [
+  ['group', '--group'],
+  ['nameServer', '--name-server'],
+  ['topic', '--topic'],
+  ['offsetsEndpoint', '--offsets-endpoint'],
+  ['tls', '--tls'],
+  ['tlsCaFile', '--tls-ca-file'],
+] as const satisfies readonly (readonly [keyof TargetOptions, string])[];
+
+/**
+ * Whether `options` ask for an ad hoc target. Throws {@link TargetError} for ad hoc options without
+ * `group`, and for ad hoc options mixed with a config's.
+ */
+function isAdHoc(options: TargetOptions): boolean {
+  const given = AD_HOC_OPTIONS.filter(([key]) => options[key] !== undefined).map(([, flag]) => flag);
+  if (given.length === 0) return false;
+  if (options.group === undefined) {
+    throw new TargetError(
+      `${given.join(', ')} ${given.length === 1 ? 'is' : 'are'} for a target without a config file: add --group <consumerGroup>${options.topicOptional === true ? '' : ' and --topic <topic>'}`,
+    );
+  }
+  const fileOptions = [
+    ['--config', options.config],
+    ['--stage', options.stage],
+  ].flatMap(([flag, value]) => (value === undefined ? [] : [flag]));
+  if (fileOptions.length > 0) {
+    throw new TargetError(
+      `--group names a target without a config file: drop ${fileOptions.join(' and ')}, or drop --group and pick a mapping of the config with --mapping`,
+    );
+  }
+  return true;
+}
+
+/** The ad hoc target of `options` (source 0 of the file header). */
+function adHocTarget(options: TargetOptions, cwd: string, context: TargetContext): Target {
+  const group = options.group as string;
+  if (options.topic === undefined && options.topicOptional !== true) {
+    throw new TargetError(`--group ${group} needs --topic <topic>: the topic the group consumes`);
+  }
+  const offsets =
+    options.offsetsTable === undefined
+      ? { store: 'memory' }
+      : {
+          store: 'dynamodb',
+          table: options.offsetsTable,
+          region: options.region,
+          endpoint: options.offsetsEndpoint,
+          createTable: false,
+        };
+  const tls =
+    options.tlsCaFile !== undefined ? { caFile: options.tlsCaFile } : options.tls === true ? true : undefined;
+  let config: RunConfig;
+  try {
+    config = parseConfig(adHocConfigInput(options, group, offsets, tls), {
+      baseDir: cwd,
+      env: context.env,
+      source: 'ad hoc',
+    });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // Said in the words of the command line: its flags, not the config keys behind them.
+    throw new ConfigError(error.problems.map(inFlagTerms), { source: 'ad hoc', cause: error });
+  }
+  const where = config.nameServerAddresses.join(';');
+  const store =
+    options.offsetsTable === undefined
+      ? "the brokers' copy of its offsets"
+      : `offsets table ${options.offsetsTable}`;
+  return createTarget(`group ${group} on ${where} (${store})`, config, context.logger, {
+    brokerOffsets: options.offsetsTable === undefined,
+  });
+}
+
+/** The config keys an ad hoc target fills, and the flags that fill them. */
+const FLAG_OF_KEY: readonly (readonly [string, string])[] = [
+  ['nameServer', '--name-server'],
+  ['tls.caFile', '--tls-ca-file'],
+  ['tls', '--tls'],
+  ['offsets.table', '--offsets-table'],
+  ['offsets.region', '--region'],
+  ['offsets.endpoint', '--offsets-endpoint'],
+  ['mappings[0].topic', '--topic'],
+  ['mappings[0].consumerGroup', '--group'],
+  ['mappings[0].name', '--group'],
+];
+
+/** A config problem (`key: what is wrong`) with the key replaced by its flag. */
+function inFlagTerms(problem: string): string {
+  for (const [key, flag] of FLAG_OF_KEY) {
+    if (problem.startsWith(`${key}:`)) return `${flag}${problem.slice(key.length)}`;
+  }
+  return problem;
+}
+
+/** The config of an ad hoc target, as a config file would say it. */
+function adHocConfigInput(
+  options: TargetOptions,
+  group: string,
+  offsets: object,
+  tls: object | true | undefined,
+): object {
+  return {
+    nameServer: options.nameServer,
+    ...(tls === undefined ? {} : { tls }),
+    offsets,
+    mappings: [
+      {
+        name: group,
+        topic: options.topic ?? retryTopicOf(group),
+        consumerGroup: group,
+        // Never invoked: an operator's target reads and moves offsets only.
+        function: 'ad-hoc-target',
+      },
+    ],
+  };
+}
+
+function createTarget(
+  source: string,
+  config: RunConfig,
+  logger: Logger | undefined,
+  { brokerOffsets = false }: { readonly brokerOffsets?: boolean } = {},
+): Target {
   const client = rocketMQClientOf(config, { logger });
-  // An operator's stores read and reset; they never watch for resets as a poller's do.
-  const stores = new OffsetStores(config.offsets, client.clientId, { resetWatchIntervalMs: false });
+  // An operator's stores read and reset; they never watch for resets as a poller's do, and their writes
+  // carry an operator writer id so that readers see a reset as one.
+  const stores = new OffsetStores(config.offsets, operatorWriterId(client.clientId), {
+    resetWatchIntervalMs: false,
+  });
   const built = new Map<string, OffsetStore>();
   const mappings: TargetMapping[] = config.mappings.map((mapping) => ({
     name: mapping.name,
@@ -243,7 +406,7 @@ function createTarget(source: string, config: RunConfig, logger: Logger | undefi
     messageModel: mapping.messageModel,
     startingPosition: mapping.startingPosition,
     startingPositionTimestampMs: mapping.startingPositionTimestampMs,
-    offsetStoreKind: offsetStoreKindOf(config.offsets, mapping),
+    offsetStoreKind: brokerOffsets ? 'broker' : offsetStoreKindOf(config.offsets, mapping),
     consumeMode: mapping.consumeMode,
   }));
   const names = mappings.map((m) => m.name);
@@ -274,7 +437,10 @@ function createTarget(source: string, config: RunConfig, logger: Logger | undefi
     offsetStore(mapping) {
       let store = built.get(mapping.name);
       if (store === undefined) {
-        store = stores.forMapping(mapping);
+        store =
+          mapping.offsetStoreKind === 'broker'
+            ? new BrokerOffsetStore(client, mapping.consumerGroup)
+            : stores.forMapping(mapping);
         built.set(mapping.name, store);
       }
       return store;

@@ -10,6 +10,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../util/logger.js';
+import type { MappingHealth, PollerHealth } from './poller-health.js';
 
 /** The environment variable that moves the heartbeat file. */
 export const HEALTH_FILE_ENV = 'ROCKETMQ_LAMBDA_HEALTH_FILE';
@@ -27,6 +28,8 @@ export interface HealthReport {
   readonly at: string;
   /** One line per problem, each starting with the mapping's name. */
   readonly problems: readonly string[];
+  /** Each mapping's verdict and consume state (poller-health.ts); absent in files of older versions. */
+  readonly mappings?: readonly MappingHealth[] | undefined;
 }
 
 /**
@@ -48,7 +51,7 @@ export class HealthBeat {
   constructor(
     private readonly options: {
       path: string;
-      assess: () => { healthy: boolean; problems: readonly string[] };
+      assess: () => PollerHealth;
       log: Logger;
       intervalMs?: number;
     },
@@ -72,7 +75,7 @@ export class HealthBeat {
 
   private beat(): void {
     const { path, log } = this.options;
-    let verdict: { healthy: boolean; problems: readonly string[] };
+    let verdict: PollerHealth;
     try {
       verdict = this.options.assess();
     } catch (error) {
@@ -82,6 +85,7 @@ export class HealthBeat {
       healthy: verdict.healthy,
       at: new Date().toISOString(),
       problems: verdict.problems,
+      ...(verdict.mappings === undefined ? {} : { mappings: verdict.mappings }),
     };
     const problems = report.problems.join('\n');
     if (problems !== (this.lastProblems ?? '')) {

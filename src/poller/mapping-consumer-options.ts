@@ -90,6 +90,7 @@ export function popConsumerOptionsOf(
     routeRefreshIntervalMs: overrides?.routeRefreshIntervalMs,
     heartbeatIntervalMs: overrides?.heartbeatIntervalMs,
     shutdownTimeoutMs: overrides?.shutdownTimeoutMs ?? shutdownTimeoutMs,
+    readinessGraceMs: overrides?.readinessGraceMs,
   };
 }
 

@@ -2,15 +2,37 @@
  * The metrics side of a poller, out of the composition root: the registry (always, it is cheap and
  * read only when asked), and the outputs the config turns on: EMF lines on stdout (`metrics.emf`), the
  * HTTP server of `/metrics`, `/healthz` and `/readyz` (`metrics.prometheus`), and the lag published with
- * PutMetricData (`metrics.cloudwatch`). Every output reads the same registry or snapshot.
+ * PutMetricData (`metrics.cloudwatch`). Every output reads the same registry or snapshot. While EMF or
+ * `/metrics` is on, the dead-letter depth of each mapping's consumer group is read from the brokers in
+ * the background (one group at a time, every {@link DEAD_LETTER_DEPTH_INTERVAL_MS}) and recorded in the
+ * registry; consumption never waits for it. At close it keeps the registry's final totals, which the
+ * poller's `stopped` line repeats (so the line and the last EMF line cannot disagree).
  */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { type DeadLetterDepthClient, readDeadLetterDepth } from '../client/dead-letter-depth.js';
 import type { MetricsConfig } from '../config/run-config.js';
+import { RocketMQError } from '../errors.js';
 import { CloudWatchLagPublisher } from '../metrics/cloudwatch-lag-publisher.js';
-import { EmfPublisher } from '../metrics/emf-publisher.js';
+import { EmfPublisher, type GroupSummary } from '../metrics/emf-publisher.js';
+import { DEAD_LETTER_DEPTH_INTERVAL_MS } from '../metrics/metric-catalog.js';
 import { MetricsServer } from '../metrics/metrics-server.js';
 import { type MappingMeter, type MeteredMapping, PollerMetrics } from '../metrics/poller-metrics.js';
-import type { Logger } from '../util/logger.js';
+import { awsClientIdentity } from '../util/local-endpoint-credentials.js';
+import { componentLogger, type Logger } from '../util/logger.js';
+import { PeriodicTask } from '../util/periodic-task.js';
+import { ThrottledLog } from '../util/throttled-log.js';
+
+/**
+ * Counts of the whole poller as its metrics report them (the sums over its consumer groups of what the
+ * EMF lines carry as deltas): the shutdown summary.
+ */
+export interface TelemetryTotals {
+  readonly invocations: number;
+  readonly invokeErrors: number;
+  readonly throttles: number;
+  readonly sentBack: number;
+  readonly deadLettered: number;
+}
 
 /**
  * Options of {@link PollerTelemetry}.
@@ -23,6 +45,13 @@ export interface PollerTelemetryOptions {
   readonly log: Logger;
   /** The parent logger of the outputs' own components. */
   readonly logger?: Logger | undefined;
+  /**
+   * Where the consumer groups' dead-letter depth is read (the poller's client); absent: not read.
+   * Read only while EMF or `/metrics` is on.
+   */
+  readonly deadLetters?: DeadLetterDepthClient | undefined;
+  /** @default DEAD_LETTER_DEPTH_INTERVAL_MS */
+  readonly deadLetterDepthIntervalMs?: number | undefined;
 }
 
 /**
@@ -34,12 +63,16 @@ export class PollerTelemetry {
   readonly #emf: EmfPublisher | undefined;
   readonly #cloudwatchClient: CloudWatchClient | undefined;
   readonly #lagPublisher: CloudWatchLagPublisher | undefined;
+  readonly #depthTask: PeriodicTask | undefined;
+  readonly #groups = new Set<string>();
   #server: MetricsServer | undefined;
+  #totals: TelemetryTotals | undefined;
 
   constructor(options: PollerTelemetryOptions) {
     this.#options = options;
     const { config, logger } = options;
     this.metrics = new PollerMetrics({ running: options.running, health: options.health, logger });
+    this.#depthTask = this.#deadLetterDepthTask();
     this.#emf =
       config.emf === undefined
         ? undefined
@@ -55,8 +88,8 @@ export class PollerTelemetry {
         ? undefined
         : new CloudWatchClient({
             maxAttempts: 3,
-            ...(cloudwatch.region === undefined ? {} : { region: cloudwatch.region }),
             ...(cloudwatch.endpoint === undefined ? {} : { endpoint: cloudwatch.endpoint }),
+            ...awsClientIdentity({ endpoint: cloudwatch.endpoint, region: cloudwatch.region }),
           });
     this.#lagPublisher =
       cloudwatch === undefined || this.#cloudwatchClient === undefined
@@ -72,7 +105,16 @@ export class PollerTelemetry {
 
   /** The observers of a mapping (see {@link PollerMetrics.mapping}). */
   mapping(mapping: MeteredMapping): MappingMeter {
+    this.#groups.add(mapping.consumerGroup);
     return this.metrics.mapping(mapping);
+  }
+
+  /**
+   * The registry's totals when the telemetry closed (after the consumers stopped); undefined before, or
+   * when they could not be read (logged).
+   */
+  totals(): TelemetryTotals | undefined {
+    return this.#totals;
   }
 
   /** The outputs that are on, for the "poller started" log line. */
@@ -103,7 +145,7 @@ export class PollerTelemetry {
     const { prometheus } = this.#options.config;
     if (prometheus === undefined || this.#server !== undefined) return;
     this.#server = await MetricsServer.start({
-      registry: this.metrics.registry,
+      registry: this.metrics.scrapeRegistry,
       readiness: this.#options.health,
       port: prometheus.port,
       host: prometheus.host,
@@ -115,11 +157,13 @@ export class PollerTelemetry {
   startPublishing(): void {
     this.#emf?.start();
     this.#lagPublisher?.start();
+    // The first read at once: a backlog of dead letters shows from the start.
+    this.#depthTask?.start(0);
   }
 
   /** Stops the periodic publishers (before the consumers stop: a stopping consumer reads as unhealthy). */
   async stopPublishing(): Promise<void> {
-    await Promise.all([this.#emf?.stop(), this.#lagPublisher?.stop()]);
+    await Promise.all([this.#emf?.stop(), this.#lagPublisher?.stop(), this.#depthTask?.stop()]);
   }
 
   /**
@@ -129,8 +173,11 @@ export class PollerTelemetry {
   async close(): Promise<void> {
     await this.stopPublishing();
     const { log } = this.#options;
+    // The consumers have stopped: their final counters, not a snapshot taken while batches finished.
+    this.metrics.forgetSnapshot();
     for (const [what, close] of [
       ['writing the last EMF lines', () => this.#emf?.flushCounts()],
+      ['reading the metrics totals', async () => this.#readTotals()],
       ['closing the metrics server', () => this.#server?.close()],
       ['closing the metrics client', async () => this.#cloudwatchClient?.destroy()],
     ] as const) {
@@ -142,5 +189,56 @@ export class PollerTelemetry {
     }
     this.#server = undefined;
     this.metrics.close();
+  }
+
+  async #readTotals(): Promise<void> {
+    const sum = (summaries: readonly GroupSummary[], key: keyof TelemetryTotals) =>
+      summaries.reduce((total, summary) => total + summary.totals[key], 0);
+    const summaries = await this.metrics.groupSummaries();
+    this.#totals = {
+      invocations: sum(summaries, 'invocations'),
+      invokeErrors: sum(summaries, 'invokeErrors'),
+      throttles: sum(summaries, 'throttles'),
+      sentBack: sum(summaries, 'sentBack'),
+      deadLettered: sum(summaries, 'deadLettered'),
+    };
+  }
+
+  /**
+   * The background read of every consumer group's dead-letter depth, when there is a client and an output
+   * that shows it. Groups are read one after another (a poller has few); a group whose read fails keeps
+   * its last value and is logged (throttled per group), the others are still read.
+   */
+  #deadLetterDepthTask(): PeriodicTask | undefined {
+    const { deadLetters, config } = this.#options;
+    if (deadLetters === undefined || (config.emf === undefined && config.prometheus === undefined)) {
+      return undefined;
+    }
+    const intervalMs = this.#options.deadLetterDepthIntervalMs ?? DEAD_LETTER_DEPTH_INTERVAL_MS;
+    if (!(Number.isSafeInteger(intervalMs) && intervalMs > 0)) {
+      throw new RocketMQError(`deadLetterDepthIntervalMs must be a positive integer, got ${intervalMs}`);
+    }
+    const log = componentLogger('metrics.dead-letters', this.#options.logger);
+    const failures = new ThrottledLog(log);
+    return new PeriodicTask(
+      'read dead-letter depth',
+      intervalMs,
+      async () => {
+        for (const group of this.#groups) {
+          try {
+            const { depth } = await readDeadLetterDepth(deadLetters, group);
+            this.metrics.recordDeadLetterDepth(group, depth);
+            failures.clear(group);
+          } catch (error) {
+            failures.warn(
+              group,
+              { err: error, consumerGroup: group },
+              'dead-letter depth unavailable: keeping the last value',
+            );
+          }
+        }
+      },
+      log,
+    );
   }
 }

@@ -43,6 +43,13 @@ export interface PollerOptions {
    * @default none
    */
   healthFile?: string | undefined;
+  /** How often the heartbeat file is rewritten (tests shorten it). @default HEALTH_BEAT_INTERVAL_MS (10 s) */
+  healthIntervalMs?: number | undefined;
+  /**
+   * How often each consumer group's dead-letter depth is read from the brokers while EMF or `/metrics`
+   * is on (tests shorten it). @default 60000
+   */
+  deadLetterDepthIntervalMs?: number | undefined;
 }
 
 /**

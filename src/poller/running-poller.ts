@@ -83,6 +83,8 @@ export class RunningPoller implements Poller {
       health: () => this.health(),
       log,
       logger: options.logger,
+      deadLetters: client,
+      deadLetterDepthIntervalMs: options.deadLetterDepthIntervalMs,
     });
     const consumerOverrides = options.consumerOverrides;
     const retryProducer = new Producer({ client, logger: options.logger });
@@ -90,7 +92,12 @@ export class RunningPoller implements Poller {
     this.healthBeat =
       options.healthFile === undefined
         ? undefined
-        : new HealthBeat({ path: options.healthFile, assess: () => this.health(), log });
+        : new HealthBeat({
+            path: options.healthFile,
+            assess: () => this.health(),
+            log,
+            intervalMs: options.healthIntervalMs,
+          });
     this.stopped = new Promise<PollerExit>((resolve) => {
       this.resolveStopped = resolve;
     });
@@ -262,13 +269,26 @@ export class RunningPoller implements Poller {
     }
   }
 
+  /**
+   * The shutdown summary. Its counts are the metrics' final totals (what `/metrics` and the EMF lines
+   * reported, read after the consumers stopped): the listeners' own counters miss what the consumers
+   * dead-letter (a message sent back at `maxReconsumeTimes`, an undecodable one, an orderly skip).
+   */
   private logStopped(exit: PollerExit, stats: PollerInvokeStats): void {
+    const totals = this.parts.telemetry.totals();
     this.log.info(
       {
         failures: exit.failures.length,
         lambdaRequests: stats.lambda.requests,
         lambdaThrottles: stats.lambda.throttles,
-        deadLettered: [...stats.mappings.values()].reduce((sum, s) => sum + s.deadLettered, 0),
+        ...(totals === undefined
+          ? { totals: 'unavailable (see the error above)' }
+          : {
+              invocations: totals.invocations,
+              invokeErrors: totals.invokeErrors,
+              sentBack: totals.sentBack,
+              deadLettered: totals.deadLettered,
+            }),
       },
       'stopped',
     );

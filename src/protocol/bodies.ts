@@ -193,13 +193,15 @@ export function encodeConsumerRunningInfo(info: ConsumerRunningInfo): Buffer {
 }
 
 /**
- * Parses a ConsumerRunningInfo body (ours or Java's): `properties`, `subscriptionSet` and the queues of
- * `mqTable` with their info objects. Object keys of `mqTable` are read with a small scanner.
+ * Parses a ConsumerRunningInfo body (ours or Java's): `properties`, `subscriptionSet`, the queues of
+ * `mqTable` with their info objects and `userConsumerInfo` (our pollers say what they are there). Object
+ * keys of `mqTable` are read with a small scanner.
  */
 export function parseConsumerRunningInfo(body: Buffer | undefined): {
   properties: Record<string, string>;
   subscriptionSet: unknown[];
   mqTable: { queue: MessageQueue; info: unknown }[];
+  userConsumerInfo: Record<string, string>;
 } {
   if (body === undefined || body.length === 0) throw new ProtocolError('ConsumerRunningInfo body is empty');
   const text = body.toString('utf8');
@@ -211,6 +213,10 @@ export function parseConsumerRunningInfo(body: Buffer | undefined): {
     for (const [key, value] of Object.entries(json.properties)) properties[key] = String(value);
   }
   const subscriptionSet = Array.isArray(json.subscriptionSet) ? json.subscriptionSet : [];
+  const userConsumerInfo: Record<string, string> = {};
+  if (typeof json.userConsumerInfo === 'object' && json.userConsumerInfo !== null) {
+    for (const [key, value] of Object.entries(json.userConsumerInfo)) userConsumerInfo[key] = String(value);
+  }
   const mqTable: { queue: MessageQueue; info: unknown }[] = [];
   if (mqTableText !== undefined) {
     // The object-keyed map becomes a standard array of [key, value] pairs once `{k}:{v}` is rewritten.
@@ -233,7 +239,7 @@ export function parseConsumerRunningInfo(body: Buffer | undefined): {
       }
     }
   }
-  return { properties, subscriptionSet, mqTable };
+  return { properties, subscriptionSet, mqTable, userConsumerInfo };
 }
 
 /**

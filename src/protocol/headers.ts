@@ -215,6 +215,13 @@ export interface NotifyConsumerIdsChangedRequestHeader {
 }
 
 /**
+ * GET_CONSUMER_CONNECTION_LIST (203), admin -> broker.
+ */
+export interface GetConsumerConnectionListRequestHeader {
+  consumerGroup: string;
+}
+
+/**
  * GET_CONSUMER_RUNNING_INFO (307), broker -> client (and admin -> broker, which forwards it).
  */
 export interface GetConsumerRunningInfoRequestHeader {

@@ -31,6 +31,8 @@ export const RequestCode = {
   UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: 200,
   /** Admin (the local cluster only): every subscription group config of a broker. */
   GET_ALL_SUBSCRIPTIONGROUP_CONFIG: 201,
+  /** Admin read: the connected clients of a consumer group at one broker (`mqadmin consumerConnection`). */
+  GET_CONSUMER_CONNECTION_LIST: 203,
   RESET_CONSUMER_CLIENT_OFFSET: 220,
   GET_CONSUMER_STATUS_FROM_CLIENT: 221,
   GET_CONSUMER_RUNNING_INFO: 307,

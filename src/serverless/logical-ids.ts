@@ -33,6 +33,7 @@ export const RocketMQAlarmIdPrefixes = {
   deadLetters: 'RocketMQDeadLettersAlarm',
   messageAge: 'RocketMQMessageAgeAlarm',
   unhealthy: 'RocketMQUnhealthyAlarm',
+  cannotConsume: 'RocketMQCannotConsumeAlarm',
 } as const;
 
 /** Room left for a group's part after the longest prefix (logical ids are at most 255 characters). */

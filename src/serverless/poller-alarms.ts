@@ -6,7 +6,11 @@
  *   backlog that does not drain, not one slow batch);
  * - unhealthy: a poller reports the group's consumer unhealthy 3 minutes running, or no poller publishes
  *   at all (missing data is breaching: the service runs at least one task, so silence means the tasks
- *   are failing to start or to ship their logs).
+ *   are failing to start or to ship their logs);
+ * - cannot consume: a poller reports that a mapping of the group cannot consume (its topic or group
+ *   missing, its subscription refused, no queue assigned while the group has queues to spare) 2 minutes
+ *   running: sooner than `unhealthy`, and naming the cause (a standby waiting for a queue does not count;
+ *   docs/operating.md, "Readiness").
  *
  * Off with `alarms: false`; `alarms.topicArn` receives the ALARM and OK transitions.
  */
@@ -24,6 +28,11 @@ const PERIOD_SECONDS = 60;
 const MESSAGE_AGE_MINUTES = 5;
 /** Minutes a poller must stay unhealthy (or silent): longer than one restart of a task's consumer. */
 const UNHEALTHY_MINUTES = 3;
+/**
+ * Minutes a poller must report that it cannot consume: two lines in a row, so a broker restart (~20 s,
+ * which the poller's own grace absorbs) does not alarm.
+ */
+const CANNOT_CONSUME_MINUTES = 2;
 /** Seconds the poller waits beyond the function's timeout before it counts an invoke as failed. */
 const INVOKE_GRACE_SECONDS = 10;
 
@@ -93,7 +102,7 @@ export function alarmPlan(
 }
 
 /**
- * The three alarms of each group, by logical id.
+ * The four alarms of each group, by logical id.
  */
 export function pollerAlarms(plan: AlarmPlan, groups: readonly string[]): Record<string, CfnResource> {
   const ids = groupLogicalIds(groups);
@@ -129,6 +138,16 @@ export function pollerAlarms(plan: AlarmPlan, groups: readonly string[]): Record
       threshold: 1,
       comparison: 'GreaterThanOrEqualToThreshold',
       missingData: plan.pollersExpected ? 'breaching' : 'notBreaching',
+    });
+    resources[`${RocketMQAlarmIdPrefixes.cannotConsume}${id}`] = alarm({
+      description: `RocketMQ consumer group ${group}: a poller task has reported for ${CANNOT_CONSUME_MINUTES} minutes that it cannot consume: the topic or the subscription group does not exist on the brokers, the brokers refuse the subscription, or the task is assigned no queue while the group has queues to spare. \`rocketmq-lambda health --json\` in the task, its /readyz, or its log line 'unhealthy' names the topic and the cause.`,
+      metricName: POLLER_METRICS.cannotConsume,
+      statistic: 'Maximum',
+      minutes: CANNOT_CONSUME_MINUTES,
+      threshold: 1,
+      comparison: 'GreaterThanOrEqualToThreshold',
+      // Silence is the unhealthy alarm's to report.
+      missingData: 'notBreaching',
     });
   }
   return resources;

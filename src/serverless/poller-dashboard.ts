@@ -4,10 +4,12 @@
  * comes from the pollers too (how many tasks published for a group in a minute: the SampleCount of
  * Unhealthy, which every task's line per minute carries) because ECS's own RunningTaskCount exists only with Container
  * Insights, which costs extra and is off by default (its line is drawn when it is on); CPU and memory
- * are AWS/ECS's free service metrics.
+ * are AWS/ECS's free service metrics. The dead letters stored per group are what the brokers hold in
+ * `%DLQ%<group>` (a rise is a message that failed for good; it falls only when the brokers expire it).
  *
  * The body is an `Fn::Sub` over the region, the cluster and the service name; group names are literal.
  */
+import { EMF_METRICS } from '../metrics/emf-document.js';
 import { type CfnIntrinsic, type CfnResource, type CfnString, escapeSubText } from './cfn-intrinsic.js';
 import { POLLER_METRICS } from './poller-metrics.js';
 
@@ -120,6 +122,11 @@ export function dashboardBody(options: DashboardOptions): {
       ecs('AWS/ECS', 'MemoryUtilization', 'Average', 'memory average'),
       ecs('AWS/ECS', 'MemoryUtilization', 'Maximum', 'memory busiest task'),
     ]),
+    // Every task reports the group's one depth: the Maximum is it (a Sum would count it once per task).
+    graph(
+      'Dead letters stored (messages in %DLQ%<group>)',
+      groups.map((g) => poller(EMF_METRICS.deadLetterDepth.name, g, 'Maximum', g)),
+    ),
   ].map((properties, index) => ({
     type: 'metric',
     x: (index * WIDGET_WIDTH) % GRID_COLUMNS,

@@ -36,4 +36,6 @@ export const POLLER_METRICS = {
   deadLettered: EMF_METRICS.deadLettered.name,
   /** Count: 1 when the task's consumer of the group is unhealthy, else 0; in every line a task writes. */
   unhealthy: EMF_METRICS.unhealthy.name,
+  /** Count: 1 when a mapping of the group on the task cannot consume (topic or group missing, ...), else 0. */
+  cannotConsume: EMF_METRICS.cannotConsume.name,
 } as const;

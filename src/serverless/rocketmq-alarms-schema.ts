@@ -86,7 +86,7 @@ export const alarmsSchema = z
   .meta(
     info({
       description:
-        'CloudWatch alarms per consumer group: messages dead-lettered in a minute; the oldest message older than `messageAgeSeconds`; a poller unhealthy, or none publishing, for 3 minutes. `false`: none.',
+        'CloudWatch alarms per consumer group: messages dead-lettered in a minute; the oldest message older than `messageAgeSeconds`; a poller unhealthy, or none publishing, for 3 minutes; a poller that cannot consume (topic or group missing, subscription refused, no queue assigned) for 2 minutes. `false`: none.',
       default: ALARM_DEFAULTS.alarms,
     }),
   );
@@ -100,7 +100,7 @@ export const dashboardSchema = z
   .meta(
     info({
       description:
-        'A CloudWatch dashboard of the service: lag, oldest message age, invokes, errors and throttles, sent back and dead-lettered, unhealthy pollers, tasks, CPU and memory. `false`: none.',
+        'A CloudWatch dashboard of the service: lag, oldest message age, invokes, errors and throttles, sent back and dead-lettered, dead letters stored, unhealthy pollers, tasks, CPU and memory. `false`: none.',
       default: ALARM_DEFAULTS.dashboard,
     }),
   );

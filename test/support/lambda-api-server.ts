@@ -263,6 +263,12 @@ export class LambdaApiServer {
       });
       return;
     }
+    if (invocationType === 'DryRun') {
+      // Lambda checks the function and the caller's permission, runs nothing and answers 204.
+      call.status = 204;
+      res.writeHead(204).end();
+      return;
+    }
     let event: unknown;
     try {
       event = JSON.parse(body.toString('utf8'));

@@ -57,6 +57,8 @@ export class TopicRouteTable {
   private readonly routes = new Map<string, TopicRouteData>();
   private readonly brokers = new Map<string, BrokerData>();
   private readonly failures = new Map<string, unknown>();
+  /** Since when the lookups of a topic have been failing (the first failure after a success). */
+  private readonly failingSince = new Map<string, number>();
   private readonly inFlight = new Map<string, Promise<TopicRouteData | undefined>>();
   /** Topics whose route was assumed by {@link assumeRetryQueue}, not fetched. */
   private readonly assumed = new Set<string>();
@@ -94,10 +96,12 @@ export class TopicRouteTable {
       this.assumed.delete(topic);
       this.rebuildBrokers();
       this.failures.delete(topic);
+      this.failingSince.delete(topic);
       this.warnings.clear(topic);
       return route;
     } catch (error) {
       this.failures.set(topic, error);
+      if (!this.failingSince.has(topic)) this.failingSince.set(topic, Date.now());
       const unknownTopic = error instanceof BrokerError && error.staleRoute;
       if (unknownTopic && options.optional) this.log.debug({ topic, err: error }, 'no route yet');
       else
@@ -172,6 +176,11 @@ export class TopicRouteTable {
   /** Why the last refresh of `topic` failed, or undefined when it succeeded (or never ran). */
   lastFailure(topic: string): unknown {
     return this.failures.get(topic);
+  }
+
+  /** Since when the lookups of `topic` have been failing (undefined when the last one succeeded). */
+  failingSinceMs(topic: string): number | undefined {
+    return this.failingSince.get(topic);
   }
 
   /** The last route fetched for the topic. */

@@ -42,6 +42,8 @@ export const POP_CONSUMER_DEFAULTS = {
   maxDecompressedBodyBytes: CONSUMER_OPTION_SPECS.maxDecompressedBodyBytes.default,
   /** Most bytes the compressed bodies of one pop may inflate to together. */
   maxDecompressedPullBytes: CONSUMER_OPTION_SPECS.maxDecompressedPullBytes.default,
+  /** How long it may be unable to consume before it reports unhealthy (consume-state.ts). */
+  readinessGraceMs: CONSUMER_OPTION_SPECS.readinessGraceMs.default,
 } as const;
 
 /**
@@ -71,6 +73,7 @@ export interface PopConsumerOptions {
   shutdownTimeoutMs?: number | undefined;
   maxDecompressedBodyBytes?: number | undefined;
   maxDecompressedPullBytes?: number | undefined;
+  readinessGraceMs?: number | undefined;
   /** @default {@link POP_RETRY_DELAYS_MS} */
   retryDelaysMs?: readonly number[] | undefined;
 }
@@ -94,6 +97,7 @@ export interface NormalizedPopConsumerOptions {
   readonly shutdownTimeoutMs: number;
   readonly maxDecompressedBodyBytes: number;
   readonly maxDecompressedPullBytes: number;
+  readonly readinessGraceMs: number;
   readonly retryDelaysMs: readonly number[];
 }
 
@@ -118,6 +122,10 @@ const RANGES: Record<keyof typeof POP_CONSUMER_DEFAULTS, readonly [number, numbe
   maxDecompressedPullBytes: [
     CONSUMER_OPTION_SPECS.maxDecompressedPullBytes.minimum,
     CONSUMER_OPTION_SPECS.maxDecompressedPullBytes.maximum,
+  ],
+  readinessGraceMs: [
+    CONSUMER_OPTION_SPECS.readinessGraceMs.minimum,
+    CONSUMER_OPTION_SPECS.readinessGraceMs.maximum,
   ],
 };
 

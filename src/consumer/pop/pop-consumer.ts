@@ -16,6 +16,7 @@ import { describeError } from '../../util/describe-error.js';
 import { childLogger, componentLogger, type Logger } from '../../util/logger.js';
 import { PeriodicTask } from '../../util/periodic-task.js';
 import { settlesWithin } from '../../util/settles-within.js';
+import { assessPopConsumeState, type ConsumeState } from '../consume-state.js';
 import type { ConsumerBrokerCalls, ConsumerClient } from '../consumer-client.js';
 import { type ConsumerCounters, newConsumerCounters, snapshotCounters } from '../consumer-counters.js';
 import { isFatalListenerError } from '../consumer-errors.js';
@@ -286,7 +287,26 @@ export class PopConsumer implements MappingConsumer {
 
   /** Whether the consumer is doing its job (pop-status.ts). */
   health(nowMs = Date.now()): ConsumerHealth {
-    return assessPopHealth(this.snapshot(), nowMs);
+    const snapshot = this.snapshot();
+    return assessPopHealth(snapshot, nowMs, {
+      state: this.consumeState(snapshot),
+      graceMs: this.options.readinessGraceMs,
+    });
+  }
+
+  /** What the consumer can do now: pop, or not and why (consume-state.ts). */
+  consumeState(snapshot: PopConsumerStatus = this.snapshot()): ConsumeState {
+    const o = this.options;
+    return assessPopConsumeState({
+      lifecycle: snapshot.state,
+      topic: o.topic,
+      consumerGroup: o.consumerGroup,
+      startedAtMs: snapshot.startedAtMs,
+      routeKnown: this.routes.route(o.topic) !== undefined,
+      routeFailure: this.routes.lastFailure(o.topic),
+      routeFailingSinceMs: this.routes.failingSinceMs(o.topic),
+      brokers: snapshot.brokers,
+    });
   }
 
   /** The stop's work (nothing in it makes the stop unclean). */

@@ -5,6 +5,7 @@
  */
 
 import { describeError } from '../../util/describe-error.js';
+import { type ConsumeState, consumeStateProblem } from '../consume-state.js';
 import type { ConsumerCounters } from '../consumer-counters.js';
 import { type ConsumerHealth, PULL_STALL_MS } from '../consumer-health.js';
 import type { ConsumerState } from '../consumer-status.js';
@@ -73,16 +74,31 @@ export interface PopConsumerStatus {
 }
 
 /**
- * Judges a POP consumer: unhealthy when not running, or when a broker's loop has completed no pop for
- * {@link PULL_STALL_MS} without waiting for its batches to settle.
+ * Judges a POP consumer: unhealthy when not running, when it could not consume (consume-state.ts) for
+ * longer than its grace, or when a broker's loop has completed no pop for {@link PULL_STALL_MS} without
+ * waiting for its batches to settle.
  */
-export function assessPopHealth(status: PopConsumerStatus, nowMs: number): ConsumerHealth {
+export function assessPopHealth(
+  status: PopConsumerStatus,
+  nowMs: number,
+  consume?: { readonly state: ConsumeState; readonly graceMs: number },
+): ConsumerHealth {
+  const state = consume?.state;
+  const withState = (health: ConsumerHealth): ConsumerHealth =>
+    state === undefined ? health : { ...health, state };
   if (status.state !== 'running') {
     const why = status.error === undefined ? '' : `: ${describeError(status.error)}`;
-    return { healthy: false, problems: [`consumer is ${status.state}${why}`] };
+    return withState({ healthy: false, problems: [`consumer is ${status.state}${why}`] });
   }
   const problems: string[] = [];
-  if (status.brokers.length === 0 && nowMs - (status.startedAtMs ?? nowMs) > PULL_STALL_MS) {
+  const cannotConsume =
+    consume === undefined ? undefined : consumeStateProblem(consume.state, consume.graceMs, nowMs);
+  if (cannotConsume !== undefined) problems.push(cannotConsume);
+  if (
+    cannotConsume === undefined &&
+    status.brokers.length === 0 &&
+    nowMs - (status.startedAtMs ?? nowMs) > PULL_STALL_MS
+  ) {
     problems.push(`topic ${status.topic} has no broker to pop from`);
   }
   for (const broker of status.brokers) {
@@ -91,5 +107,5 @@ export function assessPopHealth(status: PopConsumerStatus, nowMs: number): Consu
     const why = broker.lastError === undefined ? '' : ` (${describeError(broker.lastError)})`;
     problems.push(`broker ${broker.brokerName}: no pop completed for ${Math.round(idleMs / 1000)} s${why}`);
   }
-  return { healthy: problems.length === 0, problems };
+  return withState({ healthy: problems.length === 0, problems });
 }

@@ -5,10 +5,12 @@
  * without an offset while the queue still starts at 0 in memory, the same bytes as a committed 0. Its
  * GET_ALL_CONSUMER_OFFSET table then settles it: a committed 0 has an entry, "no offset" has none.
  */
-import type { ConsumerOffsetAnswer } from '../../client/broker-client.js';
+import type { BrokerClient, ConsumerOffsetAnswer } from '../../client/broker-client.js';
+import { BrokerError } from '../../client/broker-error.js';
 import { type ConsumerOffsetTable, committedOffsetOf } from '../../protocol/consumer-offset-table.js';
 import type { MessageQueue } from '../../protocol/message-queue.js';
 import { isVersionCodeBefore5 } from '../../protocol/mq-version.js';
+import { ResponseCode } from '../../protocol/response-code.js';
 
 /**
  * What a QUERY_CONSUMER_OFFSET answer says on its own.
@@ -43,4 +45,52 @@ export function settleAmbiguousZero(
 ): number | undefined {
   if (table === undefined) return 0;
   return committedOffsetOf(table, consumerGroup, queue.topic, queue.queueId);
+}
+
+/**
+ * Reads a group's committed offsets from the brokers, one queue at a time: the answer classified, a 4.x
+ * broker's ambiguous 0 settled with its offset table (asked once per broker and kept: make one reader
+ * per operation). A broker that does not know the group has no offset of it.
+ */
+export class BrokerCommittedOffsets {
+  readonly #tables = new Map<string, Promise<ConsumerOffsetTable | undefined>>();
+
+  constructor(
+    private readonly broker: Pick<BrokerClient, 'queryConsumerOffsetAnswer' | 'getAllConsumerOffset'>,
+    private readonly consumerGroup: string,
+  ) {}
+
+  /** The group's committed offset of `queue` at the master `address`; undefined when it has none. */
+  async read(address: string, queue: MessageQueue): Promise<number | undefined> {
+    let answer: ConsumerOffsetAnswer;
+    try {
+      answer = await this.broker.queryConsumerOffsetAnswer(address, {
+        consumerGroup: this.consumerGroup,
+        topic: queue.topic,
+        queueId: queue.queueId,
+        setZeroIfNotFound: false,
+        bname: queue.brokerName,
+      });
+    } catch (error) {
+      if (error instanceof BrokerError && error.code === ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST) {
+        return undefined;
+      }
+      throw error;
+    }
+    const reading = readConsumerOffsetAnswer(answer);
+    switch (reading.kind) {
+      case 'none':
+        return undefined;
+      case 'committed':
+        return reading.offset;
+      case 'ambiguous-zero': {
+        let table = this.#tables.get(address);
+        if (table === undefined) {
+          table = this.broker.getAllConsumerOffset(address).catch(() => undefined);
+          this.#tables.set(address, table);
+        }
+        return settleAmbiguousZero(await table, this.consumerGroup, queue);
+      }
+    }
+  }
 }

@@ -18,6 +18,7 @@ import { describeError } from '../../util/describe-error.js';
 import type { Logger } from '../../util/logger.js';
 import { ThrottledLog } from '../../util/throttled-log.js';
 import type { QueueOwnershipHooks } from '../consume/consume-service.js';
+import type { AllocationFacts } from '../consume-state.js';
 import type { ConsumerBrokerCalls } from '../consumer-client.js';
 import type { NormalizedConsumerOptions } from '../consumer-options.js';
 import type { TopicRouteTable } from '../membership/topic-route-table.js';
@@ -94,6 +95,10 @@ export class Rebalancer {
   private members: ReadonlySet<string> = new Set();
   private lastDecisionMs: number | undefined;
   private lastDecisionError: unknown;
+  /** The last decision of the subscribed topic's queues, for the consume state. */
+  private lastAllocation: AllocationFacts | undefined;
+  /** Since when no queue of the subscribed topic has been held (undefined while one is). */
+  private holdingNoneSinceMs: number | undefined;
 
   private readonly warnings: ThrottledLog;
 
@@ -135,6 +140,14 @@ export class Rebalancer {
    */
   decisions(): { lastDecisionMs: number | undefined; lastError: unknown } {
     return { lastDecisionMs: this.lastDecisionMs, lastError: this.lastDecisionError };
+  }
+
+  /**
+   * The last allocation of the subscribed topic (members, queues, this client's share) and since when
+   * this client holds none of its queues; for the consume state (consume-state.ts).
+   */
+  allocationFacts(): { allocation: AllocationFacts | undefined; holdingNoneSinceMs: number | undefined } {
+    return { allocation: this.lastAllocation, holdingNoneSinceMs: this.holdingNoneSinceMs };
   }
 
   /** Rebalances now (after any running change); concurrent calls share one pending run. */
@@ -254,6 +267,10 @@ export class Rebalancer {
     const added = (await Promise.all(toAdd.map((queue) => this.add(queue)))).filter(
       (queue): queue is MessageQueue => queue !== undefined,
     );
+    const main = this.o.options.topic;
+    if ([...this.held.values()].some((held) => held.queue.topic === main))
+      this.holdingNoneSinceMs = undefined;
+    else this.holdingNoneSinceMs ??= Date.now();
     if (added.length > 0 || removed.length > 0) {
       this.o.log.info(
         {
@@ -282,7 +299,13 @@ export class Rebalancer {
       }
       return undefined;
     }
-    if (this.o.options.messageModel === 'BROADCASTING') return queues;
+    if (this.o.options.messageModel === 'BROADCASTING') {
+      if (main) {
+        const count = queues.length;
+        this.lastAllocation = { queues: count, members: 0, listed: true, assigned: count };
+      }
+      return queues;
+    }
     const address = this.o.routes.anyBrokerAddress(topic);
     if (address === undefined) {
       if (main) this.lastDecisionError = new RocketMQError(`no broker address known for topic ${topic}`);
@@ -320,7 +343,16 @@ export class Rebalancer {
         'this client is not (yet) in the group list',
       );
     }
-    return this.strategy.allocate(this.o.options.consumerGroup, this.o.clientId, queues, sorted);
+    const allocated = this.strategy.allocate(this.o.options.consumerGroup, this.o.clientId, queues, sorted);
+    if (main) {
+      this.lastAllocation = {
+        queues: queues.length,
+        members: sorted.length,
+        listed: sorted.includes(this.o.clientId),
+        assigned: allocated.length,
+      };
+    }
+    return allocated;
   }
 
   private async add(queue: MessageQueue): Promise<MessageQueue | undefined> {

@@ -72,6 +72,13 @@ export interface StartOffsetResolverOptions {
   startingPositionTimestamp: number | undefined;
   /** `%RETRY%<group>`. */
   retryTopic: string;
+  /**
+   * True when the subscribed topic did not exist when the consumer started: LATEST means the messages
+   * stored after the start, which for such a topic is every message, so its queues start at their
+   * beginning (else the messages sent between the topic's creation and the first rebalance that takes
+   * its queues would be skipped). @default never
+   */
+  topicCreatedAfterStart?: (() => boolean) | undefined;
 }
 
 /**
@@ -80,7 +87,7 @@ export interface StartOffsetResolverOptions {
  *
  * | position | stored | none, topic | none, retry topic |
  * |---|---|---|---|
- * | LATEST | stored | GET_MAX_OFFSET | 0 |
+ * | LATEST | stored | GET_MAX_OFFSET (GET_MIN_OFFSET for a topic created after the start) | 0 |
  * | TRIM_HORIZON | stored | GET_MIN_OFFSET | 0 |
  * | AT_TIMESTAMP | stored | first message at or after the time | GET_MAX_OFFSET |
  *
@@ -117,7 +124,10 @@ export class StartOffsetResolver {
     const isRetryTopic = queue.topic === this.options.retryTopic;
     switch (this.options.startingPosition) {
       case 'LATEST':
-        return isRetryTopic ? 0 : this.maxOffset(queue);
+        if (isRetryTopic) return 0;
+        return this.options.topicCreatedAfterStart?.() === true
+          ? this.minOffset(queue)
+          : this.maxOffset(queue);
       case 'TRIM_HORIZON':
         return isRetryTopic ? 0 : this.minOffset(queue);
       case 'AT_TIMESTAMP':

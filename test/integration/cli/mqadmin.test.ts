@@ -173,7 +173,7 @@ describe('mqadmin (Apache RocketMQ tools 5.3.3) against running pollers', () => 
       );
     }
     const userInfo = keyValues(section(status, 'User Consume Info'));
-    expect(userInfo.clientRuntime).toMatch(/^rocketmq-lambda on Node\.js v\d+/);
+    expect(userInfo.clientRuntime).toMatch(/^rocketmq-lambda \d+\.\d+\.\d+\S* on Node\.js v\d+/);
     expect(userInfo.mapping).toBe('mqadmin');
     expect(userInfo.state).toBe('running');
 

@@ -400,12 +400,13 @@ describe('offsets reset', () => {
       s.configFile,
       '--to',
       at.toISOString(),
+      '--allow-skip',
       '--yes',
     ]);
     expect(reset.err).toBe('');
     expect(reset.code).toBe(0);
     expect(reset.out).toContain(`reset to ${at.toISOString()}`);
-    expect(reset.out).toMatch(/:0\s+- -> 5\s+\[min 0, max 10\]/);
+    expect(reset.out).toMatch(/:0\s+0 -> 5\s+\[min 0, max 10\]\s+skips 5 \(no committed offset/);
     const status = await s.status();
     expect(status.mappings[0]?.queues[0]).toMatchObject({ committedOffset: 5, generation: 1, lag: 5 });
     // The one at 5 is the first stored at or after the time; the one before it is older.
@@ -433,8 +434,8 @@ describe('offsets reset', () => {
     expect(above.err).toContain('refused: 1 of 1 queues cannot be reset (above); nothing was reset');
 
     const unconfirmed = await run(offsetsCommand, [...args, '--to', '2']);
-    expect(unconfirmed.code).toBe(1);
-    expect(unconfirmed.err).toContain('not a terminal, nothing was reset: add --yes');
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.err).toContain('stdin is not a terminal, so nobody can confirm: pass --yes');
 
     const unknownQueue = await run(offsetsCommand, [...args, '--to', '2', '--queue', '7', '--yes']);
     expect(unknownQueue.code).toBe(2);
@@ -447,7 +448,10 @@ describe('offsets reset', () => {
       generation: null,
     });
 
-    const ok = await run(offsetsCommand, [...args, '--to', '2', '--queue', '0', '--yes']);
+    const skipping = await run(offsetsCommand, [...args, '--to', '2', '--queue', '0', '--yes']);
+    expect(skipping.code).toBe(1);
+    expect(skipping.err).toContain('refused: it skips 2 unconsumed message(s)');
+    const ok = await run(offsetsCommand, [...args, '--to', '2', '--queue', '0', '--allow-skip', '--yes']);
     expect(ok.code).toBe(0);
     expect((await s.status()).mappings[0]?.queues[0]).toMatchObject({ committedOffset: 2, lag: 1 });
   });

@@ -186,10 +186,16 @@ function stackChecks(
     const { stack } = deployment();
     const body = await dashboardBody(aws, stack.resource(Ids.dashboard).physicalId);
     const { widgets } = JSON.parse(body) as { widgets: { properties: { region: string } }[] };
-    expect(widgets).toHaveLength(7);
+    expect(widgets).toHaveLength(8);
     for (const widget of widgets) expect(widget.properties.region).toBe(MOTO_CLIENT_CONFIG.region);
     for (const group of groups) {
-      for (const metric of ['ConsumerLag', 'OldestMessageAge', 'DeadLettered', 'Unhealthy'])
+      for (const metric of [
+        'ConsumerLag',
+        'OldestMessageAge',
+        'DeadLettered',
+        'DeadLetterDepth',
+        'Unhealthy',
+      ])
         expect(body).toContain(`["RocketMQLambda","${metric}","ConsumerGroup","${group}",`);
     }
     const service = stack.resource(Ids.service).physicalId.split('/').at(-1);

@@ -230,9 +230,16 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
     const { widgets } = JSON.parse(body) as {
       widgets: { properties: { region: string; annotations?: unknown } }[];
     };
-    expect(widgets).toHaveLength(7);
+    expect(widgets).toHaveLength(8);
     for (const widget of widgets) expect(widget.properties.region).toBe(MOTO_CLIENT_CONFIG.region);
-    for (const metric of ['ConsumerLag', 'OldestMessageAge', 'Invocations', 'DeadLettered', 'Unhealthy'])
+    for (const metric of [
+      'ConsumerLag',
+      'OldestMessageAge',
+      'Invocations',
+      'DeadLettered',
+      'DeadLetterDepth',
+      'Unhealthy',
+    ])
       expect(body).toContain(`["RocketMQLambda","${metric}","ConsumerGroup","orders-fn",`);
     const service = stack.resource(IDS.service).physicalId.split('/').at(-1);
     expect(body).toContain(

@@ -108,7 +108,9 @@ describe('a poller with consumeMode POP', () => {
       return acked >= MESSAGES ? acked : undefined;
     });
     for (const poller of pollers) {
-      expect(poller.health()).toEqual({ healthy: true, problems: [] });
+      expect(poller.health()).toMatchObject({ healthy: true, problems: [] });
+      // Every POP poller pops every queue: none is a standby.
+      expect(poller.health().mappings?.map((mapping) => mapping.state)).toEqual(['consuming']);
       expect((await poller.popStatus())[0]?.state).toBe('running');
     }
     console.info(

@@ -110,6 +110,7 @@ describe('serverless package with the rocketmq plugin (osls)', () => {
       RocketMQDeadLettersAlarmOrdersFn: 'AWS::CloudWatch::Alarm',
       RocketMQMessageAgeAlarmOrdersFn: 'AWS::CloudWatch::Alarm',
       RocketMQUnhealthyAlarmOrdersFn: 'AWS::CloudWatch::Alarm',
+      RocketMQCannotConsumeAlarmOrdersFn: 'AWS::CloudWatch::Alarm',
       RocketMQPollerDashboard: 'AWS::CloudWatch::Dashboard',
     });
     expect(Resources.RocketMQPollerService?.Properties).not.toHaveProperty('DesiredCount');

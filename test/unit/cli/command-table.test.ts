@@ -71,7 +71,7 @@ describe('dispatch', () => {
     const missing = fakeCliIo();
     expect(await dispatch(['things'], group([]), [], missing)).toBe(2);
     expect(missing.err()).toBe(
-      'rocketmq-lambda things: missing subcommand\n\nUsage: rocketmq-lambda things <show|fail>\n',
+      'rocketmq-lambda things: missing subcommand (show or fail or crash)\n\nUsage: rocketmq-lambda things <show|fail>\n',
     );
     const unknown = fakeCliIo();
     expect(await dispatch(['things'], group([]), ['toString'], unknown)).toBe(2);

@@ -35,7 +35,7 @@ describe('dlq command line', () => {
   it('wants a subcommand', async () => {
     expect(await dlq([])).toMatchObject({
       code: 2,
-      err: `rocketmq-lambda dlq: missing subcommand\n\n${DLQ_USAGE}`,
+      err: `rocketmq-lambda dlq: missing subcommand (show or redrive)\n\n${DLQ_USAGE}`,
     });
     expect((await dlq(['purge'])).err).toContain('unknown subcommand purge');
     expect(await dlq(['--help'])).toMatchObject({ code: 0, out: DLQ_USAGE });

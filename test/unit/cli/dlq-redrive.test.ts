@@ -56,14 +56,18 @@ function run(overrides: Partial<RedriveQueueOptions> & Pick<RedriveQueueOptions,
 }
 
 describe('redriveQueue', () => {
-  it('sends every message in offset order and saves the position after every page', async () => {
+  it('sends every message in offset order and saves the position after every message', async () => {
     const { dlq, saved } = fakeDlq(5);
     const { promise, sent, events } = run({ dlq });
-    expect(await promise).toEqual({ sent: 5, failed: undefined, position: 5 });
+    expect(await promise).toMatchObject({ sent: 5, alreadySent: 0, failed: undefined, position: 5 });
     expect(sent.map((m) => [m.topic, m.keys])).toEqual(
       [0, 1, 2, 3, 4].map((i) => ['%RETRY%G', [`order-${i}`, 'x']]),
     );
-    expect(saved).toEqual([2, 4, 5]);
+    // The start first (a position never stored means nothing was sent), then past every message.
+    expect(saved).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(sent.map((m) => m.properties?.REDRIVEN_FROM)).toEqual(
+      [0, 1, 2, 3, 4].map((i) => `%DLQ%G/broker-a/0/${i}`),
+    );
     expect(events.map((e) => e.kind === 'sent' && e.newMsgId)).toEqual([
       'NEW1',
       'NEW2',
@@ -90,7 +94,7 @@ describe('redriveQueue', () => {
     expect(result.failed?.view.dlqOffset).toBe(3);
     expect(result.failed?.error).toBe(refusal);
     expect(result.position).toBe(3);
-    expect(saved).toEqual([2, 3]);
+    expect(saved).toEqual([0, 1, 2, 3]);
     expect(calls).toBe(4);
     expect(events.at(-1)).toMatchObject({ kind: 'failed', topic: '%RETRY%G' });
   });
@@ -98,7 +102,7 @@ describe('redriveQueue', () => {
   it('respects --limit and never moves the position backwards', async () => {
     const { dlq, saved, reads } = fakeDlq(10);
     const { promise } = run({ dlq, fromOffset: 0, limit: 3, position: 7 });
-    expect(await promise).toEqual({ sent: 3, failed: undefined, position: 7 });
+    expect(await promise).toMatchObject({ sent: 3, failed: undefined, position: 7 });
     expect(reads).toEqual([{ from: 0, limit: 3 }]);
     expect(saved).toEqual([]);
   });
@@ -106,7 +110,7 @@ describe('redriveQueue', () => {
   it('dry run: lists, sends nothing, saves nothing', async () => {
     const { dlq, saved } = fakeDlq(3);
     const { promise, sent, events } = run({ dlq, dryRun: true, to: 'topic' });
-    expect(await promise).toEqual({ sent: 3, failed: undefined, position: undefined });
+    expect(await promise).toMatchObject({ sent: 3, failed: undefined, position: undefined });
     expect(sent).toEqual([]);
     expect(saved).toEqual([]);
     expect(events.map((e) => e.kind === 'would-send' && e.topic)).toEqual(['Orders', 'Orders', 'Orders']);
@@ -117,7 +121,7 @@ describe('redriveQueue', () => {
     const byMsgId = deadLetter(1).msgId;
     const byOrigin = deadLetter(4).properties.ORIGIN_MESSAGE_ID as string;
     const { promise, sent, events } = run({ dlq, msgIds: new Set([byMsgId, byOrigin]) });
-    expect(await promise).toEqual({ sent: 2, failed: undefined, position: undefined });
+    expect(await promise).toMatchObject({ sent: 2, failed: undefined, position: undefined });
     expect(sent.map((m) => m.keys)).toEqual([
       ['order-1', 'x'],
       ['order-4', 'x'],

@@ -65,6 +65,68 @@ describe('rocketmq-lambda health', () => {
     expect(cli.err()).toContain(`no heartbeat file at ${file}`);
   });
 
+  const mappingsReport = (healthy: boolean, mappings: unknown[], problems: string[] = []) =>
+    `${JSON.stringify({ healthy, at: new Date().toISOString(), problems, mappings })}\n`;
+  const standby = {
+    mapping: 'orders',
+    healthy: true,
+    state: 'waiting',
+    reason:
+      'standby: group orders-fn has 3 members for the 2 queue(s) of topic Orders; this one holds none until a holder leaves',
+    since: '2026-12-06T03:00:00.000Z',
+    problems: [],
+  };
+  const missing = {
+    mapping: 'audit',
+    healthy: false,
+    state: 'topic_missing',
+    reason: 'topic Audit does not exist (the name servers know no route of it)',
+    since: '2026-12-06T03:00:00.000Z',
+    problems: [
+      'cannot consume (topic_missing) for 31 s: topic Audit does not exist (the name servers know no route of it)',
+    ],
+  };
+
+  it('says a healthy standby is waiting, and why', async () => {
+    await writeFile(file, mappingsReport(true, [standby]));
+    const cli = fakeCliIo({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
+    expect(await healthCommand([], cli)).toBe(0);
+    expect(cli.out().split('\n')[1]).toBe(`orders: waiting (${standby.reason})`);
+  });
+
+  it('--json prints one document with the verdict, the age and every mapping, healthy or not', async () => {
+    await writeFile(file, mappingsReport(false, [standby, missing], [`audit: ${missing.problems[0]}`]));
+    const cli = fakeCliIo({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
+    expect(await healthCommand(['--json'], cli, Date.now() + 1000)).toBe(1);
+    const document = JSON.parse(cli.out());
+    expect(document).toEqual({
+      healthy: false,
+      ageMs: expect.any(Number),
+      path: file,
+      problems: [`audit: ${missing.problems[0]}`],
+      mappings: [standby, missing],
+    });
+    expect(document.ageMs).toBeGreaterThanOrEqual(1000);
+    expect(cli.err()).toBe('');
+
+    await writeFile(file, mappingsReport(true, [standby]));
+    const healthy = fakeCliIo({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
+    expect(await healthCommand(['--json'], healthy)).toBe(0);
+    expect(JSON.parse(healthy.out())).toMatchObject({ healthy: true, problems: [], mappings: [standby] });
+  });
+
+  it('--json reports a missing heartbeat as unhealthy with no age', async () => {
+    const cli = fakeCliIo({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
+    expect(await healthCommand(['--json'], cli)).toBe(1);
+    expect(JSON.parse(cli.out())).toEqual({
+      healthy: false,
+      ageMs: null,
+      path: file,
+      problems: [`no heartbeat file at ${file} (is the poller running?)`],
+      mappings: [],
+    });
+  });
+
   it('rejects a bad flag, naming it, with exit code 2', async () => {
     const bad = fakeCliIo({ ROCKETMQ_LAMBDA_HEALTH_FILE: file });
     expect(await healthCommand(['--max-age-ms', 'soon'], bad)).toBe(2);

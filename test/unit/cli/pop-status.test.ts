@@ -201,6 +201,7 @@ describe('readPopMappingOffsets', () => {
       queues: [],
       pollers: undefined,
       brokerError: 'the route of topic Audit: connect ECONNREFUSED',
+      brokerErrorKind: 'unreachable',
     });
   });
 });

@@ -515,7 +515,7 @@ describe('alarms and dashboard of the standalone template', () => {
       parameters: { ...REQUIRED, ...parameters },
       attributes: { 'Service.Name': SERVICE_NAME },
     });
-  const ALARMS = ['DeadLettersAlarm', 'MessageAgeAlarm', 'UnhealthyAlarm'] as const;
+  const ALARMS = ['DeadLettersAlarm', 'MessageAgeAlarm', 'UnhealthyAlarm', 'CannotConsumeAlarm'] as const;
   const alarm = (evaluator: CfnEvaluator, id: (typeof ALARMS)[number]) =>
     z.record(z.string(), z.unknown()).parse(evaluator.evaluateAt('Resources', id, 'Properties'));
   const conditionOf = (id: string) =>

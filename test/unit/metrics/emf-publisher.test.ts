@@ -63,6 +63,7 @@ describe('EMF lines', () => {
             { Name: 'SentBack', Unit: 'Count' },
             { Name: 'DeadLettered', Unit: 'Count' },
             { Name: 'Unhealthy', Unit: 'Count' },
+            { Name: 'CannotConsume', Unit: 'Count' },
           ],
         },
       ],
@@ -155,6 +156,28 @@ describe('EMF lines', () => {
     expect(document.Unhealthy).toBe(1);
   });
 
+  it('says CannotConsume at once for a mapping that cannot consume, 0 for a waiting standby', async () => {
+    const { add, publisher } = setup();
+    const missing = add('orders', 'orders-fn').consumer;
+    missing.verdict = {
+      healthy: true,
+      problems: [],
+      state: { state: 'topic_missing', reason: 'topic orders does not exist', sinceMs: 0 },
+    };
+    const standby = add('audit', 'audit-fn').consumer;
+    standby.verdict = {
+      healthy: true,
+      problems: [],
+      state: { state: 'waiting', reason: 'more members than queues', sinceMs: 0 },
+    };
+    const lines = await publisher.publishOnce();
+    for (const line of lines) expect(emfProblems(line)).toEqual([]);
+    expect(parse(lines.find((line) => line.includes('"orders-fn"'))).CannotConsume).toBe(1);
+    expect(parse(lines.find((line) => line.includes('"audit-fn"'))).CannotConsume).toBe(0);
+    const last = await publisher.publishOnce({ countsOnly: true });
+    expect(last.every((line) => !line.includes('CannotConsume'))).toBe(true);
+  });
+
   it('the last lines at stop carry only the counts since the previous line', async () => {
     const { add, publisher, lines } = setup();
     const { meter } = add('orders', 'orders-fn');
@@ -175,6 +198,32 @@ describe('EMF lines', () => {
     expect(document.Invocations).toBe(1);
     await publisher.flushCounts();
     expect(lines).toHaveLength(1);
+  });
+
+  it("carries the group's dead-letter depth once read, the same for every mapping of the group, never in the last lines", async () => {
+    const { metrics, add, publisher, lines } = setup();
+    add('orders', 'orders-fn');
+    add('orders-2', 'orders-fn');
+    add('audit', 'audit-fn');
+    const before = await publisher.publishOnce();
+    expect(before.every((line) => !line.includes('DeadLetterDepth'))).toBe(true);
+    metrics.recordDeadLetterDepth('orders-fn', 500);
+    metrics.recordDeadLetterDepth('audit-fn', 0);
+    const after = await publisher.publishOnce();
+    for (const line of after) expect(emfProblems(line)).toEqual([]);
+    const orders = parse(after.find((line) => line.includes('"orders-fn"')));
+    expect(orders.DeadLetterDepth).toBe(500);
+    expect(
+      (orders._aws as { CloudWatchMetrics: { Metrics: { Name: string; Unit: string }[] }[] })
+        .CloudWatchMetrics[0]?.Metrics,
+    ).toContainEqual({ Name: 'DeadLetterDepth', Unit: 'Count' });
+    expect(parse(after.find((line) => line.includes('"audit-fn"'))).DeadLetterDepth).toBe(0);
+    publisher.start();
+    await publisher.stop();
+    lines.length = 0;
+    await publisher.flushCounts();
+    expect(lines.every((line) => !line.includes('DeadLetterDepth'))).toBe(true);
+    expect(lines).toHaveLength(2);
   });
 });
 

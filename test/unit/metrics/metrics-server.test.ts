@@ -62,6 +62,31 @@ describe('MetricsServer', () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
+  it("/readyz passes each mapping's consume state on, so a 503 names the missing topic and a standby shows as waiting", async () => {
+    const mappings = [
+      {
+        mapping: 'orders',
+        healthy: false,
+        state: 'topic_missing',
+        reason: 'topic Orders does not exist',
+        problems: ['x'],
+      },
+      { mapping: 'audit', healthy: true, state: 'waiting', reason: 'standby', problems: [] },
+    ];
+    const server = await serve(() => ({
+      healthy: false,
+      problems: ['orders: cannot consume (topic_missing) for 31 s: topic Orders does not exist'],
+      mappings,
+    }));
+    const answer = await fetch(`${server.url}/readyz`);
+    expect(answer.status).toBe(503);
+    expect(await answer.json()).toEqual({
+      ready: false,
+      problems: ['orders: cannot consume (topic_missing) for 31 s: topic Orders does not exist'],
+      mappings,
+    });
+  });
+
   it('answers 404 elsewhere, 405 to other methods, 500 when the verdict throws', async () => {
     const server = await serve(() => {
       throw new Error('boom');

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { register as globalRegistry, type Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { oldestMessageAgeSeconds } from '../../../src/metrics/collected-metrics.js';
@@ -187,6 +188,65 @@ describe('PollerMetrics', () => {
     orders.verdict = { healthy: false, problems: ['consumer is stopping'] };
     expect(await sample(registry, METRICS.up.name)).toBe(0);
     expect(await sample(registry, METRICS.mappingHealthy.name, ORDERS_LABELS)).toBe(0);
+  });
+
+  it('has a build-info series: the package version and the Node.js version, always 1', async () => {
+    const { registry } = setup();
+    const { version } = JSON.parse(
+      readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(
+      await sample(registry, METRICS.buildInfo.name, {
+        version,
+        node_version: process.version.slice(1),
+      }),
+    ).toBe(1);
+  });
+
+  it("keeps each group's last recorded dead-letter depth; none before the first read", async () => {
+    const { metrics, registry } = setup();
+    const depth = (group: string) =>
+      sample(registry, METRICS.deadLetterDepth.name, { consumer_group: group });
+    expect(await depth('orders-fn')).toBeUndefined();
+    metrics.recordDeadLetterDepth('orders-fn', 7);
+    metrics.recordDeadLetterDepth('audit-fn', 0);
+    metrics.recordDeadLetterDepth('orders-fn', 12);
+    expect([await depth('orders-fn'), await depth('audit-fn')]).toEqual([12, 0]);
+  });
+
+  it('serves the Node.js runtime metrics beside its own on the scrape registry, never in its own', async () => {
+    const { metrics, registry } = setup();
+    const scraped = await metrics.scrapeRegistry.metrics();
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_gc_duration_seconds',
+      'nodejs_active_handles_total',
+    ]) {
+      expect(scraped).toContain(`# TYPE ${name} `);
+    }
+    expect(scraped).toContain(`# TYPE ${METRICS.invocations.name} counter`);
+    expect(scraped).toContain(`# TYPE ${METRICS.buildInfo.name} gauge`);
+    // One set per process: a second poller's scrape registry serves the same collectors, EMF never reads them.
+    expect(await setup().metrics.scrapeRegistry.metrics()).toContain(
+      '# TYPE nodejs_heap_size_used_bytes gauge',
+    );
+    expect((await registry.getMetricsAsJSON()).some((metric) => metric.name.includes('nodejs_'))).toBe(false);
+  });
+
+  it('sums the counters per group afresh once the snapshot is forgotten (the shutdown totals)', async () => {
+    const { metrics, orders } = setup();
+    orders.counters.deadLettered = 3;
+    expect((await metrics.groupSummaries())[0]?.totals.deadLettered).toBe(3);
+    orders.counters.deadLettered = 500;
+    orders.counters.sentBack = 520;
+    // Within the snapshot's age the old counters serve; forgotten, the next read has the final ones.
+    expect((await metrics.groupSummaries())[0]?.totals.deadLettered).toBe(3);
+    metrics.forgetSnapshot();
+    expect((await metrics.groupSummaries())[0]?.totals).toMatchObject({ deadLettered: 500, sentBack: 20 });
   });
 
   it('serves the lag of the shared snapshot to the PutMetricData publisher', async () => {

@@ -91,6 +91,7 @@ describe('compileRocketMQResources', () => {
         'RocketMQDeadLettersAlarmOrdersFn',
         'RocketMQMessageAgeAlarmOrdersFn',
         'RocketMQUnhealthyAlarmOrdersFn',
+        'RocketMQCannotConsumeAlarmOrdersFn',
         Ids.dashboard,
       ].sort(),
     );

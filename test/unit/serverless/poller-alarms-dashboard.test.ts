@@ -128,7 +128,7 @@ describe('alarms per consumer group', () => {
     expect(resources[Ids.logGroup]?.Type).toBe('AWS::Logs::LogGroup');
   });
 
-  it('watch the EMF metrics of each enabled group: dead letters, message age, unhealthy', () => {
+  it('watch the EMF metrics of each enabled group: dead letters, message age, unhealthy, cannot consume', () => {
     const alarms = alarmsOf(compileRocketMQResources(fixtureInput('all-options')).resources);
     // audit-fn is disabled in the fixture: no poller publishes for it.
     expect(Object.keys(alarms).sort()).toEqual(
@@ -136,9 +136,11 @@ describe('alarms per consumer group', () => {
         'RocketMQDeadLettersAlarmOrdersFn',
         'RocketMQMessageAgeAlarmOrdersFn',
         'RocketMQUnhealthyAlarmOrdersFn',
+        'RocketMQCannotConsumeAlarmOrdersFn',
         'RocketMQDeadLettersAlarmPaymentsFn',
         'RocketMQMessageAgeAlarmPaymentsFn',
         'RocketMQUnhealthyAlarmPaymentsFn',
+        'RocketMQCannotConsumeAlarmPaymentsFn',
       ].sort(),
     );
     for (const group of ['orders-fn', 'payments-fn']) {
@@ -180,6 +182,18 @@ describe('alarms per consumer group', () => {
         TreatMissingData: 'breaching',
       });
       expect(String(alarms[`RocketMQUnhealthyAlarm${id}`]?.AlarmDescription)).toContain(group);
+      expect(alarms[`RocketMQCannotConsumeAlarm${id}`]).toMatchObject({
+        ...common,
+        MetricName: 'CannotConsume',
+        Statistic: 'Maximum',
+        EvaluationPeriods: 2,
+        DatapointsToAlarm: 2,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        // Silence is the unhealthy alarm's.
+        TreatMissingData: 'notBreaching',
+      });
+      expect(String(alarms[`RocketMQCannotConsumeAlarm${id}`]?.AlarmDescription)).toContain(group);
     }
     // No actions unless a topic is given; the alarms still show in the console.
     expect(Object.values(alarms).some((alarm) => 'AlarmActions' in alarm || 'OKActions' in alarm)).toBe(
@@ -199,6 +213,7 @@ describe('alarms per consumer group', () => {
       sentBack: 'SentBack',
       deadLettered: 'DeadLettered',
       unhealthy: 'Unhealthy',
+      cannotConsume: 'CannotConsume',
     });
   });
 
@@ -212,7 +227,7 @@ describe('alarms per consumer group', () => {
     ['an intrinsic', { Ref: 'AlarmTopic' }, [{ Ref: 'AlarmTopic' }]],
   ])('notify %s on ALARM and on OK', (_kind, topicArn, actions) => {
     const alarms = alarmsOf(resourcesOf(input({ alarms: { topicArn } })));
-    expect(Object.keys(alarms)).toHaveLength(3);
+    expect(Object.keys(alarms)).toHaveLength(4);
     for (const alarm of Object.values(alarms)) {
       expect(alarm.AlarmActions).toEqual(actions);
       expect(alarm.OKActions).toEqual(actions);
@@ -250,8 +265,8 @@ describe('alarms per consumer group', () => {
     expect(noAlarms[Ids.dashboard]?.Type).toBe('AWS::CloudWatch::Dashboard');
     const noDashboard = resourcesOf(input({ dashboard: false }));
     expect(noDashboard[Ids.dashboard]).toBeUndefined();
-    expect(Object.keys(alarmsOf(noDashboard))).toHaveLength(3);
-    expect(Object.keys(alarmsOf(resourcesOf(input({ alarms: true }))))).toHaveLength(3);
+    expect(Object.keys(alarmsOf(noDashboard))).toHaveLength(4);
+    expect(Object.keys(alarmsOf(resourcesOf(input({ alarms: true }))))).toHaveLength(4);
   });
 
   it('get a logical id per group that survives other groups coming and going, distinct when names differ only in punctuation', () => {
@@ -276,7 +291,7 @@ describe('alarms per consumer group', () => {
         { topic: 'Orders2', consumerGroup: 'orders_fn' },
       ]),
     );
-    expect(Object.keys(alarmsOf(resources))).toHaveLength(6);
+    expect(Object.keys(alarmsOf(resources))).toHaveLength(8);
     for (const id of Object.keys(resources)) expect(id).toMatch(/^[A-Za-z0-9]{1,255}$/);
   });
 });
@@ -320,6 +335,7 @@ describe('the dashboard', () => {
       'Unhealthy pollers (tasks)',
       'Poller tasks',
       'CPU and memory (% of the task size)',
+      'Dead letters stored (messages in %DLQ%<group>)',
     ]);
     for (const widget of widgets) {
       expect(widget.type).toBe('metric');
@@ -338,6 +354,7 @@ describe('the dashboard', () => {
           `RocketMQLambda Throttles ${dimension} Sum`,
           `RocketMQLambda SentBack ${dimension} Sum`,
           `RocketMQLambda DeadLettered ${dimension} Sum`,
+          `RocketMQLambda DeadLetterDepth ${dimension} Maximum`,
           `RocketMQLambda Unhealthy ${dimension} Sum`,
           `RocketMQLambda Unhealthy ${dimension} SampleCount`,
         ]),

@@ -71,6 +71,32 @@ describe('Rebalancer', () => {
     expect(await t.offsetStore.readOffset(q('T', 2), 'MEMORY')).toBe(102);
   });
 
+  it('tells the consume state its allocation: its share, the members, and since when it holds none of the topic', async () => {
+    const t = setup();
+    expect(t.rebalancer.allocationFacts()).toEqual({ allocation: undefined, holdingNoneSinceMs: undefined });
+    await t.rebalancer.rebalance();
+    expect(t.rebalancer.allocationFacts()).toEqual({
+      allocation: { queues: 4, members: 2, listed: true, assigned: 2 },
+      holdingNoneSinceMs: undefined,
+    });
+    // Five members for four queues: 'me' sorts last and is the standby.
+    t.setIds(['a', 'b', 'c', 'd', 'me']);
+    const before = Date.now();
+    await t.rebalancer.rebalance();
+    const standby = t.rebalancer.allocationFacts();
+    expect(standby.allocation).toEqual({ queues: 4, members: 5, listed: true, assigned: 0 });
+    expect(standby.holdingNoneSinceMs).toBeGreaterThanOrEqual(before);
+    // Still none at the next rebalance: the time it began is kept.
+    await t.rebalancer.rebalance();
+    expect(t.rebalancer.allocationFacts().holdingNoneSinceMs).toBe(standby.holdingNoneSinceMs);
+    t.setIds(['a', 'b']);
+    await t.rebalancer.rebalance();
+    expect(t.rebalancer.allocationFacts()).toEqual({
+      allocation: { queues: 4, members: 2, listed: false, assigned: 0 },
+      holdingNoneSinceMs: standby.holdingNoneSinceMs,
+    });
+  });
+
   it('drops queues taken away (loop stopped, offset persisted and forgotten) and adds new ones', async () => {
     const t = setup();
     await t.rebalancer.rebalance();

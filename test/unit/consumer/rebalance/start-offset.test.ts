@@ -30,6 +30,7 @@ describe('StartOffsetResolver', () => {
     brokerOffset: number | undefined = undefined,
     handOverTimeoutMs = 1000,
     master: FakeMaster = {},
+    topicCreatedAfterStart: (() => boolean) | undefined = undefined,
   ) =>
     new StartOffsetResolver({
       offsetStore: store,
@@ -54,6 +55,7 @@ describe('StartOffsetResolver', () => {
       startingPosition,
       startingPositionTimestamp: 9000,
       retryTopic: '%RETRY%G',
+      topicCreatedAfterStart,
     });
 
   /** A store whose record of every queue is scripted: holder `holder`, released once `release()` ran. */
@@ -129,6 +131,15 @@ describe('StartOffsetResolver', () => {
     expect(await resolver('TRIM_HORIZON').startOffset(q('%RETRY%G', 0))).toBe(0);
     expect(await resolver('AT_TIMESTAMP').startOffset(q('T', 0))).toBe(9);
     expect(await resolver('AT_TIMESTAMP').startOffset(q('%RETRY%G', 0))).toBe(50);
+  });
+
+  it('starts LATEST at the beginning of a topic created after the consumer started (nothing in it is older)', async () => {
+    const created = (createdAfterStart: boolean) =>
+      resolver('LATEST', undefined, undefined, undefined, undefined, () => createdAfterStart);
+    expect(await created(true).startOffset(q('T', 0))).toBe(5);
+    expect(await created(false).startOffset(q('T', 0))).toBe(50);
+    // The retry topic and a stored offset are not affected.
+    expect(await created(true).startOffset(q('%RETRY%G', 0))).toBe(0);
   });
 
   it('prefers the stored offset', async () => {
