@@ -1,12 +1,19 @@
 /**
  * Environment variables that fill keys a config file leaves out (the file always wins): the name
- * servers, the ACL credentials (secrets belong in the environment, e.g. ECS secrets), the DynamoDB
+ * servers, the ACL credentials and the TLS material (secrets belong in the environment, e.g. ECS
+ * secrets; for TLS material the config and the environment must not both give a piece), the DynamoDB
  * endpoint and region of the offsets table, and the Lambda endpoint and region.
  */
 
 import { isPlainRecord } from '../util/plain-record.js';
 import type { ConfigProblem } from './config-problem.js';
 import { classifyFunctionRef } from './function-ref.js';
+import {
+  applyTlsEnvironment,
+  TLS_KEY_PASSPHRASE,
+  TLS_MATERIAL,
+  tlsEnvironmentProblems,
+} from './tls-material-sources.js';
 
 /** Environment variables read by {@link applyEnvironment}, first match wins within each key. */
 export const CONFIG_ENV = {
@@ -14,7 +21,11 @@ export const CONFIG_ENV = {
   accessKey: ['ROCKETMQ_ACCESS_KEY'],
   secretKey: ['ROCKETMQ_SECRET_KEY'],
   securityToken: ['ROCKETMQ_SECURITY_TOKEN'],
-  tlsKeyPassphrase: ['ROCKETMQ_TLS_KEY_PASSPHRASE'],
+  tlsKeyPassphrase: [TLS_KEY_PASSPHRASE.env],
+  /** PEM text of `tls.ca`, `tls.cert`, `tls.key` (ECS secrets from Secrets Manager or SSM). */
+  tlsCa: [TLS_MATERIAL.ca.env],
+  tlsCert: [TLS_MATERIAL.cert.env],
+  tlsKey: [TLS_MATERIAL.key.env],
   /** The poller's zone (on ECS it could come from the task metadata endpoint's AvailabilityZone). */
   zone: ['ROCKETMQ_LAMBDA_ZONE'],
   dynamoDbEndpoint: ['ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT', 'AWS_ENDPOINT_URL_DYNAMODB'],
@@ -34,10 +45,16 @@ export const TLS_KEY_PASSPHRASE_ENV = CONFIG_ENV.tlsKeyPassphrase[0];
 
 /**
  * Problems of the environment itself: half of the ACL credentials (signing would silently be off, and
- * every request refused by an ACL broker), a security token without keys. Only when the config file has
- * no `acl` (it wins over the environment). Never names a value.
+ * every request refused by an ACL broker), a security token without keys (only when the config file has
+ * no `acl`: it wins over the environment); TLS material the config contradicts (`tls: false`) or also
+ * gives (see tls-material-sources.ts). Never names a value.
  */
 export function environmentProblems(raw: unknown, env: Env = process.env): ConfigProblem[] {
+  const tls = isPlainRecord(raw) ? tlsEnvironmentProblems(raw.tls, env) : [];
+  return [...tls, ...aclEnvironmentProblems(raw, env)];
+}
+
+function aclEnvironmentProblems(raw: unknown, env: Env): ConfigProblem[] {
   if (isPlainRecord(raw) && raw.acl !== undefined) return [];
   const [accessName] = CONFIG_ENV.accessKey;
   const [secretName] = CONFIG_ENV.secretKey;
@@ -65,6 +82,8 @@ export function environmentProblems(raw: unknown, env: Env = process.env): Confi
  * A copy of `raw` with absent keys filled from `env`:
  * - `nameServer` from `ROCKETMQ_NAME_SERVER`, else `NAMESRV_ADDR`;
  * - `acl` from `ROCKETMQ_ACCESS_KEY` + `ROCKETMQ_SECRET_KEY` (+ `ROCKETMQ_SECURITY_TOKEN`), both needed;
+ * - `tls.ca`, `tls.cert`, `tls.key` from `ROCKETMQ_TLS_CA`, `ROCKETMQ_TLS_CERT`, `ROCKETMQ_TLS_KEY` (PEM
+ *   text; absent `tls` or `tls: true` becomes the settings form);
  * - with `offsets.store: dynamodb`: `offsets.endpoint` from `ROCKETMQ_LAMBDA_DYNAMODB_ENDPOINT`, else
  *   `AWS_ENDPOINT_URL_DYNAMODB`; `offsets.region` from `AWS_REGION`;
  * - with a mapping whose `function` is a Lambda function: `lambda.endpoint` from
@@ -86,6 +105,8 @@ export function applyEnvironment(raw: unknown, env: Env = process.env): unknown 
     const securityToken = firstSet(env, CONFIG_ENV.securityToken);
     config.acl = { accessKey, secretKey, ...(securityToken === undefined ? {} : { securityToken }) };
   }
+  const tls = applyTlsEnvironment(config.tls, env);
+  if (tls !== undefined) config.tls = tls;
 
   const offsets = config.offsets;
   if (typeof offsets === 'object' && offsets !== null && !Array.isArray(offsets)) {

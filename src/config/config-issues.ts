@@ -16,6 +16,8 @@ const SECRET_KEYS: ReadonlySet<string> = new Set([
   'secretKey',
   'securityToken',
   'keyPassphrase',
+  // tls.key: a private key's PEM text.
+  'key',
 ]);
 
 /**

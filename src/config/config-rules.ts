@@ -26,6 +26,7 @@ import type { ConfigProblem, KeyPath } from './config-problem.js';
 import { CONSUMER_OPTION_SPECS } from './consumer-option-keys.js';
 import { classifyFunctionRef } from './function-ref.js';
 import { MAX_RECORD_AGE_SECONDS, MAX_TIMESTAMP_SECONDS, MIN_RECORD_AGE_SECONDS } from './mapping-keys.js';
+import { tlsSourceProblems } from './tls-material-sources.js';
 
 /** An object of raw input: the config, a mapping, a Serverless event. */
 export type Raw = Readonly<Record<string, unknown>>;
@@ -50,18 +51,11 @@ export function crossKeyProblems(raw: unknown): ConfigProblem[] {
 }
 
 /**
- * The settings form of `tls` (the run config's, `custom.rocketmq.tls`): a client certificate and its key
- * come together. `path` is where `tls` is.
+ * The settings form of `tls` (the run config's, `custom.rocketmq.tls`): one source per piece of material,
+ * a client certificate and its key together (tls-material-sources.ts). `path` is where `tls` is.
  */
 export function tlsProblems(value: unknown, path: KeyPath): ConfigProblem[] {
-  const tls = asPlainRecord(value);
-  if (tls === undefined) return [];
-  const problems: ConfigProblem[] = [];
-  if (tls.certFile !== undefined && tls.keyFile === undefined)
-    problems.push({ path: [...path, 'keyFile'], message: 'required with certFile' });
-  if (tls.keyFile !== undefined && tls.certFile === undefined)
-    problems.push({ path: [...path, 'certFile'], message: 'required with keyFile' });
-  return problems;
+  return tlsSourceProblems(value, path);
 }
 
 function nameServerProblems(value: unknown): ConfigProblem[] {

@@ -3,7 +3,6 @@
  * filters and timestamps in the consumer's terms. Built by {@link resolveConfig} from input the schema and
  * the rules accepted.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type {
   AllocateStrategy,
@@ -15,19 +14,15 @@ import type {
 } from '../consumer/consumer-options.js';
 import { DEFAULT_TIMEOUT_MARGIN_MS } from '../invoke/lambda-timeouts.js';
 import { parseNameServerAddresses } from '../network/name-server-addresses.js';
-import {
-  buildTlsConnectionOptions,
-  type TlsClientSettings,
-  TlsSettingsError,
-} from '../network/tls-options.js';
 import type { AclCredentials } from '../protocol/acl-signer.js';
 import type { ExpressionType } from '../protocol/subscription.js';
 import { MAPPING_DEFAULTS, RUN_DEFAULTS } from './config-defaults.js';
-import { destinationEndpointsOf, TLS_KEY_PASSPHRASE_ENV } from './config-env.js';
+import { destinationEndpointsOf } from './config-env.js';
 import { ConfigError } from './config-error.js';
 import type { MappingInput, RunConfigInput } from './config-schema.js';
 import { classifyFunctionRef } from './function-ref.js';
 import { CLOUDWATCH_OUTPUT_DEFAULTS, PROMETHEUS_METRICS_DEFAULTS } from './metrics-config-schema.js';
+import { type ResolvedTlsSettings, resolveTlsSettings } from './tls-material.js';
 
 /** The region of a local DynamoDB or Lambda endpoint when none is configured (the SDK insists on one). */
 export const LOCAL_ENDPOINT_REGION = 'us-east-1';
@@ -181,8 +176,8 @@ export interface RunConfig {
   readonly baseDir: string;
   readonly nameServerAddresses: readonly string[];
   readonly acl: AclCredentials | undefined;
-  /** TLS settings with the PEM files read, or undefined for plain TCP. */
-  readonly tls: TlsClientSettings | undefined;
+  /** TLS settings with their PEM material read and checked (tls-material.ts), or undefined for plain TCP. */
+  readonly tls: ResolvedTlsSettings | undefined;
   /** This poller's zone, carried in its client id; undefined when none is set. */
   readonly zone: string | undefined;
   readonly shutdownTimeoutMs: number;
@@ -217,7 +212,7 @@ export function resolveConfig(
     baseDir,
     nameServerAddresses: parseNameServerAddresses(input.nameServer),
     acl: input.acl === undefined ? undefined : { ...input.acl },
-    tls: resolveTls(input.tls, baseDir, options.env ?? process.env),
+    tls: resolveTlsSettings(input.tls, baseDir, options.env ?? process.env, RUN_DEFAULTS.verifyServer),
     zone: input.zone,
     shutdownTimeoutMs: input.shutdownTimeoutMs ?? RUN_DEFAULTS.shutdownTimeoutMs,
     offsets: resolveOffsets(input.offsets, baseDir),
@@ -263,60 +258,6 @@ function resolveCloudWatch(
     region: cloudwatch.region ?? (cloudwatch.endpoint === undefined ? undefined : LOCAL_ENDPOINT_REGION),
     endpoint: cloudwatch.endpoint,
   };
-}
-
-/**
- * The TLS settings with their PEM files read (relative to the config's directory). A file that cannot be
- * read is a config error naming the key and the path (never the file's content).
- */
-function resolveTls(
-  tls: RunConfigInput['tls'],
-  baseDir: string,
-  env: Readonly<Record<string, string | undefined>>,
-): TlsClientSettings | undefined {
-  if (tls === undefined || tls === false) return undefined;
-  if (tls === true) return { verifyServer: RUN_DEFAULTS.verifyServer };
-  const problems: string[] = [];
-  const read = (key: 'caFile' | 'certFile' | 'keyFile'): string | undefined => {
-    const file = tls[key];
-    if (file === undefined) return undefined;
-    const absolute = path.resolve(baseDir, file);
-    try {
-      return readFileSync(absolute, 'utf8');
-    } catch (cause) {
-      const code = (cause as NodeJS.ErrnoException).code;
-      problems.push(
-        `tls.${key}: cannot read ${absolute}: ${code === 'ENOENT' ? 'no such file' : String(code ?? cause)}`,
-      );
-      return undefined;
-    }
-  };
-  const settings: TlsClientSettings = {
-    caPem: read('caFile'),
-    certPem: read('certFile'),
-    keyPem: read('keyFile'),
-    keyPassphrase: tls.keyPassphrase ?? nonBlank(env[TLS_KEY_PASSPHRASE_ENV]),
-    serverName: tls.serverName,
-    verifyServer: tls.verifyServer ?? RUN_DEFAULTS.verifyServer,
-  };
-  if (problems.length > 0) throw new ConfigError(problems);
-  try {
-    buildTlsConnectionOptions(settings);
-  } catch (error) {
-    if (error instanceof TlsSettingsError) {
-      const inConfigTerms = error.message
-        .replace(/\bcaPem\b/g, 'caFile')
-        .replace(/\bcertPem\b/g, 'certFile')
-        .replace(/\bkeyPem\b/g, 'keyFile');
-      throw new ConfigError([`tls: ${inConfigTerms}`]);
-    }
-    throw error;
-  }
-  return settings;
-}
-
-function nonBlank(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
 }
 
 function resolveOffsets(offsets: RunConfigInput['offsets'], baseDir: string): OffsetsConfig {

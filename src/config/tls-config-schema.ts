@@ -1,12 +1,18 @@
 /**
  * The `tls` key, declared once for both surfaces that take it: the run config's top-level `tls`, and
  * `custom.rocketmq.tls` in serverless.yml, which the plugin hands to the poller's run config as is. A
- * surface says where its PEM files are and whether it takes `keyPassphrase`; the keys, their types,
- * descriptions and defaults are the same.
+ * surface says where its PEM files are and which other sources it takes (the run config: PEM text and
+ * the environment; serverless.yml: secrets, see src/serverless/rocketmq-custom-schema.ts); the keys,
+ * their types, descriptions and defaults are the same. Where each piece comes from: tls-material-sources.ts.
  */
 import { z } from 'zod';
 import { RUN_DEFAULTS } from './config-defaults.js';
 import { info, text } from './schema-meta.js';
+import { TLS_MATERIAL_LIMITS } from './tls-material.js';
+import { TLS_KEY_PASSPHRASE, TLS_MATERIAL } from './tls-material-sources.js';
+
+/** The bounds of PEM material, in words for the descriptions. */
+const PEM_BOUND = `At most ${TLS_MATERIAL_LIMITS.maxPemBytes / 1024 / 1024} MiB`;
 
 /**
  * The settings form of `tls` (besides `true` / `false`); `files` says where the PEM files are read from
@@ -18,7 +24,7 @@ export function tlsSettingsSchema(files: string) {
       .optional()
       .meta(
         info({
-          description: `PEM file of the certificate authorities that sign the servers' certificates (a private CA); ${files}. Replaces the public CAs.`,
+          description: `PEM file of the certificate authorities that sign the servers' certificates (a private CA); ${files}. Replaces the public CAs. ${PEM_BOUND}, at most ${TLS_MATERIAL_LIMITS.maxCaCertificates} certificates.`,
           defaultText: "Node's public CAs",
         }),
       ),
@@ -26,19 +32,38 @@ export function tlsSettingsSchema(files: string) {
       .optional()
       .meta(
         info({
-          description:
-            'PEM certificate (chain) this poller presents, for brokers that require client certificates (mutual TLS); needs `keyFile`.',
+          description: `PEM certificate (chain, at most ${TLS_MATERIAL_LIMITS.maxChainCertificates} certificates) this poller presents, for brokers that require client certificates (mutual TLS); needs \`keyFile\` (or another source of the key).`,
         }),
       ),
     keyFile: text()
       .optional()
-      .meta(info({ description: 'PEM private key of `certFile`.' })),
+      .meta(info({ description: 'PEM private key of `certFile` (one key, encrypted or not).' })),
+    ca: text()
+      .optional()
+      .meta(
+        info({
+          description: `PEM text of \`caFile\` instead of a file. Filled from \`${TLS_MATERIAL.ca.env}\` when no source of the CAs is set (an ECS secret needs no own image); the config and the environment must not both give it.`,
+        }),
+      ),
+    cert: text()
+      .optional()
+      .meta(
+        info({
+          description: `PEM text of \`certFile\` instead of a file. Filled from \`${TLS_MATERIAL.cert.env}\` likewise.`,
+        }),
+      ),
+    key: text()
+      .optional()
+      .meta(
+        info({
+          description: `PEM text of \`keyFile\` instead of a file. Filled from \`${TLS_MATERIAL.key.env}\` likewise. PEM text given on one line with \`\\n\` for its line breaks is read with line breaks.`,
+        }),
+      ),
     keyPassphrase: text()
       .optional()
       .meta(
         info({
-          description:
-            'Passphrase of an encrypted `keyFile`. Filled from `ROCKETMQ_TLS_KEY_PASSPHRASE` when absent.',
+          description: `Passphrase of an encrypted \`keyFile\` / \`key\` (at most ${TLS_MATERIAL_LIMITS.maxKeyPassphraseBytes} bytes, OpenSSL's limit). Filled from \`${TLS_KEY_PASSPHRASE.env}\` when absent.`,
         }),
       ),
     serverName: text()

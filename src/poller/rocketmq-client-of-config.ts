@@ -6,6 +6,7 @@ import { createClientId } from '../client/client-id.js';
 import { RocketMQClient } from '../client/rocketmq-client.js';
 import { TLS_KEY_PASSPHRASE_ENV } from '../config/config-env.js';
 import type { RunConfig } from '../config/run-config.js';
+import type { ResolvedTlsSettings } from '../config/tls-material.js';
 import { clientIdInZone } from '../consumer/rebalance/zone-conventions.js';
 import { secureTlsConnectionOptions, type TlsSettingNames } from '../network/tls-options.js';
 import type { Logger } from '../util/logger.js';
@@ -18,13 +19,26 @@ export type ClientConnectionConfig = Pick<RunConfig, 'nameServerAddresses' | 'ac
   readonly zone?: string | undefined;
 };
 
-/** The config keys of the TLS key material, as errors about it name them. */
+/**
+ * The config keys of the TLS key material, as errors about it name them, when the settings do not say
+ * where their material came from (`tls.ca (or ROCKETMQ_TLS_CA)` for PEM text, see tls-material-sources.ts).
+ */
 export const CONFIG_TLS_SETTING_NAMES: TlsSettingNames = {
   caPem: 'tls.caFile',
   certPem: 'tls.certFile',
   keyPem: 'tls.keyFile',
   keyPassphrase: `tls.keyPassphrase (or ${TLS_KEY_PASSPHRASE_ENV})`,
 };
+
+/**
+ * The connection options of a config's resolved `tls`: the secure context built once, errors naming the
+ * config key (or environment variable) each piece came from. Throws a permanent `TlsSettingsError`.
+ */
+export function configTlsConnectionOptions(
+  tls: ResolvedTlsSettings,
+): ReturnType<typeof secureTlsConnectionOptions> {
+  return secureTlsConnectionOptions(tls, tls.settingNames ?? CONFIG_TLS_SETTING_NAMES);
+}
 
 /**
  * A client for the config's name servers, signing with its `acl` and speaking TLS when it has `tls`.
@@ -38,7 +52,7 @@ export function rocketMQClientOf(
   return new RocketMQClient({
     nameServerAddresses: config.nameServerAddresses,
     credentials: config.acl,
-    tls: config.tls === undefined ? false : secureTlsConnectionOptions(config.tls, CONFIG_TLS_SETTING_NAMES),
+    tls: config.tls === undefined ? false : configTlsConnectionOptions(config.tls),
     clientId: config.zone === undefined ? undefined : clientIdInZone(createClientId(), config.zone),
     logger: options.logger,
   });

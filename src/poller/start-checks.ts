@@ -10,9 +10,9 @@ import { classifyFunctionRef } from '../config/function-ref.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
 import { InvokeError } from '../invoke/invoke-error.js';
 import { LocalInvoker } from '../invoke/local-invoker.js';
-import { secureTlsConnectionOptions, TlsSettingsError } from '../network/tls-options.js';
+import { TlsSettingsError } from '../network/tls-options.js';
 import { describeError } from '../util/describe-error.js';
-import { CONFIG_TLS_SETTING_NAMES } from './rocketmq-client-of-config.js';
+import { configTlsConnectionOptions } from './rocketmq-client-of-config.js';
 
 /**
  * A mapping whose handler cannot be invoked.
@@ -63,7 +63,7 @@ export async function handlerLoadProblems(
 export async function startProblems(config: RunConfig): Promise<string[]> {
   const problems: string[] = [];
   try {
-    if (config.tls !== undefined) secureTlsConnectionOptions(config.tls, CONFIG_TLS_SETTING_NAMES);
+    if (config.tls !== undefined) configTlsConnectionOptions(config.tls);
   } catch (error) {
     if (!(error instanceof TlsSettingsError)) throw error;
     problems.push(error.message);

@@ -38,7 +38,9 @@ import { pollerDashboard } from './poller-dashboard.js';
 import { executionRole, taskRole } from './poller-iam.js';
 import { pollerImagePlan } from './poller-image.js';
 import { lagScaling, type ScalingPlan, scalingPlan } from './poller-scaling.js';
+import { combinePollerSecrets } from './poller-secrets.js';
 import { ecsClusterName, pollerService, pollerTaskDefinition } from './poller-service.js';
+import { tlsSecrets } from './poller-tls-secrets.js';
 import {
   CUSTOM_DEFAULTS,
   FARGATE_SIZES,
@@ -296,12 +298,12 @@ function compileValid(
     resources[Ids.imageRepository] = image.repository;
     coreResources[Ids.imageRepository] = image.repository;
   }
-  const acl = aclSecrets(custom.acl);
+  const secrets = combinePollerSecrets(aclSecrets(custom.acl), tlsSecrets(custom.tls));
   resources[Ids.executionRole] = executionRole({
     ecrRepositoryArn: image.ecrRepositoryArn,
     logGroupArn: { 'Fn::GetAtt': [Ids.logGroup, 'Arn'] },
-    secretArns: acl.secretArns,
-    parameterArns: acl.parameterArns,
+    secretArns: secrets.secretArns,
+    parameterArns: secrets.parameterArns,
     kmsKeyArn: custom.acl?.kmsKeyArn,
   });
   resources[Ids.taskRole] = taskRole({
@@ -321,7 +323,7 @@ function compileValid(
     memory: custom.memory ?? FARGATE_SIZES[cpu]?.memoryMiB[0] ?? CUSTOM_DEFAULTS.memory,
     cpuArchitecture: custom.cpuArchitecture ?? CUSTOM_DEFAULTS.cpuArchitecture,
     config: pollerConfig,
-    secrets: acl.secrets,
+    secrets: secrets.secrets,
     logGroup: { Ref: Ids.logGroup },
     logLevel: custom.logLevel ?? CUSTOM_DEFAULTS.logLevel,
     stopTimeoutSeconds,

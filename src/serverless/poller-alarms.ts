@@ -3,7 +3,8 @@
  * - dead letters: any message dead-lettered in a minute (each one is a message the function failed for
  *   good, so one is enough);
  * - message age: the oldest unconsumed message older than the threshold for 5 minutes running (a
- *   backlog that does not drain, not one slow batch);
+ *   backlog that does not drain, not one slow batch). Each group has its own threshold, from its own
+ *   function's timeout and batching window unless `alarms.messageAgeSeconds` sets one for all;
  * - unhealthy: a poller reports the group's consumer unhealthy 3 minutes running, or no poller publishes
  *   at all (missing data is breaching: the service runs at least one task, so silence means the tasks
  *   are failing to start or to ship their logs);
@@ -50,7 +51,8 @@ export interface AlarmMapping {
  */
 export interface AlarmPlan {
   readonly topicArns: readonly CfnString[];
-  readonly messageAgeSeconds: number;
+  /** The message age threshold of each consumer group. */
+  readonly messageAgeSeconds: ReadonlyMap<string, number>;
   /** False when the service runs no task (`scaling: false`, `desiredCount: 0`): silence is no failure then. */
   readonly pollersExpected: boolean;
 }
@@ -67,28 +69,24 @@ export function alarmPlan(
   const alarms = custom.alarms ?? ALARM_DEFAULTS.alarms;
   if (alarms === false) return { plan: undefined, warnings: [] };
   const settings = alarms === true ? {} : alarms;
-  const slowest = mappings.reduce<AlarmMapping | undefined>(
-    (worst, mapping) =>
-      worst === undefined || mapping.longestInvokeSeconds > worst.longestInvokeSeconds ? mapping : worst,
-    undefined,
-  );
-  const healthyAgeSeconds = (slowest?.longestInvokeSeconds ?? 0) + INVOKE_GRACE_SECONDS;
   const warnings: string[] = [];
-  let messageAgeSeconds: number = ALARM_DEFAULTS.messageAgeSeconds;
-  if (settings.messageAgeSeconds !== undefined) {
-    messageAgeSeconds = settings.messageAgeSeconds;
-    if (slowest !== undefined && messageAgeSeconds <= healthyAgeSeconds) {
+  const messageAgeSeconds = new Map<string, number>();
+  for (const mapping of mappings) {
+    const healthyAgeSeconds = mapping.longestInvokeSeconds + INVOKE_GRACE_SECONDS;
+    const explicit = settings.messageAgeSeconds;
+    if (explicit === undefined) {
+      messageAgeSeconds.set(mapping.consumerGroup, defaultMessageAgeSeconds(mapping.longestInvokeSeconds));
+      continue;
+    }
+    messageAgeSeconds.set(mapping.consumerGroup, explicit);
+    if (explicit <= healthyAgeSeconds) {
       warnings.push(
         problemLine({
           path: [...basePath, 'alarms', 'messageAgeSeconds'],
-          message: `${messageAgeSeconds} is not above the ${Math.ceil(healthyAgeSeconds)} s a message of ${slowest.consumerGroup} may wait in a healthy flow (batching window + function timeout + 10 s): one slow batch can fire the alarm`,
+          message: `${explicit} is not above the ${Math.ceil(healthyAgeSeconds)} s a message of ${mapping.consumerGroup} may wait in a healthy flow (batching window + function timeout + 10 s): one slow batch can fire the alarm`,
         }),
       );
     }
-  } else {
-    const minute = PERIOD_SECONDS;
-    const raised = Math.ceil((healthyAgeSeconds + minute) / minute) * minute;
-    messageAgeSeconds = Math.max(ALARM_DEFAULTS.messageAgeSeconds, raised);
   }
   const topics = settings.topicArn;
   return {
@@ -99,6 +97,18 @@ export function alarmPlan(
     },
     warnings,
   };
+}
+
+/**
+ * The default message age threshold of a group whose longest invoke (batching window + function timeout)
+ * is `longestInvokeSeconds`: {@link ALARM_DEFAULTS}' 300 s, or, when longer, what a message may wait in a
+ * healthy flow (that plus the poller's 10 s grace) plus a minute, rounded up to a minute: 300 for a 6 s
+ * function with the 0.5 s window, 1,020 for a 900 s one.
+ */
+export function defaultMessageAgeSeconds(longestInvokeSeconds: number): number {
+  const healthyAgeSeconds = longestInvokeSeconds + INVOKE_GRACE_SECONDS;
+  const raised = Math.ceil((healthyAgeSeconds + PERIOD_SECONDS) / PERIOD_SECONDS) * PERIOD_SECONDS;
+  return Math.max(ALARM_DEFAULTS.messageAgeSeconds, raised);
 }
 
 /**
@@ -119,12 +129,15 @@ export function pollerAlarms(plan: AlarmPlan, groups: readonly string[]): Record
       comparison: 'GreaterThanThreshold',
       missingData: 'notBreaching',
     });
+    const ageThreshold = plan.messageAgeSeconds.get(group);
+    if (ageThreshold === undefined)
+      throw new Error(`the alarm plan has no message age threshold for ${group}`);
     resources[`${RocketMQAlarmIdPrefixes.messageAge}${id}`] = alarm({
-      description: `RocketMQ consumer group ${group}: its oldest unconsumed message has been older than ${plan.messageAgeSeconds} s for ${MESSAGE_AGE_MINUTES} minutes (a backlog that does not drain: slow or failing invokes, throttling, too few tasks, or an orderly queue blocked on a message).`,
+      description: `RocketMQ consumer group ${group}: its oldest unconsumed message has been older than ${ageThreshold} s for ${MESSAGE_AGE_MINUTES} minutes (a backlog that does not drain: slow or failing invokes, throttling, too few tasks, or an orderly queue blocked on a message).`,
       metricName: POLLER_METRICS.oldestMessageAge,
       statistic: 'Maximum',
       minutes: MESSAGE_AGE_MINUTES,
-      threshold: plan.messageAgeSeconds,
+      threshold: ageThreshold,
       comparison: 'GreaterThanThreshold',
       missingData: 'notBreaching',
     });

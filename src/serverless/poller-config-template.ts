@@ -4,6 +4,7 @@
  * ARNs, the table name, failure destinations given as intrinsics). The task definition passes it to the
  * container in the environment variable {@link POLLER_CONFIG_ENV}.
  */
+import { TLS_SECRET_KEYS } from '../config/tls-material-sources.js';
 import { type CfnIntrinsic, type CfnString, escapeSubText, isCfnIntrinsic } from './cfn-intrinsic.js';
 import { RocketMQPluginError } from './plugin-error.js';
 import type { RocketMQCustomOptions } from './rocketmq-custom-schema.js';
@@ -27,7 +28,7 @@ export interface PollerMapping {
 
 /**
  * The run config's `tls` settings the plugin passes through (file paths are inside the image): the
- * settings form of `custom.rocketmq.tls`.
+ * settings form of `custom.rocketmq.tls`, less its `*Secret` keys (ECS secrets instead).
  */
 export type PollerTlsSettings = Exclude<RocketMQCustomOptions['tls'], boolean | undefined>;
 
@@ -90,7 +91,9 @@ function tlsEntry(tls: boolean | PollerTlsSettings): { tls?: true | Record<strin
   if (tls === true) return { tls: true };
   const settings: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(tls)) {
-    if (value !== undefined) settings[key] = typeof value === 'string' ? escapeSubText(value) : value;
+    // A `*Secret` key reaches the poller as an environment variable (poller-tls-secrets.ts), not as a key.
+    if (value !== undefined && !TLS_SECRET_KEYS.includes(key))
+      settings[key] = typeof value === 'string' ? escapeSubText(value) : value;
   }
   return { tls: Object.keys(settings).length === 0 ? true : settings };
 }

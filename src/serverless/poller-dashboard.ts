@@ -28,8 +28,8 @@ export interface DashboardOptions {
   readonly serviceLogicalId: string;
   /** Drawn on the lag graph when the service scales on lag. */
   readonly targetLagPerTask?: number | undefined;
-  /** Drawn on the message age graph when the alarms are on. */
-  readonly messageAgeSeconds?: number | undefined;
+  /** The message age alarm threshold of each group, drawn on its graph when the alarms are on. */
+  readonly messageAgeSeconds?: ReadonlyMap<string, number> | undefined;
 }
 
 /** The variables of the body's `Fn::Sub` (besides `AWS::Region`). */
@@ -84,14 +84,14 @@ export function dashboardBody(options: DashboardOptions): {
       ]),
       options.targetLagPerTask === undefined
         ? undefined
-        : { label: 'target per task', value: options.targetLagPerTask },
+        : [{ label: 'target per task', value: options.targetLagPerTask }],
     ),
     graph(
       'Oldest message age (seconds)',
       groups.map((g) => poller(POLLER_METRICS.oldestMessageAge, g, 'Maximum', g)),
       options.messageAgeSeconds === undefined
         ? undefined
-        : { label: 'alarm threshold', value: options.messageAgeSeconds },
+        : thresholdLines(options.consumerGroups, options.messageAgeSeconds),
     ),
     graph(
       'Invokes, errors and throttles (per minute)',
@@ -141,10 +141,37 @@ export function dashboardBody(options: DashboardOptions): {
   };
 }
 
+interface HorizontalLine {
+  readonly label: string;
+  readonly value: number;
+}
+
+/**
+ * One line per distinct threshold: `alarm threshold` when every group has the same, else labelled with
+ * the groups it is theirs (group names escaped for the body's `Fn::Sub`).
+ */
+function thresholdLines(
+  groups: readonly string[],
+  thresholds: ReadonlyMap<string, number>,
+): HorizontalLine[] {
+  const groupsOf = new Map<number, string[]>();
+  for (const group of groups) {
+    const value = thresholds.get(group);
+    if (value === undefined) continue;
+    groupsOf.set(value, [...(groupsOf.get(value) ?? []), escapeSubText(group)]);
+  }
+  const values = [...groupsOf.keys()].sort((a, b) => a - b);
+  if (values.length === 1) return [{ label: 'alarm threshold', value: values[0] as number }];
+  return values.map((value) => ({
+    label: `alarm threshold ${(groupsOf.get(value) ?? []).join(', ')}`,
+    value,
+  }));
+}
+
 function graph(
   title: string,
   metrics: readonly MetricLine[],
-  line?: { readonly label: string; readonly value: number },
+  lines?: readonly HorizontalLine[],
 ): Record<string, unknown> {
   return {
     title,
@@ -154,6 +181,6 @@ function graph(
     period: 60,
     metrics,
     yAxis: { left: { min: 0 } },
-    ...(line === undefined ? {} : { annotations: { horizontal: [line] } }),
+    ...(lines === undefined || lines.length === 0 ? {} : { annotations: { horizontal: lines } }),
   };
 }

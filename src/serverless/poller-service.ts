@@ -6,6 +6,11 @@
 import type { CfnIntrinsic, CfnResource, CfnString } from './cfn-intrinsic.js';
 import { POLLER_CONTAINER_NAME } from './logical-ids.js';
 import { POLLER_CONFIG_ENV, type PollerConfigSub } from './poller-config-template.js';
+import {
+  POLLER_STATE_ENVIRONMENT,
+  POLLER_STATE_MOUNT_POINT,
+  POLLER_STATE_TASK_VOLUME,
+} from './poller-state-volume.js';
 
 /** The poller's health check command (see infra/docker/Dockerfile): the heartbeat file is fresh. */
 export const POLLER_HEALTH_COMMAND = ['CMD', 'rocketmq-lambda', 'health'] as const;
@@ -36,7 +41,8 @@ export interface TaskDefinitionOptions {
 }
 
 /**
- * The Fargate task definition of the poller.
+ * The Fargate task definition of the poller. Its root filesystem is read-only: the poller writes only to
+ * the state volume (poller-state-volume.ts).
  */
 export function pollerTaskDefinition(options: TaskDefinitionOptions): CfnResource {
   return {
@@ -49,6 +55,7 @@ export function pollerTaskDefinition(options: TaskDefinitionOptions): CfnResourc
       RuntimePlatform: { OperatingSystemFamily: 'LINUX', CpuArchitecture: options.cpuArchitecture },
       ExecutionRoleArn: options.executionRoleArn,
       TaskRoleArn: options.taskRoleArn,
+      Volumes: [{ ...POLLER_STATE_TASK_VOLUME }],
       ContainerDefinitions: [
         {
           Name: POLLER_CONTAINER_NAME,
@@ -58,6 +65,7 @@ export function pollerTaskDefinition(options: TaskDefinitionOptions): CfnResourc
             { Name: POLLER_CONFIG_ENV, Value: options.config },
             { Name: 'AWS_REGION', Value: { Ref: 'AWS::Region' } },
             { Name: 'LOG_LEVEL', Value: options.logLevel },
+            ...POLLER_STATE_ENVIRONMENT.map((variable) => ({ ...variable })),
           ],
           ...(options.secrets.length > 0 ? { Secrets: [...options.secrets] } : {}),
           LogConfiguration: {
@@ -77,6 +85,8 @@ export function pollerTaskDefinition(options: TaskDefinitionOptions): CfnResourc
           },
           StopTimeout: options.stopTimeoutSeconds,
           LinuxParameters: { InitProcessEnabled: true },
+          ReadonlyRootFilesystem: true,
+          MountPoints: [{ ...POLLER_STATE_MOUNT_POINT }],
         },
       ],
     },

@@ -19,16 +19,45 @@ import { z } from 'zod';
 import { RUN_DEFAULTS } from '../config/config-defaults.js';
 import { info, intKey, tableName, text } from '../config/schema-meta.js';
 import { tlsSchema, tlsSettingsSchema } from '../config/tls-config-schema.js';
+import { TLS_KEY_PASSPHRASE, TLS_MATERIAL } from '../config/tls-material-sources.js';
 import { cfnIntrinsicSchema } from './cfn-intrinsic.js';
 import { PUBLISHED_IMAGE_REPOSITORIES } from './published-image.js';
 import { ALARM_DEFAULTS, alarmsSchema, dashboardSchema } from './rocketmq-alarms-schema.js';
 import { QUEUES_PER_TOPIC } from './rocketmq-event-schema.js';
+import { parseSecretRef } from './secret-ref.js';
 
 /** A string, or an intrinsic that yields one. */
 const cfnString = (error: string) =>
   z.union([z.string().trim().min(1), cfnIntrinsicSchema], {
     error: `${error}, or Ref / Fn::GetAtt / Fn::ImportValue / Fn::Sub / Fn::Join`,
   });
+
+/** How a `*Secret` key of `tls` names its secret, in words. */
+const SECRET_REF_WORDS =
+  'a Secrets Manager secret ARN (with or without its random suffix; `<arn>:<jsonKey>` takes one key of a JSON secret, so one secret can hold every piece), an SSM SecureString parameter (name or ARN), or an intrinsic yielding a secret ARN';
+
+/** An optional reference to a secret (secret-ref.ts), checked by the schema. */
+const secretRef = (description: string) =>
+  z
+    .union(
+      [
+        z
+          .string()
+          .trim()
+          .min(1)
+          .superRefine((value, context) => {
+            const checked = parseSecretRef(value);
+            if (!checked.ok) context.addIssue({ code: 'custom', message: checked.problem });
+          }),
+        cfnIntrinsicSchema,
+      ],
+      {
+        error:
+          'must be a Secrets Manager secret ARN, an SSM parameter name or ARN, or Ref / Fn::GetAtt / Fn::ImportValue / Fn::Sub / Fn::Join',
+      },
+    )
+    .optional()
+    .meta(info({ description }));
 
 /** Fargate task sizes: CPU units → the memory sizes (MiB) allowed with them, and those in words. */
 export const FARGATE_SIZES: Readonly<
@@ -222,8 +251,23 @@ export const rocketmqCustomSchema = z.strictObject({
       }),
     ),
   tls: tlsSchema(
-    tlsSettingsSchema('a path in the image (build your own image to add it)').omit({ keyPassphrase: true }),
-    "The files are paths in the poller's image; `keyFile` must not be encrypted.",
+    tlsSettingsSchema('a path in the image (build your own image to add it), or use `caSecret`')
+      .omit({ ca: true, cert: true, key: true, keyPassphrase: true })
+      .extend({
+        caSecret: secretRef(
+          `The CA certificates (PEM) from a secret, instead of \`caFile\`: ${SECRET_REF_WORDS}. Read into \`${TLS_MATERIAL.ca.env}\` when the task starts.`,
+        ),
+        certSecret: secretRef(
+          `The client certificate (PEM) from a secret, instead of \`certFile\`; read into \`${TLS_MATERIAL.cert.env}\`.`,
+        ),
+        keySecret: secretRef(
+          `The client certificate's private key (PEM, encrypted or not) from a secret, instead of \`keyFile\`; read into \`${TLS_MATERIAL.key.env}\`.`,
+        ),
+        keyPassphraseSecret: secretRef(
+          `The passphrase of an encrypted key (\`keySecret\` or \`keyFile\`) from a secret; read into \`${TLS_KEY_PASSPHRASE.env}\`.`,
+        ),
+      }),
+    "`*File` keys are paths in the poller's image; `*Secret` keys are read by ECS into the poller's environment at start (the stock image will do; the execution role may read exactly them). One source per piece.",
   ),
   cpu: z
     .number()

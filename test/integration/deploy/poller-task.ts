@@ -16,6 +16,12 @@ const containerSchema = z.looseObject({
   logConfiguration: z.looseObject({ logDriver: z.string(), options: z.record(z.string(), z.string()) }),
   healthCheck: z.looseObject({ command: z.array(z.string()) }).optional(),
   stopTimeout: z.number().optional(),
+  readonlyRootFilesystem: z.boolean().optional(),
+  mountPoints: z
+    .array(
+      z.object({ sourceVolume: z.string(), containerPath: z.string(), readOnly: z.boolean().optional() }),
+    )
+    .optional(),
 });
 /**
  * A container definition as ECS describes it.
@@ -37,6 +43,7 @@ const taskDefinitionSchema = z.looseObject({
   runtimePlatform: z.looseObject({ cpuArchitecture: z.string().optional() }).optional(),
   taskRoleArn: z.string().optional(),
   executionRoleArn: z.string().optional(),
+  volumes: z.array(z.looseObject({ name: z.string() })).optional(),
 });
 /**
  * A task definition as ECS describes it (the fields the tests read).

@@ -1,9 +1,11 @@
 /**
  * The standalone template (infra/cloudformation/rocketmq-poller.yml) deployed with CreateStack against
- * moto's server, for one mapping with an ACL secret given by partial ARN and an SQS failure destination,
- * then read back from the services' APIs as serverless-deploy.test.ts reads the plugin's stacks: the
- * config its `!Sub`/`!If` build is accepted by the poller's own loadConfigFromEnv, the roles name exactly
- * the function, table, queue, log group and secret, the table has the offsets key schema, the dashboard
+ * moto's server, for one mapping with an ACL secret given by partial ARN, an SQS failure destination and
+ * an image in a private ECR repository, then read back from the services' APIs as
+ * serverless-deploy.test.ts reads the plugin's stacks: the config its `!Sub`/`!If` build is accepted by
+ * the poller's own loadConfigFromEnv, the container's root filesystem is read-only but for the state
+ * volume, the roles name exactly the function, table, queue, log group, secret and image repository (its
+ * ARN cut from the image URI with `!Split`/`!Select`), the table has the offsets key schema, the dashboard
  * CloudWatch stores is valid JSON for the group, cluster and service; DeleteStack deletes it (the table
  * stays: DeletionPolicy Retain).
  *
@@ -46,6 +48,9 @@ const STACK_NAME = 'rocketmq-poller-orders';
 const FUNCTION_ARN = `arn:aws:lambda:${MOTO_CLIENT_CONFIG.region}:123456789012:function:orders-handler`;
 const SUBNETS = ['subnet-0a1b2c3d4e5f67890', 'subnet-0f3e2d1c4b5a69788'];
 const ACL = { accessKey: 'rocketmq-access-key', secretKey: 'rocketmq-secret-key' };
+/** An image in a private ECR repository with a namespace: pull rights on exactly that repository. */
+const ECR_IMAGE = `123456789012.dkr.ecr.${MOTO_CLIENT_CONFIG.region}.amazonaws.com/platform/rocketmq-lambda:0.1.0`;
+const ECR_REPOSITORY_ARN = `arn:aws:ecr:${MOTO_CLIENT_CONFIG.region}:123456789012:repository/platform/rocketmq-lambda`;
 const IDS: PollerIds = {
   table: 'OffsetsTable',
   logGroup: 'LogGroup',
@@ -88,7 +93,7 @@ beforeAll(async () => {
     OnFailureArn: failureQueueArn,
     NameServers: '10.0.0.1:9876;10.0.0.2:9876',
     AclSecretArn: partialSecretArn,
-    PollerImage: 'ghcr.io/rocketmq-lambda/rocketmq-lambda:0.1.0',
+    PollerImage: ECR_IMAGE,
     MaxCount: '4',
     SubnetIds: SUBNETS.join(','),
     SecurityGroupIds: 'sg-0c1d2e3f4a5b69788',
@@ -148,6 +153,19 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
       { name: 'ROCKETMQ_ACCESS_KEY', valueFrom: `${partialSecretArn}:accessKey::` },
       { name: 'ROCKETMQ_SECRET_KEY', valueFrom: `${partialSecretArn}:secretKey::` },
     ]);
+    // A read-only root filesystem; the heartbeat, broadcasting offsets and temporary files in the volume.
+    expect(poller.image).toBe(ECR_IMAGE);
+    expect(poller.readonlyRootFilesystem).toBe(true);
+    expect(poller.mountPoints).toEqual([
+      { sourceVolume: 'poller-state', containerPath: '/app/.rocketmq-lambda', readOnly: false },
+    ]);
+    expect(definition.volumes).toMatchObject([{ name: 'poller-state' }]);
+    expect(poller.environment).toEqual(
+      expect.arrayContaining([
+        { name: 'ROCKETMQ_LAMBDA_HEALTH_FILE', value: '/app/.rocketmq-lambda/health' },
+        { name: 'TMPDIR', value: '/app/.rocketmq-lambda' },
+      ]),
+    );
     const config = await pollerConfigOf(aws, poller);
     expect(config.acl).toEqual(ACL);
     expect(config.nameServerAddresses).toEqual(['10.0.0.1:9876', '10.0.0.2:9876']);
@@ -168,7 +186,7 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
     ]);
   });
 
-  it('the task role allows exactly the function, the table and the queue; the execution role the log group and the secret', async () => {
+  it('the task role allows exactly the function, the table and the queue; the execution role the log group, the image repository and the secret', async () => {
     const { aws, stack } = started();
     const task = await roleWithPolicy(aws, stack.resource(IDS.taskRole).physicalId, 'rocketmq-poller');
     expect(task.statements).toEqual([
@@ -198,7 +216,17 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
     );
     // No KMS key given: the DecryptAcl statement's !If gives AWS::NoValue, which CloudFormation removes
     // from the list; moto leaves a null in its place (its gap, not the template's).
-    expect(execution.statements.map((s) => s.Sid)).toEqual(['WriteLogs', 'PullImage', 'ReadAclSecret']);
+    expect(execution.statements.map((s) => s.Sid)).toEqual([
+      'WriteLogs',
+      'EcrLogin',
+      'PullImage',
+      'ReadAclSecret',
+    ]);
+    expect(statement(execution.statements, 'EcrLogin').Resource).toBe('*');
+    expect(statement(execution.statements, 'PullImage')).toMatchObject({
+      Action: ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'],
+      Resource: ECR_REPOSITORY_ARN,
+    });
     expect(execution.nullStatements).toBe(1);
     expect(task.nullStatements).toBe(0);
     const logs = statement(execution.statements, 'WriteLogs');

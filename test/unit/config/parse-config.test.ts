@@ -7,6 +7,7 @@ import { parseConfig } from '../../../src/config/load-config.js';
 import type { RunConfig } from '../../../src/config/run-config.js';
 import { normalizeConsumerOptions } from '../../../src/consumer/consumer-options.js';
 import { consumerOptionsOf } from '../../../src/poller/poller.js';
+import { tlsTestCerts } from '../../support/tls-certs.js';
 
 const MAPPING = { topic: 'Orders', consumerGroup: 'orders-fn', function: 'local:./h.mjs#handler' };
 
@@ -174,7 +175,7 @@ describe('enums, booleans and strings', () => {
 
   it('wants booleans, not strings', () => {
     expect(problems(config({ tls: 'yes' }))).toEqual([
-      'tls: must be true, false or { caFile, certFile, keyFile, keyPassphrase, serverName, verifyServer }, got "yes"',
+      'tls: must be true, false or { caFile, certFile, keyFile, ca, cert, key, keyPassphrase, serverName, verifyServer }, got "yes"',
     ]);
     expect(problems(config({}, { orderly: 1 }))).toEqual([
       'mappings[0].orderly: must be true or false, got 1',
@@ -609,6 +610,9 @@ describe('acl and tls', () => {
     }
     const passphrase = problems(config({ tls: { keyPassphrase: 424242 } }));
     expect(passphrase.join('\n')).not.toContain('424242');
+    const key = problems(config({ tls: { key: 987654321987 } }));
+    expect(key.join('\n')).toContain('tls.key');
+    expect(key.join('\n')).not.toContain('987654321987');
   });
 
   it('refuses half of the ACL credentials from the environment instead of turning signing off', () => {
@@ -639,8 +643,10 @@ describe('acl and tls', () => {
   it('tls settings read their PEM files relative to the config, and name unreadable ones', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'tls-config-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
-    const cert = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-    const key = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
+    // Real PEM: the material is parsed when the config is loaded (tls-material.ts).
+    const certs = await tlsTestCerts();
+    const cert = certs.client.certPem;
+    const key = certs.client.keyPem;
     await writeFile(path.join(dir, 'ca.pem'), cert);
     await writeFile(path.join(dir, 'client.pem'), cert);
     await writeFile(path.join(dir, 'client.key'), key);
@@ -663,6 +669,12 @@ describe('acl and tls', () => {
       keyPassphrase: 'pass',
       serverName: 'broker.internal',
       verifyServer: true,
+      settingNames: {
+        caPem: 'tls.caFile',
+        certPem: 'tls.certFile',
+        keyPem: 'tls.keyFile',
+        keyPassphrase: 'tls.keyPassphrase (or ROCKETMQ_TLS_KEY_PASSPHRASE)',
+      },
     });
     const missing = (() => {
       try {

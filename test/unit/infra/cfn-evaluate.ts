@@ -3,7 +3,8 @@
  * tags (`!Ref`, `!Sub`, `!If`, ...) and evaluates the parts a test asks for with given parameter values,
  * the way CloudFormation would at deploy time. It knows Parameters (Default, AllowedValues,
  * AllowedPattern, MinValue/MaxValue, MinLength/MaxLength), Rules, Conditions, `Ref`, `Fn::If`, `Fn::Sub`,
- * `AWS::NoValue`, and `Fn::GetAtt` of the attributes a test gives values for; anything else throws
+ * `Fn::Select`, `Fn::Split`, `Fn::Join`, `AWS::NoValue`, and `Fn::GetAtt` of the attributes a test gives
+ * values for; anything else throws
  * {@link CfnEvaluationError} naming it, never passes silently.
  */
 import { parse } from 'yaml';
@@ -366,9 +367,47 @@ export class CfnEvaluator {
         return this.sub(args, path);
       case 'Fn::GetAtt':
         return this.getAtt(args, path);
+      case 'Fn::Select':
+        return this.select(args, path);
+      case 'Fn::Split':
+        return this.split(args, path);
+      case 'Fn::Join':
+        return this.join(args, path);
       default:
         throw new CfnEvaluationError(`${path}: ${fn} is not supported by this evaluator`);
     }
+  }
+
+  /** CloudFormation fails the stack on an index outside the list: so does this. */
+  private select(args: CfnValue, path: string): CfnValue {
+    const [index = null, list = null] = listOf(args, 2, 2, path);
+    const at = Number(this.scalarText(index, `${path}[0]`));
+    const items = this.node(list, `${path}[1]`);
+    if (!Array.isArray(items)) throw new CfnEvaluationError(`${path}: Fn::Select needs a list`);
+    const values = items as readonly CfnValue[];
+    if (!Number.isInteger(at) || at < 0 || at >= values.length) {
+      throw new CfnEvaluationError(`${path}: Fn::Select index ${at} is outside ${describe(values)}`);
+    }
+    return values[at] ?? null;
+  }
+
+  /** The delimiter must be a literal string, as CloudFormation requires. */
+  private split(args: CfnValue, path: string): string[] {
+    const [delimiter = null, source = null] = listOf(args, 2, 2, path);
+    if (typeof delimiter !== 'string' || delimiter === '')
+      throw new CfnEvaluationError(`${path}: the Fn::Split delimiter must be a literal string`);
+    return this.scalarText(source, `${path}[1]`).split(delimiter);
+  }
+
+  private join(args: CfnValue, path: string): string {
+    const [delimiter = null, list = null] = listOf(args, 2, 2, path);
+    if (typeof delimiter !== 'string')
+      throw new CfnEvaluationError(`${path}: the Fn::Join delimiter must be a literal string`);
+    const items = this.node(list, `${path}[1]`);
+    if (!Array.isArray(items)) throw new CfnEvaluationError(`${path}: Fn::Join needs a list`);
+    return (items as readonly CfnValue[])
+      .map((item, index) => this.scalarText(item, `${path}[1][${index}]`))
+      .join(delimiter);
   }
 
   private getAtt(args: CfnValue, path: string): string {

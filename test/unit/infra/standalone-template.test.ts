@@ -12,8 +12,17 @@ import { ConfigError } from '../../../src/config/config-error.js';
 import { loadConfigFromEnv, parseConfig } from '../../../src/config/load-config.js';
 import type { MappingConfig, RunConfig } from '../../../src/config/run-config.js';
 import { LAG_METRIC } from '../../../src/metrics/lag-metric.js';
+import { HEALTH_FILE_ENV, healthFilePath } from '../../../src/poller/health-beat.js';
 import { compileRocketMQResources } from '../../../src/serverless/compile-rocketmq-resources.js';
+import { defaultMessageAgeSeconds } from '../../../src/serverless/poller-alarms.js';
 import { dashboardBody } from '../../../src/serverless/poller-dashboard.js';
+import { ecrRepositoryArnOf } from '../../../src/serverless/poller-image.js';
+import {
+  POLLER_STATE_ENVIRONMENT,
+  POLLER_STATE_MOUNT_POINT,
+  POLLER_STATE_TASK_VOLUME,
+} from '../../../src/serverless/poller-state-volume.js';
+import { publishedImage } from '../../../src/serverless/published-image.js';
 import {
   CfnEvaluationError,
   CfnEvaluator,
@@ -41,10 +50,17 @@ const REQUIRED: Readonly<Record<string, string>> = {
   Topic: 'Orders',
   ConsumerGroup: 'orders-fn',
   NameServers: '10.0.0.1:9876;10.0.0.2:9876',
-  PollerImage: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/rocketmq-lambda:1.0.0',
   SubnetIds: 'subnet-0a,subnet-0b',
   SecurityGroupIds: 'sg-0a',
 };
+
+/** A parameter's Default as the template declares it. */
+function defaultOf(parameter: string): string {
+  const declared = z
+    .object({ Default: z.union([z.string(), z.number()]) })
+    .parse(template.Parameters[parameter]).Default;
+  return String(declared);
+}
 
 const containerSchema = z.object({
   Name: z.string(),
@@ -446,23 +462,143 @@ describe('the standalone template: scaling, function timeout and secret ARNs', (
     ['a full ARN', ACL_SECRET_ARN],
     ['a partial ARN (no random suffix)', 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:rocketmq-acl'],
   ])('grants the ACL secret given as %s, with and without the -?????? suffix', (_kind, arn) => {
-    const statement = evaluatorFor({ AclSecretArn: arn }).evaluateAt(
-      'Resources',
-      'ExecutionRole',
-      'Properties',
-      'Policies',
-      0,
-      'PolicyDocument',
-      'Statement',
-      2,
+    const statement = executionStatements(withLogGroup({ AclSecretArn: arn })).find(
+      (item) => item.Sid === 'ReadAclSecret',
     );
-    expect(statement).toMatchObject({ Sid: 'ReadAclSecret', Resource: [arn, `${arn}-??????`] });
+    expect(statement).toMatchObject({ Resource: [arn, `${arn}-??????`] });
     expect(deploy({ AclSecretArn: arn }).container.Secrets?.[0]?.ValueFrom).toBe(`${arn}:accessKey::`);
   });
 
   it('refuses a secret ARN with a JSON key or a plain name', () => {
     expect(outcomeOf({ AclSecretArn: `${ACL_SECRET_ARN}:accessKey::` })).toMatch(/AllowedPattern/);
     expect(outcomeOf({ AclSecretArn: 'rocketmq-acl' })).toMatch(/AllowedPattern/);
+  });
+});
+
+/** An evaluator that knows the log group's ARN (the execution role names it). */
+function withLogGroup(parameters: Readonly<Record<string, string>>, partition = 'aws'): CfnEvaluator {
+  return new CfnEvaluator(template, {
+    parameters: { ...REQUIRED, ...parameters },
+    attributes: { 'LogGroup.Arn': 'log-group-arn' },
+    pseudoParameters: { ...TEST_PSEUDO_PARAMETERS, 'AWS::Partition': partition },
+  });
+}
+
+/** The execution role's statements. */
+function executionStatements(evaluator: CfnEvaluator): { Sid: string; Action: unknown; Resource: unknown }[] {
+  return z
+    .array(
+      z.object({ Sid: z.string(), Effect: z.literal('Allow'), Action: z.unknown(), Resource: z.unknown() }),
+    )
+    .parse(
+      evaluator.evaluateAt(
+        'Resources',
+        'ExecutionRole',
+        'Properties',
+        'Policies',
+        0,
+        'PolicyDocument',
+        'Statement',
+      ),
+    );
+}
+
+describe('the standalone template: the poller image and its pull rights', () => {
+  it("defaults PollerImage to the plugin's default, the published image of this version", () => {
+    const declared = z.object({ Default: z.string() }).parse(template.Parameters.PollerImage).Default;
+    expect(declared).toBe(publishedImage());
+    expect(deploy().container).toMatchObject({ Image: publishedImage() });
+  });
+
+  it.each([
+    ['a tag', '123456789012.dkr.ecr.eu-west-1.amazonaws.com/rocketmq-lambda:1.0.0', 'aws'],
+    ['no tag', '123456789012.dkr.ecr.eu-west-1.amazonaws.com/rocketmq-lambda', 'aws'],
+    [
+      'a digest',
+      `123456789012.dkr.ecr.us-east-2.amazonaws.com/rocketmq-lambda@sha256:${'a1'.repeat(32)}`,
+      'aws',
+    ],
+    ['a namespace', '210987654321.dkr.ecr.eu-west-1.amazonaws.com/team/infra/rocketmq-lambda:0.1.0', 'aws'],
+    ['China', '123456789012.dkr.ecr.cn-north-1.amazonaws.com.cn/rocketmq-lambda:0.1.0', 'aws-cn'],
+  ])(
+    "pulls an ECR image with %s from exactly its repository, as the plugin's role does",
+    (_case, image, partition) => {
+      const statements = executionStatements(withLogGroup({ PollerImage: image }, partition));
+      const repository = ecrRepositoryArnOf(image);
+      expect(repository).toMatch(/^arn:aws(-cn)?:ecr:[a-z0-9-]+:\d{12}:repository\/[a-z0-9/._-]+$/);
+      expect(statements).toEqual([
+        {
+          Sid: 'WriteLogs',
+          Effect: 'Allow',
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: 'log-group-arn',
+        },
+        { Sid: 'EcrLogin', Effect: 'Allow', Action: 'ecr:GetAuthorizationToken', Resource: '*' },
+        {
+          Sid: 'PullImage',
+          Effect: 'Allow',
+          Action: ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'],
+          Resource: repository,
+        },
+      ]);
+    },
+  );
+
+  it.each([
+    ['the default (GHCR)', undefined],
+    ['ECR Public', 'public.ecr.aws/rocketmq-lambda/rocketmq-lambda:0.1.0'],
+    ['Docker Hub, no registry host', 'rocketmq-lambda:0.1.0'],
+    ['a registry with a port', 'registry.internal:5000/rocketmq-lambda:0.1.0'],
+    ['a host that only looks like ECR', '123456789012.dkr.ecr.eu-west-1.example.com/rocketmq-lambda:0.1.0'],
+  ])('grants no ECR right for an image outside private ECR: %s', (_case, image) => {
+    const parameters: Record<string, string> = image === undefined ? {} : { PollerImage: image };
+    expect(ecrRepositoryArnOf(image ?? publishedImage())).toBeUndefined();
+    expect(executionStatements(withLogGroup(parameters)).map((item) => item.Sid)).toEqual(['WriteLogs']);
+  });
+
+  it('refuses an empty PollerImage', () => {
+    expect(outcomeOf({ PollerImage: '' })).toMatch(/MinLength/);
+  });
+});
+
+describe('the standalone template: a read-only root filesystem', () => {
+  it("mounts the plugin's state volume, the one writable directory, and points the heartbeat and TMPDIR into it", () => {
+    const evaluator = evaluatorFor({});
+    const volumes = evaluator.evaluateAt('Resources', 'TaskDefinition', 'Properties', 'Volumes');
+    const container = pollerContainer(evaluator);
+    const plugin = compileRocketMQResources({
+      stage: 'prod',
+      custom: { nameServers: '10.0.0.1:9876', vpc: { subnetIds: ['subnet-0a'] } },
+      functions: [
+        {
+          key: 'orders',
+          logicalId: 'OrdersLambdaFunction',
+          events: [{ rocketmq: { topic: 'Orders', consumerGroup: 'orders-fn' } }],
+        },
+      ],
+    }).resources.RocketMQPollerTaskDefinition?.Properties;
+    const pluginContainer = (plugin?.ContainerDefinitions as Record<string, unknown>[] | undefined)?.[0];
+    expect(volumes).toEqual([POLLER_STATE_TASK_VOLUME]);
+    expect(plugin?.Volumes).toEqual([POLLER_STATE_TASK_VOLUME]);
+    for (const poller of [container, pluginContainer]) {
+      expect(poller).toMatchObject({
+        ReadonlyRootFilesystem: true,
+        MountPoints: [POLLER_STATE_MOUNT_POINT],
+      });
+      expect(poller?.Environment).toEqual(expect.arrayContaining([...POLLER_STATE_ENVIRONMENT]));
+    }
+  });
+
+  it('holds everything the poller writes: the heartbeat, the broadcasting offsets, temporary files', () => {
+    const { env, config } = deploy({ MessageModel: 'BROADCASTING' });
+    const inside = (file: string) => file.startsWith(`${POLLER_STATE_MOUNT_POINT.ContainerPath}/`);
+    expect(POLLER_STATE_MOUNT_POINT.ContainerPath).toBe('/app/.rocketmq-lambda');
+    expect(inside(healthFilePath(env))).toBe(true);
+    // Local offset files of BROADCASTING mappings, under the image's working directory /app.
+    expect(config.mappings[0]?.messageModel).toBe('BROADCASTING');
+    expect(inside(`${config.offsets.path}/`)).toBe(true);
+    expect(env.TMPDIR).toBe(POLLER_STATE_MOUNT_POINT.ContainerPath);
+    expect(POLLER_STATE_ENVIRONMENT.map((variable) => variable.Name)).toContain(HEALTH_FILE_ENV);
   });
 });
 
@@ -474,6 +610,18 @@ describe('the test evaluator (cfn-evaluate.ts)', () => {
     expect(parseCfnTemplate('Resources:\n  A: !GetAtt B.Arn\n').Resources.A).toEqual({
       'Fn::GetAtt': ['B', 'Arn'],
     });
+  });
+
+  it('evaluates Fn::Select, Fn::Split and Fn::Join as CloudFormation does', () => {
+    const evaluator = evaluatorFor({});
+    expect(evaluator.evaluate({ 'Fn::Split': ['/', 'a/b//c'] })).toEqual(['a', 'b', '', 'c']);
+    expect(evaluator.evaluate({ 'Fn::Split': ['/', 'abc'] })).toEqual(['abc']);
+    expect(evaluator.evaluate({ 'Fn::Select': ['1', { 'Fn::Split': [':', { Ref: 'NameServers' }] }] })).toBe(
+      '9876;10.0.0.2',
+    );
+    expect(evaluator.evaluate({ 'Fn::Join': ['-', [{ Ref: 'Topic' }, 'x', { Ref: 'AWS::Region' }]] })).toBe(
+      'Orders-x-eu-west-1',
+    );
   });
 
   it('evaluates both forms of Fn::Sub, pseudo parameters and the ! escape', () => {
@@ -497,7 +645,14 @@ describe('the test evaluator (cfn-evaluate.ts)', () => {
     expect(() => evaluator.evaluate({ 'Fn::Sub': `\${OffsetsTable.Arn}` })).toThrow(
       /Fn::GetAtt is not supported/,
     );
-    expect(() => evaluator.evaluate({ 'Fn::Join': ['/', ['a']] })).toThrow(/Fn::Join is not supported/);
+    expect(() => evaluator.evaluate({ 'Fn::FindInMap': ['M', 'a', 'b'] })).toThrow(
+      /Fn::FindInMap is not supported/,
+    );
+    // CloudFormation fails the stack on an index outside the list, and takes only a literal delimiter.
+    expect(() => evaluator.evaluate({ 'Fn::Select': [2, { 'Fn::Split': ['.', 'a.b'] }] })).toThrow(
+      /index 2 is outside \["a","b"\]/,
+    );
+    expect(() => evaluator.evaluate({ 'Fn::Split': [{ Ref: 'Topic' }, 'a'] })).toThrow(/literal string/);
     expect(() => evaluator.evaluate({ Ref: 'Nothing' })).toThrow(CfnEvaluationError);
     expect(() => evaluator.evaluate({ 'Fn::Sub': `\${SubnetIds}` })).toThrow(/not a string/);
     expect(() => evaluatorFor({ ExistingCluster: 'c' }).evaluate({ Ref: 'Cluster' })).toThrow(
@@ -544,7 +699,8 @@ describe('alarms and dashboard of the standalone template', () => {
         {
           key: 'orders',
           logicalId: 'OrdersLambdaFunction',
-          timeoutSeconds: 30,
+          // The template's defaults: FunctionTimeoutSeconds 900, the same 500 ms batching window.
+          timeoutSeconds: Number(defaultOf('FunctionTimeoutSeconds')),
           events: [{ rocketmq: { topic: 'Orders', consumerGroup: 'orders-fn' } }],
         },
       ],
@@ -563,9 +719,20 @@ describe('alarms and dashboard of the standalone template', () => {
     }
     expect(alarm(evaluator, 'MessageAgeAlarm')).toMatchObject({
       MetricName: 'OldestMessageAge',
-      Threshold: '300',
+      Threshold: '1020',
     });
     expect(alarm(evaluator, 'UnhealthyAlarm').TreatMissingData).toBe('breaching');
+  });
+
+  it("default MessageAgeThresholdSeconds to the plugin's rule for the default function timeout and window", () => {
+    const timeoutSeconds = Number(defaultOf('FunctionTimeoutSeconds'));
+    const windowSeconds = Number(defaultOf('MaximumBatchingWindowMs')) / 1000;
+    const threshold = Number(defaultOf('MessageAgeThresholdSeconds'));
+    expect(threshold).toBe(defaultMessageAgeSeconds(timeoutSeconds + windowSeconds));
+    // Above what a message waits in a healthy flow: one invoke of the slowest function, its window, 10 s.
+    expect(threshold).toBeGreaterThan(timeoutSeconds + windowSeconds + 10);
+    expect(timeoutSeconds).toBe(900);
+    expect(threshold).toBe(1020);
   });
 
   it('notify AlarmTopicArn on ALARM and OK, take MessageAgeThresholdSeconds, and refuse bad values', () => {
@@ -604,11 +771,11 @@ describe('alarms and dashboard of the standalone template', () => {
   });
 
   it.each([
-    ['the defaults', {}, { targetLagPerTask: 1000, messageAgeSeconds: 300 }],
+    ['the defaults', {}, { targetLagPerTask: 1000, messageAgeSeconds: new Map([['orders-fn', 1020]]) }],
     [
       'other target and threshold',
       { TargetLagPerTask: '250', MessageAgeThresholdSeconds: '600' },
-      { targetLagPerTask: 250, messageAgeSeconds: 600 },
+      { targetLagPerTask: 250, messageAgeSeconds: new Map([['orders-fn', 600]]) },
     ],
     [
       'no scaling and no alarms',
@@ -618,7 +785,7 @@ describe('alarms and dashboard of the standalone template', () => {
     [
       'an existing cluster',
       { ExistingCluster: 'shared' },
-      { targetLagPerTask: 1000, messageAgeSeconds: 300 },
+      { targetLagPerTask: 1000, messageAgeSeconds: new Map([['orders-fn', 1020]]) },
     ],
   ])("has the plugin's dashboard body, valid JSON, with %s", (_case, parameters, drawn) => {
     const evaluator = evaluatorWithService(parameters);

@@ -145,6 +145,23 @@ describe('compileRocketMQResources', () => {
     expect(statements(execution).map((s) => s.Sid)).toEqual(['WriteLogs', 'EcrLogin', 'PullImage']);
   });
 
+  it('runs the poller on a read-only root filesystem, writing only to the state volume', () => {
+    const { resources } = compileRocketMQResources(oneEvent(MINIMAL_EVENT));
+    expect(resources[Ids.taskDefinition]?.Properties.Volumes).toEqual([{ Name: 'poller-state' }]);
+    const poller = container(resources);
+    expect(poller.ReadonlyRootFilesystem).toBe(true);
+    expect(poller.MountPoints).toEqual([
+      { SourceVolume: 'poller-state', ContainerPath: '/app/.rocketmq-lambda', ReadOnly: false },
+    ]);
+    // The heartbeat and temporary files go there whatever the image sets (an own image may set neither).
+    expect(poller.Environment).toEqual(
+      expect.arrayContaining([
+        { Name: 'ROCKETMQ_LAMBDA_HEALTH_FILE', Value: '/app/.rocketmq-lambda/health' },
+        { Name: 'TMPDIR', Value: '/app/.rocketmq-lambda' },
+      ]),
+    );
+  });
+
   it('passes the generated config in ROCKETMQ_LAMBDA_CONFIG, and the poller parser accepts it', () => {
     const { resources, pollerConfig } = compileRocketMQResources(oneEvent(MINIMAL_EVENT));
     if (pollerConfig === undefined) throw new Error('no poller config');

@@ -251,6 +251,60 @@ describe('alarms per consumer group', () => {
     ]);
   });
 
+  it("give each group the threshold of its own function's timeout and batching window; messageAgeSeconds is every group's", () => {
+    // The case of issue 32: a 6 s function beside a 900 s one with a 300 s window.
+    const twoGroups = (custom: Record<string, unknown>): CompileRocketMQInput => ({
+      custom: { ...CUSTOM, ...custom },
+      stage: 'prod',
+      functions: [
+        {
+          key: 'orders',
+          logicalId: 'OrdersLambdaFunction',
+          timeoutSeconds: 6,
+          events: [{ rocketmq: { topic: 'Orders', consumerGroup: 'orders-fn' } }],
+        },
+        {
+          key: 'reports',
+          logicalId: 'ReportsLambdaFunction',
+          timeoutSeconds: 900,
+          events: [
+            { rocketmq: { topic: 'Reports', consumerGroup: 'reports-fn', maximumBatchingWindow: 300 } },
+          ],
+        },
+      ],
+    });
+    const thresholds = (compiled: CompileRocketMQInput) => {
+      const alarms = alarmsOf(resourcesOf(compiled));
+      return {
+        orders: alarms.RocketMQMessageAgeAlarmOrdersFn?.Threshold,
+        reports: alarms.RocketMQMessageAgeAlarmReportsFn?.Threshold,
+      };
+    };
+    // 6.5 s + 10 s is below 300 s; 1,200 s + 10 s + a minute, rounded up to minutes, is 1,320 s.
+    expect(thresholds(twoGroups({}))).toEqual({ orders: 300, reports: 1320 });
+    expect(
+      String(alarmsOf(resourcesOf(twoGroups({}))).RocketMQMessageAgeAlarmOrdersFn?.AlarmDescription),
+    ).toContain('older than 300 s');
+    const ages = dashboardOf(resourcesOf(twoGroups({}))).widgets[1]?.properties.annotations?.horizontal;
+    expect(ages).toEqual([
+      { label: 'alarm threshold orders-fn', value: 300 },
+      { label: 'alarm threshold reports-fn', value: 1320 },
+    ]);
+
+    // An explicit value wins for every group; only the group it is too short for is warned about.
+    expect(thresholds(twoGroups({ alarms: { messageAgeSeconds: 600 } }))).toEqual({
+      orders: 600,
+      reports: 600,
+    });
+    expect(compileRocketMQResources(twoGroups({ alarms: { messageAgeSeconds: 600 } })).warnings).toEqual([
+      'custom.rocketmq.alarms.messageAgeSeconds: 600 is not above the 1210 s a message of reports-fn may wait in a healthy flow (batching window + function timeout + 10 s): one slow batch can fire the alarm',
+    ]);
+    expect(
+      dashboardOf(resourcesOf(twoGroups({ alarms: { messageAgeSeconds: 1500 } }))).widgets[1]?.properties
+        .annotations?.horizontal,
+    ).toEqual([{ label: 'alarm threshold', value: 1500 }]);
+  });
+
   it('do not count silence as unhealthy when the service runs no task (scaling: false, desiredCount: 0)', () => {
     const unhealthy = (custom: Record<string, unknown>) =>
       alarmsOf(resourcesOf(input(custom))).RocketMQUnhealthyAlarmOrdersFn?.TreatMissingData;
