@@ -13,6 +13,12 @@ import { ProtocolError } from './errors.js';
 /** How many characters of one text field of a connection are kept (a client id is ~50). */
 export const MAX_PEER_TEXT_CHARS = 256;
 
+/** Most clients one connection list may name (a group has a handful; Java sets no cap). */
+export const MAX_CONSUMER_CONNECTIONS = 10_000;
+
+/** Most subscriptions one connection list may name. */
+export const MAX_CONSUMER_SUBSCRIPTIONS = 1_024;
+
 /** One connected client of the group (Java's `Connection`). */
 export interface ConsumerConnectionEntry {
   readonly clientId: string;
@@ -63,6 +69,11 @@ export function parseConsumerConnection(body: Buffer | undefined): ConsumerConne
   if (!Array.isArray(set)) {
     throw new ProtocolError('GET_CONSUMER_CONNECTION_LIST connectionSet is not a list');
   }
+  if (set.length > MAX_CONSUMER_CONNECTIONS) {
+    throw new ProtocolError(
+      `GET_CONSUMER_CONNECTION_LIST names ${set.length} clients, above the cap of ${MAX_CONSUMER_CONNECTIONS}`,
+    );
+  }
   const connections = set.map((entry, index): ConsumerConnectionEntry => {
     if (!isObject(entry) || typeof entry.clientId !== 'string' || entry.clientId === '') {
       throw new ProtocolError(`GET_CONSUMER_CONNECTION_LIST connection ${index} has no clientId`);
@@ -75,6 +86,12 @@ export function parseConsumerConnection(body: Buffer | undefined): ConsumerConne
     };
   });
   const table = isObject(json.subscriptionTable) ? json.subscriptionTable : {};
+  const topics = Object.keys(table).length;
+  if (topics > MAX_CONSUMER_SUBSCRIPTIONS) {
+    throw new ProtocolError(
+      `GET_CONSUMER_CONNECTION_LIST names ${topics} subscriptions, above the cap of ${MAX_CONSUMER_SUBSCRIPTIONS}`,
+    );
+  }
   const subscriptions = Object.entries(table).map(
     ([topic, data]): ConsumerConnectionSubscription => ({
       topic: peerText(topic),

@@ -3,7 +3,12 @@
  * RocketMQ version names of version codes (what `mqadmin consumerConnection` prints per client).
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_PEER_TEXT_CHARS, parseConsumerConnection } from '../../../src/protocol/consumer-connection.js';
+import {
+  MAX_CONSUMER_CONNECTIONS,
+  MAX_CONSUMER_SUBSCRIPTIONS,
+  MAX_PEER_TEXT_CHARS,
+  parseConsumerConnection,
+} from '../../../src/protocol/consumer-connection.js';
 import { ProtocolError } from '../../../src/protocol/errors.js';
 import { MQVersionCode, mqVersionName } from '../../../src/protocol/mq-version.js';
 
@@ -72,6 +77,36 @@ describe('parseConsumerConnection', () => {
     expect(() => parseConsumerConnection(Buffer.from('{"connectionSet":[{"version":1}]}'))).toThrow(
       /connection 0 has no clientId/,
     );
+  });
+});
+
+describe('parseConsumerConnection bounds', () => {
+  const body = (value: unknown) => Buffer.from(JSON.stringify(value));
+  const clients = (n: number) => Array.from({ length: n }, (_, i) => ({ clientId: `c${i}` }));
+  const subscriptions = (n: number) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`T${i}`, { subString: '*' }]));
+
+  it('reads a list at the caps and refuses one past them, naming the count', () => {
+    const atCaps = parseConsumerConnection(
+      body({
+        connectionSet: clients(MAX_CONSUMER_CONNECTIONS),
+        subscriptionTable: subscriptions(MAX_CONSUMER_SUBSCRIPTIONS),
+      }),
+    );
+    expect(atCaps.connections).toHaveLength(MAX_CONSUMER_CONNECTIONS);
+    expect(atCaps.subscriptions).toHaveLength(MAX_CONSUMER_SUBSCRIPTIONS);
+    expect(() =>
+      parseConsumerConnection(body({ connectionSet: clients(MAX_CONSUMER_CONNECTIONS + 1) })),
+    ).toThrow(
+      new ProtocolError(
+        `GET_CONSUMER_CONNECTION_LIST names ${MAX_CONSUMER_CONNECTIONS + 1} clients, above the cap of ${MAX_CONSUMER_CONNECTIONS}`,
+      ),
+    );
+    expect(() =>
+      parseConsumerConnection(
+        body({ connectionSet: [], subscriptionTable: subscriptions(MAX_CONSUMER_SUBSCRIPTIONS + 1) }),
+      ),
+    ).toThrow(/names 1025 subscriptions, above the cap of 1024/);
   });
 });
 
