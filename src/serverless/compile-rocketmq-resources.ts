@@ -20,14 +20,7 @@
 import type { KeyPath } from '../config/config-problem.js';
 import { formatKeyPath } from '../config/config-problem.js';
 import { offsetTableDefinition } from '../offsets/dynamodb-offset-schema.js';
-import {
-  type CfnIntrinsic,
-  type CfnOutput,
-  type CfnResource,
-  type CfnString,
-  stackArn,
-  uniqueByJson,
-} from './cfn-intrinsic.js';
+import { type CfnOutput, type CfnResource, type CfnString, stackArn, uniqueByJson } from './cfn-intrinsic.js';
 import { RocketMQLogicalIds as Ids, RocketMQOutputIds } from './logical-ids.js';
 import { placeholderFindings } from './placeholder-values.js';
 import { RocketMQPluginError } from './plugin-error.js';
@@ -85,10 +78,17 @@ const FRAMEWORK_DEFAULT_STAGE = 'dev';
 export interface RocketMQFunctionInput {
   /** The function's key under `functions:`. */
   readonly key: string;
-  /** The logical id of its `AWS::Lambda::Function`. */
-  readonly logicalId: string;
+  /** The logical id of its `AWS::Lambda::Function` in the same template (or give {@link arn}). */
+  readonly logicalId?: string | undefined;
   /** The logical id of the `AWS::Lambda::Alias` it is invoked through (provisioned concurrency), if any. */
   readonly aliasLogicalId?: string | undefined;
+  /**
+   * The function's unqualified ARN, a literal or an intrinsic, for a function that is not a resource of
+   * the template (the standalone template, a CDK stack); takes the place of {@link logicalId}.
+   */
+  readonly arn?: CfnString | undefined;
+  /** The qualified ARN (alias or version) the poller invokes instead of {@link arn}, if any. */
+  readonly invokeArn?: CfnString | undefined;
   /** All its events, as written (`[{ http: ... }, { rocketmq: { ... } }]`). */
   readonly events: readonly unknown[];
   /**
@@ -270,8 +270,7 @@ function compileValid(
   const stopTimeoutSeconds = custom.stopTimeout ?? CUSTOM_DEFAULTS.stopTimeout;
   const mappings: PollerMapping[] = enabled.map(({ fn, event }) => ({
     functionKey: fn.key,
-    functionArn:
-      fn.aliasLogicalId === undefined ? { 'Fn::GetAtt': [fn.logicalId, 'Arn'] } : { Ref: fn.aliasLogicalId },
+    functionArn: invokeArn(fn),
     event,
     functionTimeoutMs: (fn.timeoutSeconds ?? FRAMEWORK_DEFAULT_TIMEOUT_SECONDS) * 1000,
   }));
@@ -307,9 +306,7 @@ function compileValid(
     kmsKeyArn: custom.acl?.kmsKeyArn,
   });
   resources[Ids.taskRole] = taskRole({
-    functionArns: uniqueByJson(
-      enabled.map(({ fn }) => ({ 'Fn::GetAtt': [fn.logicalId, 'Arn'] }) as CfnIntrinsic),
-    ),
+    functionArns: uniqueByJson(enabled.map(({ fn }) => functionArn(fn))),
     tableArn,
     failureDestinations: uniqueByJson(
       enabled.flatMap(({ event }) => (event.onFailure === undefined ? [] : [event.onFailure])),
@@ -391,6 +388,22 @@ function offsetsTable(custom: RocketMQCustomOptions): CfnResource {
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
     },
   };
+}
+
+/** The function's unqualified ARN: given, or read from its resource in the template. */
+function functionArn(fn: RocketMQFunctionInput): CfnString {
+  if (fn.arn !== undefined) return fn.arn;
+  if (fn.logicalId === undefined) {
+    throw new RocketMQPluginError([`functions.${fn.key}: neither a logical id nor an ARN is given`]);
+  }
+  return { 'Fn::GetAtt': [fn.logicalId, 'Arn'] };
+}
+
+/** The ARN the poller invokes: the alias or version when there is one, else the function. */
+function invokeArn(fn: RocketMQFunctionInput): CfnString {
+  if (fn.invokeArn !== undefined) return fn.invokeArn;
+  if (fn.aliasLogicalId !== undefined) return { Ref: fn.aliasLogicalId };
+  return functionArn(fn);
 }
 
 /** One event per consumer group: RocketMQ keeps one subscription per group. */

@@ -20,7 +20,7 @@ export interface PollerMapping {
   /** The function's key in serverless.yml. */
   readonly functionKey: string;
   /** The ARN the poller invokes (the function's, or its alias's). */
-  readonly functionArn: CfnIntrinsic;
+  readonly functionArn: CfnString;
   readonly event: RocketMQEventOptions;
   /** The function's timeout (ms): how long the poller lets one invoke run. Absent: the poller's 15 min. */
   readonly functionTimeoutMs?: number | undefined;

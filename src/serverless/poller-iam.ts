@@ -32,7 +32,7 @@ export interface ExecutionRoleNeeds {
 /** What the task role must allow. */
 export interface TaskRoleNeeds {
   /** ARNs of the mapped functions (unqualified; `:*` is added for versions and aliases). */
-  readonly functionArns: readonly CfnIntrinsic[];
+  readonly functionArns: readonly CfnString[];
   readonly tableArn: CfnString;
   /** onFailure destinations: literal SQS/SNS ARNs, or intrinsics (service unknown until deploy). */
   readonly failureDestinations: readonly CfnString[];
