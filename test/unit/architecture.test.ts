@@ -52,6 +52,8 @@ const BELOW: Record<string, readonly string[]> = {
   poller: ['client', 'config', 'consumer', 'invoke', 'metrics', 'network', 'offsets', 'protocol'],
   // The Serverless Framework plugin: config's schema and the names of metrics and the offsets table.
   serverless: ['config', 'metrics', 'offsets', 'protocol'],
+  // The CDK constructs: the plugin's compiler under CDK props (nothing imports them but the package's entry).
+  cdk: ['config', 'metrics', 'offsets', 'protocol', 'serverless'],
   // A serverless service read as the Framework resolves it and the run config it becomes, for dev, the
   // CLI's targets and validate: config's parser and the plugin's schemas; nothing of the local session.
   'serverless-service': ['config', 'serverless'],
