@@ -26,13 +26,6 @@ interface Rendered {
 
 /**
  * The children of `scope` that render a compile's resources.
- *
- * @example
- * ```ts
- * const rendered = new CompiledResources(this);
- * rendered.render(compiled.resources, (tree) => tokens.restore(tree));
- * rendered.get('RocketMQPollerService')?.ref;
- * ```
  */
 export class CompiledResources {
   readonly #scope: Construct;

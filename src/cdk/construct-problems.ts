@@ -28,12 +28,6 @@ const EVENT_PROPS: readonly (readonly [string, string])[] = [['maximumBatchingWi
 /**
  * Each problem line with its key path rewritten: `custom.rocketmq` → `pollerLabel`, a function's
  * `functions.<key>.events[<i>].rocketmq` → its event source's label.
- *
- * @example
- * ```ts
- * cdkProblems(['custom.rocketmq.vpc.subnetIds: must ...'], 'RocketMQPoller(S/P)', []);
- * // => ['RocketMQPoller(S/P).vpcSubnets: must ...']
- * ```
  */
 export function cdkProblems(
   problems: readonly string[],

@@ -17,13 +17,6 @@ const STRING_TOKEN = /\$\{Token\[[^\]]+\]\}/g;
 
 /**
  * Placeholders of one compile: {@link hold} before, {@link restore} after.
- *
- * @example
- * ```ts
- * const tokens = new TokenPlaceholders();
- * const held = tokens.hold(queue.queueArn); // => { Ref: 'RocketMQCdkToken0' }
- * tokens.restore({ Resource: held }); // => { Resource: queue.queueArn }
- * ```
  */
 export class TokenPlaceholders {
   readonly #tokens: string[] = [];
