@@ -28,13 +28,8 @@ export interface PullThroughCachePlan {
 }
 
 /**
- * The plan of `image.pullThroughCache` for the published image of `version`.
- *
- * @example
- * ```ts
- * pullThroughCachePlan(true, '0.1.0').image;
- * // => { 'Fn::Sub': '${AWS::AccountId}.dkr.ecr.${AWS::Region}.${AWS::URLSuffix}/rocketmq-lambda/rocketmq-lambda/rocketmq-lambda:0.1.0' }
- * ```
+ * The plan of `image.pullThroughCache` for the published image of `version`: with every default, the
+ * image is `${AWS::AccountId}.dkr.ecr.${AWS::Region}.${AWS::URLSuffix}/rocketmq-lambda/rocketmq-lambda/rocketmq-lambda:<version>`.
  */
 export function pullThroughCachePlan(
   options: PullThroughCacheOptions,

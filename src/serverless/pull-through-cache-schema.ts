@@ -173,12 +173,7 @@ export interface PullThroughCacheSettings {
 }
 
 /**
- * `image.pullThroughCache` with its defaults applied.
- *
- * @example
- * ```ts
- * pullThroughCacheSettings(true); // => { upstream: 'ecrPublic', prefix: 'rocketmq-lambda', createRule: true, credentialArn: undefined }
- * ```
+ * `image.pullThroughCache` with its defaults applied (`true`: every default).
  */
 export function pullThroughCacheSettings(options: PullThroughCacheOptions): PullThroughCacheSettings {
   const settings = options === true ? {} : options;
