@@ -98,7 +98,7 @@ const pullThroughCacheSettingsSchema = z
       .meta(
         info({
           description:
-            'Create the pull-through cache rule in the stack (`AWS::ECR::PullThroughCacheRule`). `false`: a rule with this prefix and upstream exists in the account and region already (a prefix has one rule per registry).',
+            'Create the pull-through cache rule in the stack (`AWS::ECR::PullThroughCacheRule`). `false`: a rule with this prefix and upstream exists in the account and region already (a prefix has one rule there).',
           default: PULL_THROUGH_CACHE_DEFAULTS.createRule,
         }),
       ),
