@@ -387,6 +387,10 @@ export class RocketMQPoller extends Construct implements ec2.IConnectable {
       },
     };
     if (typeof props.image === 'string') custom.image = hold(props.image);
+    else if (props.image !== undefined && 'pullThroughCache' in props.image) {
+      // A token in credentialArn stays a token; prefix and upstream must be known at synth (checked).
+      custom.image = this.#tokens.holdTree(props.image, `${this.label}.image`);
+    }
     if (cluster !== undefined) custom.cluster = hold(cluster.clusterName);
     if (acl !== undefined) custom.acl = this.#aclInput(acl);
     if (tls !== undefined) custom.tls = typeof tls === 'boolean' ? tls : this.#tlsInput(tls);

@@ -123,12 +123,35 @@ function problemsOfIssue(issue: Issue, path: KeyPath, vocabulary: IssueVocabular
 /**
  * The alternative of a union whose type matched (its issues are not "wrong type" at the union's own
  * place), so that `filter: { sqll: ... }` reports the unknown key rather than "must be a string or ...".
+ * Among several objects, the one that knows the keys given: `image: { pullThroughCache: { upstream: x } }`
+ * reports `upstream`, not that `{ build }` has no key `pullThroughCache`.
  */
 function matchingAlternative(alternatives: readonly (readonly Issue[])[]): readonly Issue[] | undefined {
   const candidates = alternatives.filter(
     (issues) => !issues.some((issue) => issue.code === 'invalid_type' && issue.path.length === 0),
   );
-  return candidates.length === 1 ? candidates[0] : undefined;
+  if (candidates.length === 0) return undefined;
+  // One alternative left, but it refuses the value as a whole too (`true` of `true | { ... }` given
+  // `false`): no alternative matched, and the union's own message says what would.
+  if (candidates.length === 1) {
+    const only = candidates[0];
+    return alternatives.length > 1 && only?.some(matchesNoOption) ? undefined : only;
+  }
+  const knowingTheKeys = candidates.filter((issues) => !issues.some(failsAtItsRoot));
+  return knowingTheKeys.length === 1 ? knowingTheKeys[0] : undefined;
+}
+
+/** An issue saying that the value is none of this alternative's own options (a literal, an enum, a union). */
+function matchesNoOption(issue: Issue): boolean {
+  return issue.path.length === 0 && (issue.code === 'invalid_union' || issue.code === 'invalid_value');
+}
+
+/** An issue saying that the value as a whole is not this alternative's (a key it lacks, no option of it). */
+function failsAtItsRoot(issue: Issue): boolean {
+  return (
+    issue.path.length === 0 &&
+    (issue.code === 'unrecognized_keys' || issue.code === 'invalid_union' || issue.code === 'invalid_value')
+  );
 }
 
 function pathKey(path: KeyPath): string {

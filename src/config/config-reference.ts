@@ -37,7 +37,8 @@ function defaultOf(key: ConfigKey): string {
 function typeOf(node: SchemaNode): string {
   if (node.enum !== undefined) return node.enum.map((value) => `\`${String(value)}\``).join(' | ');
   if (node.const !== undefined) return `\`${String(node.const)}\``;
-  if (node.anyOf !== undefined) return node.anyOf.map(typeOf).join(' | ');
+  // Two object forms (`{ build }`, `{ pullThroughCache }`) read as one `object`: their keys have rows.
+  if (node.anyOf !== undefined) return [...new Set(node.anyOf.map(typeOf))].join(' | ');
   const type = typeof node.type === 'string' ? node.type : node.type?.join(' | ');
   switch (type) {
     case 'integer':

@@ -9,7 +9,8 @@
  * - when at least one event is enabled: an ECS cluster (unless `cluster` names one), a log group, the
  *   execution and task roles, a Fargate task definition running the poller with the generated config, the
  *   service, and (unless `scaling: false`) target tracking on the lag per task, the service then without a
- *   `DesiredCount`; with `image.build`, the ECR repository the deploy pushes the built image to;
+ *   `DesiredCount`; with `image.build`, the ECR repository the deploy pushes the built image to; with
+ *   `image.pullThroughCache`, the ECR pull-through cache rule (unless `createRule: false`);
  * - unless turned off: three CloudWatch alarms per consumer group (`alarms`) and a dashboard
  *   (`dashboard`), on the metrics the pollers write to the log group as Embedded Metric Format.
  *
@@ -298,8 +299,12 @@ function compileValid(
     coreResources[Ids.imageRepository] = image.repository;
   }
   const secrets = combinePollerSecrets(aclSecrets(custom.acl), tlsSecrets(custom.tls));
+  if (image.pullThroughCache?.rule !== undefined) {
+    resources[Ids.pullThroughCacheRule] = image.pullThroughCache.rule;
+  }
   resources[Ids.executionRole] = executionRole({
     ecrRepositoryArn: image.ecrRepositoryArn,
+    pullThroughCache: image.pullThroughCache !== undefined,
     logGroupArn: { 'Fn::GetAtt': [Ids.logGroup, 'Arn'] },
     secretArns: secrets.secretArns,
     parameterArns: secrets.parameterArns,
@@ -314,7 +319,7 @@ function compileValid(
   });
 
   const cpu = custom.cpu ?? CUSTOM_DEFAULTS.cpu;
-  resources[Ids.taskDefinition] = pollerTaskDefinition({
+  const taskDefinition = pollerTaskDefinition({
     image: image.image,
     cpu,
     memory: custom.memory ?? FARGATE_SIZES[cpu]?.memoryMiB[0] ?? CUSTOM_DEFAULTS.memory,
@@ -327,6 +332,11 @@ function compileValid(
     executionRoleArn: { 'Fn::GetAtt': [Ids.executionRole, 'Arn'] },
     taskRoleArn: { 'Fn::GetAtt': [Ids.taskRole, 'Arn'] },
   });
+  // A task must not start before the rule exists: its first pull is what fills the cache.
+  resources[Ids.taskDefinition] =
+    image.pullThroughCache?.rule === undefined
+      ? taskDefinition
+      : { ...taskDefinition, DependsOn: [Ids.pullThroughCacheRule] };
 
   resources[Ids.service] = pollerService({
     cluster,

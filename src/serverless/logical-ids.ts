@@ -22,6 +22,7 @@ export const RocketMQLogicalIds = {
   scalableTarget: 'RocketMQPollerScalableTarget',
   scalingPolicy: 'RocketMQPollerLagScalingPolicy',
   imageRepository: 'RocketMQPollerImageRepository',
+  pullThroughCacheRule: 'RocketMQPollerPullThroughCacheRule',
   dashboard: 'RocketMQPollerDashboard',
 } as const;
 

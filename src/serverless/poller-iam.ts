@@ -19,6 +19,11 @@ import {
 export interface ExecutionRoleNeeds {
   /** The ECR repository of the image (pull rights on it), or undefined for other registries. */
   readonly ecrRepositoryArn: CfnString | undefined;
+  /**
+   * The repository is a pull-through cache's: the first pull of a tag has ECR create the repository and
+   * import the image from upstream, on the puller's rights.
+   */
+  readonly pullThroughCache?: boolean;
   /** The log group's ARN (`Fn::GetAtt` Arn, which covers its streams). */
   readonly logGroupArn: CfnIntrinsic;
   /** Secrets Manager secrets (as IAM resources: full ARNs, or partial ones with `-??????`) read into ECS secrets. */
@@ -54,6 +59,7 @@ export function executionRole(needs: ExecutionRoleNeeds): CfnResource {
       Resource: needs.logGroupArn,
     },
     ...ecrStatements(needs.ecrRepositoryArn),
+    ...pullThroughCacheStatements(needs),
   ];
   if (needs.secretArns.length > 0) {
     statements.push({
@@ -152,6 +158,18 @@ function ecrStatements(repositoryArn: CfnString | undefined): Statement[] {
       Effect: 'Allow',
       Action: ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'],
       Resource: repositoryArn,
+    },
+  ];
+}
+
+function pullThroughCacheStatements(needs: ExecutionRoleNeeds): Statement[] {
+  if (needs.pullThroughCache !== true || needs.ecrRepositoryArn === undefined) return [];
+  return [
+    {
+      Sid: 'PullThroughCache',
+      Effect: 'Allow',
+      Action: ['ecr:BatchImportUpstreamImage', 'ecr:CreateRepository'],
+      Resource: needs.ecrRepositoryArn,
     },
   ];
 }

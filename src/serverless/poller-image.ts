@@ -4,11 +4,14 @@
  * - an image URI or intrinsic: that image;
  * - `{ build: ... }`: an image built and pushed at deploy time into an ECR repository of the stack. The
  *   template names it by the package's version as a tag; the deploy hook replaces that with the pushed
- *   digest, so a rebuilt image rolls the tasks.
+ *   digest, so a rebuilt image rolls the tasks;
+ * - `{ pullThroughCache: ... }`: the published image of the package's version through an ECR
+ *   pull-through cache of the account (pull-through-cache-rule.ts).
  */
 import { type CfnIntrinsic, type CfnResource, type CfnString, isCfnIntrinsic } from './cfn-intrinsic.js';
 import { RocketMQLogicalIds as Ids } from './logical-ids.js';
 import { packageVersion, publishedImage } from './published-image.js';
+import { pullThroughCachePlan } from './pull-through-cache-rule.js';
 import type { RocketMQCustomOptions, RocketMQImageBuildOptions } from './rocketmq-custom-schema.js';
 
 /** Images the repository keeps: older ones expire (a rollback needs only the previous few). */
@@ -30,6 +33,11 @@ export interface PollerImagePlan {
   readonly repository: CfnResource | undefined;
   /** The build settings, when the image is built (and not bootstrapped, see {@link pollerImagePlan}). */
   readonly build: RocketMQImageBuildOptions | undefined;
+  /**
+   * The pull-through cache rule the stack creates, if any (the task definition must depend on it), and
+   * whether the image comes through one (the execution role may then have ECR import the image).
+   */
+  readonly pullThroughCache: { readonly rule: CfnResource | undefined } | undefined;
 }
 
 /**
@@ -43,6 +51,16 @@ export function pollerImagePlan(
 ): PollerImagePlan {
   if (image === undefined) return uriPlan(publishedImage());
   if (typeof image === 'string' || isCfnIntrinsic(image)) return uriPlan(image);
+  if ('pullThroughCache' in image) {
+    const cached = pullThroughCachePlan(image.pullThroughCache, packageVersion());
+    return {
+      image: cached.image,
+      ecrRepositoryArn: cached.repositoryArn,
+      repository: undefined,
+      build: undefined,
+      pullThroughCache: { rule: cached.rule },
+    };
+  }
   const repository = imageRepository();
   if (bootstrapImage !== undefined) return { ...uriPlan(bootstrapImage), repository, build: undefined };
   return {
@@ -50,6 +68,7 @@ export function pollerImagePlan(
     ecrRepositoryArn: { 'Fn::GetAtt': [Ids.imageRepository, 'Arn'] },
     repository,
     build: image.build,
+    pullThroughCache: undefined,
   };
 }
 
@@ -75,7 +94,13 @@ export function ecrRepositoryArnOf(image: CfnString): CfnString | undefined {
 }
 
 function uriPlan(image: CfnString): PollerImagePlan {
-  return { image, ecrRepositoryArn: ecrRepositoryArnOf(image), repository: undefined, build: undefined };
+  return {
+    image,
+    ecrRepositoryArn: ecrRepositoryArnOf(image),
+    repository: undefined,
+    build: undefined,
+    pullThroughCache: undefined,
+  };
 }
 
 function imageRepository(): CfnResource {

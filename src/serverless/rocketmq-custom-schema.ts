@@ -22,6 +22,7 @@ import { tlsSchema, tlsSettingsSchema } from '../config/tls-config-schema.js';
 import { TLS_KEY_PASSPHRASE, TLS_MATERIAL } from '../config/tls-material-sources.js';
 import { cfnIntrinsicSchema } from './cfn-intrinsic.js';
 import { PUBLISHED_IMAGE_REPOSITORIES } from './published-image.js';
+import { pullThroughCacheSchema } from './pull-through-cache-schema.js';
 import { ALARM_DEFAULTS, alarmsSchema, dashboardSchema } from './rocketmq-alarms-schema.js';
 import { QUEUES_PER_TOPIC } from './rocketmq-event-schema.js';
 import { parseSecretRef } from './secret-ref.js';
@@ -172,15 +173,22 @@ export const rocketmqCustomSchema = z.strictObject({
       }),
     ),
   image: z
-    .union([cfnString('must be an image URI'), z.strictObject({ build: imageBuildSchema })], {
-      error:
-        'must be an image URI, an intrinsic function, or { build: true } / { build: { context, dockerfile, args } }',
-    })
+    .union(
+      [
+        cfnString('must be an image URI'),
+        z.strictObject({ build: imageBuildSchema }),
+        z.strictObject({ pullThroughCache: pullThroughCacheSchema }),
+      ],
+      {
+        error:
+          'must be an image URI, an intrinsic function, { build: true } / { build: { context, dockerfile, args } }, or { pullThroughCache: true } / { pullThroughCache: { upstream, prefix, createRule, credentialArn } }',
+      },
+    )
     .optional()
     .meta(
       info({
         description:
-          'The poller image: an image URI (pin a version or digest), or `{ build: ... }` to build your own.',
+          'The poller image: an image URI (pin a version or digest), `{ build: ... }` to build your own, or `{ pullThroughCache: ... }` to pull the published image through an ECR pull-through cache (private subnets without NAT).',
         defaultText: `\`${PUBLISHED_IMAGE_REPOSITORIES.ghcr}:<version>\`, the published image of the installed package's version`,
       }),
     ),

@@ -92,6 +92,8 @@ export const MOTO_CLOUDFORMATION: Readonly<Record<string, MotoTypeSupport>> = {
   'AWS::CloudWatch::Alarm': { create: 'not supported' },
   // Stored with its body as CloudFormation substituted it (GetDashboard reads it back); not rendered.
   'AWS::CloudWatch::Dashboard': { create: 'created', delete: 'deleted' },
+  // moto has no ECR pull-through cache at all (API or model): cfn-lint and the unit tests check the rule.
+  'AWS::ECR::PullThroughCacheRule': { create: 'not supported' },
   // The Framework's own resources and the fixture's.
   'AWS::S3::Bucket': { create: 'created' },
   'AWS::S3::BucketPolicy': { create: 'not supported' },

@@ -2,7 +2,8 @@
  * `serverless deploy` end to end against an AWS API emulator: osls (the Framework v3 line) deploys the
  * example service (the repository's serverless.yml, unchanged) and a fixture with what the example lacks
  * (an ACL secret given by partial ARN, onFailure destinations, a disabled mapping, a function without
- * events) to moto's server, whose CloudFormation creates the resources in its other services. The stack
+ * events) and one whose image comes through an ECR pull-through cache to moto's server, whose
+ * CloudFormation creates the resources in its other services. The stack
  * is then read back from those services' APIs, as an operator would check a real deploy:
  * - the task definition's ROCKETMQ_LAMBDA_CONFIG, with the ACL secret filled from Secrets Manager as ECS
  *   does, is accepted by the poller's own loadConfigFromEnv and names the deployed functions and table;
@@ -17,7 +18,8 @@
  * (moto-coverage.ts) states what it makes of each; the tests measure it and compare. moto skips the
  * Application Auto Scaling target and policy, the CloudWatch alarms (and the Framework's bucket policy):
  * cfn-lint, run here on the templates deployed, plus the unit tests of the compiled alarms, is all the
- * checking they get, as are the properties moto drops.
+ * checking they get, as are the properties moto drops. moto has no ECR pull-through cache either: it skips
+ * the rule; the resolved image and the execution role's rights on the cached repository are checked.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +28,7 @@ import {
   RocketMQLogicalIds as Ids,
   RocketMQAlarmIdPrefixes,
 } from '../../../src/serverless/logical-ids.js';
-import { publishedImage } from '../../../src/serverless/published-image.js';
+import { packageVersion, publishedImage } from '../../../src/serverless/published-image.js';
 import { cfnLint, formatFindings } from '../../support/cfn-lint.js';
 import { MOTO_CLIENT_CONFIG, type MotoServerHandle, startMotoServer } from '../../support/moto-server.js';
 import { type AwsClients, awsClients } from './aws-clients.js';
@@ -451,4 +453,62 @@ describe('a service with an ACL secret, failure destinations, a disabled mapping
   });
 
   removeCheck('acl-and-destinations', deployment);
+});
+
+describe('a service whose image comes through an ECR pull-through cache (test/fixtures/deploy/pull-through-cache)', () => {
+  const fixture = path.join(REPO_ROOT, 'test/fixtures/deploy/pull-through-cache');
+  const deployment = useDeployment(
+    'pull-through-cache',
+    'rmq-ptc',
+    { from: fixture, copy: ['serverless.yml', 'handler.js', 'package.json'] },
+    () => ({}),
+  );
+
+  it('deploys; moto has no pull-through cache and skips the rule (real CloudFormation creates it), the task definition after it', () => {
+    const { moto } = started();
+    const { stack, resources } = deployment();
+    expect(stack.status).toBe('UPDATE_COMPLETE');
+    expect(resources[Ids.pullThroughCacheRule]?.Type).toBe('AWS::ECR::PullThroughCacheRule');
+    expect(unsupportedTypes(resources)).toEqual(['AWS::ECR::PullThroughCacheRule', 'AWS::S3::BucketPolicy']);
+    expect(moto.warnings()).toContain(
+      "Tried to parse AWS::ECR::PullThroughCacheRule but it's not supported by moto's CloudFormation implementation",
+    );
+    expect(createdOutcomes(stack, resources)).toEqual(expectedCreation(resources));
+  });
+
+  it("the task runs the published version from the account's registry; the execution role pulls and imports exactly the cached repository", async () => {
+    const { aws } = started();
+    const { stack } = deployment();
+    const account = (await arnOfFunction(stack, 'OrdersLambdaFunction')).split(':')[4];
+    const region = MOTO_CLIENT_CONFIG.region;
+    const definition = await describeTaskDefinition(aws, stack.resource(Ids.taskDefinition).physicalId);
+    expect(definition.containerDefinitions.map((container) => container.image)).toEqual([
+      `${account}.dkr.ecr.${region}.amazonaws.com/rocketmq-lambda/rocketmq-lambda/rocketmq-lambda:${packageVersion()}`,
+    ]);
+    const repository = `arn:aws:ecr:${region}:${account}:repository/rocketmq-lambda/rocketmq-lambda/rocketmq-lambda`;
+    const execution = await roleWithPolicy(
+      aws,
+      stack.resource(Ids.executionRole).physicalId,
+      'rocketmq-poller',
+    );
+    expect(execution.nullStatements).toBe(0);
+    expect(execution.statements.filter((s) => s.Sid !== 'WriteLogs')).toEqual([
+      { Sid: 'EcrLogin', Effect: 'Allow', Action: 'ecr:GetAuthorizationToken', Resource: '*' },
+      {
+        Sid: 'PullImage',
+        Effect: 'Allow',
+        Action: ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'],
+        Resource: repository,
+      },
+      {
+        Sid: 'PullThroughCache',
+        Effect: 'Allow',
+        Action: ['ecr:BatchImportUpstreamImage', 'ecr:CreateRepository'],
+        Resource: repository,
+      },
+    ]);
+    await expectLogGroupStatement(execution.statements, stack);
+  });
+
+  removeCheck('pull-through-cache', deployment);
 });

@@ -19,6 +19,7 @@ const FIXTURES = [
   'event-typo',
   'bad-options',
   'built-image',
+  'pull-through-cache',
   'placeholders',
   'custom-typo',
   'deploy-without-docker',
@@ -245,6 +246,29 @@ describe('serverless package with the rocketmq plugin (osls)', () => {
     });
   });
 
+  it('image.pullThroughCache: the rule, the task definition after it, the image from the account registry, rights on the cached repository', () => {
+    const { Resources } = packaged('pull-through-cache');
+    expect(Resources.RocketMQPollerPullThroughCacheRule).toEqual({
+      Type: 'AWS::ECR::PullThroughCacheRule',
+      Properties: {
+        EcrRepositoryPrefix: 'rmq-cache',
+        UpstreamRegistry: 'github-container-registry',
+        UpstreamRegistryUrl: 'ghcr.io',
+        CredentialArn:
+          'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ecr-pullthroughcache/ghcr-AbCdEf',
+      },
+    });
+    expect(Resources.RocketMQPollerTaskDefinition?.DependsOn).toEqual(['RocketMQPollerPullThroughCacheRule']);
+    expect(JSON.stringify(Resources.RocketMQPollerTaskDefinition)).toContain(
+      `"Image":{"Fn::Sub":"\${AWS::AccountId}.dkr.ecr.\${AWS::Region}.\${AWS::URLSuffix}/rmq-cache/rocketmq-lambda/rocketmq-lambda:${VERSION}"}`,
+    );
+    const executionRole = JSON.stringify(Resources.RocketMQPollerExecutionRole);
+    expect(executionRole).toContain(
+      `{"Sid":"PullThroughCache","Effect":"Allow","Action":["ecr:BatchImportUpstreamImage","ecr:CreateRepository"],"Resource":{"Fn::Sub":"arn:\${AWS::Partition}:ecr:\${AWS::Region}:\${AWS::AccountId}:repository/rmq-cache/rocketmq-lambda/rocketmq-lambda"}}`,
+    );
+    expect(Resources.RocketMQPollerImageRepository).toBeUndefined();
+  });
+
   it('image.build on a machine without Docker: deploy stops before touching AWS, naming docker', () => {
     const { exitCode, output } = result('deploy-without-docker');
     expect(exitCode).not.toBe(0);
@@ -256,11 +280,13 @@ describe('serverless package with the rocketmq plugin (osls)', () => {
 
 describe('cfn-lint', () => {
   it('passes the templates serverless package generated', async () => {
-    const files = (['minimal', 'all-options', 'no-events', 'built-image'] as const).map((f) => {
-      const file = result(f).templateFile;
-      if (file === undefined) throw new Error(`no template for ${f}:\n${result(f).output}`);
-      return file;
-    });
+    const files = (['minimal', 'all-options', 'no-events', 'built-image', 'pull-through-cache'] as const).map(
+      (f) => {
+        const file = result(f).templateFile;
+        if (file === undefined) throw new Error(`no template for ${f}:\n${result(f).output}`);
+        return file;
+      },
+    );
     const findings = await cfnLint(files);
     expect(findings, formatFindings(findings)).toEqual([]);
   }, 600_000);

@@ -397,6 +397,39 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
     expect(runConfig(Template.fromStack(f.stack)).mappings).toHaveLength(1);
   });
 
+  it("pulls the published image through an ECR pull-through cache rule, with a credential secret's ARN as a token", () => {
+    const f = fixture(Duration.seconds(10));
+    const credential = new secretsmanager.Secret(f.stack, 'GhcrCredential', {
+      secretName: 'ecr-pullthroughcache/ghcr',
+    });
+    const p = poller(f, {
+      image: { pullThroughCache: { upstream: 'ghcr', credentialArn: credential.secretArn } },
+    });
+    f.fn.addEventSource(new RocketMQEventSource({ poller: p, topic: 'Orders', consumerGroup: 'orders-fn' }));
+    const template = Template.fromStack(f.stack);
+    const ruleId = logicalIdOf(p, RocketMQLogicalIds.pullThroughCacheRule);
+    template.hasResourceProperties('AWS::ECR::PullThroughCacheRule', {
+      EcrRepositoryPrefix: 'rocketmq-lambda',
+      UpstreamRegistry: 'github-container-registry',
+      UpstreamRegistryUrl: 'ghcr.io',
+      CredentialArn: { Ref: Match.stringLikeRegexp('^GhcrCredential') },
+    });
+    template.hasResource('AWS::ECS::TaskDefinition', {
+      DependsOn: Match.arrayWith([ruleId]),
+      Properties: {
+        ContainerDefinitions: [
+          Match.objectLike({
+            Image: {
+              'Fn::Sub': Match.stringLikeRegexp(
+                '^\\$\\{AWS::AccountId\\}\\.dkr\\.ecr\\.\\$\\{AWS::Region\\}\\.\\$\\{AWS::URLSuffix\\}/rocketmq-lambda/rocketmq-lambda/rocketmq-lambda:',
+              ),
+            },
+          }),
+        ],
+      },
+    });
+  });
+
   it('refuses a second poller in a stack, a poller without mappings, an image built at deploy', () => {
     const f = fixture(Duration.seconds(10));
     poller(f);
