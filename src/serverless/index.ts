@@ -21,7 +21,14 @@
 import { RocketMQServerlessPlugin } from './rocketmq-plugin.js';
 
 export { LAG_METRIC } from '../metrics/lag-metric.js';
-export type { CfnIntrinsic, CfnOutput, CfnResource, CfnString } from './cfn-intrinsic.js';
+export type {
+  CfnIntrinsic,
+  CfnListIntrinsic,
+  CfnOutput,
+  CfnResource,
+  CfnString,
+  CfnStringList,
+} from './cfn-intrinsic.js';
 export {
   type CompiledRocketMQ,
   type CompileRocketMQInput,
