@@ -29,6 +29,7 @@ export type {
   CfnString,
   CfnStringList,
 } from './cfn-intrinsic.js';
+export { CFN_SHORT_FORMS, CFN_YAML_TAG_NAMES, cfnYamlTags } from './cfn-yaml-tags.js';
 export {
   type CompiledRocketMQ,
   type CompileRocketMQInput,
@@ -54,6 +55,17 @@ export {
   RocketMQServerlessPlugin,
   type ServerlessInstance,
 } from './rocketmq-plugin.js';
+export {
+  type CfnTemplateDocument,
+  parseStackFileText,
+  readStackFile,
+  renderTemplate,
+  STANDALONE_OUTPUTS,
+  type StackFile,
+  type StandaloneTemplate,
+  stackFileSchema,
+  standaloneTemplate,
+} from './standalone-template.js';
 
 /**
  * The plugin class, as the framework expects a plugin module's default export.
