@@ -279,7 +279,9 @@ export function renderTemplate(
 ): string {
   if (format === 'json') return `${JSON.stringify(template, null, 2)}\n`;
   const comment = header.map((line) => (line === '' ? '#' : `# ${line}`)).join('\n');
-  const body = stringify(template, { lineWidth: 0, aliasDuplicateObjects: false });
+  // YAML 1.1 rules for quoting: a string that a 1.1 reader (PyYAML: moto, cfn-lint) would take for a
+  // date, a boolean or a number (`Version: 2012-10-17`, `on`) is quoted.
+  const body = stringify(template, { version: '1.1', lineWidth: 0, aliasDuplicateObjects: false });
   return header.length > 0 ? `${comment}\n${body}` : body;
 }
 

@@ -1,13 +1,13 @@
 /**
- * The standalone template (infra/cloudformation/rocketmq-poller.yml) deployed with CreateStack against
- * moto's server, for one mapping with an ACL secret given by partial ARN, an SQS failure destination and
- * an image in a private ECR repository, then read back from the services' APIs as
- * serverless-deploy.test.ts reads the plugin's stacks: the config its `!Sub`/`!If` build is accepted by
- * the poller's own loadConfigFromEnv, the container's root filesystem is read-only but for the state
- * volume, the roles name exactly the function, table, queue, log group, secret and image repository (its
- * ARN cut from the image URI with `!Split`/`!Select`), the table has the offsets key schema, the dashboard
- * CloudWatch stores is valid JSON for the group, cluster and service; DeleteStack deletes it (the table
- * stays: DeletionPolicy Retain).
+ * The standalone template (infra/cloudformation/rocketmq-poller.yml, generated from
+ * rocketmq-poller.stack.yml by the plugin's compiler) deployed with CreateStack against moto's server,
+ * with the parameters a user fills in (the function, the subnets and security groups as list
+ * parameters, the ACL secret by partial ARN), then read back from the services' APIs as
+ * serverless-deploy.test.ts reads the plugin's stacks: the config is accepted by the poller's own
+ * loadConfigFromEnv, the container's root filesystem is read-only but for the state volume, the roles
+ * name exactly the function, table, log group and secret (no ECR right: the published image is on
+ * ghcr.io), the table has the offsets key schema, the dashboard CloudWatch stores is valid JSON for the
+ * group, cluster and service; DeleteStack deletes it (the table stays: DeletionPolicy Retain).
  *
  * moto skips the scaling target and policy and the alarms: cfn-lint, run here on the template, and the
  * unit tests' evaluation of the template are all the checking they get, as are the properties moto drops
@@ -16,8 +16,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CreateStackCommand, DeleteStackCommand } from '@aws-sdk/client-cloudformation';
-import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RocketMQLogicalIds as Ids } from '../../../src/serverless/logical-ids.js';
+import { publishedImage } from '../../../src/serverless/published-image.js';
 import { cfnLint, formatFindings } from '../../support/cfn-lint.js';
 import { MOTO_CLIENT_CONFIG, type MotoServerHandle, startMotoServer } from '../../support/moto-server.js';
 import { parseCfnTemplate } from '../../unit/infra/cfn-evaluate.js';
@@ -37,7 +38,7 @@ import {
 } from './moto-coverage.js';
 import { OFFSETS_ACTIONS } from './poller-statements.js';
 import { describeTaskDefinition, pollerConfigOf } from './poller-task.js';
-import { dashboardBody, logGroupArn, queueArn, tableArn } from './resource-lookups.js';
+import { dashboardBody, logGroupArn, tableArn } from './resource-lookups.js';
 import { iamResourceMatches, roleWithPolicy, statement } from './role-policy.js';
 import { REPO_ROOT } from './serverless-service.js';
 
@@ -48,17 +49,14 @@ const STACK_NAME = 'rocketmq-poller-orders';
 const FUNCTION_ARN = `arn:aws:lambda:${MOTO_CLIENT_CONFIG.region}:123456789012:function:orders-handler`;
 const SUBNETS = ['subnet-0a1b2c3d4e5f67890', 'subnet-0f3e2d1c4b5a69788'];
 const ACL = { accessKey: 'rocketmq-access-key', secretKey: 'rocketmq-secret-key' };
-/** An image in a private ECR repository with a namespace: pull rights on exactly that repository. */
-const ECR_IMAGE = `123456789012.dkr.ecr.${MOTO_CLIENT_CONFIG.region}.amazonaws.com/platform/rocketmq-lambda:0.1.0`;
-const ECR_REPOSITORY_ARN = `arn:aws:ecr:${MOTO_CLIENT_CONFIG.region}:123456789012:repository/platform/rocketmq-lambda`;
 const IDS: PollerIds = {
-  table: 'OffsetsTable',
-  logGroup: 'LogGroup',
-  taskDefinition: 'TaskDefinition',
-  service: 'Service',
-  cluster: 'Cluster',
-  executionRole: 'ExecutionRole',
-  taskRole: 'TaskRole',
+  table: Ids.offsetsTable,
+  logGroup: Ids.logGroup,
+  taskDefinition: Ids.taskDefinition,
+  service: Ids.service,
+  cluster: Ids.cluster,
+  executionRole: Ids.executionRole,
+  taskRole: Ids.taskRole,
 };
 
 let moto: MotoServerHandle | undefined;
@@ -66,7 +64,6 @@ let aws: AwsClients | undefined;
 let stack: DeployedStack | undefined;
 let aclSecretArn = '';
 let partialSecretArn = '';
-let failureQueueArn = '';
 let createMs = 0;
 let deleteMs = 0;
 
@@ -79,26 +76,13 @@ beforeAll(async () => {
   });
   aclSecretArn = String((secret as { ARN?: unknown }).ARN);
   partialSecretArn = aclSecretArn.replace(/-[A-Za-z0-9]{6}$/, '');
-  const { QueueUrl } = await aws.sqs.send(new CreateQueueCommand({ QueueName: 'orders-failures' }));
-  if (QueueUrl === undefined) throw new Error('CreateQueue gave no URL');
-  failureQueueArn = await queueArn(aws, QueueUrl);
 
+  // What a user fills in: the stack file's parameters.
   const parameters: Record<string, string> = {
-    FunctionArn: FUNCTION_ARN,
-    FunctionTimeoutSeconds: '30',
-    Topic: 'Orders',
-    ConsumerGroup: 'orders-fn',
-    FilterExpression: 'TagA || TagB',
-    StartingPosition: 'TRIM_HORIZON',
-    OnFailureArn: failureQueueArn,
-    NameServers: '10.0.0.1:9876;10.0.0.2:9876',
-    AclSecretArn: partialSecretArn,
-    PollerImage: ECR_IMAGE,
-    MaxCount: '4',
+    OrdersFunctionArn: FUNCTION_ARN,
     SubnetIds: SUBNETS.join(','),
     SecurityGroupIds: 'sg-0c1d2e3f4a5b69788',
-    LogRetentionInDays: '30',
-    MessageAgeThresholdSeconds: '600',
+    AclSecretArn: partialSecretArn,
   };
   const startedAt = Date.now();
   await aws.cloudformation.send(
@@ -131,7 +115,7 @@ function started(): { moto: MotoServerHandle; aws: AwsClients; stack: DeployedSt
   return { moto, aws, stack };
 }
 
-describe('the standalone template, one mapping, deployed with CreateStack', () => {
+describe('the generated standalone template, deployed with CreateStack', () => {
   it('reaches CREATE_COMPLETE with its outputs; each resource as moto handles its type', () => {
     const { stack } = started();
     expect(stack.status).toBe('CREATE_COMPLETE');
@@ -154,7 +138,7 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
       { name: 'ROCKETMQ_SECRET_KEY', valueFrom: `${partialSecretArn}:secretKey::` },
     ]);
     // A read-only root filesystem; the heartbeat, broadcasting offsets and temporary files in the volume.
-    expect(poller.image).toBe(ECR_IMAGE);
+    expect(poller.image).toBe(publishedImage());
     expect(poller.readonlyRootFilesystem).toBe(true);
     expect(poller.mountPoints).toEqual([
       { sourceVolume: 'poller-state', containerPath: '/app/.rocketmq-lambda', readOnly: false },
@@ -168,7 +152,7 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
     );
     const config = await pollerConfigOf(aws, poller);
     expect(config.acl).toEqual(ACL);
-    expect(config.nameServerAddresses).toEqual(['10.0.0.1:9876', '10.0.0.2:9876']);
+    expect(config.nameServerAddresses).toEqual(['10.0.0.10:9876', '10.0.0.11:9876']);
     expect(config.offsets).toMatchObject({ store: 'dynamodb', table: stack.resource(IDS.table).physicalId });
     // EMF lines on stdout, shipped by the awslogs driver: no PutMetricData, no CloudWatch right.
     expect(config.metrics.emf).toMatchObject({ namespace: 'RocketMQLambda' });
@@ -176,22 +160,20 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
     expect(config.mappings).toMatchObject([
       {
         topic: 'Orders',
-        consumerGroup: 'orders-fn',
+        consumerGroup: 'orders-lambda',
+        batchSize: 100,
         functionRef: FUNCTION_ARN,
         functionTimeoutMs: 30_000,
-        filter: { type: 'TAG', expression: 'TagA || TagB' },
-        startingPosition: 'TRIM_HORIZON',
-        onFailure: failureQueueArn,
       },
     ]);
   });
 
-  it('the task role allows exactly the function, the table and the queue; the execution role the log group, the image repository and the secret', async () => {
+  it('the task role allows exactly the function and the table; the execution role the log group and the secret, no ECR', async () => {
     const { aws, stack } = started();
     const task = await roleWithPolicy(aws, stack.resource(IDS.taskRole).physicalId, 'rocketmq-poller');
     expect(task.statements).toEqual([
       {
-        Sid: 'InvokeMappedFunction',
+        Sid: 'InvokeMappedFunctions',
         Effect: 'Allow',
         Action: 'lambda:InvokeFunction',
         Resource: [FUNCTION_ARN, `${FUNCTION_ARN}:*`],
@@ -202,32 +184,15 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
         Action: [...OFFSETS_ACTIONS],
         Resource: await tableArn(aws, stack.resource(IDS.table).physicalId),
       },
-      {
-        Sid: 'FailureDestination',
-        Effect: 'Allow',
-        Action: ['sqs:SendMessage', 'sns:Publish'],
-        Resource: failureQueueArn,
-      },
     ]);
     const execution = await roleWithPolicy(
       aws,
       stack.resource(IDS.executionRole).physicalId,
       'rocketmq-poller',
     );
-    // No KMS key given: the DecryptAcl statement's !If gives AWS::NoValue, which CloudFormation removes
-    // from the list; moto leaves a null in its place (its gap, not the template's).
-    expect(execution.statements.map((s) => s.Sid)).toEqual([
-      'WriteLogs',
-      'EcrLogin',
-      'PullImage',
-      'ReadAclSecret',
-    ]);
-    expect(statement(execution.statements, 'EcrLogin').Resource).toBe('*');
-    expect(statement(execution.statements, 'PullImage')).toMatchObject({
-      Action: ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'],
-      Resource: ECR_REPOSITORY_ARN,
-    });
-    expect(execution.nullStatements).toBe(1);
+    // The published image is on ghcr.io: no ECR statement at all.
+    expect(execution.statements.map((s) => s.Sid)).toEqual(['WriteLogs', 'ReadAclSecret']);
+    expect(execution.nullStatements).toBe(0);
     expect(task.nullStatements).toBe(0);
     const logs = statement(execution.statements, 'WriteLogs');
     const logGroup = await logGroupArn(aws, stack.resource(IDS.logGroup).physicalId);
@@ -245,14 +210,14 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
       memory: '512',
       cpuArchitecture: 'X86_64',
       subnets: SUBNETS,
-      logRetentionInDays: 30,
+      logRetentionInDays: 14,
     };
     expect(await droppedProperties(aws, stack, IDS, settings)).toEqual(expectedDropped(IDS, RESOURCES));
   });
 
   it('the dashboard CloudWatch stores is valid JSON for the group, the region, the cluster and the service', async () => {
     const { aws, stack } = started();
-    const name = stack.resource('Dashboard').physicalId;
+    const name = stack.resource(Ids.dashboard).physicalId;
     expect(name).toBe(`${STACK_NAME}-rocketmq-poller`);
     const body = await dashboardBody(aws, name);
     const { widgets } = JSON.parse(body) as {
@@ -268,7 +233,7 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
       'DeadLetterDepth',
       'Unhealthy',
     ])
-      expect(body).toContain(`["RocketMQLambda","${metric}","ConsumerGroup","orders-fn",`);
+      expect(body).toContain(`["RocketMQLambda","${metric}","ConsumerGroup","orders-lambda",`);
     const service = stack.resource(IDS.service).physicalId.split('/').at(-1);
     expect(body).toContain(
       `"ClusterName","${stack.resource(IDS.cluster).physicalId}","ServiceName","${service}"`,
@@ -277,7 +242,7 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
       horizontal: [{ label: 'target per task', value: 1000 }],
     });
     expect(widgets[1]?.properties.annotations).toEqual({
-      horizontal: [{ label: 'alarm threshold', value: 600 }],
+      horizontal: [{ label: 'alarm threshold', value: 300 }],
     });
   });
 

@@ -138,7 +138,9 @@ describe('the template of a stack file', () => {
     ]);
     expect(template.Resources[Ids.taskDefinition]?.Type).toBe('AWS::ECS::TaskDefinition');
     const yaml = renderTemplate(template, 'yaml', ['top']);
-    expect(yaml.startsWith('# top\nAWSTemplateFormatVersion:')).toBe(true);
+    // Quoted as YAML 1.1 readers (PyYAML: moto, cfn-lint) need, or they read a date.
+    expect(yaml.startsWith('# top\nAWSTemplateFormatVersion: "2010-09-09"\n')).toBe(true);
+    expect(yaml).toContain('Version: "2012-10-17"');
     expect(yaml).not.toMatch(/[&*]a\d/);
     expect(JSON.parse(renderTemplate(template, 'json'))).toEqual(JSON.parse(JSON.stringify(template)));
   });
