@@ -16,9 +16,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CreateStackCommand, DeleteStackCommand } from '@aws-sdk/client-cloudformation';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RocketMQLogicalIds as Ids } from '../../../src/serverless/logical-ids.js';
 import { publishedImage } from '../../../src/serverless/published-image.js';
+import {
+  parseStackFileText,
+  renderTemplate,
+  standaloneTemplate,
+} from '../../../src/serverless/standalone-template.js';
 import { cfnLint, formatFindings } from '../../support/cfn-lint.js';
 import { MOTO_CLIENT_CONFIG, type MotoServerHandle, startMotoServer } from '../../support/moto-server.js';
 import { parseCfnTemplate } from '../../unit/infra/cfn-evaluate.js';
@@ -38,7 +44,7 @@ import {
 } from './moto-coverage.js';
 import { OFFSETS_ACTIONS } from './poller-statements.js';
 import { describeTaskDefinition, pollerConfigOf } from './poller-task.js';
-import { dashboardBody, logGroupArn, tableArn } from './resource-lookups.js';
+import { dashboardBody, logGroupArn, queueArn, tableArn } from './resource-lookups.js';
 import { iamResourceMatches, roleWithPolicy, statement } from './role-policy.js';
 import { REPO_ROOT } from './serverless-service.js';
 
@@ -276,5 +282,100 @@ describe('the generated standalone template, deployed with CreateStack', () => {
     expect(await deletionOutcomes(aws, stack.resources, RESOURCES)).toEqual(
       expectedDeletion(stack.resources, RESOURCES),
     );
+  });
+});
+
+/** An image in a private ECR repository with a namespace: pull rights on exactly that repository. */
+const ECR_IMAGE = `123456789012.dkr.ecr.${MOTO_CLIENT_CONFIG.region}.amazonaws.com/platform/rocketmq-lambda:0.1.0`;
+const ECR_REPOSITORY_ARN = `arn:aws:ecr:${MOTO_CLIENT_CONFIG.region}:123456789012:repository/platform/rocketmq-lambda`;
+const AUDIT_ARN = `arn:aws:lambda:${MOTO_CLIENT_CONFIG.region}:123456789012:function:audit`;
+
+/** A stack file with two functions, one event disabled, ACL keys from SSM, an ECR image, a failure queue. */
+function severalMappingsStack(): string {
+  return `
+parameters:
+  SubnetIds: { Type: 'List<AWS::EC2::Subnet::Id>' }
+  FailureQueueArn: { Type: String }
+custom:
+  rocketmq:
+    nameServers: '10.0.0.10:9876'
+    image: ${ECR_IMAGE}
+    vpc: { subnetIds: !Ref SubnetIds }
+    acl: { accessKeyParameter: /rocketmq/access-key, secretKeyParameter: /rocketmq/secret-key }
+functions:
+  orders:
+    arn: ${FUNCTION_ARN}
+    timeout: 30
+    events:
+      - rocketmq: { topic: Orders, consumerGroup: orders-lambda, onFailure: !Ref FailureQueueArn }
+  audit:
+    arn: ${AUDIT_ARN}
+    timeout: 600
+    events:
+      - rocketmq: { topic: Audit, consumerGroup: audit-lambda, consumeMode: POP }
+      - rocketmq: { topic: Old, consumerGroup: old-lambda, enabled: false }
+`;
+}
+
+describe('a generated template of several mappings, ACL keys from SSM, an ECR image, deployed with CreateStack', () => {
+  it('maps both enabled groups; the roles name both functions, the queue, the parameters and exactly the repository', async () => {
+    const { aws } = started();
+    const { QueueUrl } = await aws.sqs.send(new CreateQueueCommand({ QueueName: 'orders-failures' }));
+    if (QueueUrl === undefined) throw new Error('CreateQueue gave no URL');
+    const failureQueue = await queueArn(aws, QueueUrl);
+    const { template } = standaloneTemplate(parseStackFileText(severalMappingsStack(), 'yaml'));
+    const name = 'rocketmq-poller-several';
+    await aws.cloudformation.send(
+      new CreateStackCommand({
+        StackName: name,
+        TemplateBody: renderTemplate(template, 'yaml'),
+        Capabilities: ['CAPABILITY_IAM'],
+        Parameters: [
+          { ParameterKey: 'SubnetIds', ParameterValue: SUBNETS.join(',') },
+          { ParameterKey: 'FailureQueueArn', ParameterValue: failureQueue },
+        ],
+      }),
+    );
+    const several = await describeStack(aws, name);
+    expect(several.status).toBe('CREATE_COMPLETE');
+    const definition = await describeTaskDefinition(aws, several.resource(IDS.taskDefinition).physicalId);
+    const [poller] = definition.containerDefinitions;
+    if (poller === undefined) throw new Error('the task definition has no container');
+    expect(poller.image).toBe(ECR_IMAGE);
+    expect(poller.readonlyRootFilesystem).toBe(true);
+    const config = JSON.parse(
+      poller.environment.find((variable) => variable.name === 'ROCKETMQ_LAMBDA_CONFIG')?.value ?? '{}',
+    ) as { mappings: { consumerGroup: string; functionTimeoutMs: number; consumeMode?: string }[] };
+    expect(config.mappings).toMatchObject([
+      { consumerGroup: 'orders-lambda', functionTimeoutMs: 30_000 },
+      { consumerGroup: 'audit-lambda', functionTimeoutMs: 600_000, consumeMode: 'POP' },
+    ]);
+    // ECS takes an SSM parameter of the same region by its name; the execution role names its ARN.
+    expect(poller.secrets?.map((secret) => secret.valueFrom)).toEqual([
+      '/rocketmq/access-key',
+      '/rocketmq/secret-key',
+    ]);
+    const task = await roleWithPolicy(aws, several.resource(IDS.taskRole).physicalId, 'rocketmq-poller');
+    expect(statement(task.statements, 'InvokeMappedFunctions').Resource).toEqual([
+      FUNCTION_ARN,
+      `${FUNCTION_ARN}:*`,
+      AUDIT_ARN,
+      `${AUDIT_ARN}:*`,
+    ]);
+    expect(statement(task.statements, 'FailureQueues').Resource).toEqual([failureQueue]);
+    const execution = await roleWithPolicy(
+      aws,
+      several.resource(IDS.executionRole).physicalId,
+      'rocketmq-poller',
+    );
+    expect(execution.statements.map((s) => s.Sid)).toEqual([
+      'WriteLogs',
+      'EcrLogin',
+      'PullImage',
+      'ReadAclParameters',
+    ]);
+    expect(statement(execution.statements, 'PullImage').Resource).toBe(ECR_REPOSITORY_ARN);
+    await aws.cloudformation.send(new DeleteStackCommand({ StackName: name }));
+    expect(await stackStatus(aws, name)).toBe('DELETE_COMPLETE');
   });
 });
