@@ -7,7 +7,10 @@
  * loadConfigFromEnv, the container's root filesystem is read-only but for the state volume, the roles
  * name exactly the function, table, log group and secret (no ECR right: the published image is on
  * ghcr.io), the table has the offsets key schema, the dashboard CloudWatch stores is valid JSON for the
- * group, cluster and service; DeleteStack deletes it (the table stays: DeletionPolicy Retain).
+ * group, cluster and service; DeleteStack deletes it (the table stays: DeletionPolicy Retain). A second
+ * stack, generated from a stack file of two functions (one event disabled, one POP), ACL keys from SSM,
+ * an image in a private ECR repository and a failure queue, maps both enabled groups, and its roles name
+ * both functions, the queue, the parameters and exactly the image's repository.
  *
  * moto skips the scaling target and policy and the alarms: cfn-lint, run here on the template, and the
  * unit tests' evaluation of the template are all the checking they get, as are the properties moto drops
