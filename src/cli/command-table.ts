@@ -147,6 +147,10 @@ export const COMMANDS: Readonly<Record<string, CommandNode>> = {
     summary: 'check a poller config or serverless.yml without starting anything',
     load: async () => (await import('./validate-command.js')).validateCommand,
   },
+  template: {
+    summary: 'build a standalone CloudFormation template of the poller from a stack file',
+    load: async () => (await import('./template-command.js')).templateCommand,
+  },
   dlq: DLQ_COMMANDS,
   status: {
     summary: 'live pollers and what each holds; per queue offsets, lag, oldest message; dead letters',

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `rocketmq-lambda` command: dispatches through the command table (command-table.ts: `run`, `dev`,
- * `health`, `send`, `status`, `offsets`, `dlq`, `validate`), loading only the one asked for (the
+ * `health`, `send`, `status`, `offsets`, `dlq`, `validate`, `template`), loading only the one asked for (the
  * production `run` never loads dev's embedded DynamoDB or the local broker). Unknown commands and flags
  * print the usage (with the command a typo most likely meant) and exit with code 2; `help <command>`
  * prints that command's help.

@@ -20,6 +20,7 @@ import {
   Lexer,
   LineCounter,
   Parser,
+  type Tags,
 } from 'yaml';
 import { ConfigError } from './config-error.js';
 import { findJsonSyntaxProblem } from './json-syntax.js';
@@ -64,6 +65,12 @@ export interface ConfigSyntaxOptions {
   readonly what?: string | undefined;
   /** Starts a line that has no line and column: `(config)`, `(serverless.yml)`. @default '(config)' */
   readonly label?: string | undefined;
+  /**
+   * YAML only: tags read as values of their own (CloudFormation's `!Ref`, see
+   * src/serverless/cfn-yaml-tags.ts). With them, a tag that is none of them is a syntax error; without
+   * them, an unknown tag reads as its plain value.
+   */
+  readonly customTags?: Tags | undefined;
 }
 
 /**
@@ -101,7 +108,7 @@ export function parseYamlConfigText(text: string, options: ConfigSyntaxOptions =
   const lineCounter = new LineCounter();
   let read: YamlRead;
   try {
-    read = readYamlDocument(text, lineCounter);
+    read = readYamlDocument(text, lineCounter, options.customTags);
   } catch (error) {
     throw refuse([`${label}: invalid YAML: ${thrownWords(error)}`]);
   }
@@ -191,7 +198,7 @@ class StopReading extends Error {}
  * megabyte made of errors (`- a\nb: 1\n` repeated) cost the package 6 s and 1 GB, an error object per
  * error, before it was refused. Errors are kept as offset, code and message; no message is shown.
  */
-function readYamlDocument(text: string, lineCounter: LineCounter): YamlRead {
+function readYamlDocument(text: string, lineCounter: LineCounter, customTags: Tags | undefined): YamlRead {
   const errors: YamlSyntaxError[] = [];
   const seen = new Set<string>();
   let stopped = false;
@@ -224,7 +231,11 @@ function readYamlDocument(text: string, lineCounter: LineCounter): YamlRead {
   // logLevel 'error': at 'warn' the package prints a collection used as a key to stderr, as written.
   // Duplicate keys are found by keyProblems: the package's own check compares every key with every
   // other one of its mapping (60,000 keys took tens of seconds).
-  const composer = new Composer({ uniqueKeys: false, logLevel: 'error' });
+  const composer = new Composer({
+    uniqueKeys: false,
+    logLevel: 'error',
+    ...(customTags === undefined ? {} : { customTags }),
+  });
   // The composer reports each error to this handler, whose default builds an error object and goes
   // on: ours keeps the first ones and stops.
   // A private member of the pinned yaml version: should an upgrade drop it, every parse fails here (and
@@ -234,7 +245,9 @@ function readYamlDocument(text: string, lineCounter: LineCounter): YamlRead {
     throw new Error('the yaml package no longer has Composer.onError: review src/config/config-syntax.ts');
   }
   (composer as unknown as { onError: ComposeErrorHandler }).onError = (source, code, message, warning) => {
-    if (warning !== true) record(errorOffset(source), code, message);
+    // With tags of its own the text may use only those: an unknown one (a typo of `!Ref`) is an error.
+    const unknownTag = customTags !== undefined && code === 'TAG_RESOLVE_FAILED';
+    if (warning !== true || unknownTag) record(errorOffset(source), code, message);
   };
   const parser = new Parser(lineCounter.addNewLine);
   lineCounter.addNewLine(0);
@@ -437,6 +450,7 @@ const YAML_ERROR_WORDS: Readonly<Record<ErrorCode, string>> = {
  * fixed patterns: the words are still ours, the message is never shown.
  */
 const YAML_REFINEMENTS: readonly { code: ErrorCode; pattern: RegExp; words: string }[] = [
+  { code: 'TAG_RESOLVE_FAILED', pattern: /^Unresolved tag/, words: 'an unknown ! tag' },
   { code: 'MISSING_CHAR', pattern: /^Missing closing "quote/, words: 'an unterminated double-quoted string' },
   { code: 'MISSING_CHAR', pattern: /^Missing closing 'quote/, words: 'an unterminated single-quoted string' },
   { code: 'MISSING_CHAR', pattern: /must end with a [}\]]/, words: 'an unclosed { or [' },

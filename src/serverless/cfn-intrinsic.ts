@@ -31,6 +31,27 @@ export type CfnIntrinsic =
 export type CfnString = string | CfnIntrinsic;
 
 /**
+ * An intrinsic that yields a list of strings at deploy time: a `Ref` to a list parameter
+ * (`List<AWS::EC2::Subnet::Id>`, `CommaDelimitedList`) or an `Fn::Split`.
+ *
+ * @example
+ * ```ts
+ * const subnets: CfnListIntrinsic = { Ref: 'SubnetIds' };
+ * ```
+ */
+export type CfnListIntrinsic = { readonly Ref: string } | { readonly 'Fn::Split': unknown };
+
+/**
+ * A list of strings: written out (each a string or an intrinsic), or one intrinsic that yields the list.
+ *
+ * @example
+ * ```ts
+ * const subnets: CfnStringList = ['subnet-0a1b2c3d4e5f67890', { Ref: 'SecondSubnet' }];
+ * ```
+ */
+export type CfnStringList = readonly CfnString[] | CfnListIntrinsic;
+
+/**
  * A resource of a template.
  *
  * @example
@@ -75,6 +96,25 @@ export const cfnIntrinsicSchema = z.union(
   ],
   { error: 'must be a string or one of Ref, Fn::GetAtt, Fn::ImportValue, Fn::Sub, Fn::Join' },
 );
+
+/**
+ * The zod schema of the intrinsics accepted in place of a list: a `Ref` (to a list parameter) or an
+ * `Fn::Split`. Whether the `Ref` names a list parameter is CloudFormation's to check.
+ */
+export const cfnListIntrinsicSchema = z.union(
+  [z.strictObject({ Ref: z.string().min(1) }), z.strictObject({ 'Fn::Split': z.unknown() })],
+  { error: 'must be a list, a Ref to a list parameter, or Fn::Split' },
+);
+
+/**
+ * A list written out, or a list intrinsic ({@link cfnListIntrinsicSchema}): the schema of a key such as
+ * `vpc.subnetIds`, whose items are checked by `item`.
+ */
+export function cfnStringListSchema<Item extends z.ZodType<CfnString>>(item: Item, error: string) {
+  return z.union([z.array(item).min(1), cfnListIntrinsicSchema], {
+    error: `${error}, or one Ref to a list parameter / Fn::Split`,
+  });
+}
 
 /**
  * Whether `value` is an intrinsic function call (a one-key object naming `Ref` or an `Fn::` function).

@@ -21,7 +21,15 @@
 import { RocketMQServerlessPlugin } from './rocketmq-plugin.js';
 
 export { LAG_METRIC } from '../metrics/lag-metric.js';
-export type { CfnIntrinsic, CfnOutput, CfnResource, CfnString } from './cfn-intrinsic.js';
+export type {
+  CfnIntrinsic,
+  CfnListIntrinsic,
+  CfnOutput,
+  CfnResource,
+  CfnString,
+  CfnStringList,
+} from './cfn-intrinsic.js';
+export { CFN_SHORT_FORMS, CFN_YAML_TAG_NAMES, cfnYamlTags } from './cfn-yaml-tags.js';
 export {
   type CompiledRocketMQ,
   type CompileRocketMQInput,
@@ -47,6 +55,17 @@ export {
   RocketMQServerlessPlugin,
   type ServerlessInstance,
 } from './rocketmq-plugin.js';
+export {
+  type CfnTemplateDocument,
+  parseStackFileText,
+  readStackFile,
+  renderTemplate,
+  STANDALONE_OUTPUTS,
+  type StackFile,
+  type StandaloneTemplate,
+  stackFileSchema,
+  standaloneTemplate,
+} from './standalone-template.js';
 
 /**
  * The plugin class, as the framework expects a plugin module's default export.

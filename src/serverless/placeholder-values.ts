@@ -7,7 +7,7 @@
  * local broker) they are warnings; in any other stage they are refused at package time.
  */
 import { type KeyPath, problemLine } from '../config/config-problem.js';
-import { type CfnString, isCfnIntrinsic } from './cfn-intrinsic.js';
+import { type CfnString, type CfnStringList, isCfnIntrinsic } from './cfn-intrinsic.js';
 import type { RocketMQCustomOptions } from './rocketmq-custom-schema.js';
 
 /**
@@ -48,10 +48,11 @@ export function placeholderFindings(
       );
     }
   }
-  custom.vpc.subnetIds.forEach((id, index) => {
+  // A list intrinsic (a Ref to a list parameter) is filled at deploy time: nothing to look at here.
+  listedIds(custom.vpc.subnetIds).forEach((id, index) => {
     if (isPlaceholderId(id, 'subnet')) at(['vpc', 'subnetIds', index], placeholderIdMessage(id));
   });
-  custom.vpc.securityGroupIds?.forEach((id, index) => {
+  listedIds(custom.vpc.securityGroupIds).forEach((id, index) => {
     if (isPlaceholderId(id, 'sg')) at(['vpc', 'securityGroupIds', index], placeholderIdMessage(id));
   });
 
@@ -63,6 +64,10 @@ export function placeholderFindings(
     problems: found.map((line) => `${line} (stage "${stage}"; only ${tolerant} allow it)`),
     warnings: [],
   };
+}
+
+function listedIds(list: CfnStringList | undefined): readonly CfnString[] {
+  return Array.isArray(list) ? list : [];
 }
 
 function isPlaceholderImage(image: string): boolean {

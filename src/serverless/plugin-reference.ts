@@ -39,15 +39,25 @@ function forTable(node: unknown): unknown {
   const alternatives = record.anyOf;
   if (Array.isArray(alternatives) && alternatives.length > 0 && alternatives.every(isIntrinsicNode)) {
     const { anyOf: _alternatives, ...rest } = record;
-    return { ...rest, type: 'intrinsic' };
+    // The intrinsics that yield a list (a Ref to a list parameter, Fn::Split) in place of a list.
+    const list = alternatives.some((alternative) => intrinsicName(alternative) === 'Fn::Split');
+    return { ...rest, type: list ? 'list intrinsic' : 'intrinsic' };
   }
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, forTable(value)]));
 }
 
 function isIntrinsicNode(node: unknown): boolean {
-  if (typeof node !== 'object' || node === null) return false;
+  return intrinsicName(node) !== undefined;
+}
+
+/** The function a one-property object schema stands for (`Ref`, `Fn::Sub`), if it is one. */
+function intrinsicName(node: unknown): string | undefined {
+  if (typeof node !== 'object' || node === null) return undefined;
   const properties = (node as { properties?: unknown }).properties;
-  if (typeof properties !== 'object' || properties === null) return false;
+  if (typeof properties !== 'object' || properties === null) return undefined;
   const keys = Object.keys(properties);
-  return keys.length === 1 && (keys[0] === 'Ref' || (keys[0]?.startsWith('Fn::') ?? false));
+  const [key] = keys;
+  return keys.length === 1 && key !== undefined && (key === 'Ref' || key.startsWith('Fn::'))
+    ? key
+    : undefined;
 }

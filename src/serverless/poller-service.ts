@@ -3,7 +3,7 @@
  * (`rocketmq-lambda run`), which reads its config from {@link POLLER_CONFIG_ENV}; ACL credentials arrive
  * as ECS secrets in the variables the config reads (`ROCKETMQ_ACCESS_KEY`, `ROCKETMQ_SECRET_KEY`).
  */
-import type { CfnIntrinsic, CfnResource, CfnString } from './cfn-intrinsic.js';
+import type { CfnIntrinsic, CfnResource, CfnString, CfnStringList } from './cfn-intrinsic.js';
 import { POLLER_CONTAINER_NAME } from './logical-ids.js';
 import { POLLER_CONFIG_ENV, type PollerConfigSub } from './poller-config-template.js';
 import {
@@ -113,8 +113,9 @@ export interface ServiceOptions {
   readonly taskDefinitionLogicalId: string;
   /** The fixed task count; undefined when scaling owns it (a deploy must not reset it). */
   readonly desiredCount: number | undefined;
-  readonly subnetIds: readonly CfnString[];
-  readonly securityGroupIds: readonly CfnString[] | undefined;
+  /** A list, or one intrinsic yielding it (a `Ref` to a list parameter). */
+  readonly subnetIds: CfnStringList;
+  readonly securityGroupIds: CfnStringList | undefined;
   readonly assignPublicIp: boolean;
 }
 
@@ -137,10 +138,10 @@ export function pollerService(options: ServiceOptions): CfnResource {
       },
       NetworkConfiguration: {
         AwsvpcConfiguration: {
-          Subnets: [...options.subnetIds],
+          Subnets: listValue(options.subnetIds),
           ...(options.securityGroupIds === undefined
             ? {}
-            : { SecurityGroups: [...options.securityGroupIds] }),
+            : { SecurityGroups: listValue(options.securityGroupIds) }),
           AssignPublicIp: options.assignPublicIp ? 'ENABLED' : 'DISABLED',
         },
       },
@@ -148,4 +149,9 @@ export function pollerService(options: ServiceOptions): CfnResource {
       EnableECSManagedTags: true,
     },
   };
+}
+
+/** A list property's value: a copy of a list written out, or the intrinsic as it is. */
+function listValue(list: CfnStringList): unknown {
+  return Array.isArray(list) ? [...list] : list;
 }

@@ -20,7 +20,7 @@ import { RUN_DEFAULTS } from '../config/config-defaults.js';
 import { info, intKey, tableName, text } from '../config/schema-meta.js';
 import { tlsSchema, tlsSettingsSchema } from '../config/tls-config-schema.js';
 import { TLS_KEY_PASSPHRASE, TLS_MATERIAL } from '../config/tls-material-sources.js';
-import { cfnIntrinsicSchema } from './cfn-intrinsic.js';
+import { cfnIntrinsicSchema, cfnStringListSchema } from './cfn-intrinsic.js';
 import { PUBLISHED_IMAGE_REPOSITORIES } from './published-image.js';
 import { pullThroughCacheSchema } from './pull-through-cache-schema.js';
 import { ALARM_DEFAULTS, alarmsSchema, dashboardSchema } from './rocketmq-alarms-schema.js';
@@ -194,23 +194,21 @@ export const rocketmqCustomSchema = z.strictObject({
     ),
   vpc: z
     .strictObject({
-      subnetIds: z
-        .array(cfnString('must be a subnet id'))
-        .min(1)
-        .meta(
-          info({
-            description:
-              'Subnets of the poller tasks: private subnets with a NAT gateway, or VPC endpoints for every AWS API the poller uses (see Networking).',
-          }),
-        ),
-      securityGroupIds: z
-        .array(cfnString('must be a security group id'))
-        .min(1)
+      subnetIds: cfnStringListSchema(cfnString('must be a subnet id'), 'must be a list of subnet ids').meta(
+        info({
+          description:
+            'Subnets of the poller tasks: private subnets with a NAT gateway, or VPC endpoints for every AWS API the poller uses (see Networking). A list, or one `Ref` to a `List<AWS::EC2::Subnet::Id>` parameter or an `Fn::Split`.',
+        }),
+      ),
+      securityGroupIds: cfnStringListSchema(
+        cfnString('must be a security group id'),
+        'must be a list of security group ids',
+      )
         .optional()
         .meta(
           info({
             description:
-              'Security groups of the poller tasks; they need egress to the name servers, the brokers and AWS (HTTPS).',
+              'Security groups of the poller tasks; they need egress to the name servers, the brokers and AWS (HTTPS). A list, or one `Ref` to a `List<AWS::EC2::SecurityGroup::Id>` parameter or an `Fn::Split`.',
             defaultText: "the VPC's default group",
           }),
         ),

@@ -1,13 +1,16 @@
 /**
- * The standalone template (infra/cloudformation/rocketmq-poller.yml) deployed with CreateStack against
- * moto's server, for one mapping with an ACL secret given by partial ARN, an SQS failure destination and
- * an image in a private ECR repository, then read back from the services' APIs as
- * serverless-deploy.test.ts reads the plugin's stacks: the config its `!Sub`/`!If` build is accepted by
- * the poller's own loadConfigFromEnv, the container's root filesystem is read-only but for the state
- * volume, the roles name exactly the function, table, queue, log group, secret and image repository (its
- * ARN cut from the image URI with `!Split`/`!Select`), the table has the offsets key schema, the dashboard
- * CloudWatch stores is valid JSON for the group, cluster and service; DeleteStack deletes it (the table
- * stays: DeletionPolicy Retain).
+ * The standalone template (infra/cloudformation/rocketmq-poller.yml, generated from
+ * rocketmq-poller.stack.yml by the plugin's compiler) deployed with CreateStack against moto's server,
+ * with the parameters a user fills in (the function, the subnets and security groups as list
+ * parameters, the ACL secret by partial ARN), then read back from the services' APIs as
+ * serverless-deploy.test.ts reads the plugin's stacks: the config is accepted by the poller's own
+ * loadConfigFromEnv, the container's root filesystem is read-only but for the state volume, the roles
+ * name exactly the function, table, log group and secret (no ECR right: the published image is on
+ * ghcr.io), the table has the offsets key schema, the dashboard CloudWatch stores is valid JSON for the
+ * group, cluster and service; DeleteStack deletes it (the table stays: DeletionPolicy Retain). A second
+ * stack, generated from a stack file of two functions (one event disabled, one POP), ACL keys from SSM,
+ * an image in a private ECR repository and a failure queue, maps both enabled groups, and its roles name
+ * both functions, the queue, the parameters and exactly the image's repository.
  *
  * moto skips the scaling target and policy and the alarms: cfn-lint, run here on the template, and the
  * unit tests' evaluation of the template are all the checking they get, as are the properties moto drops
@@ -18,6 +21,13 @@ import path from 'node:path';
 import { CreateStackCommand, DeleteStackCommand } from '@aws-sdk/client-cloudformation';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RocketMQLogicalIds as Ids } from '../../../src/serverless/logical-ids.js';
+import { publishedImage } from '../../../src/serverless/published-image.js';
+import {
+  parseStackFileText,
+  renderTemplate,
+  standaloneTemplate,
+} from '../../../src/serverless/standalone-template.js';
 import { cfnLint, formatFindings } from '../../support/cfn-lint.js';
 import { MOTO_CLIENT_CONFIG, type MotoServerHandle, startMotoServer } from '../../support/moto-server.js';
 import { parseCfnTemplate } from '../../unit/infra/cfn-evaluate.js';
@@ -48,17 +58,14 @@ const STACK_NAME = 'rocketmq-poller-orders';
 const FUNCTION_ARN = `arn:aws:lambda:${MOTO_CLIENT_CONFIG.region}:123456789012:function:orders-handler`;
 const SUBNETS = ['subnet-0a1b2c3d4e5f67890', 'subnet-0f3e2d1c4b5a69788'];
 const ACL = { accessKey: 'rocketmq-access-key', secretKey: 'rocketmq-secret-key' };
-/** An image in a private ECR repository with a namespace: pull rights on exactly that repository. */
-const ECR_IMAGE = `123456789012.dkr.ecr.${MOTO_CLIENT_CONFIG.region}.amazonaws.com/platform/rocketmq-lambda:0.1.0`;
-const ECR_REPOSITORY_ARN = `arn:aws:ecr:${MOTO_CLIENT_CONFIG.region}:123456789012:repository/platform/rocketmq-lambda`;
 const IDS: PollerIds = {
-  table: 'OffsetsTable',
-  logGroup: 'LogGroup',
-  taskDefinition: 'TaskDefinition',
-  service: 'Service',
-  cluster: 'Cluster',
-  executionRole: 'ExecutionRole',
-  taskRole: 'TaskRole',
+  table: Ids.offsetsTable,
+  logGroup: Ids.logGroup,
+  taskDefinition: Ids.taskDefinition,
+  service: Ids.service,
+  cluster: Ids.cluster,
+  executionRole: Ids.executionRole,
+  taskRole: Ids.taskRole,
 };
 
 let moto: MotoServerHandle | undefined;
@@ -66,7 +73,6 @@ let aws: AwsClients | undefined;
 let stack: DeployedStack | undefined;
 let aclSecretArn = '';
 let partialSecretArn = '';
-let failureQueueArn = '';
 let createMs = 0;
 let deleteMs = 0;
 
@@ -79,26 +85,13 @@ beforeAll(async () => {
   });
   aclSecretArn = String((secret as { ARN?: unknown }).ARN);
   partialSecretArn = aclSecretArn.replace(/-[A-Za-z0-9]{6}$/, '');
-  const { QueueUrl } = await aws.sqs.send(new CreateQueueCommand({ QueueName: 'orders-failures' }));
-  if (QueueUrl === undefined) throw new Error('CreateQueue gave no URL');
-  failureQueueArn = await queueArn(aws, QueueUrl);
 
+  // What a user fills in: the stack file's parameters.
   const parameters: Record<string, string> = {
-    FunctionArn: FUNCTION_ARN,
-    FunctionTimeoutSeconds: '30',
-    Topic: 'Orders',
-    ConsumerGroup: 'orders-fn',
-    FilterExpression: 'TagA || TagB',
-    StartingPosition: 'TRIM_HORIZON',
-    OnFailureArn: failureQueueArn,
-    NameServers: '10.0.0.1:9876;10.0.0.2:9876',
-    AclSecretArn: partialSecretArn,
-    PollerImage: ECR_IMAGE,
-    MaxCount: '4',
+    OrdersFunctionArn: FUNCTION_ARN,
     SubnetIds: SUBNETS.join(','),
     SecurityGroupIds: 'sg-0c1d2e3f4a5b69788',
-    LogRetentionInDays: '30',
-    MessageAgeThresholdSeconds: '600',
+    AclSecretArn: partialSecretArn,
   };
   const startedAt = Date.now();
   await aws.cloudformation.send(
@@ -131,7 +124,7 @@ function started(): { moto: MotoServerHandle; aws: AwsClients; stack: DeployedSt
   return { moto, aws, stack };
 }
 
-describe('the standalone template, one mapping, deployed with CreateStack', () => {
+describe('the generated standalone template, deployed with CreateStack', () => {
   it('reaches CREATE_COMPLETE with its outputs; each resource as moto handles its type', () => {
     const { stack } = started();
     expect(stack.status).toBe('CREATE_COMPLETE');
@@ -154,7 +147,7 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
       { name: 'ROCKETMQ_SECRET_KEY', valueFrom: `${partialSecretArn}:secretKey::` },
     ]);
     // A read-only root filesystem; the heartbeat, broadcasting offsets and temporary files in the volume.
-    expect(poller.image).toBe(ECR_IMAGE);
+    expect(poller.image).toBe(publishedImage());
     expect(poller.readonlyRootFilesystem).toBe(true);
     expect(poller.mountPoints).toEqual([
       { sourceVolume: 'poller-state', containerPath: '/app/.rocketmq-lambda', readOnly: false },
@@ -168,7 +161,7 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
     );
     const config = await pollerConfigOf(aws, poller);
     expect(config.acl).toEqual(ACL);
-    expect(config.nameServerAddresses).toEqual(['10.0.0.1:9876', '10.0.0.2:9876']);
+    expect(config.nameServerAddresses).toEqual(['10.0.0.10:9876', '10.0.0.11:9876']);
     expect(config.offsets).toMatchObject({ store: 'dynamodb', table: stack.resource(IDS.table).physicalId });
     // EMF lines on stdout, shipped by the awslogs driver: no PutMetricData, no CloudWatch right.
     expect(config.metrics.emf).toMatchObject({ namespace: 'RocketMQLambda' });
@@ -176,22 +169,20 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
     expect(config.mappings).toMatchObject([
       {
         topic: 'Orders',
-        consumerGroup: 'orders-fn',
+        consumerGroup: 'orders-lambda',
+        batchSize: 100,
         functionRef: FUNCTION_ARN,
         functionTimeoutMs: 30_000,
-        filter: { type: 'TAG', expression: 'TagA || TagB' },
-        startingPosition: 'TRIM_HORIZON',
-        onFailure: failureQueueArn,
       },
     ]);
   });
 
-  it('the task role allows exactly the function, the table and the queue; the execution role the log group, the image repository and the secret', async () => {
+  it('the task role allows exactly the function and the table; the execution role the log group and the secret, no ECR', async () => {
     const { aws, stack } = started();
     const task = await roleWithPolicy(aws, stack.resource(IDS.taskRole).physicalId, 'rocketmq-poller');
     expect(task.statements).toEqual([
       {
-        Sid: 'InvokeMappedFunction',
+        Sid: 'InvokeMappedFunctions',
         Effect: 'Allow',
         Action: 'lambda:InvokeFunction',
         Resource: [FUNCTION_ARN, `${FUNCTION_ARN}:*`],
@@ -202,32 +193,15 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
         Action: [...OFFSETS_ACTIONS],
         Resource: await tableArn(aws, stack.resource(IDS.table).physicalId),
       },
-      {
-        Sid: 'FailureDestination',
-        Effect: 'Allow',
-        Action: ['sqs:SendMessage', 'sns:Publish'],
-        Resource: failureQueueArn,
-      },
     ]);
     const execution = await roleWithPolicy(
       aws,
       stack.resource(IDS.executionRole).physicalId,
       'rocketmq-poller',
     );
-    // No KMS key given: the DecryptAcl statement's !If gives AWS::NoValue, which CloudFormation removes
-    // from the list; moto leaves a null in its place (its gap, not the template's).
-    expect(execution.statements.map((s) => s.Sid)).toEqual([
-      'WriteLogs',
-      'EcrLogin',
-      'PullImage',
-      'ReadAclSecret',
-    ]);
-    expect(statement(execution.statements, 'EcrLogin').Resource).toBe('*');
-    expect(statement(execution.statements, 'PullImage')).toMatchObject({
-      Action: ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'],
-      Resource: ECR_REPOSITORY_ARN,
-    });
-    expect(execution.nullStatements).toBe(1);
+    // The published image is on ghcr.io: no ECR statement at all.
+    expect(execution.statements.map((s) => s.Sid)).toEqual(['WriteLogs', 'ReadAclSecret']);
+    expect(execution.nullStatements).toBe(0);
     expect(task.nullStatements).toBe(0);
     const logs = statement(execution.statements, 'WriteLogs');
     const logGroup = await logGroupArn(aws, stack.resource(IDS.logGroup).physicalId);
@@ -245,14 +219,14 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
       memory: '512',
       cpuArchitecture: 'X86_64',
       subnets: SUBNETS,
-      logRetentionInDays: 30,
+      logRetentionInDays: 14,
     };
     expect(await droppedProperties(aws, stack, IDS, settings)).toEqual(expectedDropped(IDS, RESOURCES));
   });
 
   it('the dashboard CloudWatch stores is valid JSON for the group, the region, the cluster and the service', async () => {
     const { aws, stack } = started();
-    const name = stack.resource('Dashboard').physicalId;
+    const name = stack.resource(Ids.dashboard).physicalId;
     expect(name).toBe(`${STACK_NAME}-rocketmq-poller`);
     const body = await dashboardBody(aws, name);
     const { widgets } = JSON.parse(body) as {
@@ -268,7 +242,7 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
       'DeadLetterDepth',
       'Unhealthy',
     ])
-      expect(body).toContain(`["RocketMQLambda","${metric}","ConsumerGroup","orders-fn",`);
+      expect(body).toContain(`["RocketMQLambda","${metric}","ConsumerGroup","orders-lambda",`);
     const service = stack.resource(IDS.service).physicalId.split('/').at(-1);
     expect(body).toContain(
       `"ClusterName","${stack.resource(IDS.cluster).physicalId}","ServiceName","${service}"`,
@@ -277,7 +251,7 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
       horizontal: [{ label: 'target per task', value: 1000 }],
     });
     expect(widgets[1]?.properties.annotations).toEqual({
-      horizontal: [{ label: 'alarm threshold', value: 600 }],
+      horizontal: [{ label: 'alarm threshold', value: 300 }],
     });
   });
 
@@ -311,5 +285,100 @@ describe('the standalone template, one mapping, deployed with CreateStack', () =
     expect(await deletionOutcomes(aws, stack.resources, RESOURCES)).toEqual(
       expectedDeletion(stack.resources, RESOURCES),
     );
+  });
+});
+
+/** An image in a private ECR repository with a namespace: pull rights on exactly that repository. */
+const ECR_IMAGE = `123456789012.dkr.ecr.${MOTO_CLIENT_CONFIG.region}.amazonaws.com/platform/rocketmq-lambda:0.1.0`;
+const ECR_REPOSITORY_ARN = `arn:aws:ecr:${MOTO_CLIENT_CONFIG.region}:123456789012:repository/platform/rocketmq-lambda`;
+const AUDIT_ARN = `arn:aws:lambda:${MOTO_CLIENT_CONFIG.region}:123456789012:function:audit`;
+
+/** A stack file with two functions, one event disabled, ACL keys from SSM, an ECR image, a failure queue. */
+function severalMappingsStack(): string {
+  return `
+parameters:
+  SubnetIds: { Type: 'List<AWS::EC2::Subnet::Id>' }
+  FailureQueueArn: { Type: String }
+custom:
+  rocketmq:
+    nameServers: '10.0.0.10:9876'
+    image: ${ECR_IMAGE}
+    vpc: { subnetIds: !Ref SubnetIds }
+    acl: { accessKeyParameter: /rocketmq/access-key, secretKeyParameter: /rocketmq/secret-key }
+functions:
+  orders:
+    arn: ${FUNCTION_ARN}
+    timeout: 30
+    events:
+      - rocketmq: { topic: Orders, consumerGroup: orders-lambda, onFailure: !Ref FailureQueueArn }
+  audit:
+    arn: ${AUDIT_ARN}
+    timeout: 600
+    events:
+      - rocketmq: { topic: Audit, consumerGroup: audit-lambda, consumeMode: POP }
+      - rocketmq: { topic: Old, consumerGroup: old-lambda, enabled: false }
+`;
+}
+
+describe('a generated template of several mappings, ACL keys from SSM, an ECR image, deployed with CreateStack', () => {
+  it('maps both enabled groups; the roles name both functions, the queue, the parameters and exactly the repository', async () => {
+    const { aws } = started();
+    const { QueueUrl } = await aws.sqs.send(new CreateQueueCommand({ QueueName: 'orders-failures' }));
+    if (QueueUrl === undefined) throw new Error('CreateQueue gave no URL');
+    const failureQueue = await queueArn(aws, QueueUrl);
+    const { template } = standaloneTemplate(parseStackFileText(severalMappingsStack(), 'yaml'));
+    const name = 'rocketmq-poller-several';
+    await aws.cloudformation.send(
+      new CreateStackCommand({
+        StackName: name,
+        TemplateBody: renderTemplate(template, 'yaml'),
+        Capabilities: ['CAPABILITY_IAM'],
+        Parameters: [
+          { ParameterKey: 'SubnetIds', ParameterValue: SUBNETS.join(',') },
+          { ParameterKey: 'FailureQueueArn', ParameterValue: failureQueue },
+        ],
+      }),
+    );
+    const several = await describeStack(aws, name);
+    expect(several.status).toBe('CREATE_COMPLETE');
+    const definition = await describeTaskDefinition(aws, several.resource(IDS.taskDefinition).physicalId);
+    const [poller] = definition.containerDefinitions;
+    if (poller === undefined) throw new Error('the task definition has no container');
+    expect(poller.image).toBe(ECR_IMAGE);
+    expect(poller.readonlyRootFilesystem).toBe(true);
+    const config = JSON.parse(
+      poller.environment.find((variable) => variable.name === 'ROCKETMQ_LAMBDA_CONFIG')?.value ?? '{}',
+    ) as { mappings: { consumerGroup: string; functionTimeoutMs: number; consumeMode?: string }[] };
+    expect(config.mappings).toMatchObject([
+      { consumerGroup: 'orders-lambda', functionTimeoutMs: 30_000 },
+      { consumerGroup: 'audit-lambda', functionTimeoutMs: 600_000, consumeMode: 'POP' },
+    ]);
+    // ECS takes an SSM parameter of the same region by its name; the execution role names its ARN.
+    expect(poller.secrets?.map((secret) => secret.valueFrom)).toEqual([
+      '/rocketmq/access-key',
+      '/rocketmq/secret-key',
+    ]);
+    const task = await roleWithPolicy(aws, several.resource(IDS.taskRole).physicalId, 'rocketmq-poller');
+    expect(statement(task.statements, 'InvokeMappedFunctions').Resource).toEqual([
+      FUNCTION_ARN,
+      `${FUNCTION_ARN}:*`,
+      AUDIT_ARN,
+      `${AUDIT_ARN}:*`,
+    ]);
+    expect(statement(task.statements, 'FailureQueues').Resource).toEqual([failureQueue]);
+    const execution = await roleWithPolicy(
+      aws,
+      several.resource(IDS.executionRole).physicalId,
+      'rocketmq-poller',
+    );
+    expect(execution.statements.map((s) => s.Sid)).toEqual([
+      'WriteLogs',
+      'EcrLogin',
+      'PullImage',
+      'ReadAclParameters',
+    ]);
+    expect(statement(execution.statements, 'PullImage').Resource).toBe(ECR_REPOSITORY_ARN);
+    await aws.cloudformation.send(new DeleteStackCommand({ StackName: name }));
+    expect(await stackStatus(aws, name)).toBe('DELETE_COMPLETE');
   });
 });

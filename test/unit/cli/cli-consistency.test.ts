@@ -5,8 +5,9 @@
  *
  * - every help has its usage line, examples that start with the command, and an exit-code section whose
  *   codes are all in the one table (exit-codes.ts), 0, 1 and 2 always;
- * - every command that prints a result takes --json (the list below says which do; a new command must
- *   be put on one of the two lists);
+ * - every command that prints a result takes --json, every command that prints a document (a template)
+ *   takes --format and --out (the lists below say which do; a new command must be put on one of the
+ *   three lists);
  * - the name server is `--name-server` wherever it is taken, and no command gives `-n` a meaning
  *   (mqadmin users read `-n` as the name server); `--config`, `--mapping`, `--yes` have the same short
  *   forms everywhere;
@@ -33,6 +34,9 @@ const RESULT_COMMANDS = [
   'dlq show',
   'dlq redrive',
 ];
+
+/** Commands that print a document (a template): each takes --format and --out. */
+const DOCUMENT_COMMANDS = ['template'];
 
 /** Commands that run until stopped and print no result (logs, a live view). */
 const LONG_RUNNING_COMMANDS = ['run', 'dev'];
@@ -92,13 +96,23 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('every command', () => {
-  it('is on exactly one list: prints a result (--json) or runs until stopped', () => {
+  it('is on exactly one list: prints a result (--json), prints a document, or runs until stopped', () => {
     const names = ALL.map((argv) => argv.join(' '));
-    const unlisted = names.filter(
-      (name) => !RESULT_COMMANDS.includes(name) && !LONG_RUNNING_COMMANDS.includes(name),
-    );
-    expect(unlisted, 'put new commands on RESULT_COMMANDS or LONG_RUNNING_COMMANDS').toEqual([]);
-    expect([...RESULT_COMMANDS, ...LONG_RUNNING_COMMANDS].sort()).toEqual([...names].sort());
+    const listed = [...RESULT_COMMANDS, ...DOCUMENT_COMMANDS, ...LONG_RUNNING_COMMANDS];
+    const unlisted = names.filter((name) => !listed.includes(name));
+    expect(
+      unlisted,
+      'put new commands on RESULT_COMMANDS, DOCUMENT_COMMANDS or LONG_RUNNING_COMMANDS',
+    ).toEqual([]);
+    expect([...listed].sort()).toEqual([...names].sort());
+  });
+
+  it('that prints a document takes --format and --out', () => {
+    for (const name of DOCUMENT_COMMANDS) {
+      const flags = optionFlags(helps.get(name) ?? '');
+      expect(flags, name).toContain('--format <format>');
+      expect(flags, name).toContain('-o, --out <file>');
+    }
   });
 
   it('has its usage line, examples of itself and an exit-code section', () => {

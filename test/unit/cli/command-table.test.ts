@@ -85,6 +85,7 @@ describe('dispatch', () => {
       'health',
       'send',
       'validate',
+      'template',
       'dlq',
       'status',
       'offsets',

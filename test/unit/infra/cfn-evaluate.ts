@@ -1,5 +1,5 @@
 /**
- * A small CloudFormation evaluator for tests of hand-written templates: parses YAML with the short-form
+ * A small CloudFormation evaluator for tests of templates (the generated standalone template): parses YAML with the short-form
  * tags (`!Ref`, `!Sub`, `!If`, ...) and evaluates the parts a test asks for with given parameter values,
  * the way CloudFormation would at deploy time. It knows Parameters (Default, AllowedValues,
  * AllowedPattern, MinValue/MaxValue, MinLength/MaxLength), Rules, Conditions, `Ref`, `Fn::If`, `Fn::Sub`,
@@ -32,7 +32,7 @@ type CfnObject = { readonly [key: string]: CfnValue };
  *
  * @example
  * ```ts
- * Object.keys(parseCfnTemplate(text).Parameters); // => ['FunctionArn', 'Topic', ...]
+ * Object.keys(parseCfnTemplate(text).Parameters); // => ['OrdersFunctionArn', 'SubnetIds', ...]
  * ```
  */
 export interface CfnTemplate {
@@ -119,7 +119,7 @@ type Evaluated = CfnValue | typeof NO_VALUE;
  * @example
  * ```ts
  * const template = parseCfnTemplate(readFileSync('infra/cloudformation/rocketmq-poller.yml', 'utf8'));
- * template.Conditions.HasAcl; // => { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AclSecretArn' }, ''] }] }
+ * template.Parameters.SubnetIds; // => { Type: 'List<AWS::EC2::Subnet::Id>', Description: '...' }
  * ```
  */
 export function parseCfnTemplate(text: string): CfnTemplate {
