@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { EXAMPLE_NETWORK } from '../../../infra/cdk/rocketmq-orders-stack.js';
 import { RocketMQLogicalIds } from '../../../src/cdk/index.js';
 import { compileRocketMQResources } from '../../../src/serverless/compile-rocketmq-resources.js';
+import { standaloneTemplate } from '../../../src/serverless/standalone-template.js';
 import { synthesizeExample } from '../../support/cdk-example.js';
 
 /** The example mapping as the `rocketmq` event and `custom.rocketmq` of a serverless.yml write it. */
@@ -31,6 +32,9 @@ const SERVERLESS_EXAMPLE = {
 
 /** The token every face's reference to the mapped function's ARN becomes. */
 const FUNCTION_ARN = '<orders function ARN>';
+
+/** The function's ARN as a stack file gives it (a function outside the template). */
+const LITERAL_FUNCTION_ARN = 'arn:aws:lambda:eu-west-1:111122223333:function:orders';
 
 interface Resource {
   readonly Type: string;
@@ -56,6 +60,8 @@ function normalized(
   const entries = Object.entries(value);
   if (entries.length === 1 && entries[0]?.[0] === 'Ref' && typeof entries[0][1] === 'string')
     return { Ref: ids.get(entries[0][1]) ?? entries[0][1] };
+  if (entries.length === 1 && entries[0]?.[0] === 'Fn::Sub' && Array.isArray(entries[0][1]))
+    return inlinedSub(entries[0][1] as [string, Record<string, unknown>], ids, isFunctionArn);
   return Object.fromEntries(entries.map(([key, item]) => [key, normalized(item, ids, isFunctionArn)]));
 }
 
@@ -63,6 +69,28 @@ function normalized(
 function withoutEmptyProperties(resource: Resource): Resource {
   const { Properties, ...rest } = resource;
   return Properties !== undefined && Object.keys(Properties).length > 0 ? resource : rest;
+}
+
+/**
+ * An `Fn::Sub` with its variables normalized, and those that became plain strings (the function's ARN
+ * given as a literal, or its token) written into the text: `${Function0}` with `Function0: arn` and the
+ * ARN in the text are one value.
+ */
+function inlinedSub(
+  [text, variables]: [string, Record<string, unknown>],
+  ids: ReadonlyMap<string, string>,
+  isFunctionArn: (value: unknown) => boolean,
+): unknown {
+  let inlined = text;
+  const kept: Record<string, unknown> = {};
+  for (const [name, variable] of Object.entries(variables)) {
+    const value = normalized(variable, ids, isFunctionArn);
+    if (typeof value === 'string') inlined = inlined.replaceAll(`\${${name}}`, value);
+    else kept[name] = value;
+  }
+  // A face that has the ARN as a literal has it in the text already.
+  if (isFunctionArn(LITERAL_FUNCTION_ARN)) inlined = inlined.replaceAll(LITERAL_FUNCTION_ARN, FUNCTION_ARN);
+  return { 'Fn::Sub': [inlined, kept] };
 }
 
 /** The plugin's face: the compiler's resources for the example service. */
@@ -84,6 +112,32 @@ function pluginResources(): Record<string, Resource> {
   const ids = new Map(Object.keys(compiled.resources).map((id) => [id, id]));
   return Object.fromEntries(
     Object.entries(compiled.resources).map(([id, resource]) => [
+      id,
+      withoutEmptyProperties(normalized(resource, ids, isFunctionArn) as Resource),
+    ]),
+  );
+}
+
+/**
+ * The standalone template's face: `rocketmq-lambda template` of a stack file with the example's values
+ * (infra/cloudformation/rocketmq-poller.stack.yml has the same mapping with parameters for the network).
+ */
+function standaloneResources(): Record<string, Resource> {
+  const { template } = standaloneTemplate({
+    custom: { rocketmq: SERVERLESS_EXAMPLE.custom },
+    functions: {
+      orders: {
+        arn: LITERAL_FUNCTION_ARN,
+        timeout: SERVERLESS_EXAMPLE.timeoutSeconds,
+        events: [{ rocketmq: SERVERLESS_EXAMPLE.event }],
+      },
+    },
+  });
+  const resources = template.Resources as Record<string, Resource>;
+  const ids = new Map(Object.keys(resources).map((id) => [id, id]));
+  const isFunctionArn = (value: unknown): boolean => value === LITERAL_FUNCTION_ARN;
+  return Object.fromEntries(
+    Object.entries(resources).map(([id, resource]) => [
       id,
       withoutEmptyProperties(normalized(resource, ids, isFunctionArn) as Resource),
     ]),
@@ -118,6 +172,10 @@ function cdkResources(): Record<string, Resource> {
 }
 
 describe('one model, three faces: the Orders example', { timeout: 60_000 }, () => {
+  it('the plugin and the standalone template give the same resources, property for property', () => {
+    expect(standaloneResources()).toEqual(pluginResources());
+  });
+
   it('the plugin and the CDK constructs give the same resources, property for property', () => {
     const plugin = pluginResources();
     const cdk = cdkResources();
