@@ -159,9 +159,7 @@ describe('the template of a stack file', () => {
       },
     });
     expect(problemsOf(() => build(BASE.replace('!Ref SubnetIds', '!GetAtt Vpc.Subnets')))).toEqual([
-      expect.stringMatching(
-        /^custom\.rocketmq\.vpc\.subnetIds: must be a list, a Ref to a list parameter, or Fn::Split/,
-      ),
+      'custom.rocketmq.vpc.subnetIds: must be a list of subnet ids, or one Ref to a list parameter / Fn::Split, got an object',
     ]);
   });
 
