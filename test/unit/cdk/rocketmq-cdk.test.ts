@@ -137,6 +137,8 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
         maxRecordAge: Duration.hours(1),
         onFailure: failures,
         filter: 'paid || refunded',
+        // aws-cdk-lib's own enum, as its Kafka sources take it.
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
       }),
     );
     const template = Template.fromStack(f.stack);
@@ -150,6 +152,7 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
       maxRecordAgeSeconds: 3600,
       functionTimeoutMs: 45_000,
       filter: 'paid || refunded',
+      startingPosition: 'TRIM_HORIZON',
     });
     // Tokens went through the compiler as placeholders and came back as the references they are.
     const [taskDefinition] = Object.values(resourcesOfType(template, 'AWS::ECS::TaskDefinition'));
