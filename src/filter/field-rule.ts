@@ -181,8 +181,8 @@ function compileNumeric(operand: unknown, path: string): LeafTest {
   if (typeof op2 !== 'string' || !UPPER_BOUNDS.has(op2) || !isFiniteNumber(bound2)) {
     throw new FilterPatternError(path, "a range ends with an upper bound ('<' or '<=') followed by a number");
   }
-  if (bound2 < bound) {
-    throw new FilterPatternError(path, `the lower bound ${bound} is above the upper bound ${bound2}`);
+  if (bound2 <= bound) {
+    throw new FilterPatternError(path, `the lower bound ${bound} must be below the upper bound ${bound2}`);
   }
   const low = bound;
   const high = bound2;

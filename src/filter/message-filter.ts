@@ -120,6 +120,7 @@ class CompiledFilter implements MessageFilter {
   readonly readsBody: boolean;
   readonly #nodes: readonly PatternNode[];
   // The message being matched (matches() is synchronous, so one slot per filter is enough).
+  #metadata: Readonly<Record<string, unknown>> = {};
   #body: Uint8Array | string | undefined;
   #parsed: unknown;
   #parsedDone = false;
@@ -131,12 +132,14 @@ class CompiledFilter implements MessageFilter {
   }
 
   matches(metadata: Readonly<Record<string, unknown>>, body?: Uint8Array | string): boolean {
+    this.#metadata = metadata;
     this.#body = body;
     this.#parsedDone = false;
     try {
       for (const node of this.#nodes) if (this.#node(node, metadata)) return true;
       return false;
     } finally {
+      this.#metadata = {};
       this.#body = undefined;
       this.#parsed = undefined;
     }
@@ -150,6 +153,15 @@ class CompiledFilter implements MessageFilter {
     return this.#parsed;
   }
 
+  /** The record's top-level field `key`: the parsed body for `body` (undefined when not JSON), else metadata's. */
+  #topValue(key: string): unknown {
+    if (key === 'body') {
+      const body = this.#bodyValue();
+      return body === NOT_JSON ? undefined : body;
+    }
+    return Object.hasOwn(this.#metadata, key) ? this.#metadata[key] : undefined;
+  }
+
   /** `node` against the object `object` (undefined: no object there, every field absent). */
   #node(node: PatternNode, object: Readonly<Record<string, unknown>> | undefined): boolean {
     for (const field of node.fields) {
@@ -161,7 +173,13 @@ class CompiledFilter implements MessageFilter {
         value = object !== undefined && Object.hasOwn(object, field.key) ? object[field.key] : undefined;
       }
       if (field.kind === 'rule') {
-        if (!ruleMatches(field.rule, value)) return false;
+        const found = ruleLeaves(field.rule, value);
+        if (found === PASSED) continue;
+        if (found === NO_PASS || !field.rule.passesAbsent) return false;
+        // Absent here: absent in the whole record too? (event-ruler's `exists: false`)
+        const [first, ...rest] = field.absolutePath;
+        const root = first === undefined ? undefined : this.#topValue(first);
+        if (root !== undefined && hasLeafAt(root, rest, 0)) return false;
       } else if (!this.#objectField(field.node, value, 0)) {
         return false;
       }
@@ -200,15 +218,26 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A field's rule against its value: absent, an object (no leaf), a leaf, or an array of them. */
-function ruleMatches(rule: FieldRule, value: unknown): boolean {
-  if (value === undefined) return rule.passesAbsent;
+/** A field's rule against its value: absent or an object (no leaf), a leaf, or an array of them. */
+function ruleLeaves(rule: FieldRule, value: unknown): number {
+  if (value === undefined || isObject(value)) return NO_LEAF;
+  if (Array.isArray(value)) return leavesOf(rule, value, 0);
+  return rule.passesAnyValue || anyTest(rule.tests, value as string | number | boolean | null)
+    ? PASSED
+    : NO_PASS;
+}
+
+/** Whether `value` has a leaf value at `keys` below it, through any array on the way. */
+function hasLeafAt(value: unknown, keys: readonly string[], nesting: number): boolean {
   if (Array.isArray(value)) {
-    const found = leavesOf(rule, value, 0);
-    return found === PASSED || (found === NO_LEAF && rule.passesAbsent);
+    if (nesting >= MAX_EVENT_ARRAY_NESTING) return false;
+    for (const element of value) if (hasLeafAt(element, keys, nesting + 1)) return true;
+    return false;
   }
-  if (typeof value === 'object' && value !== null) return rule.passesAbsent;
-  return rule.passesAnyValue || anyTest(rule.tests, value as string | number | boolean | null);
+  if (keys.length === 0) return !isObject(value) && value !== undefined;
+  if (!isObject(value)) return false;
+  const [key, ...rest] = keys;
+  return key !== undefined && Object.hasOwn(value, key) && hasLeafAt(value[key], rest, 0);
 }
 
 function leavesOf(rule: FieldRule, values: readonly unknown[], nesting: number): number {
