@@ -22,6 +22,7 @@
  * Needs Java and Maven (the integration global setup builds the peer; without them this test fails,
  * it never passes empty-handed).
  */
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FilterPatternError } from '../../../src/filter/filter-pattern-error.js';
@@ -165,5 +166,43 @@ describe('the filter against event-ruler 1.8.1', () => {
     console.info(`expanded: ${lines.length} single-value patterns over ${compared} cases`);
     expect(compared).toBeGreaterThan(CASES * 0.9);
     expect(differences.slice(0, 10)).toEqual([]);
+  });
+
+  it("agrees with the AWS documentation's examples (test/fixtures/filter/aws-doc-vectors.json) whose body is JSON or absent", async () => {
+    const fixture = JSON.parse(
+      readFileSync(new URL('../../fixtures/filter/aws-doc-vectors.json', import.meta.url), 'utf8'),
+    ) as {
+      cases: {
+        name: string;
+        patterns: unknown[];
+        record: { metadata: object; body?: string };
+        matches: boolean;
+      }[];
+    };
+    const isJson = (text: string): boolean => {
+      try {
+        JSON.parse(text);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // A plain-text body is Lambda's rule (event-ruler sees only JSON events).
+    const vectors = fixture.cases.filter(
+      (vector) => vector.record.body === undefined || isJson(vector.record.body),
+    );
+    const answers = await eventRulerMatches(
+      vectors.map((vector) => ({
+        patterns: vector.patterns.map((pattern) => JSON.stringify(pattern)),
+        event: JSON.stringify({
+          ...vector.record.metadata,
+          ...(vector.record.body === undefined ? {} : { body: JSON.parse(vector.record.body) as unknown }),
+        }),
+      })),
+    );
+    expect(vectors.length).toBeGreaterThan(60);
+    expect(
+      vectors.filter((vector, index) => answers[index] !== vector.matches).map((vector) => vector.name),
+    ).toEqual([]);
   });
 });
