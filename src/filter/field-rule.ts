@@ -31,12 +31,6 @@ export interface FieldRule {
 
 /**
  * Compiles the rule array `rules` at `path` (`filters[0].status`), or throws a {@link FilterPatternError}.
- *
- * @example
- * ```ts
- * const rule = compileFieldRule(['paid', { prefix: 'ref-' }], 'filters[0].status');
- * rule.tests.some((test) => test('ref-1')); // true
- * ```
  */
 export function compileFieldRule(rules: unknown[], path: string): FieldRule {
   if (rules.length === 0)

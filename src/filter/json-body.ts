@@ -11,12 +11,6 @@ export const NOT_JSON: unique symbol = Symbol('not JSON');
 /**
  * `body` parsed as JSON, or {@link NOT_JSON}. Bytes are decoded as UTF-8; the bound is on bytes for a
  * byte body and on UTF-16 code units for a string body.
- *
- * @example
- * ```ts
- * parseJsonBody(Buffer.from('{"status":"paid"}')); // { status: 'paid' }
- * parseJsonBody('paid'); // NOT_JSON
- * ```
  */
 export function parseJsonBody(body: Uint8Array | string | undefined): unknown {
   if (body === undefined || body.length === 0 || body.length > MAX_BODY_JSON_BYTES) return NOT_JSON;

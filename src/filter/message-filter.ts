@@ -48,14 +48,6 @@ export interface MessageFilter {
 /**
  * Compiles `patterns` (each a JSON string or an object, as Lambda's `FilterCriteria.Filters[].Pattern`),
  * or throws a {@link FilterPatternError} naming the bad part (`filters[1].body.status[0].numeric: ...`).
- *
- * @example
- * ```ts
- * const filter = compileFilter(['{"tags": ["paid"]}', { body: { amount: [{ numeric: ['>', 100] }] } }]);
- * filter.matches({ topic: 'orders', tags: 'paid' }, '{"amount": 5}'); // true (the first pattern)
- * filter.matches({ topic: 'orders', tags: 'new' }, '{"amount": 500}'); // true (the second)
- * filter.matches({ topic: 'orders', tags: 'new' }, 'not json'); // false
- * ```
  */
 export function compileFilter(patterns: unknown, options: FilterOptions = {}): MessageFilter {
   const path = options.path ?? 'filters';

@@ -42,12 +42,6 @@ export const BODY_KEY = 'body';
  * the record itself (its `body` field, and that of its top-level `$or` branches, reads the body).
  *
  * `keys` are the keys from the record's top to `pattern` (empty at the top).
- *
- * @example
- * ```ts
- * const node = compilePatternNode({ tags: ['paid'], body: { amount: [{ numeric: ['>', 0] }] } }, 'filters[0]', true, 1);
- * node.readsBody; // true
- * ```
  */
 export function compilePatternNode(
   pattern: unknown,

@@ -15,11 +15,6 @@ export type WildcardTest = (value: string) => boolean;
 
 /**
  * Compiles `pattern`, or throws a {@link FilterPatternError} at `path`.
- *
- * @example
- * ```ts
- * compileWildcard('order-*-paid', 'filters[0].state[0].wildcard')('order-17-paid'); // true
- * ```
  */
 export function compileWildcard(pattern: string, path: string): WildcardTest {
   const parts = splitWildcard(pattern, path);
