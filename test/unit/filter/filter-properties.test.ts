@@ -17,7 +17,10 @@ import {
 } from '../../support/filter/pattern-arbitraries.js';
 import { expandAlternatives } from '../../support/filter/pattern-expansion.js';
 
-const RUNS = { numRuns: 300, seed: 33 };
+const RUNS = {
+  numRuns: Number(process.env.FILTER_PROPERTY_RUNS ?? 300),
+  seed: Number(process.env.FILTER_PROPERTY_SEED ?? 33),
+};
 
 function matchesRecord(patterns: unknown[], record: RandomRecord): boolean {
   return compileFilter(patterns).matches(record.metadata, JSON.stringify(record.body));
