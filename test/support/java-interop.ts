@@ -2,7 +2,8 @@
  * Apache RocketMQ's Java client (5.3.3) as the interop peer of the integration tests: produce with
  * the real DefaultMQProducer, consume with the real DefaultMQPushConsumer, and, for the fault suite,
  * a long-running push consumer that writes a ledger and can be killed. The programs live in
- * test/java (Interop.java, LedgerPushConsumer.java) and are built once with Maven into the RocketMQ
+ * test/java (Interop.java, LedgerPushConsumer.java, and EventRulerMatch.java for the filter's
+ * differential test, test/support/event-ruler-peer.ts) and are built once with Maven into the RocketMQ
  * cache directory, under a name derived from their sources, so fresh clones (CI) reuse the build
  * until the sources change.
  */
@@ -25,6 +26,7 @@ const SOURCES = [
   POM,
   join(JAVA_DIR, 'src/main/java/rocketmq/lambda/interop/Interop.java'),
   join(JAVA_DIR, 'src/main/java/rocketmq/lambda/interop/LedgerPushConsumer.java'),
+  join(JAVA_DIR, 'src/main/java/rocketmq/lambda/interop/EventRulerMatch.java'),
   join(JAVA_DIR, 'src/main/resources/interop-logback.xml'),
 ];
 const MAIN_CLASS = 'rocketmq.lambda.interop.Interop';

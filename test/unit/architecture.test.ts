@@ -34,6 +34,8 @@ const BELOW: Record<string, readonly string[]> = {
   types: [],
   // Pure encoding and decoding: no I/O, nothing of ours but util (its packages are closed below).
   protocol: [],
+  // Filter criteria (Lambda's pattern language) over a message's metadata and JSON body: pure, nothing of ours but util.
+  filter: [],
   // Sockets and frames; it knows no request codes (those are protocol's, used by client).
   network: ['protocol'],
   client: ['network', 'protocol'],
@@ -118,6 +120,8 @@ const LAYERS: LayerRules = {
     // One thread: on Node 20 zstd decodes in a worker under a deadline (src/protocol/zstd.ts), and
     // node:module resolves fzstd for it.
     protocol: [/^(fzstd|lz4js)$/, /^node:(buffer|crypto|module|os|worker_threads|zlib)$/],
+    // Pure: no I/O at all (Buffer is a global).
+    filter: [],
   },
 };
 
