@@ -232,6 +232,7 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
                 Sid: 'InvokeMappedFunctions',
                 Resource: [
                   { 'Fn::GetAtt': [fnId, 'Arn'] },
+                  // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own syntax
                   { 'Fn::Sub': ['${Arn}:*', { Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } }] },
                 ],
               }),
