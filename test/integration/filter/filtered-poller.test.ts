@@ -3,12 +3,13 @@
  * mapping's `filters`) → Lambda Invoke API over HTTP → offsets in dynalite. Half of the messages the broker
  * passes say `"status":"paid"`; the function must receive exactly those, the committed offsets must move
  * past every message (filtered-out ones count as consumed), and the filtered-out counter, in the consumer's
- * status and in `/metrics`, must be the number the filter dropped. Messages the broker's tag filter drops
+ * status, in `/metrics` and in the running info `status` shows, must be the number the filter dropped. Messages the broker's tag filter drops
  * never reach the poller: neither invoked nor counted as filtered out.
  */
 import pino from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ProducerMessage } from '../../../src/client/producer.js';
+import { readLiveGroup } from '../../../src/operations/live-group.js';
 import { uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { parseExposition } from '../../support/prometheus-exposition.js';
 import { createTopic, newClient, newProducer, waitFor } from '../consumer/helpers.js';
@@ -100,6 +101,10 @@ describe('filters end to end', () => {
       return [...ends].every(([queue, end]) => stored.get(queue) === end) ? true : undefined;
     });
     const scraped = parseExposition(await (await fetch(`${base}/metrics`)).text());
+    // What `status` shows of the live group: the poller's running info says how many it filtered out.
+    const live = await readLiveGroup(client, { topic, consumerGroup: group });
+    const [answer] = live.clients.map((c) => c.runningInfo);
+    expect(answer).toMatchObject({ state: 'answered', filteredOut: open.size });
     const exit = await poller.stop();
     expect(exit.failures).toEqual([]);
 
