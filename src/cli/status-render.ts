@@ -29,6 +29,8 @@
  *         "startedAt": "2026-12-01T12:00:00.000Z", // when its consumer started (null: not said)
  *         "runningInfo": "answered",              // answered | no-answer | not-asked (GET_CONSUMER_RUNNING_INFO)
  *         "runningInfoError": null,               // why it gave no answer
+ *         "filteredOut": 0,                       // messages its `filters` dropped before the invoke since
+ *                                                 // it started (null: not said, e.g. not our poller)
  *         "queues": [{ "topic": "Orders", "broker": "broker-a", "queueId": 0 }], // held (null: no answer)
  *         "holdsNothing": false                   // PUSH: answered, holds no queue (runs, consumes nothing)
  *       }]
@@ -152,6 +154,7 @@ export interface LiveClientJson {
   readonly startedAt: string | null;
   readonly runningInfo: 'answered' | 'no-answer' | 'not-asked';
   readonly runningInfoError: string | null;
+  readonly filteredOut: number | null;
   readonly queues:
     | readonly { readonly topic: string; readonly broker: string; readonly queueId: number }[]
     | null;
@@ -311,6 +314,7 @@ function liveGroupJson(live: LiveGroup, pop: boolean): LiveGroupJson {
         startedAt: answered?.startedAtMs === undefined ? null : new Date(answered.startedAtMs).toISOString(),
         runningInfo: info.state,
         runningInfoError: info.state === 'answered' ? null : info.reason,
+        filteredOut: answered?.filteredOut ?? null,
         queues:
           answered === undefined
             ? null
@@ -459,6 +463,15 @@ function liveGroupLines(live: LiveGroup, topic: string, pop: boolean, style: Ter
     holdsCell(client, topic, pop),
   ]);
   lines.push(...tableLines(CLIENT_HEADER, rows, style).map((line) => `  ${line}`));
+  const filtered = live.clients.map((client) =>
+    client.runningInfo.state === 'answered' ? (client.runningInfo.filteredOut ?? 0) : 0,
+  );
+  const filteredOut = filtered.reduce((sum, count) => sum + count, 0);
+  if (filteredOut > 0) {
+    lines.push(
+      `  filtered out (filters): ${filteredOut} message${filteredOut === 1 ? '' : 's'} dropped before the invoke since these clients started`,
+    );
+  }
   return lines;
 }
 

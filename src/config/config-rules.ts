@@ -24,6 +24,7 @@ import { asPlainRecord } from '../util/plain-record.js';
 import { MAPPING_DEFAULTS } from './config-defaults.js';
 import type { ConfigProblem, KeyPath } from './config-problem.js';
 import { CONSUMER_OPTION_SPECS } from './consumer-option-keys.js';
+import { filterCriteriaProblems } from './filter-criteria-problems.js';
 import { classifyFunctionRef } from './function-ref.js';
 import { MAX_RECORD_AGE_SECONDS, MAX_TIMESTAMP_SECONDS, MIN_RECORD_AGE_SECONDS } from './mapping-keys.js';
 import { tlsSourceProblems } from './tls-material-sources.js';
@@ -197,8 +198,15 @@ export function orderlyFailureProblems(mapping: Raw, at: KeyAt): ConfigProblem[]
     : [];
 }
 
-/** A tag expression that names a tag, or an SQL92 expression the broker's grammar accepts. */
+/**
+ * Both filters: the broker's (`filter`: a tag expression that names a tag, or an SQL92 expression the
+ * broker's grammar accepts) and the poller's (`filters`: patterns that compile, filter-criteria-problems.ts).
+ */
 export function filterProblems(mapping: Raw, at: KeyAt): ConfigProblem[] {
+  return [...brokerFilterProblems(mapping, at), ...filterCriteriaProblems(mapping.filters, at('filters'))];
+}
+
+function brokerFilterProblems(mapping: Raw, at: KeyAt): ConfigProblem[] {
   if (typeof mapping.filter === 'string') return tagExpressionProblems(mapping.filter, at('filter'));
   const sql = asPlainRecord(mapping.filter)?.sql;
   return typeof sql === 'string' && sql.trim() !== '' ? sqlFilterProblems(sql, [...at('filter'), 'sql']) : [];

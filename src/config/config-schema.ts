@@ -121,6 +121,7 @@ const mappingSchema = z.strictObject({
   topic: MAPPING_KEYS.topic,
   consumerGroup: consumerGroupKey('The consumer group; one mapping per group.'),
   filter: MAPPING_KEYS.filter,
+  filters: MAPPING_KEYS.filters,
   function: z
     .string()
     .min(1, { error: 'must not be empty' })

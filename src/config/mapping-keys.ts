@@ -7,6 +7,7 @@
  * (`consumer-option-keys.ts`).
  */
 import { z } from 'zod';
+import { DEFAULT_MAX_FILTER_PATTERNS } from '../filter/filter-limits.js';
 import { MAPPING_DEFAULTS } from './config-defaults.js';
 import { booleanOptionKey, enumOptionKey, integerOptionKey } from './consumer-option-keys.js';
 import { info, text } from './schema-meta.js';
@@ -62,6 +63,19 @@ export const MAPPING_KEYS = {
       info({
         description: 'A tag expression (`"*"`, `"TagA || TagB"`) or `{ sql: "a > 5" }`.',
         default: MAPPING_DEFAULTS.filter,
+      }),
+    ),
+  filters: z
+    .array(
+      z.union([z.string(), z.record(z.string(), z.unknown())], {
+        error: 'must be a filter pattern: a JSON string or an object',
+      }),
+    )
+    .optional()
+    .meta(
+      info({
+        description: `Filter criteria, as Lambda's \`FilterCriteria.Filters[].Pattern\`: up to ${DEFAULT_MAX_FILTER_PATTERNS} patterns in the EventBridge pattern language (JSON strings or objects) over the record the function would receive (\`topic\`, \`tags\`, \`keys\`, \`properties\`, ...) and its \`body\` when it is JSON. A message that matches no pattern is not invoked and counts as consumed. Applied after the broker's \`filter\`. See docs/filtering.md.`,
+        defaultText: 'none (every message the broker-side `filter` passes)',
       }),
     ),
   batchSize: integerOptionKey('batchSize'),

@@ -61,7 +61,7 @@ export const metricsSchema = z
       .optional()
       .meta(
         info({
-          description: `When present (\`{}\` will do), write one CloudWatch Embedded Metric Format line per consumer group to stdout every interval: \`${LAG_METRIC.metricName}\` (what the autoscaling tracks), \`OldestMessageAge\`, \`Invocations\`, \`InvokeErrors\`, \`Throttles\`, \`SentBack\`, \`DeadLettered\`, \`DeadLetterDepth\` (messages stored in the group's DLQ), \`Unhealthy\`, \`CannotConsume\` (a mapping whose topic or group is missing, whose subscription is refused or that is assigned nothing) (dimension \`${LAG_METRIC.dimension}\`). The awslogs log driver turns them into metrics: no CloudWatch permission needed. See [Metrics](#metrics).`,
+          description: `When present (\`{}\` will do), write one CloudWatch Embedded Metric Format line per consumer group to stdout every interval: \`${LAG_METRIC.metricName}\` (what the autoscaling tracks), \`OldestMessageAge\`, \`Invocations\`, \`InvokeErrors\`, \`Throttles\`, \`SentBack\`, \`DeadLettered\`, \`FilteredOut\`, \`DeadLetterDepth\` (messages stored in the group's DLQ), \`Unhealthy\`, \`CannotConsume\` (a mapping whose topic or group is missing, whose subscription is refused or that is assigned nothing) (dimension \`${LAG_METRIC.dimension}\`). The awslogs log driver turns them into metrics: no CloudWatch permission needed. See [Metrics](#metrics).`,
           defaultText: 'off',
         }),
       ),

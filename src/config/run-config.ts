@@ -127,6 +127,11 @@ export interface MappingConfig {
   readonly topic: string;
   readonly consumerGroup: string;
   readonly filter: { readonly type: ExpressionType; readonly expression: string };
+  /**
+   * Filter criteria (patterns as written: JSON strings or objects), applied by the poller after the
+   * broker's `filter`; undefined: none (docs/filtering.md).
+   */
+  readonly filters: MappingInput['filters'];
   /** As written (`local:` paths relative to {@link RunConfig.baseDir}). */
   readonly functionRef: string;
   readonly batchSize: number;
@@ -299,6 +304,7 @@ function resolveMapping(mapping: MappingInput): MappingConfig {
       typeof filter === 'string'
         ? { type: 'TAG', expression: filter }
         : { type: 'SQL92', expression: filter.sql },
+    filters: mapping.filters,
     functionRef: mapping.function,
     batchSize: mapping.batchSize ?? d.batchSize,
     maximumBatchingWindowMs: mapping.maximumBatchingWindowMs ?? d.maximumBatchingWindowMs,

@@ -40,6 +40,11 @@ export interface ConsumerCounters {
   consumedOk: number;
   /** Messages the listener reported as failed. */
   consumedFailed: number;
+  /**
+   * Messages the listener dropped by the mapping's filter criteria (`filters`): succeeded without an
+   * invoke (an orderly batch's failed tail is consumed, and filtered, again).
+   */
+  filteredOut: number;
   /** Failed messages sent back to the broker (retry topic / DLQ). */
   sentBack: number;
   /**
@@ -85,6 +90,7 @@ export function newConsumerCounters(): ConsumerCounters {
     batchesDispatched: 0,
     consumedOk: 0,
     consumedFailed: 0,
+    filteredOut: 0,
     sentBack: 0,
     deadLettered: 0,
     sendBackFailures: 0,

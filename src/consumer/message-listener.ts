@@ -48,7 +48,7 @@ export interface DeadLetterEntry {
  * does not hold back the messages after it; the first failed index that is not dead-lettered starts the
  * failed tail.
  */
-export type ConsumeResult =
+export type ConsumeResult = (
   | { readonly status: 'SUCCESS' }
   | {
       readonly status: 'FAILED';
@@ -60,7 +60,14 @@ export type ConsumeResult =
       readonly failedIndexes: readonly number[];
       readonly reason: string;
       readonly deadLetter?: readonly DeadLetterEntry[] | undefined;
-    };
+    }
+) & {
+  /**
+   * Of the succeeded messages, how many the listener dropped unconsumed by the mapping's filter criteria
+   * (never invoked): counted in `filteredOut` of the consumer's counters. Absent: none.
+   */
+  readonly filteredOut?: number | undefined;
+};
 
 /**
  * Why messages failed for good: `retries-exhausted`, they failed at `maxReconsumeTimes` (or an orderly

@@ -86,6 +86,7 @@ export function buildRunningInfo(
       consumedOk: String(c.consumedOk),
       consumedFailed: String(c.consumedFailed),
       sentBack: String(c.sentBack),
+      filteredOut: String(c.filteredOut),
       offsetMovedBackwards: String(c.offsetMovedBackwards),
     },
   };

@@ -8,9 +8,12 @@ import { RocketMQError } from '../errors.js';
 export class FilterPatternError extends RocketMQError {
   /** Where in the patterns the problem is (`filters[0].body.amount[1].numeric`). */
   readonly path: string;
+  /** What is wrong there: the message after its path. */
+  readonly problem: string;
 
   constructor(path: string, problem: string) {
     super(`${path}: ${problem}`, { permanent: true });
     this.path = path;
+    this.problem = problem;
   }
 }

@@ -12,12 +12,14 @@ import type {
   MessageListener,
 } from '../consumer/message-listener.js';
 import { RocketMQError } from '../errors.js';
+import type { MessageFilter } from '../filter/message-filter.js';
 import type { RocketMQEvent } from '../handler/types.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { BatchOutcome, type DeadLetterDecision } from './batch-outcome.js';
 import { type RecordLayout, serializeLayouts } from './event-builder.js';
 import type { FailureDestination } from './failure-destination.js';
 import { buildFailureRecord, type FailureCondition } from './failure-record.js';
+import { filterRecord } from './filter-record.js';
 import type { InvokeObserver, InvokeResultKind } from './invoke-observer.js';
 import type { InvokeFailureKind, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
 import { parsedEvent } from './parsed-event.js';
@@ -126,6 +128,11 @@ export interface FunctionMessageListenerOptions {
   nowMs?: (() => number) | undefined;
   /** Told how every invoke ended and of every throttle (metrics). */
   observer?: InvokeObserver | undefined;
+  /**
+   * The mapping's filter criteria (`filters`): a message that matches no pattern is not invoked and
+   * succeeds (its offset moves), counted in the result's `filteredOut`. @default none: every message
+   */
+  filter?: MessageFilter | undefined;
 }
 
 /**
@@ -146,6 +153,9 @@ export interface FunctionListenerStats {
 
 /**
  * Consumes each batch by invoking one function with it (docs/architecture.md, "Listener, invoker, result"):
+ * - messages the mapping's `filter` drops (they match no pattern, matched against the record the function
+ *   would receive: filter-record.ts) are neither invoked nor dead-lettered: they succeed, and the result
+ *   counts them (`filteredOut`); a batch filtered out whole takes no invoke;
  * - messages older than `maxRecordAgeSeconds`, and messages whose event alone is over `maxPayloadBytes`
  *   with the body as base64 and, for a UTF-8 body, as text (or that the invoke service refuses as too
  *   large even alone), are not invoked: they are dead-lettered (`deadLetter` of the result) with a
@@ -181,6 +191,7 @@ export class FunctionMessageListener implements MessageListener {
   readonly #functionArn: string;
   readonly #nowMs: () => number;
   readonly #observer: InvokeObserver | undefined;
+  readonly #filter: MessageFilter | undefined;
   #invokes = 0;
   #splitBatches = 0;
   #bisections = 0;
@@ -199,6 +210,7 @@ export class FunctionMessageListener implements MessageListener {
     this.#functionArn = options.functionArn ?? options.functionRef;
     this.#nowMs = options.nowMs ?? Date.now;
     this.#observer = options.observer;
+    this.#filter = options.filter;
     if (!(this.#maxPayloadBytes > 0))
       throw new RocketMQError(`maxPayloadBytes must be positive, got ${this.#maxPayloadBytes}`);
   }
@@ -217,8 +229,15 @@ export class FunctionMessageListener implements MessageListener {
     const outcome = new BatchOutcome(messages.length, context.orderly);
     const candidates: number[] = [];
     const nowMs = this.#nowMs();
+    const filter = this.#filter;
+    let filteredOut = 0;
     for (let index = 0; index < messages.length; index++) {
-      const storeTimestamp = (messages[index] as ConsumedMessage).message.storeTimestamp;
+      const consumed = messages[index] as ConsumedMessage;
+      if (filter !== undefined && !filter.matches(filterRecord(consumed), consumed.message.body)) {
+        filteredOut++;
+        continue;
+      }
+      const storeTimestamp = consumed.message.storeTimestamp;
       if (this.#maxRecordAgeMs >= 0 && nowMs - storeTimestamp > this.#maxRecordAgeMs) {
         outcome.deadLetter({
           index,
@@ -245,7 +264,7 @@ export class FunctionMessageListener implements MessageListener {
       this.#deadLettered += deadLetters.length;
       if (result.status !== 'SUCCESS') this.#logFailure(messages, context, result, outcome.invokes);
       if (deadLetters.length > 0) await this.#reportDeadLetters(messages, deadLetters);
-      return result;
+      return filteredOut === 0 ? result : { ...result, filteredOut };
     } finally {
       // Each layout holds its message: emptied, the plan keeps none alive from wherever a reference to it
       // outlives the batch (an invoke in flight during a full collection; docs/architecture.md, "Garbage").

@@ -123,6 +123,7 @@ export function registerCollectedMetrics(registry: Registry, source: CollectedSo
   perMapping(METRICS.deadLettered, ({ status: { counters } }) => [
     [{}, counters.deadLettered + counters.undecodableDeadLettered],
   ]);
+  perMapping(METRICS.filteredOut, ({ status: { counters } }) => [[{}, counters.filteredOut]]);
 }
 
 /** Values are gathered first, then swapped in at once: a concurrent collection never sees half a set. */

@@ -48,6 +48,12 @@ export const EMF_METRICS = {
     unit: 'Count',
     description: 'Messages that went to `%DLQ%<group>` since the previous line.',
   },
+  filteredOut: {
+    name: 'FilteredOut',
+    unit: 'Count',
+    description:
+      "Messages the mapping's filter criteria (`filters`) dropped before the invoke since the previous line.",
+  },
   deadLetterDepth: {
     name: 'DeadLetterDepth',
     unit: 'Count',

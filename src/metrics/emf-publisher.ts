@@ -21,6 +21,7 @@ interface GroupTotals {
   throttles: number;
   sentBack: number;
   deadLettered: number;
+  filteredOut: number;
 }
 
 /**
@@ -69,7 +70,14 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
         deadLetterDepth: undefined,
         unhealthy: false,
         cannotConsume: false,
-        totals: { invocations: 0, invokeErrors: 0, throttles: 0, sentBack: 0, deadLettered: 0 },
+        totals: {
+          invocations: 0,
+          invokeErrors: 0,
+          throttles: 0,
+          sentBack: 0,
+          deadLettered: 0,
+          filteredOut: 0,
+        },
       };
       groups.set(name, found);
     }
@@ -117,6 +125,9 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
   });
   each(METRICS.deadLettered.name, (value, labels) => {
     group(labels).totals.deadLettered += value;
+  });
+  each(METRICS.filteredOut.name, (value, labels) => {
+    group(labels).totals.filteredOut += value;
   });
   return [...groups].map(([consumerGroup, found]) => ({
     consumerGroup,
@@ -221,6 +232,7 @@ export class EmfPublisher {
         { ...EMF_METRICS.throttles, value: delta('throttles') },
         { ...EMF_METRICS.sentBack, value: delta('sentBack') },
         { ...EMF_METRICS.deadLettered, value: delta('deadLettered') },
+        { ...EMF_METRICS.filteredOut, value: delta('filteredOut') },
       ];
       const values: EmfValue[] = countsOnly
         ? counts

@@ -236,6 +236,14 @@ export const METRICS = {
     notes:
       'Handed to it (too old, too large, an orderly skip, undecodable) or sent back at `maxReconsumeTimes` (the broker moves those). EMF `DeadLettered`.',
   },
+  filteredOut: {
+    name: 'rocketmq_lambda_messages_filtered_out_total',
+    type: 'counter',
+    labels: MAPPING_LABELS,
+    help: "Messages the mapping's filter criteria (`filters`) dropped before the invoke: never sent to the function, consumed (their offsets move).",
+    notes:
+      'Counted in `consumed_messages_total{result="success"}` too. Messages the broker-side `filter` (tags, SQL92) drops never reach the poller and are not counted. EMF `FilteredOut`.',
+  },
   deadLetterDepth: {
     name: 'rocketmq_lambda_dead_letter_depth',
     type: 'gauge',

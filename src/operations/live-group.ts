@@ -65,6 +65,11 @@ export type RunningInfoAnswer =
       readonly runtime: string | undefined;
       /** When its consumer started (PROP_CONSUMER_START_TIMESTAMP), ms since epoch. */
       readonly startedAtMs: number | undefined;
+      /**
+       * Messages its mapping's filter criteria dropped before the invoke since it started
+       * (`userConsumerInfo.filteredOut`: our pollers say it; undefined from other clients).
+       */
+      readonly filteredOut: number | undefined;
     }
   /** It was asked and did not answer in time, or its broker answered for it with an error. */
   | { readonly state: 'no-answer'; readonly reason: string }
@@ -255,11 +260,13 @@ async function askRunningInfo(
       .sort(compareQueues);
     const runtime = info.userConsumerInfo.clientRuntime;
     const started = Number(info.properties.PROP_CONSUMER_START_TIMESTAMP);
+    const filteredOut = Number(info.userConsumerInfo.filteredOut ?? Number.NaN);
     return {
       state: 'answered',
       queues,
       runtime: runtime === undefined ? undefined : peerText(runtime),
       startedAtMs: Number.isSafeInteger(started) && started > 0 ? started : undefined,
+      filteredOut: Number.isSafeInteger(filteredOut) && filteredOut >= 0 ? filteredOut : undefined,
     };
   } catch (error) {
     return { state: 'no-answer', reason: peerText(describeError(error)) };

@@ -9,6 +9,7 @@ import type { Producer } from '../client/producer.js';
 import type { RocketMQClient } from '../client/rocketmq-client.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
 import type { MappingConsumer } from '../consumer/mapping-consumer.js';
+import { compileFilter } from '../filter/message-filter.js';
 import { FunctionMessageListener } from '../invoke/function-listener.js';
 import { childLogger, type Logger } from '../util/logger.js';
 import { CONSUME_MODES } from './consume-modes.js';
@@ -55,6 +56,11 @@ export function wireMapping(mapping: MappingConfig, parts: SharedParts): WiredMa
     failureDestination: target.failureDestination,
     functionArn: target.functionArn,
     observer: meter.invokeObserver,
+    // Checked with the config (config-rules.ts): compiled once here, matched per message by the listener.
+    filter:
+      mapping.filters === undefined
+        ? undefined
+        : compileFilter(mapping.filters, { path: `mapping ${mapping.name}: filters` }),
   });
   const { consumer: runtime, configuration } = CONSUME_MODES[mapping.consumeMode]({
     mapping,
@@ -91,5 +97,6 @@ function configurationOf(
     bisectBatchOnError: mapping.bisectBatchOnError,
     maxRecordAgeSeconds: mapping.maxRecordAgeSeconds,
     onFailure: mapping.onFailure,
+    filters: mapping.filters?.length ?? 0,
   };
 }

@@ -114,6 +114,12 @@ function mappingEntry(
   };
   set('functionTimeoutMs', mapping.functionTimeoutMs);
   set('filter', typeof e.filter === 'object' ? { sql: escapeSubText(e.filter.sql) } : e.filter);
+  // Patterns travel as JSON text, escaped for Fn::Sub like every other literal (a `${` in a pattern is text).
+  if (e.filters !== undefined) {
+    entry.filters = e.filters.map((pattern) =>
+      escapeSubText(typeof pattern === 'string' ? pattern : JSON.stringify(pattern)),
+    );
+  }
   set('batchSize', e.batchSize);
   set(
     'maximumBatchingWindowMs',

@@ -34,6 +34,8 @@ export const POLLER_METRICS = {
   sentBack: EMF_METRICS.sentBack.name,
   /** Count per minute: messages that went to the dead-letter queue (`%DLQ%<group>`). */
   deadLettered: EMF_METRICS.deadLettered.name,
+  /** Count per minute: messages the event's `filters` dropped before the invoke. */
+  filteredOut: EMF_METRICS.filteredOut.name,
   /** Count: 1 when the task's consumer of the group is unhealthy, else 0; in every line a task writes. */
   unhealthy: EMF_METRICS.unhealthy.name,
   /** Count: 1 when a mapping of the group on the task cannot consume (topic or group missing, ...), else 0. */

@@ -15,6 +15,9 @@
  *           topic: Orders
  *           consumerGroup: orders-fn
  *           filter: "TagA || TagB"
+ *           filters:
+ *             - body:
+ *                 status: [paid]
  *           batchSize: 50
  * ```
  */
@@ -62,6 +65,7 @@ export const rocketmqEventSchema = z.strictObject({
     'The consumer group; its offsets live in the offsets table. One event per group.',
   ),
   filter: MAPPING_KEYS.filter,
+  filters: MAPPING_KEYS.filters,
   batchSize: MAPPING_KEYS.batchSize,
   maximumBatchingWindow: secondsOptionKey('maximumBatchingWindowMs', {
     note: "The poller's default is that of AWS's Kafka and MQ event sources.",

@@ -47,11 +47,11 @@ const BELOW: Record<string, readonly string[]> = {
   handler: [],
   examples: ['handler'],
   // Invokes functions per batch: a MessageListener of consumer, events of the handler kit's types.
-  invoke: ['consumer', 'handler', 'protocol'],
+  invoke: ['consumer', 'filter', 'handler', 'protocol'],
   metrics: ['consumer', 'invoke', 'offsets', 'protocol'],
   // The configuration's schema: the options of the layers it configures, kept light for the plugin.
-  config: ['consumer', 'network', 'protocol'],
-  poller: ['client', 'config', 'consumer', 'invoke', 'metrics', 'network', 'offsets', 'protocol'],
+  config: ['consumer', 'filter', 'network', 'protocol'],
+  poller: ['client', 'config', 'consumer', 'filter', 'invoke', 'metrics', 'network', 'offsets', 'protocol'],
   // The Serverless Framework plugin: config's schema and the names of metrics and the offsets table.
   serverless: ['config', 'metrics', 'offsets', 'protocol'],
   // The CDK constructs: the plugin's compiler under CDK props (nothing imports them but the package's entry).

@@ -70,6 +70,7 @@ export class PopBatchSettler {
     const verdicts = classifyResult(result, batch, { deadLetters: true });
     o.counters.consumedOk += verdicts.succeeded.length;
     o.counters.consumedFailed += verdicts.failedCount;
+    o.counters.filteredOut += result.filteredOut ?? 0;
     const atLimit = verdicts.retry.filter((d) => d.consumed.message.reconsumeTimes >= o.maxReconsumeTimes);
     const toRetry = verdicts.retry.filter((d) => d.consumed.message.reconsumeTimes < o.maxReconsumeTimes);
     if (verdicts.failedCount > 0) {

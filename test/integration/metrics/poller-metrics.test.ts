@@ -9,6 +9,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { uniqueGroup, uniqueTopic } from '../../support/broker.js';
+import { parseExposition } from '../../support/prometheus-exposition.js';
 import { emfProblems } from '../../unit/metrics/emf-schema.js';
 import { createTopic, newClient, newProducer, produce, waitFor } from '../consumer/helpers.js';
 import { lambdaConfig, recordingFunction, runPoller, useLambdaSuite } from '../invoke/lambda-harness.js';
@@ -34,17 +35,6 @@ function captureStdout(): string[] {
     return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stdout.write);
   return lines;
-}
-
-/** The samples of a Prometheus text exposition: `name{labels}` → value. */
-function parseExposition(text: string): Map<string, number> {
-  const samples = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#') || line.trim() === '') continue;
-    const at = line.lastIndexOf(' ');
-    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return samples;
 }
 
 describe('poller metrics', () => {

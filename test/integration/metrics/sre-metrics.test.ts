@@ -12,6 +12,7 @@ import pino from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { readDeadLetterDepth } from '../../../src/client/dead-letter-depth.js';
 import { uniqueGroup, uniqueTopic } from '../../support/broker.js';
+import { parseExposition } from '../../support/prometheus-exposition.js';
 import { createTopic, newClient, newProducer, produce, waitFor } from '../consumer/helpers.js';
 import { lambdaConfig, recordingFunction, runPoller, useLambdaSuite } from '../invoke/lambda-harness.js';
 
@@ -20,17 +21,6 @@ const MESSAGES = 12;
 /** The refresh period of the depth in this test (60 s by default). */
 const DEPTH_INTERVAL_MS = 500;
 const suite = useLambdaSuite();
-
-/** The samples of a Prometheus text exposition: `name{labels}` → value. */
-function parseExposition(text: string): Map<string, number> {
-  const samples = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#') || line.trim() === '') continue;
-    const at = line.lastIndexOf(' ');
-    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return samples;
-}
 
 describe('metrics an SRE expects', () => {
   it('runtime metrics, build info, the DLQ depth the broker stores, and a stopped line that agrees with the metrics', async () => {

@@ -366,6 +366,44 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
     });
   });
 
+  it('takes filters as FilterCriteria.filter makes them, objects and JSON strings; refuses a bad one by its prop path', () => {
+    const f = fixture(Duration.seconds(10));
+    const p = poller(f);
+    expect(() =>
+      f.fn.addEventSource(
+        new RocketMQEventSource({
+          poller: p,
+          topic: 'Orders',
+          consumerGroup: 'orders-fn',
+          filters: [{ body: { amount: [{ numeric: ['>', 'ten'] }] } }],
+        }),
+      ),
+    ).toThrow(/RocketMQEventSource\(Orders\/OrdersFn\)\.filters\[0\]\.body\.amount\[0\]\.numeric: /);
+    f.fn.addEventSource(
+      new RocketMQEventSource({
+        poller: p,
+        topic: 'Orders',
+        consumerGroup: 'orders-fn',
+        filter: 'TagA',
+        filters: [
+          lambda.FilterCriteria.filter({ body: { status: lambda.FilterRule.isEqual('paid') } }),
+          { tags: ['vip'] },
+          '{"keys": [{"prefix": "order-"}]}',
+        ],
+      }),
+    );
+    const [mapping] = runConfig(Template.fromStack(f.stack)).mappings as {
+      filter: unknown;
+      filters: unknown;
+    }[];
+    expect(mapping?.filter).toBe('TagA');
+    expect(mapping?.filters).toEqual([
+      '{"body":{"status":["paid"]}}',
+      '{"tags":["vip"]}',
+      '{"keys": [{"prefix": "order-"}]}',
+    ]);
+  });
+
   it('names the prop of every problem', () => {
     const f = fixture(Duration.seconds(10));
     expect(() => poller(f, { cpu: 300 })).toThrow(/RocketMQPoller\(Orders\/Poller\)\.cpu: /);

@@ -203,11 +203,12 @@ describe('the live group beside the stored offsets', () => {
     brokers: ['10.0.0.1:10911'],
     runningInfo,
   });
-  const answered = (queues: ReturnType<typeof q>[]): LiveClient['runningInfo'] => ({
+  const answered = (queues: ReturnType<typeof q>[], filteredOut?: number): LiveClient['runningInfo'] => ({
     state: 'answered',
     queues,
     runtime: 'rocketmq-lambda on Node.js v20',
     startedAtMs: NOW - 60_000,
+    filteredOut,
   });
   const live: LiveGroup = {
     consumerGroup: 'orders-lambda',
@@ -283,6 +284,7 @@ describe('the live group beside the stored offsets', () => {
           startedAt: '2026-12-01T12:59:00.000Z',
           runningInfo: 'answered',
           runningInfoError: null,
+          filteredOut: null,
           queues: [
             { topic: 'Orders', broker: 'broker-a', queueId: 0 },
             { topic: 'Orders', broker: 'broker-a', queueId: 1 },
@@ -309,6 +311,23 @@ describe('the live group beside the stored offsets', () => {
       [null, 'p2', 'commit'],
     ]);
     expect(JSON.parse(JSON.stringify(json))).toEqual(json);
+  });
+
+  it("table and JSON: the messages the clients' filters dropped, summed under the clients", () => {
+    const filtering: StatusSnapshot = {
+      ...withLive,
+      live: {
+        ...live,
+        clients: [client('p1', answered([q(0), q(1)], 5)), client('p3', answered([], 2))],
+      },
+    };
+    const text = statusTable([filtering], NOW, terminalStyle({ isTTY: false }, {}));
+    expect(text.split('\n')[5]).toBe(
+      '  filtered out (filters): 7 messages dropped before the invoke since these clients started',
+    );
+    const [json] = statusJson('poller.yaml', [filtering], NOW).mappings;
+    expect(json?.liveGroup?.clients.map((c) => c.filteredOut)).toEqual([5, 2]);
+    expect(statusTable([withLive], NOW, terminalStyle({ isTTY: false }, {}))).not.toContain('filtered out');
   });
 
   it('table: numbered clients, running but holding nothing, no answer, the reset shown as a reset', () => {

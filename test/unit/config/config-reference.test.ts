@@ -55,6 +55,7 @@ const CONTRACT_KEYS = [
   'mappings[].consumerGroup',
   'mappings[].filter',
   'mappings[].filter.sql',
+  'mappings[].filters',
   'mappings[].function',
   'mappings[].functionTimeoutMs',
   'mappings[].batchSize',

@@ -62,6 +62,7 @@ describe('EMF lines', () => {
             { Name: 'Throttles', Unit: 'Count' },
             { Name: 'SentBack', Unit: 'Count' },
             { Name: 'DeadLettered', Unit: 'Count' },
+            { Name: 'FilteredOut', Unit: 'Count' },
             { Name: 'Unhealthy', Unit: 'Count' },
             { Name: 'CannotConsume', Unit: 'Count' },
           ],
@@ -85,7 +86,8 @@ describe('EMF lines', () => {
     b.meter.invokeObserver.invoked?.({ kind: 'timeout', durationMs: 1, messages: 1 });
     b.meter.invokeObserver.invoked?.({ kind: 'aborted', durationMs: 1, messages: 1 });
     a.meter.invokeObserver.throttled?.();
-    Object.assign(a.consumer.counters, { sentBack: 6, deadLettered: 2 });
+    Object.assign(a.consumer.counters, { sentBack: 6, deadLettered: 2, filteredOut: 7 });
+    Object.assign(b.consumer.counters, { filteredOut: 3 });
     const first = parse((await publisher.publishOnce())[0]);
     expect(first).toMatchObject({
       ConsumerLag: 15,
@@ -94,13 +96,14 @@ describe('EMF lines', () => {
       Throttles: 1,
       SentBack: 4,
       DeadLettered: 2,
+      FilteredOut: 10,
       Unhealthy: 0,
     });
     expect(first.OldestMessageAge).toBeGreaterThanOrEqual(90);
     expect(first.OldestMessageAge).toBeLessThan(100);
 
     a.meter.invokeObserver.invoked?.({ kind: 'network', durationMs: 1, messages: 1 });
-    Object.assign(a.consumer.counters, { sentBack: 7 });
+    Object.assign(a.consumer.counters, { sentBack: 7, filteredOut: 8 });
     const second = parse((await publisher.publishOnce())[0]);
     expect(second).toMatchObject({
       Invocations: 1,
@@ -108,6 +111,7 @@ describe('EMF lines', () => {
       Throttles: 0,
       SentBack: 1,
       DeadLettered: 0,
+      FilteredOut: 1,
     });
   });
 
@@ -194,6 +198,7 @@ describe('EMF lines', () => {
       'Throttles',
       'SentBack',
       'DeadLettered',
+      'FilteredOut',
     ]);
     expect(document.Invocations).toBe(1);
     await publisher.flushCounts();

@@ -88,7 +88,7 @@ describe('PollerMetrics', () => {
     expect([orders.statusCalls, orders.maxOffsetCalls]).toEqual([2, 2]);
   });
 
-  it('copies the consumer counters: pulls, sent back (retries only) and dead-lettered', async () => {
+  it('copies the consumer counters: pulls, sent back (retries only), dead-lettered and filtered out', async () => {
     const { registry, orders } = setup();
     Object.assign(orders.counters, {
       pullRequests: 40,
@@ -99,6 +99,7 @@ describe('PollerMetrics', () => {
       sentBack: 15,
       deadLettered: 4,
       undecodableDeadLettered: 1,
+      filteredOut: 9,
     });
     expect(await sample(registry, METRICS.pulls.name, { ...ORDERS_LABELS, result: 'answered' })).toBe(40);
     expect(await sample(registry, METRICS.pulls.name, { ...ORDERS_LABELS, result: 'failed' })).toBe(2);
@@ -108,6 +109,7 @@ describe('PollerMetrics', () => {
     ).toBe(20);
     expect(await sample(registry, METRICS.sentBack.name, ORDERS_LABELS)).toBe(11);
     expect(await sample(registry, METRICS.deadLettered.name, ORDERS_LABELS)).toBe(5);
+    expect(await sample(registry, METRICS.filteredOut.name, ORDERS_LABELS)).toBe(9);
   });
 
   it('counts invokes by outcome kind, throttles apart, and observes durations', async () => {

@@ -108,7 +108,7 @@ function fakeClient(fake: Fake): LiveGroupClient & { asked: string[] } {
             // A queue being dropped is no longer held.
             { queue: q(99), info: { droped: true } },
           ],
-          userConsumerInfo: { clientRuntime: 'rocketmq-lambda on Node.js v20' },
+          userConsumerInfo: { clientRuntime: 'rocketmq-lambda on Node.js v20', filteredOut: '7' },
         };
       },
     },
@@ -142,6 +142,7 @@ describe('readLiveGroup', () => {
       queues: [q(0), q(1)],
       runtime: 'rocketmq-lambda on Node.js v20',
       startedAtMs: 1_700_000_000_000,
+      filteredOut: 7,
     });
     // Each client is asked once, through a broker it is connected to, with the bound.
     expect(client.asked.sort()).toEqual([`${A} c1 50`, `${A} c2 50`, `${B} c3 50`]);
@@ -256,7 +257,13 @@ describe('lastWriteOf', () => {
         version: 401,
         versionName: 'V4_9_4',
         brokers: [A],
-        runningInfo: { state: 'answered', queues: [q(0)], runtime: undefined, startedAtMs: undefined },
+        runningInfo: {
+          state: 'answered',
+          queues: [q(0)],
+          runtime: undefined,
+          startedAtMs: undefined,
+          filteredOut: undefined,
+        },
       },
     ],
   };

@@ -212,6 +212,7 @@ describe('alarms per consumer group', () => {
       throttles: 'Throttles',
       sentBack: 'SentBack',
       deadLettered: 'DeadLettered',
+      filteredOut: 'FilteredOut',
       unhealthy: 'Unhealthy',
       cannotConsume: 'CannotConsume',
     });

@@ -230,6 +230,7 @@ export class ConsumeConcurrentlyService implements ConsumeService {
     }
     counters.consumedOk += verdicts.succeeded.length;
     counters.consumedFailed += verdicts.failedCount;
+    counters.filteredOut += result.filteredOut ?? 0;
     // The usual batch failed nothing: its succeeded list (a fresh array) is all that is done.
     let done = verdicts.succeeded;
     if (verdicts.retry.length > 0 || verdicts.deadLetter.length > 0) {

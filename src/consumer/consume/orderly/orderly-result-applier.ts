@@ -62,6 +62,7 @@ export class OrderlyResultApplier {
       this.log.warn({ result }, 'PARTIAL result names indexes outside the batch: whole batch failed');
     }
     counters.consumedFailed += verdicts.failedCount;
+    counters.filteredOut += result.filteredOut ?? 0;
     const settled = await this.settlePrefix(pq, verdicts, inFlight);
     if (settled === 'interrupted') return 'stop';
     counters.consumedOk += settled.succeeded;
