@@ -123,17 +123,15 @@ export function chooseBodyEncoding(
 }
 
 /**
- * The record of one consumed message, as the function receives it, with its body in `encoding` (which
- * must be `'base64'` for a body that is not valid UTF-8). The topic is the message's real topic (for a
- * redelivery, not the retry topic it was read from); broker and queue are where it was read.
+ * The fields of `consumed`'s record as the function receives it, without the body: what the mapping's
+ * filter criteria (`filters`, src/filter) match against, so a pattern is written against the record the
+ * function gets (`{"tags": ["paid"]}`, `{"properties": {"region": ["eu"]}}`). The topic is the message's
+ * real topic (for a redelivery, not the retry topic it was read from); broker and queue are where it was
+ * read. Keys in the order serializeEvent writes them.
  */
-export function buildRecord(consumed: ConsumedMessage, encoding: BodyEncoding = 'base64'): RocketMQRecord {
+export function recordFields(consumed: ConsumedMessage): Omit<RocketMQRecord, 'body' | 'bodyEncoding'> {
   const m = consumed.message;
-  if (encoding === 'utf8' && !isUtf8(m.body)) {
-    throw new RocketMQError(`the body of message ${m.msgId} is not valid UTF-8, so it cannot travel as text`);
-  }
-  // Keys in the order serializeEvent writes them, so that JSON.stringify gives the same bytes.
-  const record = {
+  return {
     messageId: m.msgId,
     offsetMsgId: m.offsetMsgId,
     topic: consumed.topic,
@@ -149,6 +147,19 @@ export function buildRecord(consumed: ConsumedMessage, encoding: BodyEncoding = 
     storeHost: m.storeHost,
     reconsumeTimes: m.reconsumeTimes,
   };
+}
+
+/**
+ * The record of one consumed message, as the function receives it ({@link recordFields}), with its body
+ * in `encoding` (which must be `'base64'` for a body that is not valid UTF-8).
+ */
+export function buildRecord(consumed: ConsumedMessage, encoding: BodyEncoding = 'base64'): RocketMQRecord {
+  const m = consumed.message;
+  if (encoding === 'utf8' && !isUtf8(m.body)) {
+    throw new RocketMQError(`the body of message ${m.msgId} is not valid UTF-8, so it cannot travel as text`);
+  }
+  // The body after the other fields, as serializeEvent writes it, so that JSON.stringify gives the same bytes.
+  const record = recordFields(consumed);
   return encoding === 'utf8'
     ? { ...record, bodyEncoding: 'utf8', body: m.body.toString('utf8') }
     : { ...record, body: m.body.toString('base64') };

@@ -16,10 +16,9 @@ import type { MessageFilter } from '../filter/message-filter.js';
 import type { RocketMQEvent } from '../handler/types.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { BatchOutcome, type DeadLetterDecision } from './batch-outcome.js';
-import { type RecordLayout, serializeLayouts } from './event-builder.js';
+import { type RecordLayout, recordFields, serializeLayouts } from './event-builder.js';
 import type { FailureDestination } from './failure-destination.js';
 import { buildFailureRecord, type FailureCondition } from './failure-record.js';
-import { filterRecord } from './filter-record.js';
 import type { InvokeObserver, InvokeResultKind } from './invoke-observer.js';
 import type { InvokeFailureKind, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
 import { parsedEvent } from './parsed-event.js';
@@ -154,7 +153,7 @@ export interface FunctionListenerStats {
 /**
  * Consumes each batch by invoking one function with it (docs/architecture.md, "Listener, invoker, result"):
  * - messages the mapping's `filter` drops (they match no pattern, matched against the record the function
- *   would receive: filter-record.ts) are neither invoked nor dead-lettered: they succeed, and the result
+ *   would receive: recordFields in event-builder.ts) are neither invoked nor dead-lettered: they succeed, and the result
  *   counts them (`filteredOut`); a batch filtered out whole takes no invoke;
  * - messages older than `maxRecordAgeSeconds`, and messages whose event alone is over `maxPayloadBytes`
  *   with the body as base64 and, for a UTF-8 body, as text (or that the invoke service refuses as too
@@ -233,7 +232,7 @@ export class FunctionMessageListener implements MessageListener {
     let filteredOut = 0;
     for (let index = 0; index < messages.length; index++) {
       const consumed = messages[index] as ConsumedMessage;
-      if (filter !== undefined && !filter.matches(filterRecord(consumed), consumed.message.body)) {
+      if (filter !== undefined && !filter.matches(recordFields(consumed), consumed.message.body)) {
         filteredOut++;
         continue;
       }

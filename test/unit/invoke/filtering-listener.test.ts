@@ -2,14 +2,13 @@
  * The function listener with a mapping's filter criteria, against the Lambda Invoke API server: messages
  * that match no pattern are dropped before the invoke (never sent), succeed (so the consumer moves their
  * offsets) and are counted in the result's `filteredOut`; a batch filtered out whole takes no invoke. The
- * patterns see the record the function would receive (filter-record.ts).
+ * patterns see the record the function would receive (recordFields in src/invoke/event-builder.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConsumeContext, ConsumedMessage } from '../../../src/consumer/message-listener.js';
 import { compileFilter } from '../../../src/filter/message-filter.js';
 import { recordText } from '../../../src/handler/record-body.js';
-import { buildRecord } from '../../../src/invoke/event-builder.js';
-import { filterRecord } from '../../../src/invoke/filter-record.js';
+import { buildRecord, recordFields } from '../../../src/invoke/event-builder.js';
 import {
   FunctionMessageListener,
   type FunctionMessageListenerOptions,
@@ -154,11 +153,11 @@ describe('FunctionMessageListener with filters', () => {
   });
 });
 
-describe('filterRecord', () => {
+describe('recordFields', () => {
   it('is the record the function receives, without its body', () => {
     const one = message(7, 'paid', { tags: 'vip', region: 'eu' });
     const { body: _body, ...record } = buildRecord(one);
-    expect(filterRecord(one)).toEqual(record);
-    expect(Object.keys(filterRecord(one))).toEqual(Object.keys(record));
+    expect(recordFields(one)).toEqual(record);
+    expect(Object.keys(recordFields(one))).toEqual(Object.keys(record));
   });
 });
