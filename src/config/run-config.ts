@@ -77,6 +77,7 @@ export interface LambdaConfig {
 export interface DestinationsConfig {
   readonly sqsEndpoint: string | undefined;
   readonly snsEndpoint: string | undefined;
+  readonly s3Endpoint: string | undefined;
 }
 
 /**
@@ -204,7 +205,7 @@ export function resolveConfig(
   options: {
     baseDir: string;
     source?: string | undefined;
-    /** Read for destination endpoints (`AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_SNS`). @default process.env */
+    /** Read for destination endpoints (`AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_SNS`, `AWS_ENDPOINT_URL_S3`). @default process.env */
     env?: Readonly<Record<string, string | undefined>> | undefined;
   },
 ): RunConfig {
@@ -228,6 +229,7 @@ export function resolveConfig(
     destinations: {
       sqsEndpoint: destinationEndpoint ?? fromEnv.sqs,
       snsEndpoint: destinationEndpoint ?? fromEnv.sns,
+      s3Endpoint: destinationEndpoint ?? fromEnv.s3,
     },
     metrics: resolveMetrics(input.metrics),
     mappings: input.mappings.map(resolveMapping),

@@ -2,10 +2,11 @@
  * The two roles of the poller task, least privilege:
  * - the execution role (ECS itself): pull the image, write the log group, read the ACL secrets;
  * - the task role (the poller): invoke exactly the mapped functions, use the offsets table, send to the
- *   failure destinations. No CloudWatch permission: the poller's metrics are Embedded Metric Format lines
+ *   failure destinations (`s3:PutObject` on an S3 destination's key prefix, nothing else of S3). No CloudWatch permission: the poller's metrics are Embedded Metric Format lines
  *   in its log stream, which the execution role's log rights already ship.
  */
 
+import { isS3Arn } from '../util/s3-bucket-arn.js';
 import {
   type CfnIntrinsic,
   type CfnResource,
@@ -39,7 +40,7 @@ export interface TaskRoleNeeds {
   /** ARNs of the mapped functions (unqualified; `:*` is added for versions and aliases). */
   readonly functionArns: readonly CfnString[];
   readonly tableArn: CfnString;
-  /** onFailure destinations: literal SQS/SNS ARNs, or intrinsics (service unknown until deploy). */
+  /** onFailure destinations: literal SQS/SNS/S3 ARNs, or intrinsics (service unknown until deploy). */
   readonly failureDestinations: readonly CfnString[];
 }
 
@@ -118,11 +119,16 @@ export function taskRole(needs: TaskRoleNeeds): CfnResource {
 function failureStatements(destinations: readonly CfnString[]): Statement[] {
   const queues: CfnString[] = [];
   const topics: CfnString[] = [];
+  const objects: CfnString[] = [];
   for (const destination of destinations) {
     if (isCfnIntrinsic(destination)) {
       // The service is known at deploy time only; each action applies to its own service's ARNs.
       queues.push(destination);
       topics.push(destination);
+      objects.push({ 'Fn::Sub': [`\${Arn}/*`, { Arn: destination }] });
+    } else if (isS3Arn(destination)) {
+      // Objects under the ARN's key prefix only (src/invoke/s3-failure-key.ts puts every key there).
+      objects.push(`${destination}/*`);
     } else if (destination.split(':')[2] === 'sqs') {
       queues.push(destination);
     } else {
@@ -144,6 +150,14 @@ function failureStatements(destinations: readonly CfnString[]): Statement[] {
       Effect: 'Allow',
       Action: 'sns:Publish',
       Resource: uniqueByJson(topics),
+    });
+  }
+  if (objects.length > 0) {
+    statements.push({
+      Sid: 'FailureObjects',
+      Effect: 'Allow',
+      Action: 's3:PutObject',
+      Resource: uniqueByJson(objects),
     });
   }
   return statements;

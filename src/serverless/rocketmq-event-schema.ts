@@ -31,7 +31,7 @@ import {
   MIN_RECORD_AGE_SECONDS,
 } from '../config/mapping-keys.js';
 import { info, intKey } from '../config/schema-meta.js';
-import { FAILURE_DESTINATION_ARN } from '../util/failure-destination-arn-pattern.js';
+import { ANY_FAILURE_DESTINATION_ARN } from '../util/failure-destination-arn-pattern.js';
 import { cfnIntrinsicSchema } from './cfn-intrinsic.js';
 
 /**
@@ -84,12 +84,15 @@ export const rocketmqEventSchema = z.strictObject({
   onFailure: z
     .union(
       [
-        z.string().regex(FAILURE_DESTINATION_ARN, { error: 'must be an SQS queue ARN or SNS topic ARN' }),
+        z.string().regex(ANY_FAILURE_DESTINATION_ARN, {
+          error:
+            'must be an SQS queue ARN, SNS topic ARN or S3 bucket ARN (arn:aws:s3:::<bucket>[/<key prefix>])',
+        }),
         cfnIntrinsicSchema,
       ],
       {
         error:
-          'must be an SQS queue or SNS topic ARN, or Ref / Fn::GetAtt / Fn::ImportValue / Fn::Sub / Fn::Join',
+          'must be an SQS queue, SNS topic or S3 bucket ARN, or Ref / Fn::GetAtt / Fn::ImportValue / Fn::Sub / Fn::Join',
       },
     )
     .optional()
