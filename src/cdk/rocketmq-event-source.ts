@@ -6,7 +6,7 @@
  * topic or S3 bucket for `onFailure`, and `filters` as CDK's `FilterCriteria.filter({...})` makes them (as well as
  * pattern objects and JSON strings).
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack, Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -111,7 +111,11 @@ function failureDestinationArn(
   label: string,
 ): string {
   if (destination !== undefined && 'bucketArn' in destination) {
-    if (keyPrefix === undefined) return destination.bucketArn;
+    // Spelled out when it is a token, so the compiler sees an S3 ARN and grants s3:PutObject only.
+    const arn = Token.isUnresolved(destination.bucketArn)
+      ? `arn:${Stack.of(destination).partition}:s3:::${destination.bucketName}`
+      : destination.bucketArn;
+    if (keyPrefix === undefined) return arn;
     // The bucket's ARN may be a token; the prefix is checked as the other faces check it in an ARN.
     const problem = s3BucketArnProblem(`arn:aws:s3:::bucket/${keyPrefix}`);
     if (problem !== undefined) {
@@ -119,7 +123,7 @@ function failureDestinationArn(
         `${label}.onFailureKeyPrefix: ${JSON.stringify(keyPrefix)}: ${problem}`,
       ]);
     }
-    return `${destination.bucketArn}/${keyPrefix}`;
+    return `${arn}/${keyPrefix}`;
   }
   if (keyPrefix !== undefined || destination === undefined) {
     throw new RocketMQPluginError([

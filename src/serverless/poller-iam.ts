@@ -122,10 +122,14 @@ function failureStatements(destinations: readonly CfnString[]): Statement[] {
   const objects: CfnString[] = [];
   for (const destination of destinations) {
     if (isCfnIntrinsic(destination)) {
-      // The service is known at deploy time only; each action applies to its own service's ARNs.
-      queues.push(destination);
-      topics.push(destination);
+      // An ARN whose text spells S3 (`arn:${AWS::Partition}:s3:::${Bucket}`, as the CDK writes a bucket's)
+      // is a bucket's; any other is known at deploy time only, and each action applies to its own
+      // service's ARNs.
       objects.push({ 'Fn::Sub': [`\${Arn}/*`, { Arn: destination }] });
+      if (!spellsS3Arn(destination)) {
+        queues.push(destination);
+        topics.push(destination);
+      }
     } else if (isS3Arn(destination)) {
       // Objects under the ARN's key prefix only (src/invoke/s3-failure-key.ts puts every key there).
       objects.push(`${destination}/*`);
@@ -161,6 +165,19 @@ function failureStatements(destinations: readonly CfnString[]): Statement[] {
     });
   }
   return statements;
+}
+
+/** Whether the literal text of an intrinsic ARN (`Fn::Sub`'s, `Fn::Join`'s parts) names S3. */
+function spellsS3Arn(destination: CfnIntrinsic): boolean {
+  const texts: string[] = [];
+  const sub = (destination as { 'Fn::Sub'?: unknown })['Fn::Sub'];
+  if (typeof sub === 'string') texts.push(sub);
+  if (Array.isArray(sub) && typeof sub[0] === 'string') texts.push(sub[0]);
+  const join = (destination as { 'Fn::Join'?: unknown })['Fn::Join'];
+  if (Array.isArray(join) && Array.isArray(join[1])) {
+    texts.push(join[1].map((part: unknown) => (typeof part === 'string' ? part : '\u0000')).join(''));
+  }
+  return texts.some((text) => /^arn:(?:\$\{AWS::Partition\}|[^:]*):s3:::/.test(text));
 }
 
 function ecrStatements(repositoryArn: CfnString | undefined): Statement[] {

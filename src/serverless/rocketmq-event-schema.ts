@@ -98,7 +98,8 @@ export const rocketmqEventSchema = z.strictObject({
     .optional()
     .meta(
       info({
-        description: 'An SQS queue or SNS topic that receives a record of messages that failed for good.',
+        description:
+          'An SQS queue or SNS topic that receives a record of messages that failed for good, or an S3 bucket (`arn:aws:s3:::<bucket>[/<key prefix>]`) that receives one object per such message, body included.',
         defaultText: 'none',
       }),
     ),

@@ -52,14 +52,8 @@ describe('S3 bucket ARNs as onFailure destinations', () => {
       'arn:aws:s3:::orders/a//b',
       'the key prefix after the bucket must not be empty, end with "/" or hold "//" (a "/" is added after it)',
     ],
-    [
-      'arn:aws:s3:::orders/a b',
-      "the key prefix may hold only letters, digits, / and ! - _ . * ' ( ) = +",
-    ],
-    [
-      'arn:aws:s3:::orders/a%2Fb',
-      "the key prefix may hold only letters, digits, / and ! - _ . * ' ( ) = +",
-    ],
+    ['arn:aws:s3:::orders/a b', "the key prefix may hold only letters, digits, / and ! - _ . * ' ( ) = +"],
+    ['arn:aws:s3:::orders/a%2Fb', "the key prefix may hold only letters, digits, / and ! - _ . * ' ( ) = +"],
     [
       `arn:aws:s3:::orders/${'p'.repeat(MAX_S3_PREFIX_LENGTH + 1)}`,
       `its key prefix is ${MAX_S3_PREFIX_LENGTH + 1} characters, at most ${MAX_S3_PREFIX_LENGTH}`,
@@ -87,7 +81,11 @@ describe('S3 bucket ARNs as onFailure destinations', () => {
     ]) {
       expect(ANY_FAILURE_DESTINATION_ARN.test(arn)).toBe(true);
     }
-    for (const arn of ['arn:aws:s3:::orders/', 'arn:aws:s3:eu-west-1::orders', 'arn:aws:lambda:eu-west-1:1:function:f']) {
+    for (const arn of [
+      'arn:aws:s3:::orders/',
+      'arn:aws:s3:eu-west-1::orders',
+      'arn:aws:lambda:eu-west-1:1:function:f',
+    ]) {
       expect(ANY_FAILURE_DESTINATION_ARN.test(arn)).toBe(false);
     }
   });
