@@ -12,10 +12,10 @@ export const MAX_S3_PREFIX_LENGTH = 512;
  * The shape of an S3 destination ARN. Groups: partition, bucket, prefix (with its leading `/`, or empty).
  * Bucket names as S3 names them (3–63 of `a-z 0-9 . -`, a letter or digit at each end); prefix segments of
  * S3's safe key characters (letters, digits, `! - _ . * ' ( )`) and `=`, `+`, no empty segment, no `/` at
- * the end.
+ * the end, at most {@link MAX_S3_PREFIX_LENGTH} characters.
  */
 export const S3_BUCKET_ARN =
-  /^arn:(aws[a-zA-Z-]*):s3:::([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])((?:\/[A-Za-z0-9!_.*'()=+-]+)*)$/;
+  /^arn:(aws[a-zA-Z-]*):s3:::([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?=.{0,513}$)((?:\/[A-Za-z0-9!_.*'()=+-]+)*)$/;
 
 /** The parts of an S3 destination ARN. */
 export interface S3BucketArnParts {
@@ -34,12 +34,7 @@ export function isS3Arn(arn: string): boolean {
  * What is wrong with `arn` as an S3 destination ARN, in words, or `undefined` when it is one.
  */
 export function s3BucketArnProblem(arn: string): string | undefined {
-  if (S3_BUCKET_ARN.test(arn)) {
-    const prefix = (S3_BUCKET_ARN.exec(arn) as RegExpExecArray)[3] ?? '';
-    return prefix.length - 1 > MAX_S3_PREFIX_LENGTH
-      ? `its key prefix is ${prefix.length - 1} characters, at most ${MAX_S3_PREFIX_LENGTH}`
-      : undefined;
-  }
+  if (S3_BUCKET_ARN.test(arn)) return undefined;
   const match = /^arn:(aws[a-zA-Z-]*):s3:([^:]*):([^:]*):(.*)$/.exec(arn);
   if (match === null) return 'an S3 bucket ARN is arn:<partition>:s3:::<bucket>[/<key prefix>]';
   const [, , region, account, resource] = match as unknown as [string, string, string, string, string];
@@ -51,6 +46,9 @@ export function s3BucketArnProblem(arn: string): string | undefined {
   const prefix = slash < 0 ? '' : resource.slice(slash + 1);
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
     return `${JSON.stringify(bucket)} is not a bucket name (3-63 of a-z 0-9 . -, a letter or digit at each end)`;
+  }
+  if (prefix.length > MAX_S3_PREFIX_LENGTH) {
+    return `its key prefix is ${prefix.length} characters, at most ${MAX_S3_PREFIX_LENGTH}`;
   }
   if (prefix === '' || prefix.endsWith('/') || prefix.includes('//')) {
     return 'the key prefix after the bucket must not be empty, end with "/" or hold "//" (a "/" is added after it)';

@@ -81,6 +81,11 @@ describe('S3 bucket ARNs as onFailure destinations', () => {
     ]) {
       expect(ANY_FAILURE_DESTINATION_ARN.test(arn)).toBe(true);
     }
+    expect(ANY_FAILURE_DESTINATION_ARN.test(`arn:aws:s3:::orders/${'p'.repeat(MAX_S3_PREFIX_LENGTH)}`)).toBe(
+      true,
+    );
+    const overLong = `arn:aws:s3:::orders/${'p'.repeat(MAX_S3_PREFIX_LENGTH + 1)}`;
+    expect(ANY_FAILURE_DESTINATION_ARN.test(overLong)).toBe(false);
     for (const arn of [
       'arn:aws:s3:::orders/',
       'arn:aws:s3:eu-west-1::orders',
