@@ -20,6 +20,12 @@ import { s3FailureKey } from './s3-failure-key.js';
 import { buildS3FailureObject } from './s3-failure-object.js';
 
 const DEFAULT_PUT_ATTEMPTS = 3;
+/**
+ * How long one request may take to connect and to finish (a put of a body of several MB included): a
+ * hung request would hold the offset of the message it reports (docs/operating.md, "Failures in S3").
+ */
+export const S3_CONNECTION_TIMEOUT_MS = 5_000;
+export const S3_REQUEST_TIMEOUT_MS = 60_000;
 /** Puts of one failure record in flight at a time (a record holds up to 500 messages). */
 const PUT_CONCURRENCY = 4;
 
@@ -56,6 +62,7 @@ export function createS3FailureDestination(
     new S3Client({
       maxAttempts: 1,
       followRegionRedirects: true,
+      requestHandler: { connectionTimeout: S3_CONNECTION_TIMEOUT_MS, requestTimeout: S3_REQUEST_TIMEOUT_MS },
       ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint, forcePathStyle: true }),
       // A loopback emulator works without AWS credentials (src/util/local-endpoint-credentials.ts).
       ...awsClientIdentity({ endpoint: options.endpoint, region, credentials: options.credentials }),
