@@ -72,6 +72,22 @@ function standaloneTaskRole(onFailure: unknown): unknown {
   return (template.Resources as Record<string, unknown>)[RocketMQLogicalIds.taskRole];
 }
 
+/** The standalone face with a `FailureBucket` parameter (the bucket's name). */
+function standaloneTaskRoleWith(onFailure: unknown): unknown {
+  const { template } = standaloneTemplate({
+    parameters: { FailureBucket: { Type: 'String' } },
+    custom: { rocketmq: CUSTOM },
+    functions: {
+      orders: {
+        arn: 'arn:aws:lambda:eu-west-1:111122223333:function:orders',
+        timeout: 30,
+        events: [{ rocketmq: { ...EVENT, onFailure } }],
+      },
+    },
+  });
+  return (template.Resources as Record<string, unknown>)[RocketMQLogicalIds.taskRole];
+}
+
 /** The CDK face: the synthesized task role, and the logical id CDK gave `bucketOf`'s bucket. */
 function cdkTaskRole(
   bucketOf: (stack: Stack) => s3.IBucket,
@@ -135,6 +151,11 @@ describe('an S3 onFailure bucket on every face: s3:PutObject on its key prefix, 
       expect(statementsOf(role).map((s) => s.Sid)).not.toContain('FailureTopics');
     }
     expect(failureStatements(standaloneTaskRole(ARN))).toEqual(failureStatements(pluginTaskRole(ARN)));
+    // A stack file's bucket parameter, the ARN spelled with Fn::Sub: PutObject on the prefix only.
+    const spelled = { 'Fn::Sub': `arn:\${AWS::Partition}:s3:::\${FailureBucket}/rocketmq` };
+    expect(failureStatements(standaloneTaskRoleWith(spelled))).toEqual([
+      { ...PUT_ON_PREFIX, Resource: [{ 'Fn::Sub': [`\${Arn}/*`, { Arn: spelled }] }] },
+    ]);
     // Without a prefix: every key of the bucket, still PutObject only; the partition comes from the ARN.
     expect(s3Statements(pluginTaskRole('arn:aws-cn:s3:::acme-failures'))).toEqual([
       { ...PUT_ON_PREFIX, Resource: ['arn:aws-cn:s3:::acme-failures/*'] },
