@@ -165,6 +165,9 @@ describe('onFailure: an S3 bucket', () => {
     // Invoked twice (first delivery, one retry), as the function saw it each time.
     expect(ledger.of(sent.msgId).map((record) => record.reconsumeTimes)).toEqual([0, 1]);
     expect(await topicOffsets(suite(), group, topic)).toEqual(await queueEnds(client, topic, 1));
+    process.stdout.write(
+      `[s3 failure] a ${body.length}-byte body -> a ${got.ContentLength}-byte object ${key}\n`,
+    );
   });
 
   it('a bucket that does not exist loses nothing: the message is in the DLQ, the refusal logged with the ARN', async () => {
