@@ -6,6 +6,7 @@
  * consumes every message (ledger).
  */
 import { fileURLToPath } from 'node:url';
+import pino from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BrokerError } from '../../../src/client/broker-error.js';
 import { parseConfig } from '../../../src/config/load-config.js';
@@ -15,6 +16,7 @@ import { ResponseCode } from '../../../src/protocol/response-code.js';
 import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { javaProduce } from '../../support/java-interop.js';
 import { JAVA_FAILURE, runMqadmin } from '../../support/mqadmin.js';
+import { parseExposition } from '../../support/prometheus-exposition.js';
 import { createTopic, newClient, newProducer, produce, waitFor } from './helpers.js';
 
 const HANDLERS_DIR = fileURLToPath(new URL('../../fixtures/config/handlers/', import.meta.url));
@@ -37,6 +39,23 @@ class LedgerInvoker implements Invoker {
   async close(): Promise<void> {
     // Nothing to release.
   }
+}
+
+/** A logger that keeps the poller's lines, and a scrape of the poller's /metrics (served on port 0). */
+function observedPoller() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  const scrape = async () => {
+    const serving = lines.find((line) => line.msg === 'serving /metrics, /healthz and /readyz');
+    const url = `http://127.0.0.1:${String(serving?.port)}/metrics`;
+    return parseExposition(await (await fetch(url)).text());
+  };
+  return { lines, logger, scrape };
+}
+
+/** The `message_trace_records_total` series of a mapping, by result. */
+function traceSeries(mapping: string, group: string, result: string): string {
+  return `rocketmq_lambda_message_trace_records_total{mapping="${mapping}",consumer_group="${group}",result="${result}"}`;
 }
 
 /** One row of `queryMsgTraceById`'s tables: `Pub` or `Sub`, group, client host, time, cost, status. */
@@ -114,6 +133,7 @@ describe('messageTrace', () => {
         nameServer: namesrvAddr,
         shutdownTimeoutMs: 5000,
         offsets: { store: 'memory' },
+        metrics: { prometheus: { port: 0, host: '127.0.0.1' } },
         mappings: [
           {
             name: 'traced',
@@ -130,18 +150,25 @@ describe('messageTrace', () => {
       { baseDir: HANDLERS_DIR },
     );
     const ledger = new LedgerInvoker(new Set([failing]));
-    const poller = await startPoller(config, { invoker: ledger });
+    const observed = observedPoller();
+    const poller = await startPoller(config, { invoker: ledger, logger: observed.logger });
     onTestFinished(async () => {
       await poller.stop();
     });
     await waitFor('3 messages delivered', 60_000, async () =>
       [ok, failing, okNoKeys].every((id) => ledger.counts.has(id)) ? true : undefined,
     );
-    // Stopping sends the trace records still queued (the writer also sends them within a second).
+    // SubBefore and SubAfter of each of the 3 messages, sent within the writer's flush interval.
+    const written = await waitFor('6 trace records written', 30_000, async () => {
+      const samples = await observed.scrape();
+      return samples.get(traceSeries('traced', group, 'written')) === 6 ? samples : undefined;
+    });
+    expect(written.get(traceSeries('traced', group, 'topic_unavailable'))).toBeUndefined();
     const exit = await poller.stop();
     expect(exit.failures).toEqual([]);
 
     const okRows = await traceOf(ok, group);
+    console.info(`[message trace] queryMsgTraceById -i ${ok}: ${JSON.stringify(okRows)}`);
     const pub = okRows.find((row) => row.type === 'Pub');
     expect(pub?.group).toMatch(/^interop_producer_/);
     expect(pub?.status).toBe('success');
@@ -176,6 +203,7 @@ describe('messageTrace', () => {
         nameServer: namesrvAddr,
         shutdownTimeoutMs: 5000,
         offsets: { store: 'memory' },
+        metrics: { prometheus: { port: 0, host: '127.0.0.1' } },
         mappings: [
           {
             name: 'untraceable',
@@ -191,7 +219,8 @@ describe('messageTrace', () => {
       { baseDir: HANDLERS_DIR },
     );
     const ledger = new LedgerInvoker();
-    const poller = await startPoller(config, { invoker: ledger });
+    const observed = observedPoller();
+    const poller = await startPoller(config, { invoker: ledger, logger: observed.logger });
     onTestFinished(async () => {
       await poller.stop();
     });
@@ -200,6 +229,19 @@ describe('messageTrace', () => {
       sent.every((id) => ledger.counts.has(id)) ? true : undefined,
     );
     expect(sent.filter((id) => !ledger.counts.has(id))).toEqual([]);
+    // Every record (2 per delivery) dropped as topic_unavailable, none written.
+    const deliveries = [...ledger.counts.values()].reduce((sum, n) => sum + n, 0);
+    const dropped = await waitFor('every trace record counted as dropped', 30_000, async () => {
+      const samples = await observed.scrape();
+      const value = samples.get(traceSeries('untraceable', group, 'topic_unavailable'));
+      return value === 2 * deliveries ? samples : undefined;
+    });
+    expect(dropped.get(traceSeries('untraceable', group, 'written'))).toBeUndefined();
+    const warnings = observed.lines.filter((line) =>
+      String(line.msg).startsWith('message trace topic does not exist'),
+    );
+    expect(warnings.length).toBeGreaterThanOrEqual(1);
+    expect(warnings[0]).toMatchObject({ topic: traceTopic, level: 40 });
     const exit = await poller.stop();
     expect(exit.failures).toEqual([]);
     // The writer looked the topic up and sent nothing: the broker still has no such topic.
