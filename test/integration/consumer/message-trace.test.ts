@@ -88,7 +88,7 @@ function traceRows(output: string): TraceRow[] {
 }
 
 /** mqadmin's rows for `msgId` once they hold a Pub row and a Sub row of `group` (polls; each run is a JVM). */
-async function traceOf(msgId: string, group: string): Promise<TraceRow[]> {
+async function traceOf(msgId: string, group: string, withPub = true): Promise<TraceRow[]> {
   const { namesrvAddr } = testBroker();
   return waitFor(
     `the Pub and ${group} Sub rows of ${msgId} in mqadmin queryMsgTraceById`,
@@ -97,7 +97,7 @@ async function traceOf(msgId: string, group: string): Promise<TraceRow[]> {
       const { output } = await runMqadmin(namesrvAddr, 'queryMsgTraceById', ['-i', msgId]);
       expect(output).not.toMatch(JAVA_FAILURE);
       const rows = traceRows(output);
-      const published = rows.some((row) => row.type === 'Pub');
+      const published = !withPub || rows.some((row) => row.type === 'Pub');
       const consumed = rows.some((row) => row.type === 'Sub' && row.group === group);
       // Not yet: the error (the last one is the timeout's cause) shows what mqadmin printed.
       if (!published || !consumed) throw new Error(`mqadmin printed:\n${output.slice(0, 2000)}`);
@@ -186,6 +186,48 @@ describe('messageTrace', () => {
 
     const noKeysSub = (await traceOf(okNoKeys, group)).filter((row) => row.type === 'Sub');
     expect(noKeysSub.map((row) => row.status)).toEqual(['success']);
+  });
+
+  it('traces a POP mapping the same way (the listener is wrapped, whatever the consume mode)', {
+    timeout: 180_000,
+  }, async () => {
+    const { namesrvAddr } = testBroker();
+    const topic = uniqueTopic('TracePop');
+    const group = uniqueGroup('TracePop');
+    const client = newClient();
+    onTestFinished(() => client.close());
+    await createTopic(client, topic, 2);
+    const config = parseConfig(
+      {
+        nameServer: namesrvAddr,
+        shutdownTimeoutMs: 5000,
+        offsets: { store: 'memory' },
+        mappings: [
+          {
+            name: 'traced-pop',
+            topic,
+            consumerGroup: group,
+            function: 'local:./noop.mjs#handler',
+            consumeMode: 'POP',
+            startingPosition: 'TRIM_HORIZON',
+            messageTrace: true,
+          },
+        ],
+      },
+      { baseDir: HANDLERS_DIR },
+    );
+    const ledger = new LedgerInvoker();
+    const poller = await startPoller(config, { invoker: ledger });
+    onTestFinished(async () => {
+      await poller.stop();
+    });
+    // Our producer writes no Pub record: the trace holds only our group's consume rows.
+    const [msgId] = await produce(await newProducer(client), topic, 1, { queues: 2 });
+    if (msgId === undefined) throw new Error('nothing was sent');
+    await waitFor('the message delivered', 60_000, async () => (ledger.counts.has(msgId) ? true : undefined));
+    await poller.stop();
+    const rows = (await traceOf(msgId, group, false)).filter((row) => row.type === 'Sub');
+    expect(rows.map((row) => [row.group, row.status])).toEqual([[group, 'success']]);
   });
 
   it('a poller whose trace topic does not exist consumes every message and never creates the topic', {
