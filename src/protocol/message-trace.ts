@@ -77,6 +77,8 @@ export interface EncodedTraceRecord {
   readonly bytes: number;
   /** The traced message's id and each of its keys. */
   readonly keys: readonly string[];
+  /** What `keys` add to a KEYS property at most: their UTF-8 bytes, a separator each. */
+  readonly keysBytes: number;
 }
 
 /** One trace message: its body and its KEYS property (space-separated, no duplicates). */
@@ -86,58 +88,43 @@ export interface TraceMessage {
   readonly records: number;
 }
 
-/** The record's fields joined, U+0002 appended, with its length and keys. */
-function encoded(fields: readonly (string | number | boolean)[], msgId: string, keys: string | undefined) {
-  const text = fields.map(String).join(TRACE_FIELD_SEPARATOR) + TRACE_RECORD_END;
-  return { text, bytes: Buffer.byteLength(text, 'utf8'), keys: traceKeys(msgId, keys) };
+/** A record of `text` (U+0002 included) for the message `msgId` with KEYS `keys`. */
+function encoded(text: string, msgId: string, keys: string | undefined): EncodedTraceRecord {
+  const list = traceKeys(msgId, keys);
+  let keysBytes = 0;
+  for (const key of list) keysBytes += Buffer.byteLength(key, 'utf8') + 1;
+  return { text, bytes: Buffer.byteLength(text, 'utf8'), keys: list, keysBytes };
 }
 
 /** The message id and its keys (KEYS split on spaces), as a trace message lists them. */
 function traceKeys(msgId: string, keys: string | undefined): string[] {
+  if (keys === undefined || keys === '') return [msgId];
+  if (!keys.includes(' ')) return [msgId, keys];
   const out = [msgId];
-  for (const key of keys?.split(' ') ?? []) if (key !== '') out.push(key);
+  for (const key of keys.split(' ')) if (key !== '') out.push(key);
   return out;
 }
+
+const F = TRACE_FIELD_SEPARATOR;
+const E = TRACE_RECORD_END;
 
 /**
  * Encodes a `SubBefore` record (8 fields; keys `null` when absent, as Java prints a null).
  */
 export function encodeSubBefore(record: SubBeforeRecord): EncodedTraceRecord {
-  return encoded(
-    [
-      'SubBefore',
-      record.beginMs,
-      record.regionId,
-      record.group,
-      record.requestId,
-      record.msgId,
-      record.reconsumeTimes,
-      record.keys ?? 'null',
-    ],
-    record.msgId,
-    record.keys,
-  );
+  const r = record;
+  const text = `SubBefore${F}${r.beginMs}${F}${r.regionId}${F}${r.group}${F}${r.requestId}${F}${r.msgId}${F}${r.reconsumeTimes}${F}${r.keys ?? 'null'}${E}`;
+  return encoded(text, r.msgId, r.keys);
 }
 
 /**
  * Encodes a `SubAfter` record (9 fields: the 5.x layout, which 4.x readers also read).
  */
 export function encodeSubAfter(record: SubAfterRecord): EncodedTraceRecord {
-  return encoded(
-    [
-      'SubAfter',
-      record.requestId,
-      record.msgId,
-      Math.max(0, Math.round(record.costMs)),
-      record.success,
-      record.keys ?? 'null',
-      record.returnType,
-      record.endMs,
-      record.group,
-    ],
-    record.msgId,
-    record.keys,
-  );
+  const r = record;
+  const cost = Math.max(0, Math.round(r.costMs));
+  const text = `SubAfter${F}${r.requestId}${F}${r.msgId}${F}${cost}${F}${r.success}${F}${r.keys ?? 'null'}${F}${r.returnType}${F}${r.endMs}${F}${r.group}${E}`;
+  return encoded(text, r.msgId, r.keys);
 }
 
 /** Limits of {@link packTraceMessages}. */
@@ -188,22 +175,25 @@ export function packTraceMessages(
     keysBytes = 0;
   };
   for (const record of records) {
-    const ownKeysBytes = keysLength(record.keys, new Set());
-    if (record.bytes > limits.maxBodyBytes || ownKeysBytes > limits.maxKeysBytes) {
+    if (record.bytes > limits.maxBodyBytes || record.keysBytes > limits.maxKeysBytes) {
       oversized++;
       continue;
     }
     if (
       texts.length >= limits.maxRecords ||
       bodyBytes + record.bytes > limits.maxBodyBytes ||
-      keysBytes + keysLength(record.keys, keys) > limits.maxKeysBytes
+      (keysBytes + record.keysBytes > limits.maxKeysBytes &&
+        keysBytes + keysLength(record.keys, keys) > limits.maxKeysBytes)
     ) {
       close();
     }
     texts.push(record.text);
     bodyBytes += record.bytes;
-    keysBytes += keysLength(record.keys, keys);
-    for (const key of record.keys) keys.add(key);
+    for (const key of record.keys) {
+      if (keys.has(key)) continue;
+      keys.add(key);
+      keysBytes += Buffer.byteLength(key, 'utf8') + 1;
+    }
   }
   close();
   return { messages, oversized };

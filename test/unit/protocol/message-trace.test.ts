@@ -86,7 +86,8 @@ describe('encodeSubAfter', () => {
 
 function record(msgId: string, bytes = 50, keys: string[] = []): EncodedTraceRecord {
   const text = `${'x'.repeat(bytes - 1)}${E}`;
-  return { text, bytes, keys: [msgId, ...keys] };
+  const all = [msgId, ...keys];
+  return { text, bytes, keys: all, keysBytes: all.reduce((n, key) => n + Buffer.byteLength(key) + 1, 0) };
 }
 
 describe('packTraceMessages', () => {
