@@ -181,6 +181,7 @@ const mappingSchema = z.strictObject({
     defaultText: `${CONSUMER_DEFAULTS.consumeTimeoutMs} (${CONSUMER_DEFAULTS.consumeTimeoutMs / 60_000} min) for local handlers; \`functionTimeoutMs\` + 10 s + ${CONSUMER_DEFAULTS.consumeTimeoutMs / 60_000} min for Lambda functions`,
   }),
   bisectBatchOnError: MAPPING_KEYS.bisectBatchOnError,
+  messageTrace: MAPPING_KEYS.messageTrace,
   maxRecordAgeSeconds: z
     .number()
     .int()

@@ -81,6 +81,7 @@ export const rocketmqEventSchema = z.strictObject({
     default: MAX_RECORD_AGE_LIMITS.noLimit,
   }),
   bisectBatchOnError: MAPPING_KEYS.bisectBatchOnError,
+  messageTrace: MAPPING_KEYS.messageTrace,
   onFailure: z
     .union(
       [

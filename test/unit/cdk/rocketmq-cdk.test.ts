@@ -137,6 +137,7 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
         maxRecordAge: Duration.hours(1),
         onFailure: failures,
         filter: 'paid || refunded',
+        messageTrace: { topic: 'ORDERS_TRACE' },
         // aws-cdk-lib's own enum, as its Kafka sources take it.
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
       }),
@@ -152,6 +153,7 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
       maxRecordAgeSeconds: 3600,
       functionTimeoutMs: 45_000,
       filter: 'paid || refunded',
+      messageTrace: { topic: 'ORDERS_TRACE' },
       startingPosition: 'TRIM_HORIZON',
     });
     // Tokens went through the compiler as placeholders and came back as the references they are.

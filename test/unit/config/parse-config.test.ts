@@ -420,6 +420,24 @@ describe('Lambda options', () => {
     });
   });
 
+  it('messageTrace: off by default, RMQ_SYS_TRACE_TOPIC for true, or the topic given', () => {
+    const traceOf = (messageTrace: unknown) =>
+      parse(config({}, { ...LAMBDA, ...(messageTrace === undefined ? {} : { messageTrace }) })).mappings[0]
+        ?.messageTrace;
+    expect(traceOf(undefined)).toBeUndefined();
+    expect(traceOf(false)).toBeUndefined();
+    expect(traceOf(true)).toEqual({ topic: 'RMQ_SYS_TRACE_TOPIC' });
+    expect(traceOf({})).toEqual({ topic: 'RMQ_SYS_TRACE_TOPIC' });
+    expect(traceOf({ topic: 'ORDERS_TRACE' })).toEqual({ topic: 'ORDERS_TRACE' });
+    expect(problems(config({}, { ...LAMBDA, messageTrace: 'yes' }))).toEqual([
+      'mappings[0].messageTrace: must be true, false or { topic: "<trace topic>" }, got "yes"',
+    ]);
+    expect(problems(config({}, { ...LAMBDA, messageTrace: { topic: 'no spaces' } }))).toEqual([
+      'mappings[0].messageTrace.topic: must be a RocketMQ topic name (A-Z a-z 0-9 _ - % |)',
+    ]);
+    expect(problems(config({}, { ...LAMBDA, messageTrace: { topik: 'T' } }))).toHaveLength(1);
+  });
+
   it('maxRecordAgeSeconds is -1 or 60..604800, as AWS', () => {
     for (const value of [-1, 60, 3600, 604_800]) {
       expect(

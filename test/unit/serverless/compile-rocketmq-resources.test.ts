@@ -299,6 +299,7 @@ describe('compileRocketMQResources', () => {
           startingPosition: 'AT_TIMESTAMP',
           startingPositionTimestamp: 1735689600,
           bisectBatchOnError: true,
+          messageTrace: { topic: 'ORDERS_TRACE' },
           maxRecordAgeSeconds: 3600,
           onFailure: 'arn:aws:sqs:eu-west-1:123456789012:failures0',
         },
