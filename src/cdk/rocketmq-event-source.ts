@@ -6,7 +6,7 @@
  * topic or S3 bucket for `onFailure`, and `filters` as CDK's `FilterCriteria.filter({...})` makes them (as well as
  * pattern objects and JSON strings).
  */
-import { Duration, Stack, Token } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -130,7 +130,24 @@ function failureDestinationArn(
       `${label}.onFailureKeyPrefix: only for an S3 bucket as onFailure (the prefix of its objects' keys)`,
     ]);
   }
-  return 'queueArn' in destination ? destination.queueArn : destination.topicArn;
+  // Spelled out when a token (as the bucket's above), so the compiler sees which service it is and grants
+  // that service's action only.
+  if ('queueArn' in destination) {
+    return Token.isUnresolved(destination.queueArn)
+      ? Stack.of(destination).formatArn({
+          service: 'sqs',
+          resource: destination.queueName,
+          arnFormat: ArnFormat.NO_RESOURCE_NAME,
+        })
+      : destination.queueArn;
+  }
+  return Token.isUnresolved(destination.topicArn)
+    ? Stack.of(destination).formatArn({
+        service: 'sns',
+        resource: destination.topicName,
+        arnFormat: ArnFormat.NO_RESOURCE_NAME,
+      })
+    : destination.topicArn;
 }
 
 /** A filter as CDK's `FilterCriteria.filter` makes it (`{ pattern: '<json>' }`) is its JSON text. */

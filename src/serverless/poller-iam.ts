@@ -122,14 +122,15 @@ function failureStatements(destinations: readonly CfnString[]): Statement[] {
   const objects: CfnString[] = [];
   for (const destination of destinations) {
     if (isCfnIntrinsic(destination)) {
-      // An ARN whose text spells S3 (`arn:${AWS::Partition}:s3:::${Bucket}`, as the CDK writes a bucket's)
-      // is a bucket's; any other is known at deploy time only, and each action applies to its own
-      // service's ARNs.
-      objects.push({ 'Fn::Sub': [`\${Arn}/*`, { Arn: destination }] });
-      if (!spellsS3Arn(destination)) {
-        queues.push(destination);
-        topics.push(destination);
+      // An ARN whose text spells its service (`arn:${AWS::Partition}:s3:::${Bucket}`, as the CDK writes a
+      // bucket's, queue's or topic's) gets that service's action only; any other is known at deploy time
+      // only, and each action applies to its own service's ARNs.
+      const service = spelledService(destination);
+      if (service === undefined || service === 's3') {
+        objects.push({ 'Fn::Sub': [`\${Arn}/*`, { Arn: destination }] });
       }
+      if (service === undefined || service === 'sqs') queues.push(destination);
+      if (service === undefined || service === 'sns') topics.push(destination);
     } else if (isS3Arn(destination)) {
       // Objects under the ARN's key prefix only (src/invoke/s3-failure-key.ts puts every key there).
       objects.push(`${destination}/*`);
@@ -167,17 +168,25 @@ function failureStatements(destinations: readonly CfnString[]): Statement[] {
   return statements;
 }
 
-/** Whether the literal text of an intrinsic ARN (`Fn::Sub`'s, `Fn::Join`'s parts) names S3. */
-function spellsS3Arn(destination: CfnIntrinsic): boolean {
+/**
+ * The service the literal text of an intrinsic ARN (`Fn::Sub`'s, `Fn::Join`'s parts) names, when it names
+ * one of the failure destinations' (`arn:<partition>:s3:::`, `arn:<partition>:sqs:`, `arn:<partition>:sns:`).
+ */
+function spelledService(destination: CfnIntrinsic): 's3' | 'sqs' | 'sns' | undefined {
   const texts: string[] = [];
   const sub = (destination as { 'Fn::Sub'?: unknown })['Fn::Sub'];
   if (typeof sub === 'string') texts.push(sub);
   if (Array.isArray(sub) && typeof sub[0] === 'string') texts.push(sub[0]);
   const join = (destination as { 'Fn::Join'?: unknown })['Fn::Join'];
-  if (Array.isArray(join) && Array.isArray(join[1])) {
+  if (Array.isArray(join) && join[0] === '' && Array.isArray(join[1])) {
     texts.push(join[1].map((part: unknown) => (typeof part === 'string' ? part : '\u0000')).join(''));
   }
-  return texts.some((text) => /^arn:(?:\$\{AWS::Partition\}|[^:]*):s3:::/.test(text));
+  for (const text of texts) {
+    const match = /^arn:(?:\$\{AWS::Partition\}|[^:]*):(s3|sqs|sns):/.exec(text);
+    if (match?.[1] === 's3' && !text.startsWith(':::', match[0].length - 1)) continue;
+    if (match !== null) return match[1] as 's3' | 'sqs' | 'sns';
+  }
+  return undefined;
 }
 
 function ecrStatements(repositoryArn: CfnString | undefined): Statement[] {

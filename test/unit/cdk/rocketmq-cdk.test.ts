@@ -164,7 +164,22 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
     const failuresId = Stack.of(failures).resolve(
       (failures.node.defaultChild as sqs.CfnQueue).logicalId,
     ) as string;
-    expect(variables).toContain(JSON.stringify({ 'Fn::GetAtt': [failuresId, 'Arn'] }));
+    // A queue's ARN is spelled out (as the bucket's), so the role names its service only: no
+    // sns:Publish nor s3:PutObject on a queue's ARN.
+    const failuresArn = {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          `:sqs:${ENV.region}:${ENV.account}:`,
+          { 'Fn::GetAtt': [failuresId, 'QueueName'] },
+        ],
+      ],
+    };
+    expect(variables).toContain(JSON.stringify(failuresArn));
+    const roles = JSON.stringify(resourcesOfType(template, 'AWS::IAM::Role'));
+    expect(roles).not.toMatch(/"Sid":"Failure(Topics|Objects)"/);
     template.hasResourceProperties('AWS::IAM::Role', {
       Policies: [
         {
@@ -174,7 +189,7 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
                 Sid: 'InvokeMappedFunctions',
                 Resource: Match.arrayWith([{ 'Fn::GetAtt': [fnId, 'Arn'] }]),
               }),
-              Match.objectLike({ Sid: 'FailureQueues', Resource: [{ 'Fn::GetAtt': [failuresId, 'Arn'] }] }),
+              Match.objectLike({ Sid: 'FailureQueues', Resource: [failuresArn] }),
             ]),
           },
         },

@@ -203,6 +203,26 @@ describe('an S3 onFailure bucket on every face: s3:PutObject on its key prefix, 
     ]);
   });
 
+  it("an intrinsic ARN that spells SQS or SNS gets that service's one action, as a literal ARN does", () => {
+    const queue = { 'Fn::Sub': `arn:\${AWS::Partition}:sqs:\${AWS::Region}:\${AWS::AccountId}:failures` };
+    expect(failureStatements(pluginTaskRole(queue))).toEqual([
+      { Sid: 'FailureQueues', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [queue] },
+    ]);
+    const topic = {
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':sns:eu-west-1:111122223333:', { Ref: 'T' }]],
+    };
+    expect(failureStatements(pluginTaskRole(topic))).toEqual([
+      { Sid: 'FailureTopics', Effect: 'Allow', Action: 'sns:Publish', Resource: [topic] },
+    ]);
+    // A Join with another separator is not read as one text: opaque, every service's action.
+    const other = { 'Fn::Join': [':', ['arn', { Ref: 'AWS::Partition' }, 'sqs', 'eu-west-1', '1', 'q']] };
+    expect(failureStatements(pluginTaskRole(other)).map((s) => s.Sid)).toEqual([
+      'FailureQueues',
+      'FailureTopics',
+      'FailureObjects',
+    ]);
+  });
+
   it('the CDK refuses a key prefix without a bucket, or one S3 keys cannot start with', () => {
     const stack = new Stack(new App(), 'Refusals');
     const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0 });
