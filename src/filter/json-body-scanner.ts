@@ -18,7 +18,7 @@ import { NOT_JSON } from './json-body.js';
  * - Duplicate keys: the last one wins, as with `JSON.parse`.
  * - Numbers: the same grammar, the same doubles (`Number` of the text, or the integer when it has at
  *   most 15 digits); `-0` stays `-0`.
- * - Objects come out without a prototype, so a key `__proto__` is a plain key, as `JSON.parse` makes it.
+ * - A key `__proto__` is an own property, as `JSON.parse` makes it (defined, not assigned).
  * - Arrays nested more than MAX_EVENT_ARRAY_NESTING deep are checked but come out empty: the matcher
  *   does not look into them.
  * - Nesting is unbounded as with `JSON.parse` (stepping over is a loop with its own stack, not
@@ -93,20 +93,17 @@ export class JsonBodyScanner {
   /** The body with only the tree's keys, or {@link NOT_JSON} (not JSON, empty, or over MAX_BODY_JSON_BYTES). */
   scan(body: Uint8Array): unknown {
     if (body.length === 0 || body.length > MAX_BODY_JSON_BYTES) return NOT_JSON;
-    const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    const bytes = load(body);
     this.#bytes = bytes;
-    nextBackslash = -1;
-    bodyWords = undefined;
     try {
       this.#at = skipSpace(bytes, 0);
       const value = this.#value(this.#root, 0);
-      return skipSpace(bytes, this.#at) === bytes.length ? value : NOT_JSON;
+      return skipSpace(bytes, this.#at) === body.length ? value : NOT_JSON;
     } catch (error) {
       if (error === INVALID) return NOT_JSON;
       throw error;
     } finally {
       this.#bytes = EMPTY;
-      bodyWords = undefined;
     }
   }
 
@@ -114,7 +111,7 @@ export class JsonBodyScanner {
   #value(node: BodyKeyNode, nesting: number): unknown {
     const bytes = this.#bytes;
     const at = this.#at;
-    const c = bytes[at];
+    const c = bytes[at] as number;
     if (c === OPEN_OBJECT) return this.#object(node);
     if (c === OPEN_ARRAY) return this.#array(node, nesting);
     if (c === QUOTE) {
@@ -122,7 +119,7 @@ export class JsonBodyScanner {
       this.#at = close + 1;
       return lastStringEscaped ? decodeString(bytes, at + 1, close) : bytes.toString('utf8', at + 1, close);
     }
-    if (c === MINUS || (c !== undefined && c >= ZERO && c <= NINE)) {
+    if (c === MINUS || (c >= ZERO && c <= NINE)) {
       const end = numberEnd(bytes, at);
       this.#at = end;
       return lastNumberSmallInteger
@@ -136,7 +133,7 @@ export class JsonBodyScanner {
 
   #object(node: BodyKeyNode): Record<string, unknown> {
     const bytes = this.#bytes;
-    const object: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    const object: Record<string, unknown> = {};
     let at = skipSpace(bytes, this.#at + 1);
     if (bytes[at] === CLOSE_OBJECT) {
       this.#at = at + 1;
@@ -155,11 +152,15 @@ export class JsonBodyScanner {
         at = skipValue(bytes, at);
       } else {
         this.#at = at;
-        object[child.key] = this.#value(child.node, 0);
+        const value = this.#value(child.node, 0);
+        // A plain object is much faster to build and read than one without a prototype; `__proto__` is
+        // then the one key to define rather than assign (assigning would set the prototype).
+        if (child.key === '__proto__') Object.defineProperty(object, '__proto__', ownValue(value));
+        else object[child.key] = value;
         at = this.#at;
       }
       at = skipSpace(bytes, at);
-      const c = bytes[at];
+      const c = bytes[at] as number;
       if (c === COMMA) {
         at = skipSpace(bytes, at + 1);
       } else if (c === CLOSE_OBJECT) {
@@ -187,7 +188,7 @@ export class JsonBodyScanner {
       this.#at = at;
       array.push(this.#value(node, nesting + 1));
       at = skipSpace(bytes, this.#at);
-      const c = bytes[at];
+      const c = bytes[at] as number;
       if (c === COMMA) {
         at = skipSpace(bytes, at + 1);
       } else if (c === CLOSE_ARRAY) {
@@ -200,11 +201,18 @@ export class JsonBodyScanner {
   }
 }
 
+/** A property descriptor like the one an assignment makes. */
+function ownValue(value: unknown): PropertyDescriptor {
+  return { value, writable: true, enumerable: true, configurable: true };
+}
+
 /** The child of `node` whose key is the bytes `start`..`end` (a key without escapes), if any. */
 function findKey(node: BodyKeyNode, bytes: Buffer, start: number, end: number): BodyKeyChild | undefined {
   if (!node.bytesComparable) return node.byKey.get(bytes.toString('utf8', start, end));
   const length = end - start;
-  for (const child of node.children) {
+  const children = node.children;
+  for (let index = 0; index < children.length; index++) {
+    const child = children[index] as BodyKeyChild;
     const key = child.bytes;
     if (key.length !== length) continue;
     let i = 0;
@@ -216,53 +224,81 @@ function findKey(node: BodyKeyNode, bytes: Buffer, start: number, end: number): 
 
 /** The position of the first byte at or after `at` that is not JSON whitespace. */
 function skipSpace(bytes: Buffer, at: number): number {
-  let c = bytes[at];
-  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = bytes[++at];
+  let c = bytes[at] as number;
+  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = bytes[++at] as number;
   return at;
 }
 
 /**
- * Plain bytes a string is read one by one before the rest of it is searched natively (`indexOf` for
- * its `"`, 4 bytes at a time for controls): short keys and values cost less in the loop than in a call.
+ * Zero bytes written after a body in {@link scratch}: a zero byte is invalid wherever it is met (a control
+ * inside a string, an unexpected byte outside), so every loop stops at the body's end without testing
+ * for it, and no read goes past the memory (at most 6 bytes past the end; 8 keeps the last word whole).
  */
-const SHORT_STRING = 24;
+const SENTINEL_BYTES = 8;
 
-/** Where the next `\` is at or after the last search, `bytes.length` when none; -1 before the first search. */
-let nextBackslash = -1;
 /**
- * 4-byte words of the buffers bodies sit in, for the control test: made once per buffer (a fetch's
- * bodies usually share one), held only as long as the buffer lives.
+ * The body being scanned, copied (one memcpy) into memory of our own: word-aligned for the 4-byte string
+ * search, followed by {@link SENTINEL_BYTES} zeros. Grows to the largest body seen (at most
+ * MAX_BODY_JSON_BYTES); one for the process, as a scan is synchronous.
  */
-const WORDS = new WeakMap<ArrayBufferLike, Int32Array>();
-/** The words of the body being scanned, found at its first long string. */
-let bodyWords: Int32Array | undefined;
-const HIGH_BITS = 0x80808080 | 0;
-const SPACES = 0x20202020;
+let scratch = Buffer.allocUnsafeSlow(4096 + SENTINEL_BYTES);
+/** The length of the body in {@link scratch}. */
+let bodyLength = 0;
+/** {@link scratch} as 4-byte words. */
+let scratchWords = new Int32Array(scratch.buffer, scratch.byteOffset, scratch.length >>> 2);
+
+/** Copies `body` into {@link scratch}, followed by zeros. */
+function load(body: Uint8Array): Buffer {
+  const length = body.length;
+  if (length + SENTINEL_BYTES > scratch.length) {
+    let size = scratch.length;
+    while (size < length + SENTINEL_BYTES) size *= 2;
+    scratch = Buffer.allocUnsafeSlow(Math.min(size, MAX_BODY_JSON_BYTES + SENTINEL_BYTES));
+    scratchWords = new Int32Array(scratch.buffer, scratch.byteOffset, scratch.length >>> 2);
+  }
+  scratch.set(body);
+  for (let i = length; i < length + SENTINEL_BYTES; i++) scratch[i] = 0;
+  bodyLength = length;
+  nextBackslash = -1;
+  return scratch;
+}
 
 /**
  * The position of the `"` closing the string whose text starts at `at`; sets {@link lastStringEscaped}.
  * Throws {@link INVALID} for a control character, a bad escape or a missing `"`.
+ *
+ * Plain bytes are passed 4 at a time: for a word `x`, `(x - 0x20202020) & ~x` has a byte's top bit set
+ * exactly when some byte is below 0x20 (a borrow), and the same test on `x ^ 0x22222222` and
+ * `x ^ 0x5c5c5c5c` (`x - 0x01010101`) finds a `"` or a `\`; a word with any of them is read byte by byte.
  */
 function stringEnd(bytes: Buffer, at: number): number {
-  const end = bytes.length;
+  const words = scratchWords;
   let escaped = false;
-  let plainUntil = at + SHORT_STRING;
   for (;;) {
-    if (at >= plainUntil) {
-      // A long run of plain bytes: its `"` by memchr, then no `\` and no control before it?
-      const close = bytes.indexOf(QUOTE, at);
-      if (close < 0) throw INVALID;
-      if (nextBackslash < at) {
-        nextBackslash = bytes.indexOf(BACKSLASH, at);
-        if (nextBackslash < 0) nextBackslash = end;
+    if ((at & 3) === 0) {
+      // The zeros after the body end this loop at the latest.
+      let word = at >> 2;
+      for (const native = word + NATIVE_AFTER_WORDS; ; ) {
+        if (word === native) {
+          const close = longStringEnd(bytes, word << 2);
+          if (close >= 0) {
+            lastStringEscaped = escaped;
+            return close;
+          }
+        }
+        // Literals, not named constants: module bindings would be loaded on every word.
+        const x = words[word] as number;
+        const quote = x ^ 0x22222222;
+        const backslash = x ^ 0x5c5c5c5c;
+        const stops =
+          (((x - 0x20202020) | 0) & ~x) |
+          (((quote - 0x01010101) | 0) & ~quote) |
+          (((backslash - 0x01010101) | 0) & ~backslash);
+        if ((stops & -0x7f7f7f80) !== 0) break; // -0x7f7f7f80 is 0x80808080 as an int32
+        word++;
       }
-      if (nextBackslash > close && !hasControl(bytes, at, close)) {
-        lastStringEscaped = escaped;
-        return close;
-      }
-      plainUntil = end; // an escape or a control comes first: byte by byte to the end of this string
+      at = word << 2;
     }
-    if (at >= end) throw INVALID;
     const c = bytes[at] as number;
     if (STRING_STOP[c] === 0) {
       at++;
@@ -274,7 +310,6 @@ function stringEnd(bytes: Buffer, at: number): number {
       const letter = bytes[at + 1] as number;
       if (letter === 0x75) {
         if (
-          at + 5 >= end ||
           HEX[bytes[at + 2] as number] === -1 ||
           HEX[bytes[at + 3] as number] === -1 ||
           HEX[bytes[at + 4] as number] === -1 ||
@@ -289,39 +324,46 @@ function stringEnd(bytes: Buffer, at: number): number {
         throw INVALID;
       }
     } else {
-      throw INVALID;
+      throw INVALID; // a control byte, or the zeros after the body
     }
   }
 }
 
+/** Words of a string searched in JS before the rest is searched natively ({@link longStringEnd}). */
+const NATIVE_AFTER_WORDS = 8;
+
+/** Where the next `\\` of the body is at or after the last search (the body's end when none); -1: not searched yet. */
+let nextBackslash = -1;
+
 /**
- * Whether a byte below 0x20 is among `from`..`to`: 4 aligned bytes at a time, where subtracting 0x20
- * from each byte borrows into its top bit exactly when one of them is below 0x20.
+ * The `"` closing a long string whose plain bytes run from `at`, found by memchr, when no `\\` and no
+ * control byte come before it; -1 otherwise (the caller goes on byte by byte).
  */
-function hasControl(bytes: Buffer, from: number, to: number): boolean {
-  let at = from;
-  if (to - at >= 16) {
-    let words = bodyWords;
-    if (words === undefined) {
-      const buffer = bytes.buffer;
-      words = WORDS.get(buffer);
-      if (words === undefined) {
-        words = new Int32Array(buffer, 0, buffer.byteLength >>> 2);
-        WORDS.set(buffer, words);
-      }
-      bodyWords = words;
-    }
-    const offset = bytes.byteOffset;
-    for (; ((at + offset) & 3) !== 0; at++) if ((bytes[at] as number) < 0x20) return true;
-    let word = (at + offset) >>> 2;
-    for (const last = (to + offset) >>> 2; word < last; word++) {
-      const value = words[word] as number;
-      if ((((value - SPACES) | 0) & ~value & HIGH_BITS) !== 0) return true;
-    }
-    at = (word << 2) - offset;
+function longStringEnd(bytes: Buffer, at: number): number {
+  const end = bodyLength;
+  const close = bytes.indexOf(QUOTE, at);
+  if (close < 0 || close >= end) return -1;
+  if (nextBackslash < at) {
+    nextBackslash = bytes.indexOf(BACKSLASH, at);
+    if (nextBackslash < 0 || nextBackslash > end) nextBackslash = end;
   }
-  for (; at < to; at++) if ((bytes[at] as number) < 0x20) return true;
-  return false;
+  if (nextBackslash < close) return -1;
+  // Controls: 4 bytes at a time, `(x - 0x20202020) & ~x & 0x80808080` (see stringEnd).
+  const words = scratchWords;
+  let word = at >> 2;
+  const last = close >> 2;
+  for (; word + 1 < last; word += 2) {
+    const x = words[word] as number;
+    const y = words[word + 1] as number;
+    if (((((x - 0x20202020) | 0) & ~x) | (((y - 0x20202020) | 0) & ~y & -0x7f7f7f80)) !== 0) return -1;
+  }
+  if (word < last) {
+    const x = words[word] as number;
+    if ((((x - 0x20202020) | 0) & ~x & -0x7f7f7f80) !== 0) return -1;
+    word++;
+  }
+  for (let i = word << 2; i < close; i++) if ((bytes[i] as number) < 0x20) return -1;
+  return close;
 }
 
 /** The text of the (already checked) string `start`..`end` with its escapes replaced. */
@@ -358,28 +400,28 @@ function decodeString(bytes: Buffer, start: number, end: number): string {
 function numberEnd(bytes: Buffer, at: number): number {
   const start = at;
   if (bytes[at] === MINUS) at++;
-  let c = bytes[at];
+  let c = bytes[at] as number;
   if (c === ZERO) {
-    c = bytes[++at];
-  } else if (c !== undefined && c > ZERO && c <= NINE) {
-    do c = bytes[++at];
-    while (c !== undefined && c >= ZERO && c <= NINE);
+    c = bytes[++at] as number;
+  } else if (c > ZERO && c <= NINE) {
+    do c = bytes[++at] as number;
+    while (c >= ZERO && c <= NINE);
   } else {
     throw INVALID;
   }
   const integerEnd = at;
   if (c === DOT) {
-    c = bytes[++at];
-    if (c === undefined || c < ZERO || c > NINE) throw INVALID;
-    do c = bytes[++at];
-    while (c !== undefined && c >= ZERO && c <= NINE);
+    c = bytes[++at] as number;
+    if (c < ZERO || c > NINE) throw INVALID;
+    do c = bytes[++at] as number;
+    while (c >= ZERO && c <= NINE);
   }
   if (c === 0x65 || c === 0x45) {
-    c = bytes[++at];
-    if (c === PLUS || c === MINUS) c = bytes[++at];
-    if (c === undefined || c < ZERO || c > NINE) throw INVALID;
-    do c = bytes[++at];
-    while (c !== undefined && c >= ZERO && c <= NINE);
+    c = bytes[++at] as number;
+    if (c === PLUS || c === MINUS) c = bytes[++at] as number;
+    if (c < ZERO || c > NINE) throw INVALID;
+    do c = bytes[++at] as number;
+    while (c >= ZERO && c <= NINE);
   }
   lastNumberSmallInteger = at === integerEnd && integerEnd - start <= 15;
   return at;
@@ -396,7 +438,7 @@ function smallInteger(bytes: Buffer, start: number, end: number): number {
 
 /** The end of `true`, `false` or `null` at `at`; throws {@link INVALID} for anything else. */
 function literalEnd(bytes: Buffer, at: number): number {
-  const c = bytes[at];
+  const c = bytes[at] as number;
   if (c === 0x74) {
     if (bytes[at + 1] === 0x72 && bytes[at + 2] === 0x75 && bytes[at + 3] === 0x65) return at + 4;
   } else if (c === 0x66) {
@@ -423,7 +465,7 @@ function skipKey(bytes: Buffer, at: number): number {
 function skipValue(bytes: Buffer, at: number): number {
   let depth = 0;
   for (;;) {
-    const c = bytes[at];
+    const c = bytes[at] as number;
     if (c === QUOTE) {
       at = stringEnd(bytes, at + 1) + 1;
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
@@ -441,7 +483,7 @@ function skipValue(bytes: Buffer, at: number): number {
         if (c === OPEN_OBJECT) at = skipKey(bytes, at);
         continue;
       }
-    } else if (c === MINUS || (c !== undefined && c >= ZERO && c <= NINE)) {
+    } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
       at = numberEnd(bytes, at);
     } else {
       at = literalEnd(bytes, at);
@@ -450,7 +492,7 @@ function skipValue(bytes: Buffer, at: number): number {
     for (;;) {
       if (depth === 0) return at;
       at = skipSpace(bytes, at);
-      const next = bytes[at];
+      const next = bytes[at] as number;
       const inObject = openContainers[depth - 1] === IN_OBJECT;
       if (next === COMMA) {
         at = skipSpace(bytes, at + 1);

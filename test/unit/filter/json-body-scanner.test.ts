@@ -55,9 +55,17 @@ function prune(value: unknown, node: BodyKeyNode, nesting: number): unknown {
       : value.map((element) => prune(element, node, nesting + 1));
   }
   if (typeof value !== 'object' || value === null) return value;
-  const kept = Object.create(null) as Record<string, unknown>;
+  const kept: Record<string, unknown> = {};
   for (const [key, child] of node.byKey) {
-    if (Object.hasOwn(value, key)) kept[key] = prune((value as Record<string, unknown>)[key], child.node, 0);
+    if (Object.hasOwn(value, key)) {
+      const inner = prune((value as Record<string, unknown>)[key], child.node, 0);
+      Object.defineProperty(kept, key, {
+        value: inner,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    }
   }
   return kept;
 }
@@ -140,8 +148,7 @@ describe('JsonBodyScanner cases', () => {
     expect(got).toStrictEqual(want);
     return got;
   };
-  const object = (entries: Record<string, unknown>): Record<string, unknown> =>
-    Object.assign(Object.create(null) as Record<string, unknown>, entries);
+  const object = (entries: Record<string, unknown>): Record<string, unknown> => ({ ...entries });
 
   it('keeps the last of duplicate keys, escaped or not, and reads -0, big and long numbers as JSON.parse', () => {
     expect(
