@@ -108,7 +108,8 @@ export async function readStatus(
 ): Promise<StatusSnapshot> {
   const [positions, live, deadLetters] = await Promise.all([
     readQueuePositions(target, mapping, { retryQueues: true }),
-    readLiveGroup(target.client, mapping, { askRunningInfo: mapping.consumeMode !== 'POP' }),
+    // POP pollers answer too (pop-running-info.ts): no queues, but their counters (filteredOut).
+    readLiveGroup(target.client, mapping),
     readDeadLetters(target.client, mapping.consumerGroup),
   ]);
   return { ...positions, live, deadLetters };

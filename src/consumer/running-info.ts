@@ -27,7 +27,7 @@ export function clientVersionName(version: number = CLIENT_VERSION): string {
  * JAVA, because we announce JAVA on the wire (see CLIENT_LANGUAGE), so an operator needs this line to
  * tell a poller from a Java consumer.
  */
-const CLIENT_RUNTIME = `rocketmq-lambda ${buildInfo().version} on Node.js ${process.version}`;
+export const CLIENT_RUNTIME = `rocketmq-lambda ${buildInfo().version} on Node.js ${process.version}`;
 
 /**
  * Builds ConsumerRunningInfo (Java property and `ProcessQueueInfo` field names).

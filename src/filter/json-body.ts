@@ -3,6 +3,8 @@ import { MAX_BODY_JSON_BYTES } from './filter-limits.js';
 /**
  * A message body as the filter sees it: parsed as JSON when it is JSON and at most
  * {@link MAX_BODY_JSON_BYTES} long, {@link NOT_JSON} otherwise (not UTF-8 JSON, or too large to parse).
+ * The filter parses text bodies here; byte bodies go through json-body-scanner.ts, which must answer as
+ * this does (its tests use this as their oracle).
  */
 
 /** The body is not JSON (or over {@link MAX_BODY_JSON_BYTES}): patterns that look inside `body` do not match. */

@@ -1,3 +1,4 @@
+import { bodyKeyTree } from './body-key-tree.js';
 import type { FieldRule, LeafTest } from './field-rule.js';
 import {
   DEFAULT_MAX_FILTER_PATTERNS,
@@ -7,6 +8,7 @@ import {
 } from './filter-limits.js';
 import { FilterPatternError } from './filter-pattern-error.js';
 import { NOT_JSON, parseJsonBody } from './json-body.js';
+import { JsonBodyScanner } from './json-body-scanner.js';
 import { describeJsonValue } from './json-value-description.js';
 import { compilePatternNode, type PatternNode } from './pattern-node.js';
 import { indexPath } from './pattern-path.js';
@@ -15,9 +17,11 @@ import { indexPath } from './pattern-path.js';
  * Filter criteria in the EventBridge pattern language that Lambda's event filtering uses, compiled once
  * into a matcher of messages. A message is its metadata (a plain JSON object the caller builds: topic,
  * tags, keys, properties, ...) plus its body, seen as the field `body` when it is JSON. A message
- * matches when any pattern matches; a pattern matches when all its fields match. The body is parsed
+ * matches when any pattern matches; a pattern matches when all its fields match. The body is read
  * only when some pattern looks inside it, once per message, and only up to MAX_BODY_JSON_BYTES; a body
- * that is not JSON matches only the patterns (and `$or` branches) that do not look inside it.
+ * that is not JSON matches only the patterns (and `$or` branches) that do not look inside it. A byte
+ * body is read by json-body-scanner.ts, which checks all of it but builds only the keys the patterns
+ * read (body-key-tree.ts); a text body is parsed whole (json-body.ts).
  * docs/filtering.md describes the language, the bounds and the differences from Lambda.
  */
 
@@ -111,6 +115,7 @@ class CompiledFilter implements MessageFilter {
   readonly patternCount: number;
   readonly readsBody: boolean;
   readonly #nodes: readonly PatternNode[];
+  readonly #scanner: JsonBodyScanner | undefined;
   // The message being matched (matches() is synchronous, so one slot per filter is enough).
   #metadata: Readonly<Record<string, unknown>> = {};
   #body: Uint8Array | string | undefined;
@@ -121,6 +126,7 @@ class CompiledFilter implements MessageFilter {
     this.#nodes = nodes;
     this.patternCount = nodes.length;
     this.readsBody = nodes.some((node) => node.readsBody);
+    this.#scanner = this.readsBody ? new JsonBodyScanner(bodyKeyTree(nodes)) : undefined;
   }
 
   matches(metadata: Readonly<Record<string, unknown>>, body?: Uint8Array | string): boolean {
@@ -139,7 +145,11 @@ class CompiledFilter implements MessageFilter {
 
   #bodyValue(): unknown {
     if (!this.#parsedDone) {
-      this.#parsed = parseJsonBody(this.#body);
+      const body = this.#body;
+      this.#parsed =
+        typeof body === 'object' && this.#scanner !== undefined
+          ? this.#scanner.scan(body)
+          : parseJsonBody(body);
       this.#parsedDone = true;
     }
     return this.#parsed;

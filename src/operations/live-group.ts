@@ -113,8 +113,8 @@ export interface LiveGroupOptions {
   readonly connectionListTimeoutMs?: number | undefined;
   readonly maxRunningInfoClients?: number | undefined;
   /**
-   * Ask the clients what they hold. A POP group's clients hold no queue (the broker hands out messages,
-   * and our POP pollers keep no running info to answer with): `false` lists them without asking.
+   * Ask the clients what they hold. A POP group's clients hold no queue (the broker hands out messages),
+   * but our POP pollers answer with their counters (`filteredOut`): `false` lists the clients without asking.
    * @default true
    */
   readonly askRunningInfo?: boolean | undefined;

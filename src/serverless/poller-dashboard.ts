@@ -6,6 +6,8 @@
  * Insights, which costs extra and is off by default (its line is drawn when it is on); CPU and memory
  * are AWS/ECS's free service metrics. The dead letters stored per group are what the brokers hold in
  * `%DLQ%<group>` (a rise is a message that failed for good; it falls only when the brokers expire it).
+ * What a mapping's filter criteria drop (`filters`, docs/filtering.md) is consumed without an invoke: its
+ * graph tells a quiet function from one whose messages are all filtered out.
  *
  * The body is an `Fn::Sub` over the region, the cluster and the service name; group names are literal.
  */
@@ -126,6 +128,11 @@ export function dashboardBody(options: DashboardOptions): {
     graph(
       'Dead letters stored (messages in %DLQ%<group>)',
       groups.map((g) => poller(EMF_METRICS.deadLetterDepth.name, g, 'Maximum', g)),
+    ),
+    // Last, so that the graphs above keep their places; a flat zero line for a group without `filters`.
+    graph(
+      'Filtered out by filters (messages per minute, never invoked)',
+      groups.map((g) => poller(POLLER_METRICS.filteredOut, g, 'Sum', g)),
     ),
   ].map((properties, index) => ({
     type: 'metric',

@@ -40,6 +40,7 @@ import {
   type PopConsumerOptions,
 } from './pop-consumer-options.js';
 import { popLag } from './pop-lag.js';
+import { buildPopRunningInfo } from './pop-running-info.js';
 import { assessPopHealth, newPopCounters, type PopConsumerStatus, type PopCounters } from './pop-status.js';
 
 /** What a POP consumer needs of the client layer; a `RocketMQClient` satisfies it. */
@@ -59,6 +60,8 @@ export interface PopConsumerClient {
   >;
   /** Carries the POP calls. */
   readonly pool: RemotingTransport;
+  /** Where the consumer's answer to GET_CONSUMER_RUNNING_INFO is registered (`status` asks it); absent: no answer. */
+  readonly requestHandler?: Pick<ConsumerClient['requestHandler'], 'setRunningInfoProvider'> | undefined;
 }
 
 /** What a POP consumer is built from besides its options. */
@@ -98,6 +101,7 @@ export class PopConsumer implements MappingConsumer {
   private readonly refusals: RefusalWatch;
   private readonly routeTask: PeriodicTask;
   private readonly heartbeat: ConsumerHeartbeat;
+  private unregisterRunningInfo: (() => void) | undefined;
   private readonly heartbeatTask: PeriodicTask;
   /** Fast retries of the route and the heartbeats while one of them is missing. */
   private readonly recovery: MembershipRecovery;
@@ -215,6 +219,14 @@ export class PopConsumer implements MappingConsumer {
   }
 
   private async connect(): Promise<void> {
+    // The running info `status` asks each poller of the group for (pop-running-info.ts).
+    this.unregisterRunningInfo = this.client.requestHandler?.setRunningInfoProvider(
+      this.options.consumerGroup,
+      async () =>
+        buildPopRunningInfo(await this.status(), [this.subscription], {
+          maxConcurrency: this.options.maxConcurrency,
+        }),
+    );
     await this.syncBrokers();
     const failure = this.routes.lastFailure(this.options.topic);
     if (isPermanentRefusal(failure))
@@ -321,6 +333,8 @@ export class PopConsumer implements MappingConsumer {
     }
     // The other pollers of the group then count one less (their backlog share grows at once).
     await this.heartbeat.unregisterFromAll();
+    this.unregisterRunningInfo?.();
+    this.unregisterRunningInfo = undefined;
     this.settler.flushLogs();
     return undefined;
   }

@@ -55,7 +55,8 @@ type Answer = boolean | 'refused' | 'or-overlap';
 function ourAnswer({ patterns, record }: DifferentialCase): Answer {
   try {
     const filter = compileFilter(patterns.map((pattern) => JSON.stringify(pattern)));
-    return filter.matches(record.metadata, JSON.stringify(record.body));
+    // Bytes, as the poller passes a body (json-body-scanner.ts reads them).
+    return filter.matches(record.metadata, Buffer.from(JSON.stringify(record.body)));
   } catch (error) {
     if (error instanceof FilterPatternError) {
       return error.message.includes('is also matched outside this $or') ? 'or-overlap' : 'refused';

@@ -1,9 +1,20 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { compileFilter } from '../../../src/filter/message-filter.js';
 
-/** Whether `pattern` (one pattern) matches the record `metadata` + `body`. */
+/**
+ * Whether `pattern` (one pattern) matches the record `metadata` + `body`; a body is matched both as
+ * text (parsed whole by JSON.parse) and as bytes (json-body-scanner.ts), which must agree.
+ */
 function matches(pattern: unknown, metadata: Record<string, unknown>, body?: string | Uint8Array): boolean {
-  return compileFilter([pattern]).matches(metadata, body);
+  const filter = compileFilter([pattern]);
+  const answer = filter.matches(metadata, body);
+  if (body !== undefined) {
+    const [text, bytes] =
+      typeof body === 'string' ? [body, Buffer.from(body)] : [Buffer.from(body).toString('utf8'), body];
+    expect(filter.matches(metadata, bytes), 'the body as bytes').toBe(answer);
+    expect(filter.matches(metadata, text), 'the body as text').toBe(answer);
+  }
+  return answer;
 }
 
 describe('compileFilter: exact values', () => {

@@ -392,6 +392,7 @@ describe('the dashboard', () => {
       'Poller tasks',
       'CPU and memory (% of the task size)',
       'Dead letters stored (messages in %DLQ%<group>)',
+      'Filtered out by filters (messages per minute, never invoked)',
     ]);
     for (const widget of widgets) {
       expect(widget.type).toBe('metric');
@@ -411,6 +412,7 @@ describe('the dashboard', () => {
           `RocketMQLambda SentBack ${dimension} Sum`,
           `RocketMQLambda DeadLettered ${dimension} Sum`,
           `RocketMQLambda DeadLetterDepth ${dimension} Maximum`,
+          `RocketMQLambda FilteredOut ${dimension} Sum`,
           `RocketMQLambda Unhealthy ${dimension} Sum`,
           `RocketMQLambda Unhealthy ${dimension} SampleCount`,
         ]),
