@@ -28,6 +28,7 @@ import {
   MAX_ERROR_TEXT_CHARS,
 } from './lambda-error-text.js';
 import { type LambdaFunctionRef, parseLambdaFunctionRef } from './lambda-function-ref.js';
+import { addTraceHeaders } from './lambda-trace-headers.js';
 import {
   capLambdaResponses,
   LambdaResponseTooLargeError,
@@ -197,15 +198,14 @@ export class LambdaInvoker implements Invoker {
     const abortSignal = signal === undefined ? timeout.signal : AbortSignal.any([signal, timeout.signal]);
     this.#requests++;
     try {
-      const output = await client.send(
-        new InvokeCommand({
-          FunctionName: ref.functionName,
-          Qualifier: ref.qualifier,
-          InvocationType: 'RequestResponse',
-          Payload: request.payload,
-        }),
-        { abortSignal },
-      );
+      const command = new InvokeCommand({
+        FunctionName: ref.functionName,
+        Qualifier: ref.qualifier,
+        InvocationType: 'RequestResponse',
+        Payload: request.payload,
+      });
+      if (request.traceContext !== undefined) addTraceHeaders(command, request.traceContext);
+      const output = await client.send(command, { abortSignal });
       return outcomeOf(output);
     } catch (error) {
       if (signal?.aborted) return abortedOutcome(signal);
