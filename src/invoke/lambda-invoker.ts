@@ -28,13 +28,13 @@ import {
   MAX_ERROR_TEXT_CHARS,
 } from './lambda-error-text.js';
 import { type LambdaFunctionRef, parseLambdaFunctionRef } from './lambda-function-ref.js';
-import { addTraceHeaders } from './lambda-trace-headers.js';
 import {
   capLambdaResponses,
   LambdaResponseTooLargeError,
   MAX_LAMBDA_RESPONSE_BYTES,
 } from './lambda-response-cap.js';
 import { DEFAULT_FUNCTION_TIMEOUT_MS, DEFAULT_TIMEOUT_MARGIN_MS } from './lambda-timeouts.js';
+import { addTraceHeaders } from './lambda-trace-headers.js';
 
 const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_SOCKETS = 256;
