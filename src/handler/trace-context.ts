@@ -109,11 +109,6 @@ export type TracestateResult = { readonly ok: true } | { readonly ok: false; rea
  * Checks a `tracestate` value: at most {@link MAX_TRACESTATE_CHARS} characters and
  * {@link MAX_TRACESTATE_MEMBERS} list members, each `key=value` as W3C defines them (empty members
  * between commas are allowed).
- *
- * @example
- * ```ts
- * checkTracestate('rojo=00f067aa0ba902b7,congo=t61rcWkgMzE'); // { ok: true }
- * ```
  */
 export function checkTracestate(text: string): TracestateResult {
   if (text.length > MAX_TRACESTATE_CHARS) {

@@ -32,13 +32,6 @@ function hasHeaders(request: unknown): request is HeadersRequest {
 
 /**
  * The headers an invoke continuing `carrier` carries; undefined for a traceparent that does not parse.
- *
- * @example
- * ```ts
- * traceHeaders({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
- * // { 'X-Amzn-Trace-Id': 'Root=1-4bf92f35-77b34da6a3ce929d0e0e4736;Parent=00f067aa0ba902b7;Sampled=1',
- * //   traceparent: '00-4bf9…-01' }
- * ```
  */
 export function traceHeaders(carrier: TraceCarrier): Record<string, string> | undefined {
   const xray = xrayTraceHeader(carrier.traceparent);

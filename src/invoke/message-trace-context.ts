@@ -29,11 +29,6 @@ let lastStateAt = -1;
 
 /**
  * The valid trace context `message` carries, or undefined (none, or an invalid one: counted and logged).
- *
- * @example
- * ```ts
- * const carrier = messageTraceContext(consumed.message); // { traceparent: '00-…-01' } or undefined
- * ```
  */
 export function messageTraceContext(message: MessageExt): TraceCarrier | undefined {
   let traceparent: string | undefined;

@@ -13,12 +13,6 @@ export const XRAY_TRACE_HEADER = 'X-Amzn-Trace-Id';
 /**
  * `Root=1-<8 hex>-<24 hex>;Parent=<16 hex>;Sampled=<0|1>` of a traceparent, or undefined when it is not
  * a valid one (src/handler/trace-context.ts).
- *
- * @example
- * ```ts
- * xrayTraceHeader('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
- * // 'Root=1-4bf92f35-77b34da6a3ce929d0e0e4736;Parent=00f067aa0ba902b7;Sampled=1'
- * ```
  */
 export function xrayTraceHeader(traceparent: string): string | undefined {
   const parsed = parseTraceparent(traceparent);
