@@ -40,8 +40,6 @@ export const MAX_TRACESTATE_MEMBERS = 32;
 const TRACEPARENT_CHARS = 55;
 /** The longest traceparent read (a later version may append fields; none is defined yet). */
 export const MAX_TRACEPARENT_CHARS = 256;
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
-const ALL_ZERO = /^0+$/;
 /** A tracestate list member: a simple or a multi-tenant key (`tenant@system`), `=`, a value (W3C). */
 const TRACESTATE_MEMBER =
   /^(?:[a-z][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
@@ -74,32 +72,62 @@ export type TraceparentResult =
  * ```
  */
 export function parseTraceparent(text: string): TraceparentResult {
-  if (text.length < TRACEPARENT_CHARS) {
-    return { ok: false, reason: `traceparent is ${text.length} characters, shorter than 55` };
-  }
-  if (text.length > MAX_TRACEPARENT_CHARS) {
-    return { ok: false, reason: `traceparent is ${text.length} characters, over ${MAX_TRACEPARENT_CHARS}` };
-  }
-  const match = TRACEPARENT.exec(text);
-  if (match === null) {
-    return { ok: false, reason: 'traceparent is not version-traceid-parentid-flags in lowercase hex' };
-  }
-  const [, version, traceId, spanId, flags, rest] = match as unknown as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    string | undefined,
-  ];
-  if (version === 'ff') return { ok: false, reason: 'traceparent version ff is invalid' };
-  if (version === '00' && rest !== undefined) {
-    return { ok: false, reason: 'traceparent version 00 is longer than 55 characters' };
-  }
-  if (ALL_ZERO.test(traceId)) return { ok: false, reason: 'traceparent trace id is all zeros' };
-  if (ALL_ZERO.test(spanId)) return { ok: false, reason: 'traceparent parent id is all zeros' };
-  const traceparent = version === '00' ? text : `00-${traceId}-${spanId}-${flags}`;
+  const reason = traceparentProblem(text);
+  if (reason !== undefined) return { ok: false, reason };
+  const traceId = text.slice(3, 35);
+  const spanId = text.slice(36, 52);
+  const flags = text.slice(53, 55);
+  const traceparent = text.length === TRACEPARENT_CHARS ? text : `00-${traceId}-${spanId}-${flags}`;
   return { ok: true, value: { traceId, spanId, traceFlags: Number.parseInt(flags, 16), traceparent } };
+}
+
+const NOT_FIELDS = 'traceparent is not version-traceid-parentid-flags in lowercase hex';
+const DASH = 0x2d;
+/** A run of lowercase hex digits: not one, all zeros, or some other digit. */
+const NOT_HEX = 0;
+const ZEROS = 1;
+const NONZERO = 2;
+
+/** What `text` holds from `from` to `to`: {@link NOT_HEX}, {@link ZEROS} or {@link NONZERO}. */
+function hexRun(text: string, from: number, to: number): number {
+  let nonzero = false;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) {
+      if (c !== 0x30) nonzero = true;
+    } else if (c >= 0x61 && c <= 0x66) {
+      nonzero = true;
+    } else {
+      return NOT_HEX;
+    }
+  }
+  return nonzero ? NONZERO : ZEROS;
+}
+
+/**
+ * Why `text` is no valid traceparent ({@link parseTraceparent}), or undefined when it is one: a scan of
+ * its characters, nothing made (every record's traceparent is checked on the consume path).
+ */
+export function traceparentProblem(text: string): string | undefined {
+  const length = text.length;
+  if (length < TRACEPARENT_CHARS) return `traceparent is ${length} characters, shorter than 55`;
+  if (length > MAX_TRACEPARENT_CHARS) {
+    return `traceparent is ${length} characters, over ${MAX_TRACEPARENT_CHARS}`;
+  }
+  if (text.charCodeAt(2) !== DASH || text.charCodeAt(35) !== DASH || text.charCodeAt(52) !== DASH) {
+    return NOT_FIELDS;
+  }
+  if (hexRun(text, 0, 2) === NOT_HEX) return NOT_FIELDS;
+  const traceId = hexRun(text, 3, 35);
+  const spanId = hexRun(text, 36, 52);
+  if (traceId === NOT_HEX || spanId === NOT_HEX || hexRun(text, 53, 55) === NOT_HEX) return NOT_FIELDS;
+  if (length > TRACEPARENT_CHARS && text.charCodeAt(55) !== DASH) return NOT_FIELDS;
+  const version00 = text.charCodeAt(0) === 0x30 && text.charCodeAt(1) === 0x30;
+  if (text.charCodeAt(0) === 0x66 && text.charCodeAt(1) === 0x66) return 'traceparent version ff is invalid';
+  if (version00 && length > TRACEPARENT_CHARS) return 'traceparent version 00 is longer than 55 characters';
+  if (traceId === ZEROS) return 'traceparent trace id is all zeros';
+  if (spanId === ZEROS) return 'traceparent parent id is all zeros';
+  return undefined;
 }
 
 /** {@link checkTracestate}'s verdict. */
@@ -117,7 +145,8 @@ export function checkTracestate(text: string): TracestateResult {
   const members = text.split(',');
   let count = 0;
   for (const raw of members) {
-    const member = raw.replace(OWS, '');
+    const member =
+      raw.length > 0 && isOws(raw, 0) + isOws(raw, raw.length - 1) === 0 ? raw : raw.replace(OWS, '');
     if (member === '') continue;
     if (++count > MAX_TRACESTATE_MEMBERS) {
       return { ok: false, reason: `tracestate has over ${MAX_TRACESTATE_MEMBERS} members` };
@@ -127,6 +156,12 @@ export function checkTracestate(text: string): TracestateResult {
     }
   }
   return { ok: true };
+}
+
+/** 1 when the character at `at` is optional white space (space or tab), else 0. */
+function isOws(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  return c === 0x20 || c === 0x09 ? 1 : 0;
 }
 
 /** {@link traceCarrierOf}'s verdict: the carrier (maybe without the tracestate given), or why none. */
@@ -149,9 +184,11 @@ export function traceCarrierOf(
   tracestate: string | undefined,
 ): TraceCarrierResult {
   if (traceparent === undefined) return NOTHING;
-  const parsed = parseTraceparent(traceparent);
-  if (!parsed.ok) return { carrier: undefined, problem: parsed.reason };
-  const value = parsed.value.traceparent;
+  const invalid = traceparentProblem(traceparent);
+  if (invalid !== undefined) return { carrier: undefined, problem: invalid };
+  // Carried as version 00: a later version's first four fields.
+  const value =
+    traceparent.length === TRACEPARENT_CHARS ? traceparent : `00${traceparent.slice(2, TRACEPARENT_CHARS)}`;
   if (tracestate === undefined || tracestate === '')
     return { carrier: { traceparent: value }, problem: undefined };
   const state = checkTracestate(tracestate);

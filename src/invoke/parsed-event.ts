@@ -78,15 +78,36 @@ function parsedRecord(v: RecordLayout): RocketMQRecord {
 }
 
 /**
- * {@link parsedRecord} of a record with a trace context, which comes right before the body fields: the
- * head's fields spread first keep the JSON's key order (a rarer record, made with one more object).
+ * {@link parsedRecord} of a record with a trace context, which comes right before the body fields: one
+ * literal per encoding again (a spread of the head's fields took a quarter of the traced path's time).
  */
 function parsedTracedRecord(v: RecordLayout, carrier: TraceCarrier): RocketMQRecord {
   const traceContext: TraceCarrier =
     carrier.tracestate === undefined
       ? { traceparent: carrier.traceparent }
       : { traceparent: carrier.traceparent, tracestate: carrier.tracestate };
-  const head = {
+  if (v.encoding === 'utf8') {
+    return {
+      messageId: v.messageId,
+      offsetMsgId: v.offsetMsgId,
+      topic: v.topic,
+      brokerName: v.brokerName,
+      queueId: jsonNumber(v.queueId),
+      queueOffset: jsonNumber(v.queueOffset),
+      tags: v.tags,
+      keys: parsedKeys(v.keys),
+      properties: parsedProperties(v.propertiesJson),
+      bornTimestamp: jsonNumber(v.bornTimestamp),
+      storeTimestamp: jsonNumber(v.storeTimestamp),
+      bornHost: v.bornHost,
+      storeHost: v.storeHost,
+      reconsumeTimes: jsonNumber(v.reconsumeTimes),
+      traceContext,
+      bodyEncoding: 'utf8',
+      body: v.body.toString('utf8'),
+    };
+  }
+  return {
     messageId: v.messageId,
     offsetMsgId: v.offsetMsgId,
     topic: v.topic,
@@ -101,10 +122,9 @@ function parsedTracedRecord(v: RecordLayout, carrier: TraceCarrier): RocketMQRec
     bornHost: v.bornHost,
     storeHost: v.storeHost,
     reconsumeTimes: jsonNumber(v.reconsumeTimes),
+    traceContext,
+    body: v.body.toString('base64'),
   };
-  return v.encoding === 'utf8'
-    ? { ...head, traceContext, bodyEncoding: 'utf8', body: v.body.toString('utf8') }
-    : { ...head, traceContext, body: v.body.toString('base64') };
 }
 
 /** A fresh array of the keys (the handler may change it). */
