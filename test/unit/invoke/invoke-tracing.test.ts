@@ -2,6 +2,8 @@
  * The function listener's spans with a real OpenTelemetry SDK (in memory), and what an invoke carries
  * with and without one.
  */
+
+import { fileURLToPath } from 'node:url';
 import { context, propagation, type SpanContext, trace } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConsumeContext, ConsumedMessage } from '../../../src/consumer/message-listener.js';
@@ -9,6 +11,7 @@ import type { TraceCarrier } from '../../../src/handler/trace-context.js';
 import { FunctionMessageListener } from '../../../src/invoke/function-listener.js';
 import { MAX_SPAN_LINKS, tracingEnabled } from '../../../src/invoke/invoke-tracing.js';
 import type { InvokeOutcome, InvokeRequest, Invoker } from '../../../src/invoke/invoker.js';
+import { LocalInvoker } from '../../../src/invoke/local-invoker.js';
 import { invalidTraceContexts } from '../../../src/invoke/message-trace-context.js';
 import { registerTestSdk, type TestSdk } from '../../support/otel-sdk.js';
 import { consumed } from './consumed-message.js';
@@ -201,5 +204,34 @@ describe('with an OpenTelemetry SDK registered', () => {
     const process = sdk.span('process orders');
     expect(process.status.code).toBe(2);
     expect(process.attributes['rocketmq_lambda.batch.status']).toBe('FAILED');
+  });
+
+  it('runs a local (in-process) handler inside the invoke span; its records carry the producer’s context', async () => {
+    const producer = produce('orders');
+    const local = new LocalInvoker({
+      baseDir: fileURLToPath(new URL('../../fixtures/handlers/', import.meta.url)),
+    });
+    const answers: unknown[] = [];
+    const invoker: Invoker = {
+      async invoke(request) {
+        const outcome = await local.invoke(request);
+        if (outcome.ok) answers.push(JSON.parse(outcome.payload.toString('utf8')));
+        return outcome;
+      },
+      close: () => local.close(),
+    };
+    await listenerWith(invoker, 'local:./traced.ts#handler').consume(
+      [tracedMessage('m1', producer.properties)],
+      consumeContext,
+    );
+    await invoker.close();
+    const invoke = sdk.span('invoke ./traced.ts#handler');
+    expect(answers).toEqual([
+      {
+        batchItemFailures: [],
+        activeSpanId: invoke.spanContext().spanId,
+        traceparents: [producer.properties.traceparent],
+      },
+    ]);
   });
 });
