@@ -34,6 +34,8 @@ import {
 import type { ConsumedMessage, ConsumeResult } from '../consumer/message-listener.js';
 import { parseTraceparent, type TraceCarrier } from '../handler/trace-context.js';
 import { buildInfo } from '../util/build-info.js';
+import { componentLogger } from '../util/logger.js';
+import { sharedThrottledLog } from '../util/shared-throttled-log.js';
 import type { InvokeOutcome } from './invoker.js';
 import { parseLambdaFunctionRef } from './lambda-function-ref.js';
 
@@ -44,6 +46,22 @@ export const TRACER_NAME = 'rocketmq-lambda';
  * default span link limit. Links past it are counted in `rocketmq_lambda.links_dropped`.
  */
 export const MAX_SPAN_LINKS = 128;
+
+const log = componentLogger('invoke.tracing');
+
+/**
+ * Runs `step` of the tracing, never letting it fail the batch: a registered SDK that throws (a bad
+ * processor, an exporter that throws synchronously) costs the trace, not the messages. Warned once per
+ * 30 s.
+ */
+function safely<T>(step: string, run: () => T, fallback: T): T {
+  try {
+    return run();
+  } catch (error) {
+    sharedThrottledLog(log).warn(step, { err: error, step }, 'tracing failed; the batch goes on without it');
+    return fallback;
+  }
+}
 
 /** The API's own no-op provider: what the global proxy delegates to while no SDK is registered. */
 const NOOP_DELEGATE = new ProxyTracerProvider().getDelegate();
@@ -148,14 +166,18 @@ export class ListenerTracing {
   }
 
   /**
-   * Starts the process span of a batch whose messages at `candidates` will be invoked (the others were
-   * filtered out or dead-lettered before), or undefined when no SDK is registered.
+   * Starts the process span of a batch, or undefined when no SDK is registered (or it failed). `records`
+   * are the records to invoke by batch index (undefined for messages filtered out or dead-lettered).
    */
   startBatch(
     messages: readonly ConsumedMessage[],
     records: readonly (Traced | undefined)[],
   ): BatchTrace | undefined {
     if (!tracingEnabled()) return undefined;
+    return safely('process span', () => this.#start(messages, records), undefined);
+  }
+
+  #start(messages: readonly ConsumedMessage[], records: readonly (Traced | undefined)[]): BatchTrace {
     this.#tracer ??= trace.getTracer(TRACER_NAME, buildInfo().version);
     const first = messages[0];
     const topic = first?.topic ?? '';
@@ -234,34 +256,53 @@ export class BatchTrace {
     messages: number,
     run: (carrier: TraceCarrier | undefined) => Promise<InvokeOutcome>,
   ): Promise<InvokeOutcome> {
-    const span = this.#tracer.startSpan(
-      `invoke ${this.#functionName}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: { ...this.#invokeAttributes, 'messaging.batch.message_count': messages },
+    const started = safely(
+      'invoke span',
+      () => {
+        const span = this.#tracer.startSpan(
+          `invoke ${this.#functionName}`,
+          {
+            kind: SpanKind.CLIENT,
+            attributes: { ...this.#invokeAttributes, 'messaging.batch.message_count': messages },
+          },
+          this.#context,
+        );
+        return { span, active: trace.setSpan(this.#context, span), carrier: carrierOf(span) };
       },
-      this.#context,
+      undefined,
     );
+    if (started === undefined) return run(undefined);
+    const { span, active, carrier } = started;
+    let outcome: InvokeOutcome | undefined;
     try {
-      const outcome = await context.with(trace.setSpan(this.#context, span), () => run(carrierOf(span)));
-      if (outcome.ok) {
-        span.setAttribute('rocketmq_lambda.invoke.outcome', 'ok');
-      } else {
-        span.setAttribute('rocketmq_lambda.invoke.outcome', outcome.kind);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.kind });
-      }
+      outcome = await context.with(active, () => run(carrier));
       return outcome;
-    } catch (error) {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: 'invoker-error' });
-      throw error;
     } finally {
-      span.end();
+      const ended = outcome;
+      safely(
+        'invoke span end',
+        () => {
+          if (ended === undefined) {
+            span.setStatus({ code: SpanStatusCode.ERROR, message: 'invoker-error' });
+          } else if (ended.ok) {
+            span.setAttribute('rocketmq_lambda.invoke.outcome', 'ok');
+          } else {
+            span.setAttribute('rocketmq_lambda.invoke.outcome', ended.kind);
+            span.setStatus({ code: SpanStatusCode.ERROR, message: ended.kind });
+          }
+          span.end();
+        },
+        undefined,
+      );
     }
   }
 
   /** Ends the process span with the batch's result. */
   end(result: ConsumeResult, deadLettered: number): void {
+    safely('process span end', () => this.#end(result, deadLettered), undefined);
+  }
+
+  #end(result: ConsumeResult, deadLettered: number): void {
     const span = this.#span;
     span.setAttribute('rocketmq_lambda.batch.status', result.status);
     span.setAttribute('rocketmq_lambda.batch.filtered_out', result.filteredOut ?? 0);
@@ -276,8 +317,14 @@ export class BatchTrace {
 
   /** Ends the process span of a batch whose consume threw. */
   fail(error: unknown): void {
-    this.#span.recordException(error instanceof Error ? error : String(error));
-    this.#span.setStatus({ code: SpanStatusCode.ERROR, message: 'the consume threw' });
-    this.#span.end();
+    safely(
+      'process span end',
+      () => {
+        this.#span.recordException(error instanceof Error ? error : String(error));
+        this.#span.setStatus({ code: SpanStatusCode.ERROR, message: 'the consume threw' });
+        this.#span.end();
+      },
+      undefined,
+    );
   }
 }

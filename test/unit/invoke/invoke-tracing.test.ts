@@ -5,7 +5,8 @@
 
 import { fileURLToPath } from 'node:url';
 import { context, propagation, type SpanContext, trace } from '@opentelemetry/api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { ConsumeContext, ConsumedMessage } from '../../../src/consumer/message-listener.js';
 import type { TraceCarrier } from '../../../src/handler/trace-context.js';
 import { FunctionMessageListener } from '../../../src/invoke/function-listener.js';
@@ -95,6 +96,30 @@ describe('without an OpenTelemetry SDK', () => {
     expect(result).toEqual({ status: 'SUCCESS' });
     expect(invoker.requests).toEqual([{ traceContext: undefined, active: undefined }]);
     expect(invalidTraceContexts()).toBe(before + 1);
+  });
+});
+
+describe('with an SDK that throws', () => {
+  it('consumes the batch without spans, and the invoke still carries the records’ context', async () => {
+    const throwing = new BasicTracerProvider({
+      spanProcessors: [
+        {
+          onStart: () => {
+            throw new Error('a broken span processor');
+          },
+          onEnd: () => undefined,
+          forceFlush: async () => undefined,
+          shutdown: async () => undefined,
+        },
+      ],
+    });
+    trace.setGlobalTracerProvider(throwing);
+    onTestFinished(() => trace.disable());
+    const invoker = new RecordingInvoker();
+    const carrier = { traceparent: traceparent(TRACE_A, '1'.repeat(16)) };
+    const result = await listenerWith(invoker).consume([tracedMessage('m1', carrier)], consumeContext);
+    expect(result).toEqual({ status: 'SUCCESS' });
+    expect(invoker.requests).toEqual([{ traceContext: carrier, active: undefined }]);
   });
 });
 
