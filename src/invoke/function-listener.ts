@@ -149,6 +149,8 @@ export interface FunctionMessageListenerOptions {
    * succeeds (its offset moves), counted in the result's `filteredOut`. @default none: every message
    */
   filter?: MessageFilter | undefined;
+  /** How the mapping's group shares messages: the spans' `messaging.rocketmq.consumption_model`. */
+  messageModel?: 'CLUSTERING' | 'BROADCASTING' | undefined;
 }
 
 /**
@@ -231,6 +233,7 @@ export class FunctionMessageListener implements MessageListener {
     this.#tracing = new ListenerTracing({
       consumerGroup: this.#consumerGroup,
       functionRef: this.#functionRef,
+      messageModel: options.messageModel,
     });
     if (!(this.#maxPayloadBytes > 0))
       throw new RocketMQError(`maxPayloadBytes must be positive, got ${this.#maxPayloadBytes}`);

@@ -128,6 +128,8 @@ export interface ListenerTraceTarget {
   readonly consumerGroup: string;
   /** The mapping's function reference (`local:...`, a name or an ARN). */
   readonly functionRef: string;
+  /** Unknown: no `messaging.rocketmq.consumption_model` on the spans. */
+  readonly messageModel?: 'CLUSTERING' | 'BROADCASTING' | undefined;
 }
 
 /**
@@ -136,12 +138,14 @@ export interface ListenerTraceTarget {
  */
 export class ListenerTracing {
   readonly #consumerGroup: string;
+  readonly #consumptionModel: string | undefined;
   readonly #invokeAttributes: Attributes;
   readonly #functionName: string;
   #tracer: Tracer | undefined;
 
   constructor(target: ListenerTraceTarget) {
     this.#consumerGroup = target.consumerGroup;
+    this.#consumptionModel = target.messageModel?.toLowerCase();
     const { functionRef } = target;
     if (functionRef.startsWith('local:')) {
       this.#functionName = functionRef.slice('local:'.length);
@@ -187,8 +191,10 @@ export class ListenerTracing {
       'messaging.operation.name': 'process',
       'messaging.destination.name': topic,
       'messaging.consumer.group.name': this.#consumerGroup,
-      'messaging.rocketmq.consumption_model': 'clustering',
     };
+    if (this.#consumptionModel !== undefined) {
+      attributes['messaging.rocketmq.consumption_model'] = this.#consumptionModel;
+    }
     if (messages.length === 1 && first !== undefined) {
       const m = first.message;
       attributes['messaging.message.id'] = m.msgId;

@@ -98,6 +98,7 @@ describe('one trace from producer to function', () => {
       'messaging.system': 'rocketmq',
       'messaging.destination.name': topic,
       'messaging.consumer.group.name': group,
+      'messaging.rocketmq.consumption_model': 'clustering',
       'messaging.message.id': msgIds[0],
       'rocketmq_lambda.batch.status': 'SUCCESS',
     });
