@@ -13,6 +13,7 @@ import type { ConsumedMessage } from '../consumer/message-listener.js';
 import { RocketMQError } from '../errors.js';
 import type { TraceCarrier } from '../handler/trace-context.js';
 import type { RocketMQEvent, RocketMQRecord } from '../handler/types.js';
+import { propertiesHeadOf } from '../protocol/decoded-message.js';
 import { userProperties } from '../protocol/message.js';
 import { escapedUtf8Length, jsonString, writeEscapedUtf8 } from './json-string.js';
 import { messageTraceContext } from './message-trace-context.js';
@@ -293,8 +294,9 @@ class MessageRecord implements UnmeasuredRecord {
   constructor(consumed: ConsumedMessage) {
     this.#consumed = consumed;
     // First: for a decoded message this one pass also reads the id, tags and keys the getters return.
-    this.#propertiesJson = userPropertiesJson(consumed.message);
-    this.#traceContext = messageTraceContext(consumed.message);
+    const head = propertiesHeadOf(consumed.message);
+    this.#propertiesJson = userPropertiesJson(consumed.message, head);
+    this.#traceContext = messageTraceContext(consumed.message, head);
   }
 
   get messageId(): string {

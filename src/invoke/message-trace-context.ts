@@ -8,6 +8,7 @@
 import { type TraceCarrier, traceCarrierOf } from '../handler/trace-context.js';
 import { propertiesHeadOf } from '../protocol/decoded-message.js';
 import type { MessageExt } from '../protocol/message.js';
+import type { PropertiesHead } from '../protocol/properties-head.js';
 import { componentLogger } from '../util/logger.js';
 import { sharedThrottledLog } from '../util/shared-throttled-log.js';
 
@@ -29,11 +30,15 @@ let lastStateAt = -1;
 
 /**
  * The valid trace context `message` carries, or undefined (none, or an invalid one: counted and logged).
+ * `head` is the decoded message's properties head when the caller read it already (a second read
+ * would repeat the pass over the properties text).
  */
-export function messageTraceContext(message: MessageExt): TraceCarrier | undefined {
+export function messageTraceContext(
+  message: MessageExt,
+  head: PropertiesHead | undefined = propertiesHeadOf(message),
+): TraceCarrier | undefined {
   let traceparent: string | undefined;
   let tracestate: string | undefined;
-  const head = propertiesHeadOf(message);
   if (head === undefined) {
     const properties = message.properties;
     traceparent = properties[TRACEPARENT_PROPERTY];
