@@ -13,7 +13,9 @@
  * per message (`traced`); `decode` alone is the floor.
  *
  * Usage: npm run bench:trace [-- --rounds N] [--ms N] [--before REV]
- *   Prints ns per message (minimum and median over the rounds, default 7 of 1000 ms per mode) and
+ *   Each round gives every mode `--ms` (default 1000), the modes taking turns in 50 ms slices so that
+ *   the machine's load swings fall on all alike. Prints ns per message (minimum and median over the
+ *   rounds, default 7) and
  *   each mode's ratio to `before` on the same messages (minimums, and increments over `decode`).
  */
 
@@ -34,6 +36,8 @@ import { percentile } from './percentile.js';
 
 /** The commit before tracing: the path this change is measured against. */
 const DEFAULT_BEFORE = '48a7fe7';
+/** The modes take turns within a round in slices of this many milliseconds. */
+const SLICE_MS = 50;
 const MESSAGES_PER_PULL = 25;
 const PULLS = 4;
 const BATCH = MESSAGES_PER_PULL * PULLS;
@@ -167,7 +171,8 @@ async function main(): Promise<void> {
         sink += 1;
       }
     };
-    const measure = async (mode: Mode, durationMs: number): Promise<number> => {
+    /** Runs `mode` for about `durationMs`: the time taken and the batches run. */
+    const measure = async (mode: Mode, durationMs: number): Promise<[number, number]> => {
       if (mode.startsWith('sdk/')) sdk = registerTestSdk();
       try {
         let batches = 0;
@@ -179,7 +184,7 @@ async function main(): Promise<void> {
           batches++;
           now = process.hrtime.bigint();
         }
-        return Number(now - start) / (batches * BATCH);
+        return [Number(now - start), batches];
       } finally {
         await sdk?.stop();
         sdk = undefined;
@@ -187,9 +192,23 @@ async function main(): Promise<void> {
     };
 
     for (const mode of MODES) await measure(mode, ms); // warm-up
+    // Each round interleaves the modes in slices of SLICE_MS, so that a swing of the machine's load
+    // (other processes) falls on every mode alike rather than on the one running then.
     const samples = new Map<Mode, number[]>(MODES.map((mode) => [mode, []]));
     for (let round = 0; round < rounds; round++) {
-      for (const mode of MODES) samples.get(mode)?.push(await measure(mode, ms));
+      const totals = new Map<Mode, [number, number]>(MODES.map((mode) => [mode, [0, 0]]));
+      for (let slice = 0; slice < Math.max(1, Math.round(ms / SLICE_MS)); slice++) {
+        for (const mode of MODES) {
+          const [ns, batches] = await measure(mode, Math.min(ms, SLICE_MS));
+          const total = totals.get(mode) as [number, number];
+          total[0] += ns;
+          total[1] += batches;
+        }
+      }
+      for (const mode of MODES) {
+        const [ns, batches] = totals.get(mode) as [number, number];
+        samples.get(mode)?.push(ns / (batches * BATCH));
+      }
     }
     await old.close();
     await current.close();

@@ -29,6 +29,7 @@ import {
   SpanKind,
   SpanStatusCode,
   type Tracer,
+  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 import type { ConsumedMessage, ConsumeResult } from '../consumer/message-listener.js';
@@ -71,8 +72,15 @@ const NOOP_DELEGATE = new ProxyTracerProvider().getDelegate();
  * SDK's `register()` calls): without one every span would be a no-op, so none is made.
  */
 export function tracingEnabled(): boolean {
+  return registeredProvider() !== undefined;
+}
+
+/** The tracer provider registered, or undefined while none is (the API's proxy without a delegate). */
+function registeredProvider(): TracerProvider | undefined {
   const provider = trace.getTracerProvider();
-  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_DELEGATE;
+  if (!(provider instanceof ProxyTracerProvider)) return provider;
+  const delegate = provider.getDelegate();
+  return delegate === NOOP_DELEGATE ? undefined : delegate;
 }
 
 /** Anything with a record's trace context: a record layout (event-builder.ts) or a record. */
@@ -141,7 +149,8 @@ export class ListenerTracing {
   readonly #consumptionModel: string | undefined;
   readonly #invokeAttributes: Attributes;
   readonly #functionName: string;
-  #tracer: Tracer | undefined;
+  /** The tracer of the provider registered when it was made: made again when another is registered. */
+  #tracer: { readonly provider: TracerProvider; readonly tracer: Tracer } | undefined;
 
   constructor(target: ListenerTraceTarget) {
     this.#consumerGroup = target.consumerGroup;
@@ -177,12 +186,20 @@ export class ListenerTracing {
     messages: readonly ConsumedMessage[],
     records: readonly (Traced | undefined)[],
   ): BatchTrace | undefined {
-    if (!tracingEnabled()) return undefined;
-    return safely('process span', () => this.#start(messages, records), undefined);
+    const provider = registeredProvider();
+    if (provider === undefined) return undefined;
+    return safely('process span', () => this.#start(provider, messages, records), undefined);
   }
 
-  #start(messages: readonly ConsumedMessage[], records: readonly (Traced | undefined)[]): BatchTrace {
-    this.#tracer ??= trace.getTracer(TRACER_NAME, buildInfo().version);
+  #start(
+    provider: TracerProvider,
+    messages: readonly ConsumedMessage[],
+    records: readonly (Traced | undefined)[],
+  ): BatchTrace {
+    if (this.#tracer?.provider !== provider) {
+      this.#tracer = { provider, tracer: provider.getTracer(TRACER_NAME, buildInfo().version) };
+    }
+    const tracer = this.#tracer.tracer;
     const first = messages[0];
     const topic = first?.topic ?? '';
     const attributes: Attributes = {
@@ -227,12 +244,12 @@ export class ListenerTracing {
     const shared = chunkTraceContext(traced);
     const parent = shared === undefined ? undefined : spanContextOf(shared, true);
     const parentContext = parent === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent);
-    const span = this.#tracer.startSpan(
+    const span = tracer.startSpan(
       `process ${topic}`,
       { kind: SpanKind.CONSUMER, attributes, links, root: parent === undefined },
       parentContext,
     );
-    return new BatchTrace(this.#tracer, span, this.#functionName, this.#invokeAttributes);
+    return new BatchTrace(tracer, span, this.#functionName, this.#invokeAttributes);
   }
 }
 

@@ -123,6 +123,26 @@ describe('with an SDK that throws', () => {
   });
 });
 
+describe('an SDK registered after another', () => {
+  it('gets the spans of a listener made under the first', async () => {
+    const listener = listenerWith(new RecordingInvoker());
+    const first = registerTestSdk();
+    await listener.consume([tracedMessage('m1')], consumeContext);
+    // Read before stop: shutting the SDK down empties its exporter.
+    const processed = (sdk: TestSdk) =>
+      sdk
+        .spans()
+        .flatMap((span) => (span.name === 'process orders' ? [span.attributes['messaging.message.id']] : []));
+    const firstIds = processed(first);
+    await first.stop();
+    const second = registerTestSdk();
+    onTestFinished(() => second.stop());
+    await listener.consume([tracedMessage('m2')], consumeContext);
+    expect(firstIds).toEqual(['m1']);
+    expect(processed(second)).toEqual(['m2']);
+  });
+});
+
 describe('with an OpenTelemetry SDK registered', () => {
   let sdk: TestSdk;
   beforeEach(() => {
