@@ -1,7 +1,8 @@
 /**
  * The function listener's OpenTelemetry spans (docs/tracing.md), through `@opentelemetry/api` only: no
  * SDK or exporter is bundled, and when the user registered none (the API's global tracer provider is its
- * proxy without a delegate) nothing here runs beyond that one check per batch.
+ * proxy without a delegate) no span, link or attribute is made: one check per batch, and per invoke a
+ * look at its records' contexts for the trace header ({@link chunkTraceContext}).
  *
  * Per batch, a `process <topic>` span (kind CONSUMER, OpenTelemetry's messaging conventions with
  * `messaging.system` `rocketmq`): it links every message's creation context (its traceparent), at most
