@@ -5,6 +5,7 @@
  * `@aws-sdk/client-lambda` against our HTTP Invoke API, whose function uses the handler kit to continue
  * the record's context. The in-memory SDK must hold the producer span, the poller's spans and the
  * handler's span in one trace, and the X-Amzn-Trace-Id reaching the Invoke API must be that trace's.
+ * Without an SDK the record and the header still carry the message's own context.
  */
 import { context, propagation, ROOT_CONTEXT, type SpanContext, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -170,5 +171,35 @@ describe('one trace from producer to function', () => {
       expect(handler.parentSpanContext?.spanId).toBe(producers[i]?.spanId);
     }
     expect(api.calls(functionName).map((call) => call.traceHeader)).toEqual([xrayOf(invoke)]);
+  });
+
+  it('without an SDK: no spans, the record carries its context and the invoke the X-Ray header of it', async () => {
+    expect(trace.getTracerProvider().getTracer('probe').startSpan('probe').isRecording()).toBe(false);
+    const { api } = suite();
+    const client = newClient();
+    onTestFinished(() => client.close());
+    const topic = uniqueTopic('otel');
+    const group = uniqueGroup('otel');
+    const functionName = uniqueGroup('fn');
+    await createTopic(client, topic, 1);
+    const contexts: unknown[] = [];
+    api.register(functionName, (input) => {
+      for (const record of parseEvent(input).Records) contexts.push(record.traceContext);
+      return { batchItemFailures: [] };
+    });
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const producer = await newProducer(client);
+    await producer.send(
+      { topic, body: 'x', properties: { traceparent, tracestate: 'congo=t61rcWkgMzE' } },
+      { queueId: 0 },
+    );
+    await runPoller(lambdaConfig(suite(), { topic, consumerGroup: group, function: functionName }));
+    await waitFor('the function handled the message', 30_000, () =>
+      contexts.length >= 1 ? true : undefined,
+    );
+    expect(contexts).toEqual([{ traceparent, tracestate: 'congo=t61rcWkgMzE' }]);
+    expect(api.calls(functionName).map((call) => [call.traceHeader, call.traceparent])).toEqual([
+      ['Root=1-4bf92f35-77b34da6a3ce929d0e0e4736;Parent=00f067aa0ba902b7;Sampled=1', traceparent],
+    ]);
   });
 });
