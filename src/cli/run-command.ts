@@ -37,6 +37,7 @@ export const RUN_HELP: CommandHelp = {
     AWS_REGION: 'the region of DynamoDB, Lambda and the destinations when the config has none',
     'AWS_ENDPOINT_URL_LAMBDA, AWS_ENDPOINT_URL_SQS, AWS_ENDPOINT_URL_SNS':
       'other endpoints (local emulators)',
+    AWS_ENDPOINT_URL_S3: 'the endpoint of onFailure S3 buckets (a local emulator)',
     'AWS_ACCESS_KEY_ID, AWS_PROFILE, ...': "AWS credentials: the SDK's standard chain",
     LOG_LEVEL: 'pino level of the JSON logs on stdout (default info)',
   },

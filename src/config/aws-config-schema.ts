@@ -49,8 +49,8 @@ export const destinationsSchema = z
       .meta(
         info({
           description:
-            'One endpoint for SQS and SNS (a local emulator). Without it, `AWS_ENDPOINT_URL_SQS` and `AWS_ENDPOINT_URL_SNS` apply per service. On loopback, no AWS credentials are needed.',
-          defaultText: '`AWS_ENDPOINT_URL_SQS` / `AWS_ENDPOINT_URL_SNS`, else AWS',
+            'One endpoint for SQS, SNS and S3 (a local emulator; S3 is addressed path-style). Without it, `AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_SNS` and `AWS_ENDPOINT_URL_S3` apply per service. On loopback, no AWS credentials are needed.',
+          defaultText: '`AWS_ENDPOINT_URL_SQS` / `_SNS` / `_S3`, else AWS',
         }),
       ),
   })
@@ -58,7 +58,7 @@ export const destinationsSchema = z
   .meta(
     info({
       description:
-        'Where `onFailure` records are sent (the SQS queue or SNS topic region always comes from its ARN).',
+        "Where `onFailure` records are sent (an SQS queue's or SNS topic's region comes from its ARN, an S3 bucket's from S3 itself).",
       defaultText: 'from the environment',
     }),
   );

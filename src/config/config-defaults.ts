@@ -49,6 +49,8 @@ export const MAPPING_DEFAULTS = {
   /** Lambda's longest timeout: an invoke may take this long (plus a margin) before it counts as failed. */
   functionTimeoutMs: 900_000,
   bisectBatchOnError: false,
+  /** No consume trace records. */
+  messageTrace: false,
   /** -1: messages never get too old (AWS's default). */
   maxRecordAgeSeconds: -1,
 } as const;

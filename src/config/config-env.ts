@@ -33,6 +33,7 @@ export const CONFIG_ENV = {
   lambdaEndpoint: ['AWS_ENDPOINT_URL_LAMBDA'],
   sqsEndpoint: ['AWS_ENDPOINT_URL_SQS'],
   snsEndpoint: ['AWS_ENDPOINT_URL_SNS'],
+  s3Endpoint: ['AWS_ENDPOINT_URL_S3'],
   cloudwatchEndpoint: ['AWS_ENDPOINT_URL_CLOUDWATCH'],
   /** The whole config as JSON, when `rocketmq-lambda run` gets no `--config`. */
   config: ['ROCKETMQ_LAMBDA_CONFIG'],
@@ -144,15 +145,21 @@ export function applyEnvironment(raw: unknown, env: Env = process.env): unknown 
 }
 
 /**
- * The endpoints of `onFailure` destinations from the environment: `AWS_ENDPOINT_URL_SQS` and
- * `AWS_ENDPOINT_URL_SNS` (the SDK reads them too, but an SQS client must also be told its endpoint
- * explicitly, or it sends to the queue URL's host).
+ * The endpoints of `onFailure` destinations from the environment: `AWS_ENDPOINT_URL_SQS`,
+ * `AWS_ENDPOINT_URL_SNS` and `AWS_ENDPOINT_URL_S3` (the SDK reads them too, but an SQS client must also be
+ * told its endpoint explicitly, or it sends to the queue URL's host; an S3 emulator is addressed
+ * path-style).
  */
 export function destinationEndpointsOf(env: Env = process.env): {
   sqs: string | undefined;
   sns: string | undefined;
+  s3: string | undefined;
 } {
-  return { sqs: firstSet(env, CONFIG_ENV.sqsEndpoint), sns: firstSet(env, CONFIG_ENV.snsEndpoint) };
+  return {
+    sqs: firstSet(env, CONFIG_ENV.sqsEndpoint),
+    sns: firstSet(env, CONFIG_ENV.snsEndpoint),
+    s3: firstSet(env, CONFIG_ENV.s3Endpoint),
+  };
 }
 
 function hasLambdaMapping(mappings: unknown): boolean {

@@ -21,6 +21,7 @@ import { buildSubscriptionData } from '../protocol/subscription.js';
 import { echoedText, echoedValue, MAX_ECHOED_CHARS } from '../util/echoed-value.js';
 import { FAILURE_DESTINATION_ARN } from '../util/failure-destination-arn-pattern.js';
 import { asPlainRecord } from '../util/plain-record.js';
+import { isS3Arn, s3BucketArnProblem } from '../util/s3-bucket-arn.js';
 import { MAPPING_DEFAULTS } from './config-defaults.js';
 import type { ConfigProblem, KeyPath } from './config-problem.js';
 import { CONSUMER_OPTION_SPECS } from './consumer-option-keys.js';
@@ -330,10 +331,14 @@ function consumeTimeoutProblems(mapping: Raw, at: KeyAt): ConfigProblem[] {
 
 function destinationProblems(arn: string, path: KeyPath): ConfigProblem[] {
   if (FAILURE_DESTINATION_ARN.test(arn)) return [];
+  if (isS3Arn(arn)) {
+    const problem = s3BucketArnProblem(arn);
+    return problem === undefined ? [] : [{ path, message: `${echoedValue(arn)}: ${problem}` }];
+  }
   return [
     {
       path,
-      message: `${echoedValue(arn)} is not an SQS queue ARN or SNS topic ARN (arn:aws:sqs:<region>:<account>:<queue> or arn:aws:sns:<region>:<account>:<topic>)`,
+      message: `${echoedValue(arn)} is not an SQS queue ARN, SNS topic ARN or S3 bucket ARN (arn:aws:sqs:<region>:<account>:<queue>, arn:aws:sns:<region>:<account>:<topic> or arn:aws:s3:::<bucket>[/<key prefix>])`,
     },
   ];
 }

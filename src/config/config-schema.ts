@@ -181,6 +181,7 @@ const mappingSchema = z.strictObject({
     defaultText: `${CONSUMER_DEFAULTS.consumeTimeoutMs} (${CONSUMER_DEFAULTS.consumeTimeoutMs / 60_000} min) for local handlers; \`functionTimeoutMs\` + 10 s + ${CONSUMER_DEFAULTS.consumeTimeoutMs / 60_000} min for Lambda functions`,
   }),
   bisectBatchOnError: MAPPING_KEYS.bisectBatchOnError,
+  messageTrace: MAPPING_KEYS.messageTrace,
   maxRecordAgeSeconds: z
     .number()
     .int()
@@ -199,7 +200,7 @@ const mappingSchema = z.strictObject({
     .meta(
       info({
         description:
-          'An SQS queue ARN or SNS topic ARN that receives a JSON record (condition, reason, message ids and positions) of every message that failed for good: dead-lettered by the poller (too large, too old) or out of retries. In addition to `%DLQ%<group>`.',
+          'An SQS queue ARN or SNS topic ARN that receives a JSON record (condition, reason, message ids and positions) of every message that failed for good: dead-lettered by the poller (too large, too old) or out of retries; or an S3 bucket ARN (`arn:aws:s3:::<bucket>[/<key prefix>]`) that receives one JSON object per such message, its whole record and body included (docs/operating.md). In addition to `%DLQ%<group>`.',
         defaultText: 'none',
       }),
     ),

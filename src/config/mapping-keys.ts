@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_MAX_FILTER_PATTERNS } from '../filter/filter-limits.js';
+import { DEFAULT_TRACE_TOPIC } from '../protocol/message-trace.js';
 import { MAPPING_DEFAULTS } from './config-defaults.js';
 import { booleanOptionKey, enumOptionKey, integerOptionKey } from './consumer-option-keys.js';
 import { info, text } from './schema-meta.js';
@@ -108,6 +109,28 @@ export const MAPPING_KEYS = {
         description:
           'When an invoke of several messages fails as a whole (function error, timeout, malformed response), invoke each half again, down to single messages, so that only the failing messages are retried.',
         default: MAPPING_DEFAULTS.bisectBatchOnError,
+      }),
+    ),
+  messageTrace: z
+    .union(
+      [
+        z.boolean(),
+        z.strictObject({
+          topic: z
+            .string()
+            .regex(RESOURCE_NAME, { error: 'must be a RocketMQ topic name (A-Z a-z 0-9 _ - % |)' })
+            .max(MAX_TOPIC_CHARS)
+            .optional()
+            .meta(info({ description: 'The trace topic.', default: DEFAULT_TRACE_TOPIC })),
+        }),
+      ],
+      { error: 'must be true, false or { topic: "<trace topic>" }' },
+    )
+    .optional()
+    .meta(
+      info({
+        description: `Write RocketMQ message trace consume records (\`SubBefore\`/\`SubAfter\`: group, cost, success) for every message, as Apache's clients do with message trace on, so that \`mqadmin queryMsgTraceById\` and RocketMQ Dashboard show this mapping's consumption beside the producer's record. \`true\` writes to \`${DEFAULT_TRACE_TOPIC}\` (the broker needs \`traceTopicEnable=true\`), \`{ topic }\` to a topic of your own. Written in the background; never slows or fails consumption. See docs/message-trace.md.`,
+        default: MAPPING_DEFAULTS.messageTrace,
       }),
     ),
 } as const;

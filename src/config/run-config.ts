@@ -15,6 +15,7 @@ import type {
 import { DEFAULT_TIMEOUT_MARGIN_MS } from '../invoke/lambda-timeouts.js';
 import { parseNameServerAddresses } from '../network/name-server-addresses.js';
 import type { AclCredentials } from '../protocol/acl-signer.js';
+import { DEFAULT_TRACE_TOPIC } from '../protocol/message-trace.js';
 import type { ExpressionType } from '../protocol/subscription.js';
 import { MAPPING_DEFAULTS, RUN_DEFAULTS } from './config-defaults.js';
 import { destinationEndpointsOf } from './config-env.js';
@@ -77,6 +78,7 @@ export interface LambdaConfig {
 export interface DestinationsConfig {
   readonly sqsEndpoint: string | undefined;
   readonly snsEndpoint: string | undefined;
+  readonly s3Endpoint: string | undefined;
 }
 
 /**
@@ -159,6 +161,8 @@ export interface MappingConfig {
   /** Lambda functions: how long one invoke may run (the invoker adds a margin). */
   readonly functionTimeoutMs: number;
   readonly bisectBatchOnError: boolean;
+  /** Where consume trace records go; `undefined`: not written (docs/message-trace.md). */
+  readonly messageTrace: { readonly topic: string } | undefined;
   /** -1: off. */
   readonly maxRecordAgeSeconds: number;
   /** An SQS queue or SNS topic ARN receiving failure records. */
@@ -204,7 +208,7 @@ export function resolveConfig(
   options: {
     baseDir: string;
     source?: string | undefined;
-    /** Read for destination endpoints (`AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_SNS`). @default process.env */
+    /** Read for destination endpoints (`AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_SNS`, `AWS_ENDPOINT_URL_S3`). @default process.env */
     env?: Readonly<Record<string, string | undefined>> | undefined;
   },
 ): RunConfig {
@@ -228,6 +232,7 @@ export function resolveConfig(
     destinations: {
       sqsEndpoint: destinationEndpoint ?? fromEnv.sqs,
       snsEndpoint: destinationEndpoint ?? fromEnv.sns,
+      s3Endpoint: destinationEndpoint ?? fromEnv.s3,
     },
     metrics: resolveMetrics(input.metrics),
     mappings: input.mappings.map(resolveMapping),
@@ -330,6 +335,7 @@ function resolveMapping(mapping: MappingInput): MappingConfig {
     consumeTimeoutMs: mapping.consumeTimeoutMs ?? defaultConsumeTimeoutMs(mapping),
     functionTimeoutMs: mapping.functionTimeoutMs ?? d.functionTimeoutMs,
     bisectBatchOnError: mapping.bisectBatchOnError ?? d.bisectBatchOnError,
+    messageTrace: messageTraceOf(mapping.messageTrace ?? d.messageTrace),
     maxRecordAgeSeconds: mapping.maxRecordAgeSeconds ?? d.maxRecordAgeSeconds,
     onFailure: mapping.onFailure,
   };
@@ -350,4 +356,10 @@ function defaultConsumeTimeoutMs(mapping: MappingInput): number {
 function timestampMs(value: number | string | undefined): number | undefined {
   if (value === undefined) return undefined;
   return typeof value === 'number' ? Math.round(value * 1000) : Date.parse(value);
+}
+
+/** The resolved `messageTrace`: off, or the trace topic (Apache's default one for `true`). */
+function messageTraceOf(value: boolean | { topic?: string | undefined }): { topic: string } | undefined {
+  if (value === false) return undefined;
+  return { topic: (value === true ? undefined : value.topic) ?? DEFAULT_TRACE_TOPIC };
 }

@@ -1,17 +1,19 @@
 /**
- * A mapping's `onFailure` destination: an SQS queue or SNS topic (named by its ARN) that receives a
- * {@link FailureRecord} whenever messages fail for good, in addition to RocketMQ's DLQ.
+ * A mapping's `onFailure` destination, named by its ARN, told whenever messages fail for good, in
+ * addition to RocketMQ's DLQ: an SQS queue or SNS topic receives a {@link FailureRecord} (positions and
+ * ids, no bodies), an S3 bucket one object per message with its whole record
+ * (src/invoke/s3-failure-destination.ts).
  */
 
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageCommand, SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
-import { isTransientAwsError } from '../util/aws-error-classification.js';
+import type { ConsumedMessage } from '../consumer/message-listener.js';
 import { awsClientIdentity } from '../util/local-endpoint-credentials.js';
-import { nameAndMessage } from '../util/name-and-message.js';
-import { retry } from '../util/retry.js';
+import { isS3Arn } from '../util/s3-bucket-arn.js';
+import { deliverToDestination } from './failure-delivery.js';
 import { parseDestinationArn } from './failure-destination-arn.js';
-import { FailureDestinationError } from './failure-destination-error.js';
 import type { FailureRecord } from './failure-record.js';
+import { createS3FailureDestination } from './s3-failure-destination.js';
 
 const DEFAULT_SEND_ATTEMPTS = 3;
 
@@ -21,8 +23,11 @@ const DEFAULT_SEND_ATTEMPTS = 3;
 export interface FailureDestination {
   /** The destination's ARN. */
   readonly arn: string;
-  /** Delivers one record; rejects with a {@link FailureDestinationError} when it could not. */
-  send(record: FailureRecord): Promise<void>;
+  /**
+   * Delivers the record of `messages` (the messages it was built from); rejects with a
+   * {@link FailureDestinationError} when it could not.
+   */
+  send(record: FailureRecord, messages: readonly ConsumedMessage[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -30,7 +35,10 @@ export interface FailureDestination {
  * Options of {@link createFailureDestination}.
  */
 export interface FailureDestinationOptions {
-  /** Another SQS/SNS endpoint (local emulators, tests). The region always comes from the ARN. */
+  /**
+   * Another SQS/SNS/S3 endpoint (local emulators, tests). The region comes from the ARN (SQS, SNS) or
+   * from the bucket (S3).
+   */
   endpoint?: string | undefined;
   /** Credentials instead of the standard AWS chain (a loopback `endpoint` needs none). */
   credentials?: SQSClientConfig['credentials'];
@@ -52,13 +60,14 @@ export function sqsQueueUrl(arn: string, endpoint?: string): string {
 
 /**
  * The destination an ARN names: SQS `SendMessage` for a queue ARN, SNS `Publish` for a topic ARN, the
- * record as the JSON message body. Transient AWS errors are retried a few times. Throws a
- * {@link FailureDestinationError} for any other ARN.
+ * record as the JSON message body; S3 `PutObject` of each message for a bucket ARN. Transient AWS errors
+ * are retried a few times. Throws a {@link FailureDestinationError} for any other ARN.
  */
 export function createFailureDestination(
   arn: string,
   options: FailureDestinationOptions = {},
 ): FailureDestination {
+  if (isS3Arn(arn)) return createS3FailureDestination(arn, options);
   const { service, region } = parseDestinationArn(arn);
   const clientConfig = {
     maxAttempts: 1,
@@ -73,7 +82,7 @@ export function createFailureDestination(
     return {
       arn,
       send: (record) =>
-        deliver(arn, attempts, async () => {
+        deliverToDestination(arn, attempts, async () => {
           await client.send(
             new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(record) }),
           );
@@ -85,22 +94,9 @@ export function createFailureDestination(
   return {
     arn,
     send: (record) =>
-      deliver(arn, attempts, async () => {
+      deliverToDestination(arn, attempts, async () => {
         await client.send(new PublishCommand({ TopicArn: arn, Message: JSON.stringify(record) }));
       }),
     close: async () => client.destroy(),
   };
-}
-
-async function deliver(arn: string, maxAttempts: number, operation: () => Promise<void>): Promise<void> {
-  try {
-    await retry(operation, { maxAttempts, isRetriable: isTransientAwsError });
-  } catch (cause) {
-    const why = nameAndMessage(cause);
-    throw new FailureDestinationError(`cannot deliver a failure record to ${arn}: ${why}`, {
-      arn,
-      cause,
-      retriable: isTransientAwsError(cause),
-    });
-  }
 }

@@ -121,8 +121,7 @@ export function buildFailureRecord(input: FailureRecordInput): FailureRecord {
       requestId: randomUUID(),
       functionArn: input.functionArn,
       condition: input.condition,
-      approximateInvokeCount:
-        input.condition === 'RetryAttemptsExhausted' ? maxReconsumeTimes + 1 : maxReconsumeTimes,
+      approximateInvokeCount: approximateInvokeCount(input.condition, maxReconsumeTimes),
     },
     responseContext: { reason: input.reason },
     rocketMQBatchInfo: {
@@ -133,4 +132,12 @@ export function buildFailureRecord(input: FailureRecordInput): FailureRecord {
       approximateStoreTimeOfLastMessage: new Date(lastStore).toISOString(),
     },
   };
+}
+
+/**
+ * How often a message was invoked by the time it failed for good: `reconsumeTimes + 1` when it ran out of
+ * retries (the last failure was an invoke too), `reconsumeTimes` when it was dead-lettered uninvoked.
+ */
+export function approximateInvokeCount(condition: FailureCondition, reconsumeTimes: number): number {
+  return condition === 'RetryAttemptsExhausted' ? reconsumeTimes + 1 : reconsumeTimes;
 }

@@ -512,7 +512,7 @@ export class FunctionMessageListener implements MessageListener {
         messages: slice,
       });
       try {
-        await destination.send(record);
+        await destination.send(record, slice);
       } catch (error) {
         this.#log.error(
           {

@@ -54,6 +54,18 @@ export const EMF_METRICS = {
     description:
       "Messages the mapping's filter criteria (`filters`) dropped before the invoke since the previous line.",
   },
+  traceRecordsWritten: {
+    name: 'TraceRecordsWritten',
+    unit: 'Count',
+    description:
+      'Message trace records written to the trace topic since the previous line (only on lines of groups with `messageTrace`, once it has written or dropped one).',
+  },
+  traceRecordsDropped: {
+    name: 'TraceRecordsDropped',
+    unit: 'Count',
+    description:
+      'Message trace records dropped since the previous line: queue full, trace topic missing, send failed (consumption went on).',
+  },
   deadLetterDepth: {
     name: 'DeadLetterDepth',
     unit: 'Count',

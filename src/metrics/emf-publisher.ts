@@ -22,6 +22,8 @@ interface GroupTotals {
   sentBack: number;
   deadLettered: number;
   filteredOut: number;
+  traceWritten: number;
+  traceDropped: number;
 }
 
 /**
@@ -77,6 +79,8 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
           sentBack: 0,
           deadLettered: 0,
           filteredOut: 0,
+          traceWritten: 0,
+          traceDropped: 0,
         },
       };
       groups.set(name, found);
@@ -125,6 +129,11 @@ export function summarizeGroups(metrics: readonly MetricJson[]): GroupSummary[] 
   });
   each(METRICS.deadLettered.name, (value, labels) => {
     group(labels).totals.deadLettered += value;
+  });
+  each(METRICS.traceRecords.name, (value, labels) => {
+    const totals = group(labels).totals;
+    if (labels.result === 'written') totals.traceWritten += value;
+    else totals.traceDropped += value;
   });
   each(METRICS.filteredOut.name, (value, labels) => {
     group(labels).totals.filteredOut += value;
@@ -233,6 +242,13 @@ export class EmfPublisher {
         { ...EMF_METRICS.sentBack, value: delta('sentBack') },
         { ...EMF_METRICS.deadLettered, value: delta('deadLettered') },
         { ...EMF_METRICS.filteredOut, value: delta('filteredOut') },
+        // Only for groups whose mappings trace: a line of a group without `messageTrace` stays as it was.
+        ...(summary.totals.traceWritten + summary.totals.traceDropped > 0
+          ? [
+              { ...EMF_METRICS.traceRecordsWritten, value: delta('traceWritten') },
+              { ...EMF_METRICS.traceRecordsDropped, value: delta('traceDropped') },
+            ]
+          : []),
       ];
       const values: EmfValue[] = countsOnly
         ? counts

@@ -264,4 +264,12 @@ export const METRICS = {
     labels: [...MAPPING_LABELS, 'operation'],
     help: 'Offset store writes that failed after their retries, by operation.',
   },
+  traceRecords: {
+    name: 'rocketmq_lambda_message_trace_records_total',
+    type: 'counter',
+    labels: [...MAPPING_LABELS, 'result'],
+    help: 'Message trace records (`SubBefore`, `SubAfter`) of a mapping with `messageTrace`, by result: `written` to the trace topic, or dropped (`queue_full`, `topic_unavailable`, `send_failed`, `too_large`, `closed`).',
+    notes:
+      'Two records per consumed message. Dropped records never hold back consumption; see docs/message-trace.md. EMF `TraceRecordsWritten`, `TraceRecordsDropped`.',
+  },
 } as const satisfies Record<string, MetricDefinition>;

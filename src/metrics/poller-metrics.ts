@@ -14,6 +14,7 @@ import { CONSUME_STATES } from '../consumer/consume-state.js';
 import type { ConsumerHealth } from '../consumer/consumer-health.js';
 import type { ConsumerObserver } from '../consumer/consumer-observer.js';
 import type { ConsumerRuntimeEvent, ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
+import type { MessageTraceObserver } from '../consumer/trace/message-trace-writer.js';
 import type { InvokeObserver, InvokeResultKind } from '../invoke/invoke-observer.js';
 import type { OffsetStore } from '../offsets/offset-store.js';
 import type { MessageQueue } from '../protocol/message-queue.js';
@@ -99,6 +100,8 @@ interface Entry {
 export interface MappingMeter {
   readonly invokeObserver: InvokeObserver;
   readonly consumerObserver: ConsumerObserver;
+  /** Counts the mapping's message trace records (its `messageTrace` writer). */
+  readonly traceObserver: MessageTraceObserver;
   /** The store, wrapped so that its writes are counted. */
   observeOffsetStore(store: OffsetStore): OffsetStore;
   /** Reads the consumer's status, lag and health from now on, and counts its rebalances. */
@@ -131,6 +134,7 @@ export class PollerMetrics {
   readonly #offsetWrites: Counter<string>;
   readonly #offsetWriteFailures: Counter<string>;
   readonly #deadLetterDepth: Gauge<string>;
+  readonly #traceRecords: Counter<string>;
   #scrapeRegistry: Registry | undefined;
 
   constructor(options: PollerMetricsOptions) {
@@ -144,6 +148,7 @@ export class PollerMetrics {
     this.#invokeOutcomes = this.#counter(METRICS.invokeOutcomes);
     this.#offsetWrites = this.#counter(METRICS.offsetWrites);
     this.#offsetWriteFailures = this.#counter(METRICS.offsetWriteFailures);
+    this.#traceRecords = this.#counter(METRICS.traceRecords);
     const build = buildInfo();
     this.#gauge(METRICS.buildInfo).set({ version: build.version, node_version: build.nodeVersion }, 1);
     this.#deadLetterDepth = this.#gauge(METRICS.deadLetterDepth);
@@ -212,6 +217,11 @@ export class PollerMetrics {
       },
       consumerObserver: {
         pullCompleted: ({ durationMs }) => this.#pullDuration.observe(labels, durationMs / 1000),
+      },
+      traceObserver: {
+        written: (records) => this.#traceRecords.inc({ ...labels, result: 'written' }, records),
+        dropped: (records, reason) =>
+          this.#traceRecords.inc({ ...labels, result: reason.replaceAll('-', '_') }, records),
       },
       observeOffsetStore: (store) =>
         new ObservedOffsetStore(store, (operation, ok) =>

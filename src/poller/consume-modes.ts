@@ -8,9 +8,9 @@ import type { MappingConfig } from '../config/run-config.js';
 import type { ConsumeMode } from '../consumer/consumer-options.js';
 import { ConsumerRuntime } from '../consumer/consumer-runtime.js';
 import type { MappingConsumer } from '../consumer/mapping-consumer.js';
+import type { MessageListener } from '../consumer/message-listener.js';
 import { PopConsumer } from '../consumer/pop/pop-consumer.js';
 import { RocketMQError } from '../errors.js';
-import type { FunctionMessageListener } from '../invoke/function-listener.js';
 import type { MappingMeter, MeteredConsumer } from '../metrics/poller-metrics.js';
 import type { Logger } from '../util/logger.js';
 import { consumerOptionsOf, popConsumerOptionsOf } from './mapping-consumer-options.js';
@@ -21,8 +21,8 @@ import { offsetStoreKindOf } from './offset-stores.js';
 export interface ModeInputs {
   readonly mapping: MappingConfig;
   readonly parts: SharedParts;
-  /** The mapping's function listener: where the consumer hands its batches. */
-  readonly listener: FunctionMessageListener;
+  /** The mapping's function listener (wrapped by `messageTrace` when on): where the consumer hands its batches. */
+  readonly listener: MessageListener;
   /** The mapping's metrics: the factory makes it watch the consumer. */
   readonly meter: MappingMeter;
   readonly logger: Logger;

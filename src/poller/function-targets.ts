@@ -16,6 +16,7 @@ import { LambdaInvoker } from '../invoke/lambda-invoker.js';
 import { LocalInvoker } from '../invoke/local-invoker.js';
 import { echoedValue } from '../util/echoed-value.js';
 import type { Logger } from '../util/logger.js';
+import { isS3Arn } from '../util/s3-bucket-arn.js';
 import { type HandlerLoadProblem, handlerLoadProblems } from './start-checks.js';
 
 /**
@@ -140,8 +141,12 @@ export class FunctionTargets {
 
   #destinationFor(arn: string | undefined): FailureDestination | undefined {
     if (arn === undefined) return undefined;
-    const { sqsEndpoint, snsEndpoint } = this.#options.destinations;
-    const endpoint = parseDestinationArn(arn).service === 'sqs' ? sqsEndpoint : snsEndpoint;
+    const { sqsEndpoint, snsEndpoint, s3Endpoint } = this.#options.destinations;
+    const endpoint = isS3Arn(arn)
+      ? s3Endpoint
+      : parseDestinationArn(arn).service === 'sqs'
+        ? sqsEndpoint
+        : snsEndpoint;
     const destination = createFailureDestination(arn, { endpoint });
     this.#destinations.push(destination);
     return destination;

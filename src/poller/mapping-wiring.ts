@@ -15,6 +15,7 @@ import { childLogger, type Logger } from '../util/logger.js';
 import { CONSUME_MODES } from './consume-modes.js';
 import type { FunctionTargets, MappingTarget } from './function-targets.js';
 import type { ConsumerOverrides } from './mapping-consumer-options.js';
+import { mappingTraceOf } from './message-trace-wiring.js';
 import type { OffsetStores } from './offset-stores.js';
 import type { PollerTelemetry } from './poller-telemetry.js';
 
@@ -63,13 +64,16 @@ export function wireMapping(mapping: MappingConfig, parts: SharedParts): WiredMa
         ? undefined
         : compileFilter(mapping.filters, { path: `mapping ${mapping.name}: filters` }),
   });
-  const { consumer: runtime, configuration } = CONSUME_MODES[mapping.consumeMode]({
+  // `messageTrace`: consume trace records around every batch (message-trace-wiring.ts).
+  const trace = mappingTraceOf(mapping, parts.client, meter.traceObserver, mappingLog);
+  const { consumer, configuration } = CONSUME_MODES[mapping.consumeMode]({
     mapping,
     parts,
-    listener,
+    listener: trace?.wrapListener(listener) ?? listener,
     meter,
     logger: mappingLog,
   });
+  const runtime = trace?.wrapConsumer(consumer) ?? consumer;
   mappingLog.info(configurationOf(config, mapping, target, configuration), 'mapping configured');
   return { listener, runtime };
 }
@@ -99,5 +103,6 @@ function configurationOf(
     maxRecordAgeSeconds: mapping.maxRecordAgeSeconds,
     onFailure: mapping.onFailure,
     filters: mapping.filters?.length ?? 0,
+    messageTrace: mapping.messageTrace?.topic ?? false,
   };
 }

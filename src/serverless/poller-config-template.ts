@@ -136,6 +136,7 @@ function mappingEntry(
   set('startingPosition', e.startingPosition);
   set('startingPositionTimestamp', e.startingPositionTimestamp);
   set('bisectBatchOnError', e.bisectBatchOnError);
+  set('messageTrace', e.messageTrace);
   set('maxRecordAgeSeconds', e.maxRecordAge);
   if (e.onFailure !== undefined) entry.onFailure = text(e.onFailure, `OnFailure${index}`);
   return entry;

@@ -2,10 +2,11 @@
  * The two roles of the poller task, least privilege:
  * - the execution role (ECS itself): pull the image, write the log group, read the ACL secrets;
  * - the task role (the poller): invoke exactly the mapped functions, use the offsets table, send to the
- *   failure destinations. No CloudWatch permission: the poller's metrics are Embedded Metric Format lines
+ *   failure destinations (`s3:PutObject` on an S3 destination's key prefix, nothing else of S3). No CloudWatch permission: the poller's metrics are Embedded Metric Format lines
  *   in its log stream, which the execution role's log rights already ship.
  */
 
+import { isS3Arn } from '../util/s3-bucket-arn.js';
 import {
   type CfnIntrinsic,
   type CfnResource,
@@ -39,7 +40,7 @@ export interface TaskRoleNeeds {
   /** ARNs of the mapped functions (unqualified; `:*` is added for versions and aliases). */
   readonly functionArns: readonly CfnString[];
   readonly tableArn: CfnString;
-  /** onFailure destinations: literal SQS/SNS ARNs, or intrinsics (service unknown until deploy). */
+  /** onFailure destinations: literal SQS/SNS/S3 ARNs, or intrinsics (service unknown until deploy). */
   readonly failureDestinations: readonly CfnString[];
 }
 
@@ -118,11 +119,21 @@ export function taskRole(needs: TaskRoleNeeds): CfnResource {
 function failureStatements(destinations: readonly CfnString[]): Statement[] {
   const queues: CfnString[] = [];
   const topics: CfnString[] = [];
+  const objects: CfnString[] = [];
   for (const destination of destinations) {
     if (isCfnIntrinsic(destination)) {
-      // The service is known at deploy time only; each action applies to its own service's ARNs.
-      queues.push(destination);
-      topics.push(destination);
+      // An ARN whose text spells its service (`arn:${AWS::Partition}:s3:::${Bucket}`, as the CDK writes a
+      // bucket's, queue's or topic's) gets that service's action only; any other is known at deploy time
+      // only, and each action applies to its own service's ARNs.
+      const service = spelledService(destination);
+      if (service === undefined || service === 's3') {
+        objects.push({ 'Fn::Sub': [`\${Arn}/*`, { Arn: destination }] });
+      }
+      if (service === undefined || service === 'sqs') queues.push(destination);
+      if (service === undefined || service === 'sns') topics.push(destination);
+    } else if (isS3Arn(destination)) {
+      // Objects under the ARN's key prefix only (src/invoke/s3-failure-key.ts puts every key there).
+      objects.push(`${destination}/*`);
     } else if (destination.split(':')[2] === 'sqs') {
       queues.push(destination);
     } else {
@@ -146,7 +157,36 @@ function failureStatements(destinations: readonly CfnString[]): Statement[] {
       Resource: uniqueByJson(topics),
     });
   }
+  if (objects.length > 0) {
+    statements.push({
+      Sid: 'FailureObjects',
+      Effect: 'Allow',
+      Action: 's3:PutObject',
+      Resource: uniqueByJson(objects),
+    });
+  }
   return statements;
+}
+
+/**
+ * The service the literal text of an intrinsic ARN (`Fn::Sub`'s, `Fn::Join`'s parts) names, when it names
+ * one of the failure destinations' (`arn:<partition>:s3:::`, `arn:<partition>:sqs:`, `arn:<partition>:sns:`).
+ */
+function spelledService(destination: CfnIntrinsic): 's3' | 'sqs' | 'sns' | undefined {
+  const texts: string[] = [];
+  const sub = (destination as { 'Fn::Sub'?: unknown })['Fn::Sub'];
+  if (typeof sub === 'string') texts.push(sub);
+  if (Array.isArray(sub) && typeof sub[0] === 'string') texts.push(sub[0]);
+  const join = (destination as { 'Fn::Join'?: unknown })['Fn::Join'];
+  if (Array.isArray(join) && join[0] === '' && Array.isArray(join[1])) {
+    texts.push(join[1].map((part: unknown) => (typeof part === 'string' ? part : '\u0000')).join(''));
+  }
+  for (const text of texts) {
+    const match = /^arn:(?:\$\{AWS::Partition\}|[^:]*):(s3|sqs|sns):/.exec(text);
+    if (match?.[1] === 's3' && !text.startsWith(':::', match[0].length - 1)) continue;
+    if (match !== null) return match[1] as 's3' | 'sqs' | 'sns';
+  }
+  return undefined;
 }
 
 function ecrStatements(repositoryArn: CfnString | undefined): Statement[] {

@@ -31,7 +31,7 @@ import {
   MIN_RECORD_AGE_SECONDS,
 } from '../config/mapping-keys.js';
 import { info, intKey } from '../config/schema-meta.js';
-import { FAILURE_DESTINATION_ARN } from '../util/failure-destination-arn-pattern.js';
+import { ANY_FAILURE_DESTINATION_ARN } from '../util/failure-destination-arn-pattern.js';
 import { cfnIntrinsicSchema } from './cfn-intrinsic.js';
 
 /**
@@ -81,21 +81,26 @@ export const rocketmqEventSchema = z.strictObject({
     default: MAX_RECORD_AGE_LIMITS.noLimit,
   }),
   bisectBatchOnError: MAPPING_KEYS.bisectBatchOnError,
+  messageTrace: MAPPING_KEYS.messageTrace,
   onFailure: z
     .union(
       [
-        z.string().regex(FAILURE_DESTINATION_ARN, { error: 'must be an SQS queue ARN or SNS topic ARN' }),
+        z.string().regex(ANY_FAILURE_DESTINATION_ARN, {
+          error:
+            'must be an SQS queue ARN, SNS topic ARN or S3 bucket ARN (arn:aws:s3:::<bucket>[/<key prefix>])',
+        }),
         cfnIntrinsicSchema,
       ],
       {
         error:
-          'must be an SQS queue or SNS topic ARN, or Ref / Fn::GetAtt / Fn::ImportValue / Fn::Sub / Fn::Join',
+          'must be an SQS queue, SNS topic or S3 bucket ARN, or Ref / Fn::GetAtt / Fn::ImportValue / Fn::Sub / Fn::Join',
       },
     )
     .optional()
     .meta(
       info({
-        description: 'An SQS queue or SNS topic that receives a record of messages that failed for good.',
+        description:
+          'An SQS queue or SNS topic that receives a record of messages that failed for good, or an S3 bucket (`arn:aws:s3:::<bucket>[/<key prefix>]`) that receives one object per such message, body included.',
         defaultText: 'none',
       }),
     ),

@@ -44,7 +44,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // the broker's jars are in, the interop build only adds its (small) plugins.
   await ensureRocketMQJars();
   const [brokerResult, buildResult, ...toolResults] = await Promise.allSettled([
-    startLocalBroker(),
+    // traceTopicEnable: the broker creates RMQ_SYS_TRACE_TOPIC, where the message trace tests' Java
+    // producer and our poller write trace records (test/integration/consumer/message-trace.test.ts).
+    startLocalBroker({ brokerConfig: { traceTopicEnable: true } }),
     ensureJavaInteropBuilt(),
     // PyPI tools of some tests (cached after the first run), installed while the broker starts.
     ensureCfnLint(),

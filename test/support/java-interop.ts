@@ -64,6 +64,11 @@ export interface JavaProduceOptions {
   compressType?: 'ZLIB' | 'LZ4' | 'ZSTD';
   /** Broker that `queueId` refers to. @default 'broker-a' */
   brokerName?: string;
+  /**
+   * Message trace on (`enableMsgTrace`): the producer writes a Pub record per message to
+   * `RMQ_SYS_TRACE_TOPIC` (the broker needs `traceTopicEnable=true`).
+   */
+  messageTrace?: boolean;
 }
 
 /** What the Java producer reported for one message. */

@@ -431,9 +431,11 @@ describe('a service with an ACL secret, failure destinations, a disabled mapping
         Resource: [orders, `${orders}:*`, payments, `${payments}:*`],
       },
       { Sid: 'Offsets', Effect: 'Allow', Action: [...OFFSETS_ACTIONS], Resource: await tableArnOf(stack) },
-      // The queue came as Fn::GetAtt: its service was unknown at package time, so both actions name it.
+      // The queue came as Fn::GetAtt: its service was unknown at package time, so each destination
+      // service's action names it (S3's on `<ARN>/*`, which matches no object of a queue).
       { Sid: 'FailureQueues', Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [queue] },
       { Sid: 'FailureTopics', Effect: 'Allow', Action: 'sns:Publish', Resource: [queue, topic] },
+      { Sid: 'FailureObjects', Effect: 'Allow', Action: 's3:PutObject', Resource: [`${queue}/*`] },
     ]);
     const execution = await roleWithPolicy(
       aws,

@@ -10,7 +10,9 @@
  * group, cluster and service; DeleteStack deletes it (the table stays: DeletionPolicy Retain). A second
  * stack, generated from a stack file of two functions (one event disabled, one POP), ACL keys from SSM,
  * an image in a private ECR repository and a failure queue, maps both enabled groups, and its roles name
- * both functions, the queue, the parameters and exactly the image's repository.
+ * both functions, the queue, the parameters and exactly the image's repository. A third, whose mapping's
+ * `onFailure` spells an S3 bucket ARN from a parameter, gives the poller that ARN and the task role
+ * `s3:PutObject` on its key prefix only.
  *
  * moto skips the scaling target and policy and the alarms: cfn-lint, run here on the template, and the
  * unit tests' evaluation of the template are all the checking they get, as are the properties moto drops
@@ -378,6 +380,68 @@ describe('a generated template of several mappings, ACL keys from SSM, an ECR im
       'ReadAclParameters',
     ]);
     expect(statement(execution.statements, 'PullImage').Resource).toBe(ECR_REPOSITORY_ARN);
+    await aws.cloudformation.send(new DeleteStackCommand({ StackName: name }));
+    expect(await stackStatus(aws, name)).toBe('DELETE_COMPLETE');
+  });
+});
+
+/** A stack file whose mapping sends its failures to an S3 bucket named by a parameter. */
+function s3FailureBucketStack(): string {
+  return `
+parameters:
+  SubnetIds: { Type: 'List<AWS::EC2::Subnet::Id>' }
+  FailureBucket: { Type: String }
+custom:
+  rocketmq:
+    nameServers: '10.0.0.10:9876'
+    vpc: { subnetIds: !Ref SubnetIds }
+functions:
+  orders:
+    arn: ${FUNCTION_ARN}
+    timeout: 30
+    events:
+      - rocketmq:
+          topic: Orders
+          consumerGroup: orders-lambda
+          onFailure: !Sub 'arn:\${AWS::Partition}:s3:::\${FailureBucket}/rocketmq'
+`;
+}
+
+describe('a generated template with an S3 failure bucket, deployed with CreateStack', () => {
+  it('the poller gets the bucket ARN with its prefix; the task role s3:PutObject on that prefix only', async () => {
+    const { aws } = started();
+    const { template } = standaloneTemplate(parseStackFileText(s3FailureBucketStack(), 'yaml'));
+    const name = 'rocketmq-poller-s3-failures';
+    await aws.cloudformation.send(
+      new CreateStackCommand({
+        StackName: name,
+        TemplateBody: renderTemplate(template, 'yaml'),
+        Capabilities: ['CAPABILITY_IAM'],
+        Parameters: [
+          { ParameterKey: 'SubnetIds', ParameterValue: SUBNETS.join(',') },
+          { ParameterKey: 'FailureBucket', ParameterValue: 'acme-rocketmq-failures' },
+        ],
+      }),
+    );
+    const deployed = await describeStack(aws, name);
+    expect(deployed.status).toBe('CREATE_COMPLETE');
+    const definition = await describeTaskDefinition(aws, deployed.resource(IDS.taskDefinition).physicalId);
+    const config = JSON.parse(
+      definition.containerDefinitions[0]?.environment.find((v) => v.name === 'ROCKETMQ_LAMBDA_CONFIG')
+        ?.value ?? '{}',
+    ) as { mappings: { onFailure?: string }[] };
+    expect(config.mappings.map((mapping) => mapping.onFailure)).toEqual([
+      'arn:aws:s3:::acme-rocketmq-failures/rocketmq',
+    ]);
+    const task = await roleWithPolicy(aws, deployed.resource(IDS.taskRole).physicalId, 'rocketmq-poller');
+    expect(task.statements.filter((s) => String(s.Sid).startsWith('Failure'))).toEqual([
+      {
+        Sid: 'FailureObjects',
+        Effect: 'Allow',
+        Action: 's3:PutObject',
+        Resource: ['arn:aws:s3:::acme-rocketmq-failures/rocketmq/*'],
+      },
+    ]);
     await aws.cloudformation.send(new DeleteStackCommand({ StackName: name }));
     expect(await stackStatus(aws, name)).toBe('DELETE_COMPLETE');
   });

@@ -137,6 +137,7 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
         maxRecordAge: Duration.hours(1),
         onFailure: failures,
         filter: 'paid || refunded',
+        messageTrace: { topic: 'ORDERS_TRACE' },
         // aws-cdk-lib's own enum, as its Kafka sources take it.
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
       }),
@@ -152,6 +153,7 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
       maxRecordAgeSeconds: 3600,
       functionTimeoutMs: 45_000,
       filter: 'paid || refunded',
+      messageTrace: { topic: 'ORDERS_TRACE' },
       startingPosition: 'TRIM_HORIZON',
     });
     // Tokens went through the compiler as placeholders and came back as the references they are.
@@ -162,7 +164,22 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
     const failuresId = Stack.of(failures).resolve(
       (failures.node.defaultChild as sqs.CfnQueue).logicalId,
     ) as string;
-    expect(variables).toContain(JSON.stringify({ 'Fn::GetAtt': [failuresId, 'Arn'] }));
+    // A queue's ARN is spelled out (as the bucket's), so the role names its service only: no
+    // sns:Publish nor s3:PutObject on a queue's ARN.
+    const failuresArn = {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          `:sqs:${ENV.region}:${ENV.account}:`,
+          { 'Fn::GetAtt': [failuresId, 'QueueName'] },
+        ],
+      ],
+    };
+    expect(variables).toContain(JSON.stringify(failuresArn));
+    const roles = JSON.stringify(resourcesOfType(template, 'AWS::IAM::Role'));
+    expect(roles).not.toMatch(/"Sid":"Failure(Topics|Objects)"/);
     template.hasResourceProperties('AWS::IAM::Role', {
       Policies: [
         {
@@ -172,7 +189,7 @@ describe('RocketMQEventSource and RocketMQPoller', { timeout: 60_000 }, () => {
                 Sid: 'InvokeMappedFunctions',
                 Resource: Match.arrayWith([{ 'Fn::GetAtt': [fnId, 'Arn'] }]),
               }),
-              Match.objectLike({ Sid: 'FailureQueues', Resource: [{ 'Fn::GetAtt': [failuresId, 'Arn'] }] }),
+              Match.objectLike({ Sid: 'FailureQueues', Resource: [failuresArn] }),
             ]),
           },
         },

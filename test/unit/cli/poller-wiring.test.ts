@@ -115,7 +115,11 @@ describe('consumerOptionsOf', () => {
 
 describe('FunctionTargets', () => {
   const lambda = { region: 'eu-west-1', endpoint: 'http://127.0.0.1:3002' };
-  const destinations = { sqsEndpoint: 'http://sqs.local:4566', snsEndpoint: undefined };
+  const destinations = {
+    sqsEndpoint: 'http://sqs.local:4566',
+    snsEndpoint: undefined,
+    s3Endpoint: undefined,
+  };
   const mapping = (functionRef: string, extra: { functionTimeoutMs?: number; onFailure?: string } = {}) => ({
     functionRef,
     functionTimeoutMs: extra.functionTimeoutMs ?? 900_000,

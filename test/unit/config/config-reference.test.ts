@@ -80,6 +80,8 @@ const CONTRACT_KEYS = [
   'mappings[].consumeConcurrentlyMaxSpan',
   'mappings[].consumeTimeoutMs',
   'mappings[].bisectBatchOnError',
+  'mappings[].messageTrace',
+  'mappings[].messageTrace.topic',
   'mappings[].maxRecordAgeSeconds',
   'mappings[].onFailure',
 ];

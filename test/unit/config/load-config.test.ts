@@ -106,7 +106,7 @@ describe('loadConfig: YAML, JSON and paths', () => {
         persistIntervalMs: 5000,
       },
       lambda: { region: undefined, endpoint: undefined },
-      destinations: { sqsEndpoint: undefined, snsEndpoint: undefined },
+      destinations: { sqsEndpoint: undefined, snsEndpoint: undefined, s3Endpoint: undefined },
       metrics: { emf: undefined, prometheus: undefined, cloudwatch: undefined },
       mappings: [
         {
@@ -163,6 +163,7 @@ describe('loadConfig: YAML, JSON and paths', () => {
     expect(config.destinations).toEqual({
       sqsEndpoint: 'http://127.0.0.1:4566',
       snsEndpoint: 'http://127.0.0.1:4566',
+      s3Endpoint: 'http://127.0.0.1:4566',
     });
     const [orders, audit, payments] = config.mappings;
     expect(orders).toMatchObject({

@@ -420,6 +420,24 @@ describe('Lambda options', () => {
     });
   });
 
+  it('messageTrace: off by default, RMQ_SYS_TRACE_TOPIC for true, or the topic given', () => {
+    const traceOf = (messageTrace: unknown) =>
+      parse(config({}, { ...LAMBDA, ...(messageTrace === undefined ? {} : { messageTrace }) })).mappings[0]
+        ?.messageTrace;
+    expect(traceOf(undefined)).toBeUndefined();
+    expect(traceOf(false)).toBeUndefined();
+    expect(traceOf(true)).toEqual({ topic: 'RMQ_SYS_TRACE_TOPIC' });
+    expect(traceOf({})).toEqual({ topic: 'RMQ_SYS_TRACE_TOPIC' });
+    expect(traceOf({ topic: 'ORDERS_TRACE' })).toEqual({ topic: 'ORDERS_TRACE' });
+    expect(problems(config({}, { ...LAMBDA, messageTrace: 'yes' }))).toEqual([
+      'mappings[0].messageTrace: must be true, false or { topic: "<trace topic>" }, got "yes"',
+    ]);
+    expect(problems(config({}, { ...LAMBDA, messageTrace: { topic: 'no spaces' } }))).toEqual([
+      'mappings[0].messageTrace.topic: must be a RocketMQ topic name (A-Z a-z 0-9 _ - % |)',
+    ]);
+    expect(problems(config({}, { ...LAMBDA, messageTrace: { topik: 'T' } }))).toHaveLength(1);
+  });
+
   it('maxRecordAgeSeconds is -1 or 60..604800, as AWS', () => {
     for (const value of [-1, 60, 3600, 604_800]) {
       expect(
@@ -477,9 +495,20 @@ describe('Lambda options', () => {
     }
     expect(problems(config({}, { ...LAMBDA, onFailure: 'https://sqs.eu-west-1.amazonaws.com/1/q' }))).toEqual(
       [
-        'mappings[0].onFailure: "https://sqs.eu-west-1.amazonaws.com/1/q" is not an SQS queue ARN or SNS topic ARN (arn:aws:sqs:<region>:<account>:<queue> or arn:aws:sns:<region>:<account>:<topic>)',
+        'mappings[0].onFailure: "https://sqs.eu-west-1.amazonaws.com/1/q" is not an SQS queue ARN, SNS topic ARN or S3 bucket ARN (arn:aws:sqs:<region>:<account>:<queue>, arn:aws:sns:<region>:<account>:<topic> or arn:aws:s3:::<bucket>[/<key prefix>])',
       ],
     );
+    for (const arn of ['arn:aws:s3:::orders-failures', 'arn:aws-cn:s3:::orders.failures/rocketmq/prod']) {
+      expect(parse(config({}, { ...LAMBDA, onFailure: arn })).mappings[0]?.onFailure).toBe(arn);
+    }
+    expect(
+      problems(config({}, { ...LAMBDA, onFailure: 'arn:aws:s3:eu-west-1:123456789012:orders' })),
+    ).toEqual([
+      'mappings[0].onFailure: "arn:aws:s3:eu-west-1:123456789012:orders": an S3 bucket ARN has no region and no account (arn:aws:s3:::<bucket>): the region is asked of S3',
+    ]);
+    expect(problems(config({}, { ...LAMBDA, onFailure: 'arn:aws:s3:::orders/prod/' }))).toEqual([
+      'mappings[0].onFailure: "arn:aws:s3:::orders/prod/": the key prefix after the bucket must not be empty, end with "/" or hold "//" (a "/" is added after it)',
+    ]);
     expect(problems(config({}, { ...LAMBDA, onFailure: '' }))).toEqual([
       'mappings[0].onFailure: must not be empty',
     ]);
@@ -513,15 +542,19 @@ describe('Lambda options', () => {
     ]);
   });
 
-  it('destinations: one endpoint for both services, else AWS_ENDPOINT_URL_SQS / _SNS', () => {
+  it('destinations: one endpoint for every service, else AWS_ENDPOINT_URL_SQS / _SNS / _S3', () => {
     expect(parse(config({ destinations: { endpoint: 'http://127.0.0.1:4566' } })).destinations).toEqual({
       sqsEndpoint: 'http://127.0.0.1:4566',
       snsEndpoint: 'http://127.0.0.1:4566',
+      s3Endpoint: 'http://127.0.0.1:4566',
     });
     expect(
-      parse(config({}), { AWS_ENDPOINT_URL_SQS: 'http://sqs:1', AWS_ENDPOINT_URL_SNS: 'http://sns:1' })
-        .destinations,
-    ).toEqual({ sqsEndpoint: 'http://sqs:1', snsEndpoint: 'http://sns:1' });
+      parse(config({}), {
+        AWS_ENDPOINT_URL_SQS: 'http://sqs:1',
+        AWS_ENDPOINT_URL_SNS: 'http://sns:1',
+        AWS_ENDPOINT_URL_S3: 'http://s3:1',
+      }).destinations,
+    ).toEqual({ sqsEndpoint: 'http://sqs:1', snsEndpoint: 'http://sns:1', s3Endpoint: 'http://s3:1' });
   });
 });
 

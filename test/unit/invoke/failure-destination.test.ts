@@ -106,7 +106,7 @@ describe('failure destinations', () => {
       credentials,
     });
     const sent = record();
-    await destination.send(sent);
+    await destination.send(sent, []);
     await destination.close();
     expect(received).toHaveLength(1);
     expect(received[0]?.target).toBe('AmazonSQS.SendMessage');
@@ -119,7 +119,7 @@ describe('failure destinations', () => {
     const arn = 'arn:aws:sns:eu-west-1:123456789012:orders-failures';
     const destination = createFailureDestination(arn, { endpoint, credentials });
     const sent = record();
-    await destination.send(sent);
+    await destination.send(sent, []);
     await destination.close();
     expect(received).toHaveLength(1);
     const form = new URLSearchParams(received[0]?.body ?? '');
@@ -135,10 +135,10 @@ describe('failure destinations', () => {
       maxAttempts: 2,
     });
     failNext = 1;
-    await destination.send(record());
+    await destination.send(record(), []);
     expect(received).toHaveLength(2);
     failNext = 2;
-    const error = await destination.send(record()).catch((e: unknown) => e);
+    const error = await destination.send(record(), []).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FailureDestinationError);
     expect(error).toMatchObject({ arn: 'arn:aws:sqs:eu-west-1:123456789012:q', retriable: true });
     await destination.close();

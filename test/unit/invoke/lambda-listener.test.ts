@@ -306,10 +306,12 @@ describe('FunctionMessageListener with the LambdaInvoker', () => {
 
   it('reports dead-lettered and finally failed messages to the failure destination', async () => {
     const records: FailureRecord[] = [];
+    const sentWith: string[][] = [];
     const destination: FailureDestination = {
       arn: 'arn:aws:sqs:us-east-1:123456789012:failures',
-      async send(record) {
+      async send(record, messages) {
         records.push(record);
+        sentWith.push(messages.map((consumed) => consumed.message.msgId));
       },
       async close() {
         // nothing to release
@@ -341,6 +343,8 @@ describe('FunctionMessageListener with the LambdaInvoker', () => {
       responseContext: { reason: 'invoke failed (timeout): no answer' },
       rocketMQBatchInfo: { consumerGroup: 'orders-consumer', batchSize: 1 },
     });
+    // Each record travels with the messages it was built from (an S3 destination writes each whole).
+    expect(sentWith).toEqual([['id-0'], ['id-1'], ['id-2']]);
   });
 
   it('keeps consuming when the failure destination cannot be reached', async () => {

@@ -70,7 +70,7 @@ describe('AWS clients of the invoke layer without credentials', () => {
       const destination = createFailureDestination(arn, { endpoint, maxAttempts: 1 });
       onTestFinished(() => destination.close());
       // The recording server refuses the record; what matters is that it was sent, signed.
-      await expect(destination.send(RECORD)).rejects.toThrow(/cannot deliver a failure record/);
+      await expect(destination.send(RECORD, [])).rejects.toThrow(/cannot deliver a failure record/);
       expect(requests).toHaveLength(1);
       expect(requests[0]?.authorization).toContain(`Credential=${PLACEHOLDER_CREDENTIALS.accessKeyId}/`);
     },
@@ -83,6 +83,6 @@ describe('AWS clients of the invoke layer without credentials', () => {
       maxAttempts: 1,
     });
     onTestFinished(() => destination.close());
-    await expect(destination.send(RECORD)).rejects.toThrow(/Could not load credentials/);
+    await expect(destination.send(RECORD, [])).rejects.toThrow(/Could not load credentials/);
   });
 });

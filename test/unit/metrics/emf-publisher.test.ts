@@ -115,6 +115,33 @@ describe('EMF lines', () => {
     });
   });
 
+  it('trace records: written and dropped deltas, only on the lines of groups whose mappings trace', async () => {
+    const { add, publisher, metrics } = setup();
+    const traced = add('orders', 'orders-fn');
+    add('audit', 'audit-fn');
+    traced.meter.traceObserver.written?.(40);
+    traced.meter.traceObserver.dropped?.(6, 'queue-full');
+    traced.meter.traceObserver.dropped?.(4, 'topic-unavailable');
+    const lines = await publisher.publishOnce();
+    for (const line of lines) expect(emfProblems(line)).toEqual([]);
+    const orders = parse(lines.find((line) => line.includes('"orders-fn"')));
+    expect(orders).toMatchObject({ TraceRecordsWritten: 40, TraceRecordsDropped: 10 });
+    const audit = parse(lines.find((line) => line.includes('"audit-fn"')));
+    expect(audit).not.toHaveProperty('TraceRecordsWritten');
+    expect(audit).not.toHaveProperty('TraceRecordsDropped');
+    const series = (await metrics.registry.getMetricsAsJSON()).find(
+      (metric) => metric.name === METRICS.traceRecords.name,
+    );
+    expect(series?.values.map((v) => [v.labels.result, v.value])).toEqual([
+      ['written', 40],
+      ['queue_full', 6],
+      ['topic_unavailable', 4],
+    ]);
+    traced.meter.traceObserver.written?.(2);
+    const next = parse((await publisher.publishOnce()).find((line) => line.includes('"orders-fn"')));
+    expect(next).toMatchObject({ TraceRecordsWritten: 2, TraceRecordsDropped: 0 });
+  });
+
   it("a POP mapping (no held queue) reports its share of the group's backlog, added to the group's PUSH lag", async () => {
     const { add, publisher, metrics } = setup();
     const push = add('orders-push', 'orders-fn');

@@ -299,6 +299,7 @@ describe('compileRocketMQResources', () => {
           startingPosition: 'AT_TIMESTAMP',
           startingPositionTimestamp: 1735689600,
           bisectBatchOnError: true,
+          messageTrace: { topic: 'ORDERS_TRACE' },
           maxRecordAgeSeconds: 3600,
           onFailure: 'arn:aws:sqs:eu-west-1:123456789012:failures0',
         },
@@ -443,7 +444,9 @@ describe('compileRocketMQResources: bad options name their key', () => {
           onFailure: 'arn:aws:lambda:eu-west-1:123456789012:function:f',
         }),
       ),
-    ).toEqual([`${at}.onFailure: must be an SQS queue ARN or SNS topic ARN`]);
+    ).toEqual([
+      `${at}.onFailure: must be an SQS queue ARN, SNS topic ARN or S3 bucket ARN (arn:aws:s3:::<bucket>[/<key prefix>])`,
+    ]);
     expect(
       problemsOf(
         oneEvent({

@@ -5,7 +5,9 @@
  *
  *   produce <namesrv> <specFile>
  *     specFile: {"messages": [{topic, tags?, keys?: [..], properties?: {..}, bodyBase64, queueId?}],
- *                "options": {batch?, compressOverBytes?, compressType?: "ZLIB"|"LZ4"|"ZSTD", brokerName?}}
+ *                "options": {batch?, compressOverBytes?, compressType?: "ZLIB"|"LZ4"|"ZSTD", brokerName?,
+ *                            messageTrace?}}
+ *     messageTrace: the producer writes its Pub trace records to RMQ_SYS_TRACE_TOPIC (enableMsgTrace).
  *     prints per message: {msgId, offsetMsgId, topic, queueId, queueOffset, status}
  *   consume <namesrv> <topic> <group> <expectedCount> <timeoutMs> [subExpression] [TAG|SQL92]
  *     prints per message: {msgId, offsetMsgId, topic, tags, keys, properties, bodyBase64, queueId,
@@ -73,7 +75,9 @@ public final class Interop {
         JSONObject options = spec.containsKey("options") ? spec.getJSONObject("options") : new JSONObject();
         String brokerName = options.containsKey("brokerName") ? options.getString("brokerName") : "broker-a";
 
-        DefaultMQProducer producer = new DefaultMQProducer("interop_producer_" + ProcessHandle.current().pid());
+        // (group, enableMsgTrace, customizedTraceTopic): null picks RMQ_SYS_TRACE_TOPIC.
+        DefaultMQProducer producer = new DefaultMQProducer("interop_producer_" + ProcessHandle.current().pid(),
+            options.getBooleanValue("messageTrace"), null);
         producer.setNamesrvAddr(namesrv);
         producer.setSendMsgTimeout(15_000);
         if (options.containsKey("compressOverBytes")) {
