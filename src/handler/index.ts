@@ -30,6 +30,14 @@ export {
   RocketMQResponseSchema,
   RocketMQStatusResponseSchema,
 } from './schemas.js';
+export {
+  type ParsedTraceparent,
+  parseTraceparent,
+  type RecordSpanContext,
+  recordSpanContext,
+  type TraceCarrier,
+  type TraceparentResult,
+} from './trace-context.js';
 export type {
   RocketMQBatchItemFailure,
   RocketMQBatchResponse,

@@ -39,6 +39,7 @@ export const RocketMQRecordSchema = z.object({
   bornHost: z.string(),
   storeHost: z.string(),
   reconsumeTimes: nonNegativeInt(),
+  traceContext: z.object({ traceparent: z.string(), tracestate: z.string().optional() }).optional(),
 });
 
 /**

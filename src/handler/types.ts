@@ -5,6 +5,8 @@
  * docs/writing-a-handler.md ("The event", "What to return").
  */
 
+import type { TraceCarrier } from './trace-context.js';
+
 /**
  * One RocketMQ message, as a function receives it.
  *
@@ -63,6 +65,13 @@ export type RocketMQRecord = {
   storeHost: string;
   /** How many times the message was delivered before this delivery (0 on the first). */
   reconsumeTimes: number;
+  /**
+   * The W3C trace context the producer put into the message (its `traceparent` and `tracestate`
+   * properties), when it is valid: continue the producer's trace with
+   * `propagation.extract(context.active(), record.traceContext)`, or link to it with `recordSpanContext`
+   * (docs/tracing.md). Absent when the message carries none or an invalid one.
+   */
+  traceContext?: TraceCarrier;
 };
 
 /**

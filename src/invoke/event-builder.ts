@@ -11,9 +11,12 @@
 import { isUtf8 } from 'node:buffer';
 import type { ConsumedMessage } from '../consumer/message-listener.js';
 import { RocketMQError } from '../errors.js';
+import type { TraceCarrier } from '../handler/trace-context.js';
 import type { RocketMQEvent, RocketMQRecord } from '../handler/types.js';
+import { propertiesHeadOf } from '../protocol/decoded-message.js';
 import { userProperties } from '../protocol/message.js';
 import { escapedUtf8Length, jsonString, writeEscapedUtf8 } from './json-string.js';
+import { messageTraceContext } from './message-trace-context.js';
 import { recordHead, recordHeadBytes, recordHeadBytesBound } from './record-head.js';
 import type { RecordHeadValues } from './record-head-values.js';
 import { userPropertiesJson } from './user-properties-json.js';
@@ -146,7 +149,13 @@ export function recordFields(consumed: ConsumedMessage): Omit<RocketMQRecord, 'b
     bornHost: m.bornHost,
     storeHost: m.storeHost,
     reconsumeTimes: m.reconsumeTimes,
+    ...traceContextField(messageTraceContext(m)),
   };
+}
+
+/** The `traceContext` field of a record whose message carries a valid one: a fresh object each time. */
+function traceContextField(carrier: TraceCarrier | undefined): { traceContext?: TraceCarrier } {
+  return carrier === undefined ? {} : { traceContext: { ...carrier } };
 }
 
 /**
@@ -275,6 +284,7 @@ export interface UnmeasuredRecord extends RecordLayout {
 class MessageRecord implements UnmeasuredRecord {
   readonly #consumed: ConsumedMessage;
   readonly #propertiesJson: string;
+  readonly #traceContext: TraceCarrier | undefined;
   #head: string | undefined = undefined;
   #headBytes = -1;
   #recordBytes = -1;
@@ -284,7 +294,9 @@ class MessageRecord implements UnmeasuredRecord {
   constructor(consumed: ConsumedMessage) {
     this.#consumed = consumed;
     // First: for a decoded message this one pass also reads the id, tags and keys the getters return.
-    this.#propertiesJson = userPropertiesJson(consumed.message);
+    const head = propertiesHeadOf(consumed.message);
+    this.#propertiesJson = userPropertiesJson(consumed.message, head);
+    this.#traceContext = messageTraceContext(consumed.message, head);
   }
 
   get messageId(): string {
@@ -328,6 +340,9 @@ class MessageRecord implements UnmeasuredRecord {
   }
   get reconsumeTimes(): number {
     return this.#consumed.message.reconsumeTimes;
+  }
+  get traceContext(): TraceCarrier | undefined {
+    return this.#traceContext;
   }
   get body(): Buffer {
     return this.#consumed.message.body;

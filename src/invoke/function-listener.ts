@@ -13,6 +13,7 @@ import type {
 } from '../consumer/message-listener.js';
 import { RocketMQError } from '../errors.js';
 import type { MessageFilter } from '../filter/message-filter.js';
+import type { TraceCarrier } from '../handler/trace-context.js';
 import type { RocketMQEvent } from '../handler/types.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { BatchOutcome, type DeadLetterDecision } from './batch-outcome.js';
@@ -20,6 +21,7 @@ import { type RecordLayout, recordFields, serializeLayouts } from './event-build
 import type { FailureDestination } from './failure-destination.js';
 import { buildFailureRecord, type FailureCondition } from './failure-record.js';
 import type { InvokeObserver, InvokeResultKind } from './invoke-observer.js';
+import { type BatchTrace, chunkTraceContext, ListenerTracing } from './invoke-tracing.js';
 import type { InvokeFailureKind, InvokeOutcome, InvokeRequest, Invoker } from './invoker.js';
 import { parsedEvent } from './parsed-event.js';
 import { LAMBDA_MAX_PAYLOAD_BYTES, planLayouts } from './payload-splitter.js';
@@ -40,6 +42,8 @@ const BISECT_KINDS: ReadonlySet<InvokeFailureKind> = new Set([
 interface PlannedBatch {
   readonly messages: readonly ConsumedMessage[];
   readonly layouts: readonly (RecordLayout | undefined)[];
+  /** The batch's spans; undefined while no OpenTelemetry SDK is registered (invoke-tracing.ts). */
+  readonly trace: BatchTrace | undefined;
 }
 
 /**
@@ -67,8 +71,13 @@ class ChunkEvent {
     return parsedEvent(this.#consumerGroup, this.#layouts);
   }
 
-  request(functionRef: string, signal: AbortSignal, onThrottle?: () => void): InvokeRequest {
-    return new ChunkRequest(this, functionRef, signal, onThrottle);
+  request(
+    functionRef: string,
+    signal: AbortSignal,
+    onThrottle: (() => void) | undefined,
+    traceContext: TraceCarrier | undefined,
+  ): InvokeRequest {
+    return new ChunkRequest(this, functionRef, signal, onThrottle, traceContext);
   }
 }
 
@@ -82,14 +91,22 @@ class ChunkRequest implements InvokeRequest {
   readonly functionRef: string;
   readonly signal: AbortSignal;
   readonly onThrottle: (() => void) | undefined;
+  readonly traceContext: TraceCarrier | undefined;
   readonly event: () => RocketMQEvent;
   readonly #event: ChunkEvent;
 
-  constructor(event: ChunkEvent, functionRef: string, signal: AbortSignal, onThrottle?: () => void) {
+  constructor(
+    event: ChunkEvent,
+    functionRef: string,
+    signal: AbortSignal,
+    onThrottle: (() => void) | undefined,
+    traceContext: TraceCarrier | undefined,
+  ) {
     this.#event = event;
     this.functionRef = functionRef;
     this.signal = signal;
     this.onThrottle = onThrottle;
+    this.traceContext = traceContext;
     this.event = () => event.parsed();
   }
 
@@ -132,6 +149,8 @@ export interface FunctionMessageListenerOptions {
    * succeeds (its offset moves), counted in the result's `filteredOut`. @default none: every message
    */
   filter?: MessageFilter | undefined;
+  /** How the mapping's group shares messages: the spans' `messaging.rocketmq.consumption_model`. */
+  messageModel?: 'CLUSTERING' | 'BROADCASTING' | undefined;
 }
 
 /**
@@ -191,6 +210,7 @@ export class FunctionMessageListener implements MessageListener {
   readonly #nowMs: () => number;
   readonly #observer: InvokeObserver | undefined;
   readonly #filter: MessageFilter | undefined;
+  readonly #tracing: ListenerTracing;
   #invokes = 0;
   #splitBatches = 0;
   #bisections = 0;
@@ -210,6 +230,11 @@ export class FunctionMessageListener implements MessageListener {
     this.#nowMs = options.nowMs ?? Date.now;
     this.#observer = options.observer;
     this.#filter = options.filter;
+    this.#tracing = new ListenerTracing({
+      consumerGroup: this.#consumerGroup,
+      functionRef: this.#functionRef,
+      messageModel: options.messageModel,
+    });
     if (!(this.#maxPayloadBytes > 0))
       throw new RocketMQError(`maxPayloadBytes must be positive, got ${this.#maxPayloadBytes}`);
   }
@@ -250,8 +275,10 @@ export class FunctionMessageListener implements MessageListener {
     // Each record is measured once: the plan's layouts serve every invoke, bisected halves included.
     const plan = planLayouts(this.#consumerGroup, messages, candidates, this.#maxPayloadBytes);
     const layouts = plan.layouts as (RecordLayout | undefined)[];
+    // Started once the records (and their trace contexts) are laid out; undefined without an SDK.
+    const trace = this.#tracing.startBatch(messages, layouts);
     try {
-      const batch: PlannedBatch = { messages, layouts };
+      const batch: PlannedBatch = { messages, layouts, trace };
       for (const { index, reason } of plan.oversize) {
         outcome.deadLetter({ index, condition: 'PayloadSizeExceeded', reason });
       }
@@ -263,7 +290,12 @@ export class FunctionMessageListener implements MessageListener {
       this.#deadLettered += deadLetters.length;
       if (result.status !== 'SUCCESS') this.#logFailure(messages, context, result, outcome.invokes);
       if (deadLetters.length > 0) await this.#reportDeadLetters(messages, deadLetters);
-      return filteredOut === 0 ? result : { ...result, filteredOut };
+      const consumed = filteredOut === 0 ? result : { ...result, filteredOut };
+      trace?.end(consumed, deadLetters.length);
+      return consumed;
+    } catch (error) {
+      trace?.fail(error);
+      throw error;
     } finally {
       // Each layout holds its message: emptied, the plan keeps none alive from wherever a reference to it
       // outlives the batch (an invoke in flight during a full collection; docs/architecture.md, "Garbage").
@@ -331,7 +363,7 @@ export class FunctionMessageListener implements MessageListener {
   ): Promise<void> {
     const event = new ChunkEvent(this.#consumerGroup, chunk);
     this.#invokes++;
-    const invoked = await this.#invokeObserved(event, indexes.length, context.signal);
+    const invoked = await this.#invokeTraced(event, chunk, batch.trace, context.signal);
     if (!invoked.ok && invoked.kind === 'payload-too-large') {
       const [only] = indexes;
       if (indexes.length === 1 && only !== undefined) {
@@ -371,10 +403,35 @@ export class FunctionMessageListener implements MessageListener {
     outcome.recordInvoke(indexes, result);
   }
 
+  /**
+   * One invoke of `chunk`: in an invoke span carrying its context when the batch is traced, else carrying
+   * the records' own context when they share one trace (invoke-tracing.ts).
+   */
+  #invokeTraced(
+    event: ChunkEvent,
+    chunk: readonly RecordLayout[],
+    trace: BatchTrace | undefined,
+    signal: AbortSignal,
+  ): Promise<InvokeOutcome> {
+    if (trace === undefined) {
+      return this.#invokeObserved(event, chunk.length, signal, chunkTraceContext(chunk));
+    }
+    return trace.invoke(chunk.length, (carrier) =>
+      this.#invokeObserved(event, chunk.length, signal, carrier),
+    );
+  }
+
   /** One invoke, with its outcome, duration and throttles told to the observer. */
-  async #invokeObserved(event: ChunkEvent, messages: number, signal: AbortSignal): Promise<InvokeOutcome> {
+  async #invokeObserved(
+    event: ChunkEvent,
+    messages: number,
+    signal: AbortSignal,
+    traceContext: TraceCarrier | undefined,
+  ): Promise<InvokeOutcome> {
     const observer = this.#observer;
-    if (observer === undefined) return this.#invoker.invoke(event.request(this.#functionRef, signal));
+    if (observer === undefined) {
+      return this.#invoker.invoke(event.request(this.#functionRef, signal, undefined, traceContext));
+    }
     const startedMs = performance.now();
     const tell = (kind: InvokeResultKind): void => {
       try {
@@ -386,13 +443,18 @@ export class FunctionMessageListener implements MessageListener {
     let outcome: InvokeOutcome;
     try {
       outcome = await this.#invoker.invoke(
-        event.request(this.#functionRef, signal, () => {
-          try {
-            observer.throttled?.();
-          } catch (error) {
-            this.#log.warn({ err: error }, 'invoke observer failed');
-          }
-        }),
+        event.request(
+          this.#functionRef,
+          signal,
+          () => {
+            try {
+              observer.throttled?.();
+            } catch (error) {
+              this.#log.warn({ err: error }, 'invoke observer failed');
+            }
+          },
+          traceContext,
+        ),
       );
     } catch (error) {
       tell('invoker-error');

@@ -3,6 +3,8 @@
  * Implementations: the LocalInvoker (handler modules in-process) and the Lambda invoker.
  */
 
+import type { TraceCarrier } from '../handler/trace-context.js';
+
 /**
  * Why an invoke failed. Every kind fails the whole batch (docs/writing-a-handler.md, "What to return",
  * rule 1).
@@ -82,6 +84,12 @@ export interface InvokeRequest {
   readonly signal?: AbortSignal | undefined;
   /** Called for every attempt the invoke service throttled (the invoker waits and tries again). */
   readonly onThrottle?: (() => void) | undefined;
+  /**
+   * The W3C trace context the invoke continues (docs/tracing.md): the poller's invoke span, or the
+   * records' own context when they share one trace. The Lambda invoker sends it as X-Ray's
+   * `X-Amzn-Trace-Id` (and `traceparent`); an in-process invoker runs in the span's context already.
+   */
+  readonly traceContext?: TraceCarrier | undefined;
 }
 
 /**

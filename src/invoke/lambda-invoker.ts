@@ -34,6 +34,7 @@ import {
   MAX_LAMBDA_RESPONSE_BYTES,
 } from './lambda-response-cap.js';
 import { DEFAULT_FUNCTION_TIMEOUT_MS, DEFAULT_TIMEOUT_MARGIN_MS } from './lambda-timeouts.js';
+import { addTraceHeaders } from './lambda-trace-headers.js';
 
 const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_SOCKETS = 256;
@@ -197,15 +198,14 @@ export class LambdaInvoker implements Invoker {
     const abortSignal = signal === undefined ? timeout.signal : AbortSignal.any([signal, timeout.signal]);
     this.#requests++;
     try {
-      const output = await client.send(
-        new InvokeCommand({
-          FunctionName: ref.functionName,
-          Qualifier: ref.qualifier,
-          InvocationType: 'RequestResponse',
-          Payload: request.payload,
-        }),
-        { abortSignal },
-      );
+      const command = new InvokeCommand({
+        FunctionName: ref.functionName,
+        Qualifier: ref.qualifier,
+        InvocationType: 'RequestResponse',
+        Payload: request.payload,
+      });
+      if (request.traceContext !== undefined) addTraceHeaders(command, request.traceContext);
+      const output = await client.send(command, { abortSignal });
       return outcomeOf(output);
     } catch (error) {
       if (signal?.aborted) return abortedOutcome(signal);

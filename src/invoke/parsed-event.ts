@@ -18,6 +18,7 @@
  * test/unit/invoke/parsed-event.test.ts compares the two forms on random batches.
  */
 
+import type { TraceCarrier } from '../handler/trace-context.js';
 import type { RocketMQEvent, RocketMQRecord } from '../handler/types.js';
 import type { RecordLayout } from './event-builder.js';
 
@@ -36,6 +37,7 @@ export function parsedEvent(consumerGroup: string, layouts: readonly RecordLayou
  * fields added after a literal outside the object) and a change of its shape on every record.
  */
 function parsedRecord(v: RecordLayout): RocketMQRecord {
+  if (v.traceContext !== undefined) return parsedTracedRecord(v, v.traceContext);
   if (v.encoding === 'utf8') {
     return {
       messageId: v.messageId,
@@ -71,6 +73,56 @@ function parsedRecord(v: RecordLayout): RocketMQRecord {
     bornHost: v.bornHost,
     storeHost: v.storeHost,
     reconsumeTimes: jsonNumber(v.reconsumeTimes),
+    body: v.body.toString('base64'),
+  };
+}
+
+/**
+ * {@link parsedRecord} of a record with a trace context, which comes right before the body fields: one
+ * literal per encoding again (a spread of the head's fields took a quarter of the traced path's time).
+ */
+function parsedTracedRecord(v: RecordLayout, carrier: TraceCarrier): RocketMQRecord {
+  const traceContext: TraceCarrier =
+    carrier.tracestate === undefined
+      ? { traceparent: carrier.traceparent }
+      : { traceparent: carrier.traceparent, tracestate: carrier.tracestate };
+  if (v.encoding === 'utf8') {
+    return {
+      messageId: v.messageId,
+      offsetMsgId: v.offsetMsgId,
+      topic: v.topic,
+      brokerName: v.brokerName,
+      queueId: jsonNumber(v.queueId),
+      queueOffset: jsonNumber(v.queueOffset),
+      tags: v.tags,
+      keys: parsedKeys(v.keys),
+      properties: parsedProperties(v.propertiesJson),
+      bornTimestamp: jsonNumber(v.bornTimestamp),
+      storeTimestamp: jsonNumber(v.storeTimestamp),
+      bornHost: v.bornHost,
+      storeHost: v.storeHost,
+      reconsumeTimes: jsonNumber(v.reconsumeTimes),
+      traceContext,
+      bodyEncoding: 'utf8',
+      body: v.body.toString('utf8'),
+    };
+  }
+  return {
+    messageId: v.messageId,
+    offsetMsgId: v.offsetMsgId,
+    topic: v.topic,
+    brokerName: v.brokerName,
+    queueId: jsonNumber(v.queueId),
+    queueOffset: jsonNumber(v.queueOffset),
+    tags: v.tags,
+    keys: parsedKeys(v.keys),
+    properties: parsedProperties(v.propertiesJson),
+    bornTimestamp: jsonNumber(v.bornTimestamp),
+    storeTimestamp: jsonNumber(v.storeTimestamp),
+    bornHost: v.bornHost,
+    storeHost: v.storeHost,
+    reconsumeTimes: jsonNumber(v.reconsumeTimes),
+    traceContext,
     body: v.body.toString('base64'),
   };
 }

@@ -4,6 +4,8 @@
  * (parsed-event.ts) builds the handler's record object from the same values.
  */
 
+import type { TraceCarrier } from '../handler/trace-context.js';
+
 /**
  * A record's fields before its body, as the event carries them (docs/writing-a-handler.md, "The event"),
  * with the user properties already as their JSON object text.
@@ -25,4 +27,6 @@ export interface RecordHeadValues {
   readonly bornHost: string;
   readonly storeHost: string;
   readonly reconsumeTimes: number;
+  /** The message's valid W3C trace context (message-trace-context.ts); undefined: the record has none. */
+  readonly traceContext: TraceCarrier | undefined;
 }

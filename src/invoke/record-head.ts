@@ -5,6 +5,7 @@
  * that runs the handler in-process takes the event as objects, see parsed-event.ts).
  */
 
+import type { TraceCarrier } from '../handler/trace-context.js';
 import { jsonString, jsonStringArray, jsonStringBytes } from './json-string.js';
 import type { RecordHeadValues } from './record-head-values.js';
 
@@ -54,8 +55,34 @@ export function recordHead(v: RecordHeadValues): string {
     `,"properties":${v.propertiesJson}` +
     `,"bornTimestamp":${v.bornTimestamp},"storeTimestamp":${v.storeTimestamp}` +
     `,"bornHost":${bornHostJson.json(v.bornHost)},"storeHost":${storeHostJson.json(v.storeHost)}` +
-    `,"reconsumeTimes":${v.reconsumeTimes},`
+    `,"reconsumeTimes":${v.reconsumeTimes},` +
+    (v.traceContext === undefined ? '' : traceContextJson(v.traceContext))
   );
+}
+
+/** The `traceContext` field of a record that has one, with its comma (it comes right before the body). */
+function traceContextJson(c: TraceCarrier): string {
+  const state = c.tracestate === undefined ? '' : `,"tracestate":${jsonString(c.tracestate)}`;
+  return `"traceContext":{"traceparent":${jsonString(c.traceparent)}${state}},`;
+}
+
+/** The bytes of a `traceContext` field besides its two values (`,"tracestate":` counted apart). */
+const TRACE_LITERAL_BYTES = traceContextJson({ traceparent: '' }).length - 2;
+const TRACESTATE_LITERAL_BYTES = ',"tracestate":'.length;
+
+/** `Buffer.byteLength(traceContextJson(c))`: both values are ASCII (W3C), escapes counted. */
+function traceContextBytes(c: TraceCarrier | undefined): number {
+  if (c === undefined) return 0;
+  const state = c.tracestate === undefined ? 0 : TRACESTATE_LITERAL_BYTES + jsonStringBytes(c.tracestate);
+  return TRACE_LITERAL_BYTES + jsonStringBytes(c.traceparent) + state;
+}
+
+/** An upper bound of {@link traceContextBytes}, from the values' lengths. */
+function traceContextBytesBound(c: TraceCarrier | undefined): number {
+  if (c === undefined) return 0;
+  const state =
+    c.tracestate === undefined ? 0 : TRACESTATE_LITERAL_BYTES + jsonStringBytesBound(c.tracestate);
+  return TRACE_LITERAL_BYTES + jsonStringBytesBound(c.traceparent) + state;
 }
 
 /** Values whose every field is written in its shortest form: 2 bytes per string, 1 per number. */
@@ -74,6 +101,7 @@ const SHORTEST: RecordHeadValues = {
   bornHost: '',
   storeHost: '',
   reconsumeTimes: 0,
+  traceContext: undefined,
 };
 /** The head's bytes besides its values: the shortest head less its values (6 strings, 5 numbers, null, [], {}). */
 const LITERAL_BYTES = Buffer.byteLength(recordHead(SHORTEST), 'utf8') - (6 * 2 + 5 * 1 + 4 + 2 + 2);
@@ -97,7 +125,8 @@ export function recordHeadBytes(v: RecordHeadValues): number {
     numberBytes(v.storeTimestamp) +
     bornHostJson.bytes(v.bornHost) +
     storeHostJson.bytes(v.storeHost) +
-    numberBytes(v.reconsumeTimes)
+    numberBytes(v.reconsumeTimes) +
+    traceContextBytes(v.traceContext)
   );
 }
 
@@ -152,6 +181,7 @@ export function recordHeadBytesBound(v: RecordHeadValues): number {
     3 * v.propertiesJson.length +
     jsonStringBytesBound(v.bornHost) +
     jsonStringBytesBound(v.storeHost) +
-    6 * NUMBER_CHARS_BOUND
+    6 * NUMBER_CHARS_BOUND +
+    traceContextBytesBound(v.traceContext)
   );
 }

@@ -3,6 +3,7 @@
  * reloading invoker, src/dev/reloading-invoker.ts) hands to the invoker it wraps.
  */
 
+import type { TraceCarrier } from '../handler/trace-context.js';
 import type { InvokeRequest } from './invoker.js';
 
 /**
@@ -21,6 +22,7 @@ class RetargetedRequest implements InvokeRequest {
   readonly event: (() => unknown) | undefined;
   readonly signal: AbortSignal | undefined;
   readonly onThrottle: (() => void) | undefined;
+  readonly traceContext: TraceCarrier | undefined;
   readonly #request: InvokeRequest;
 
   constructor(request: InvokeRequest, functionRef: string) {
@@ -29,6 +31,7 @@ class RetargetedRequest implements InvokeRequest {
     this.event = request.event;
     this.signal = request.signal;
     this.onThrottle = request.onThrottle;
+    this.traceContext = request.traceContext;
   }
 
   get payload(): Buffer {

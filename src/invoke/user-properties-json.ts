@@ -7,6 +7,7 @@
 
 import { propertiesHeadOf } from '../protocol/decoded-message.js';
 import { isSystemProperty, type MessageExt } from '../protocol/message.js';
+import type { PropertiesHead } from '../protocol/properties-head.js';
 import { jsonString } from './json-string.js';
 
 /**
@@ -20,10 +21,13 @@ let lastKeyJson: readonly string[] = [];
  * `message`'s user properties (every key `isSystemProperty` rejects) as a JSON object, keys in stored
  * order (where the object would list integer-like keys first: the JSON parses to an equal object either
  * way). `__proto__` is an ordinary key (JSON.parse makes it an own property). For a decoded message, its
- * msgId, tags and keys are read by the same pass (`readHead`).
+ * msgId, tags and keys are read by the same pass (`readHead`); a caller that has read the head already
+ * passes it (the pass is not repeated).
  */
-export function userPropertiesJson(message: MessageExt): string {
-  const head = propertiesHeadOf(message);
+export function userPropertiesJson(
+  message: MessageExt,
+  head: PropertiesHead | undefined = propertiesHeadOf(message),
+): string {
   return head === undefined ? jsonOfObject(message.properties) : jsonOfPairs(head.userKeys, head.userValues);
 }
 

@@ -57,6 +57,7 @@ export function wireMapping(mapping: MappingConfig, parts: SharedParts): WiredMa
     failureDestination: target.failureDestination,
     functionArn: target.functionArn,
     observer: meter.invokeObserver,
+    messageModel: mapping.messageModel,
     // Checked with the config (config-rules.ts): compiled once here, matched per message by the listener.
     filter:
       mapping.filters === undefined

@@ -52,6 +52,10 @@ export interface LambdaApiCall {
   readonly qualifier: string | undefined;
   readonly invocationType: string;
   readonly payloadBytes: number;
+  /** The `X-Amzn-Trace-Id` header the request carried (Lambda reads it for X-Ray), if any. */
+  readonly traceHeader: string | undefined;
+  /** The W3C `traceparent` header the request carried, if any. */
+  readonly traceparent: string | undefined;
   /** The parsed event; undefined when the body was rejected before parsing. */
   event: unknown;
   /** The fault applied, if any. */
@@ -237,6 +241,8 @@ export class LambdaApiServer {
       qualifier,
       invocationType,
       payloadBytes: body.length,
+      traceHeader: headerValue(req, 'x-amzn-trace-id'),
+      traceparent: headerValue(req, 'traceparent'),
       event: undefined,
       fault: undefined,
       status: undefined,

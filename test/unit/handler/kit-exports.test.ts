@@ -15,9 +15,11 @@ describe('the handler kit', () => {
       'createBatchHandler',
       'parseEvent',
       'parseRecords',
+      'parseTraceparent',
       'processRocketMQBatch',
       'recordBody',
       'recordJson',
+      'recordSpanContext',
       'recordText',
       'rocketmqBatchProcessor',
     ]);

@@ -32,12 +32,19 @@ function parseError(input: unknown): RocketMQParseError {
 describe('schemas and types agree', () => {
   it('knows exactly the fields of a record the event builder writes', () => {
     const record = eventOf(['x']).Records[0];
-    const textRecord = buildRecord(consumed({ body: Buffer.from('x') }), 'utf8');
-    expect(Object.keys(RocketMQRecordSchema.shape).sort()).toEqual(Object.keys(textRecord).sort());
-    expect(Object.keys(RocketMQRecordSchema.shape).filter((key) => key !== 'bodyEncoding')).toEqual(
+    // Every optional field present: a text body and a trace context.
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const fullRecord = buildRecord(
+      consumed({ body: Buffer.from('x'), properties: { traceparent, tracestate: 'k=v' } }),
+      'utf8',
+    );
+    expect(Object.keys(RocketMQRecordSchema.shape).sort()).toEqual(Object.keys(fullRecord).sort());
+    expect(RocketMQRecordSchema.parse(fullRecord)).toEqual(fullRecord);
+    const optional = ['bodyEncoding', 'traceContext'];
+    expect(Object.keys(RocketMQRecordSchema.shape).filter((key) => !optional.includes(key))).toEqual(
       expect.arrayContaining(Object.keys(record ?? {})),
     );
-    expect(Object.keys(record ?? {})).toHaveLength(Object.keys(RocketMQRecordSchema.shape).length - 1);
+    expect(Object.keys(record ?? {})).toHaveLength(Object.keys(RocketMQRecordSchema.shape).length - 2);
   });
 });
 

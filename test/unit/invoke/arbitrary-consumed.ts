@@ -18,9 +18,12 @@ const anyBody = fc.oneof(
   fc.uint8Array({ maxLength: 60 }).map((bytes) => Buffer.from(bytes)),
   fc.constantFrom('plain', 'q"\\\n\u0001', 'caf\u00e9 😀').map((text) => Buffer.from(text)),
 );
+/** A valid traceparent, and a valid tracestate whose value needs JSON escapes. */
+const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+const TRACESTATE = 'k=v"\\w,rojo=00f067aa0ba902b7';
 const anyProperties = fc.dictionary(
-  fc.constantFrom('color', '__proto__', '10', 'k"é', 'UNIQ_KEY', 'TAGS'),
-  fc.constantFrom('red', 'x"\\y', '😀'),
+  fc.constantFrom('color', '__proto__', '10', 'k"é', 'UNIQ_KEY', 'TAGS', 'traceparent', 'tracestate'),
+  fc.constantFrom('red', 'x"\\y', '😀', TRACEPARENT, TRACESTATE),
 );
 export const anyConsumed: fc.Arbitrary<ConsumedMessage> = fc
   .record({
@@ -37,9 +40,16 @@ export const anyConsumed: fc.Arbitrary<ConsumedMessage> = fc
     bornTimestamp: anyNumber,
     reconsumeTimes: anyNumber,
     properties: anyProperties,
-    text: fc.option(fc.constantFrom('a\u00011\u0002__proto__\u0001p\u0002', 'TAGS\u0001t\u0002', ''), {
-      nil: undefined,
-    }),
+    text: fc.option(
+      fc.constantFrom(
+        'a\u00011\u0002__proto__\u0001p\u0002',
+        'TAGS\u0001t\u0002',
+        '',
+        `traceparent\u0001${TRACEPARENT}\u0002tracestate\u0001${TRACESTATE}\u0002`,
+        `traceparent\u0001${TRACEPARENT}\u0002`,
+      ),
+      { nil: undefined },
+    ),
     body: anyBody,
   })
   .map((f) => {

@@ -81,6 +81,10 @@ describe('recordHeadBytes', () => {
           bornHost: anyString,
           storeHost: anyString,
           reconsumeTimes: anyNumber,
+          traceContext: fc.option(
+            fc.record({ traceparent: anyString, tracestate: anyString }, { requiredKeys: ['traceparent'] }),
+            { nil: undefined },
+          ),
         }),
         (values: RecordHeadValues) => {
           expect(recordHeadBytes(values)).toBe(Buffer.byteLength(recordHead(values), 'utf8'));
@@ -110,6 +114,10 @@ describe('recordHeadBytes', () => {
           bornHost: wideString,
           storeHost: wideString,
           reconsumeTimes: fc.double(),
+          traceContext: fc.option(
+            fc.record({ traceparent: wideString, tracestate: wideString }, { requiredKeys: ['traceparent'] }),
+            { nil: undefined },
+          ),
         }),
         (values: RecordHeadValues) => {
           expect(recordHeadBytesBound(values)).toBeGreaterThanOrEqual(recordHeadBytes(values));
@@ -138,6 +146,7 @@ describe('recordHeadBytes', () => {
       queueId: 0,
       queueOffset: 0,
       tags: null,
+      traceContext: undefined,
       keys: [],
       propertiesJson: '{}',
       bornTimestamp: 0,
