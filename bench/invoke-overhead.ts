@@ -27,7 +27,8 @@ import { FloorInvoker } from './floor-invoker.js';
 const FUNCTION_NAME = 'bench-noop';
 const CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench' } as const;
 const REGION = 'us-east-1';
-const INVOKERS = ['sdk', 'floor', 'sdk-raw'] as const;
+const BEFORE_MODULE = '../src/invoke/lambda-invoker-before.js';
+const INVOKERS = ['sdk', 'floor', 'sdk-raw', 'sdk-before'] as const;
 type InvokerId = (typeof INVOKERS)[number];
 
 interface Options {
@@ -92,10 +93,15 @@ function eventPayload(records: number): Buffer {
   );
 }
 
-function createInvoker(id: InvokerId, endpoint: string): Invoker {
+async function createInvoker(id: InvokerId, endpoint: string): Promise<Invoker> {
   switch (id) {
     case 'sdk':
       return new LambdaInvoker({ endpoint, region: REGION, credentials: CREDENTIALS });
+    case 'sdk-before': {
+      // An uncommitted copy of the previous invoker, for a same-run A/B while changing it.
+      const before = (await import(BEFORE_MODULE)) as { LambdaInvoker: typeof LambdaInvoker };
+      return new before.LambdaInvoker({ endpoint, region: REGION, credentials: CREDENTIALS });
+    }
     case 'sdk-raw':
       return rawSdkInvoker(endpoint);
     case 'floor':
@@ -123,7 +129,8 @@ async function invokeMany(
 /** The child: every invoker, rounds interleaved; prints one JSON line of CPU ms per invoke. */
 async function child(endpoint: string, options: Options): Promise<void> {
   const payload = eventPayload(options.records);
-  const invokers = new Map(options.invokers.map((id) => [id, createInvoker(id, endpoint)] as const));
+  const invokers = new Map<InvokerId, Invoker>();
+  for (const id of options.invokers) invokers.set(id, await createInvoker(id, endpoint));
   const cpu = new Map<InvokerId, number[]>();
   for (const [, invoker] of invokers)
     await invokeMany(invoker, payload, options.invokes, options.concurrency);
