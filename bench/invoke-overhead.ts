@@ -4,11 +4,12 @@
  * process runs the Invoke API test server (test/support/lambda-api-server.ts); a child process sends
  * the same event (`--records` records of 1 KiB, built once) through each invoker in turn, rounds
  * interleaved, and measures process.cpuUsage() per invoke (`--concurrency` in flight). Medians over the
- * rounds. Invokers: `sdk` (LambdaInvoker, src/invoke/lambda-invoker.ts) and `floor` (one SigV4-signed
- * request over node:http keep-alive, bench/floor-invoker.ts).
+ * rounds. Invokers: `sdk` (LambdaInvoker, src/invoke/lambda-invoker.ts), `floor` (one SigV4-signed
+ * request over node:http keep-alive, bench/floor-invoker.ts), `sdk-raw` (a bare LambdaClient) and
+ * `sdk-before` (an uncommitted copy of an earlier invoker, for a same-run A/B while changing it).
  *
  * Usage: npx tsx bench/invoke-overhead.ts [--records 100] [--invokes 400] [--rounds 7] [--concurrency 4]
- *        [--invokers sdk,floor] [--profile sdk]   (--profile: one extra run of that invoker under --cpu-prof)
+ *        [--invokers sdk,floor] [--profile sdk]   (--profile: one extra run of that invoker, profiled)
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -99,7 +100,12 @@ async function createInvoker(id: InvokerId, endpoint: string): Promise<Invoker> 
       return new LambdaInvoker({ endpoint, region: REGION, credentials: CREDENTIALS });
     case 'sdk-before': {
       // An uncommitted copy of the previous invoker, for a same-run A/B while changing it.
-      const before = (await import(BEFORE_MODULE)) as { LambdaInvoker: typeof LambdaInvoker };
+      const before = (await import(BEFORE_MODULE).catch((error: unknown) => {
+        throw new Error(
+          `--invokers sdk-before needs a copy of the invoker to compare with at ${BEFORE_MODULE.replace('.js', '.ts')} (e.g. git show <commit>:src/invoke/lambda-invoker.ts), not committed`,
+          { cause: error },
+        );
+      })) as { LambdaInvoker: typeof LambdaInvoker };
       return new before.LambdaInvoker({ endpoint, region: REGION, credentials: CREDENTIALS });
     }
     case 'sdk-raw':
