@@ -70,6 +70,8 @@ export interface BenchResults {
   /** Component -> version (`node`, `java`, `rocketmq`, `ali-ons`, `rocketmq-client-nodejs`, ...). */
   readonly versions: Readonly<Record<string, string>>;
   readonly scenarios: readonly ScenarioResult[];
+  /** The headline figures derived from `scenarios` (bench-summary.ts); only those this run measured. */
+  readonly summary?: Readonly<Record<string, number>>;
 }
 
 /**

@@ -5,6 +5,8 @@
  * - `local`: FunctionMessageListener + LocalInvoker calling noop-handler.ts (the drain race's `ours-function`);
  * - `lambda`: FunctionMessageListener + LambdaInvoker (`@aws-sdk/client-lambda`, keep-alive) against an
  *   Invoke API endpoint (the harness's test server) whose function answers `{batchItemFailures: []}`;
+ * - `floor`: the same against the same endpoint, but each invoke is one SigV4-signed request over
+ *   node:http keep-alive and nothing else (bench/floor-invoker.ts): the floor of the `lambda` path;
  * with the memory or the DynamoDB offset store (the latter through a client of ours whose middleware
  * notes the time of every call, so that the writes of the drain can be counted). Measures, besides the
  * drain race's times, the process CPU time (user + system, all threads) from the first to the last
@@ -27,6 +29,7 @@ import { MemoryOffsetStore } from '../src/offsets/memory-offset-store.js';
 import { DEFAULT_RESET_WATCH_INTERVAL_MS } from '../src/offsets/offset-reset-watch.js';
 import type { OffsetStore } from '../src/offsets/offset-store.js';
 import { RESULT_PREFIX } from './child-run.js';
+import { FloorInvoker } from './floor-invoker.js';
 
 /** Credentials the local Invoke API and dynalite accept (they check none). */
 const LOCAL_CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench' } as const;
@@ -45,8 +48,8 @@ export interface DrainChildSpec {
   topic: string;
   group: string;
   expected: number;
-  listener: 'count' | 'local' | 'lambda';
-  /** The `lambda` listener's Invoke API and function name. */
+  listener: 'count' | 'local' | 'lambda' | 'floor';
+  /** The `lambda` and `floor` listeners' Invoke API and function name. */
   lambda?: { endpoint: string; functionName: string };
   /** @default the consumer's (100) */
   batchSize?: number;
@@ -72,7 +75,7 @@ export interface DrainChildResult {
   startToLastMs: number;
   /** Process CPU time (user + system) from the first to the last message. */
   cpuFirstToLastMs: number;
-  /** Function invokes (`local`, `lambda`); 0 for `count`. */
+  /** Function invokes (`local`, `lambda`, `floor`); 0 for `count`. */
   invokes: number;
   /** Queues held at the end (the topic's and the retry topic's). */
   heldQueues: number;
@@ -150,7 +153,7 @@ async function main(): Promise<void> {
       : new FunctionMessageListener({
           invoker,
           functionRef:
-            spec.listener === 'lambda'
+            spec.listener === 'lambda' || spec.listener === 'floor'
               ? (spec.lambda?.functionName ?? '')
               : 'local:./noop-handler.js#handler',
           consumerGroup: spec.group,
@@ -218,6 +221,13 @@ function createInvoker(spec: DrainChildSpec): Invoker | undefined {
     case 'lambda':
       if (spec.lambda === undefined) throw new Error('the lambda listener needs spec.lambda');
       return new LambdaInvoker({
+        endpoint: spec.lambda.endpoint,
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+      });
+    case 'floor':
+      if (spec.lambda === undefined) throw new Error('the floor listener needs spec.lambda');
+      return new FloorInvoker({
         endpoint: spec.lambda.endpoint,
         region: LOCAL_REGION,
         credentials: LOCAL_CREDENTIALS,

@@ -28,14 +28,23 @@ const RUN_TIMEOUT_MS = 300_000;
 const PROFILE_BATCH_SIZE = 100;
 const PROFILE_TOP_FRAMES = 15;
 
-type InvokePath = 'lambda' | 'local';
+type InvokePath = 'lambda' | 'floor' | 'local';
+const PATHS: readonly InvokePath[] = ['lambda', 'floor', 'local'];
 
 const LABELS: Record<InvokePath, string> = {
   lambda:
     'ours: FunctionMessageListener + LambdaInvoker (@aws-sdk/client-lambda, keep-alive) -> local Invoke API over HTTP',
+  floor:
+    'floor: FunctionMessageListener + one SigV4-signed request per invoke over node:http keep-alive (bench/floor-invoker.ts) -> the same Invoke API',
   local: 'ours: FunctionMessageListener + LocalInvoker, no-op handler in-process',
 };
-const CONSUMER_IDS: Record<InvokePath, string> = { lambda: 'ours-lambda-http', local: 'ours-function' };
+/** The consumer ids of the results; bench-summary.ts reads them. */
+export const HTTP_INVOKE_CONSUMER_IDS: Record<InvokePath, string> = {
+  lambda: 'ours-lambda-http',
+  floor: 'floor-signed-http',
+  local: 'ours-function',
+};
+const CONSUMER_IDS = HTTP_INVOKE_CONSUMER_IDS;
 
 /**
  * The http-invoke scenario.
@@ -60,9 +69,7 @@ export const httpInvokeScenario: BenchScenario = {
     await produceBacklog(context.client, { topic, queues: QUEUES, messages, messageBytes: MESSAGE_BYTES });
     context.log(`http-invoke: ${messages} messages produced to ${topic}`);
 
-    const configs = BATCH_SIZES.flatMap((batchSize) =>
-      (['lambda', 'local'] as const).map((path) => ({ batchSize, path })),
-    );
+    const configs = BATCH_SIZES.flatMap((batchSize) => PATHS.map((path) => ({ batchSize, path })));
     const runs = new Map<string, Record<string, number>[]>();
     const errors = new Map<string, string>();
     for (let index = 0; index < warmupRounds + rounds; index++) {
@@ -94,7 +101,7 @@ export const httpInvokeScenario: BenchScenario = {
     }
 
     return BATCH_SIZES.map((batchSize) => {
-      const consumers: ConsumerResult[] = (['lambda', 'local'] as const).map((path) => {
+      const consumers: ConsumerResult[] = PATHS.map((path) => {
         const key = `${batchSize}/${path}`;
         const pathRuns = runs.get(key) ?? [];
         const error = errors.get(key);
@@ -115,6 +122,7 @@ export const httpInvokeScenario: BenchScenario = {
       const ratios = [
         ratio(scenario, 'msgsPerSecFirstToAll', CONSUMER_IDS.lambda, CONSUMER_IDS.local, true),
         ratio(scenario, 'cpuMsPerInvoke', CONSUMER_IDS.lambda, CONSUMER_IDS.local, false),
+        ratio(scenario, 'cpuMsPerInvoke', CONSUMER_IDS.lambda, CONSUMER_IDS.floor, false),
       ].filter((value): value is RatioResult => value !== undefined);
       return {
         id: `http-invoke-batch-${batchSize}`,
@@ -123,6 +131,7 @@ export const httpInvokeScenario: BenchScenario = {
           `${messages.toLocaleString('en-US')} messages of ${MESSAGE_BYTES} B on ${QUEUES} queues drained from the first offset by a fresh group per run, ` +
           `batchSize ${batchSize}, other options default (10 batches in flight, 500 ms window), memory offset store; ` +
           `lambda: LambdaInvoker with keep-alive against test/support/lambda-api-server.ts in the harness process (a no-op function); ` +
+          `floor: one SigV4-signed request per invoke (bench/floor-invoker.ts) against the same server; ` +
           `CPU = process.cpuUsage() of the consumer process from first to last message, per invoke` +
           (warmupRounds > 0 ? `; ${warmupRounds} unreported warm-up round` : '') +
           profileNote,
@@ -137,13 +146,13 @@ export const httpInvokeScenario: BenchScenario = {
   },
 };
 
-/** One drain; the `lambda` path gets a fresh Invoke API server (it keeps every call it saw). */
+/** One drain; the `lambda` and `floor` paths get a fresh Invoke API server (it keeps every call it saw). */
 async function drain(
   context: ScenarioContext,
   run: { script: string; topic: string; messages: number; batchSize: number; path: InvokePath },
   nodeFlags: readonly string[] = [],
 ): Promise<DrainChildResult> {
-  const server = run.path === 'lambda' ? await LambdaApiServer.start() : undefined;
+  const server = run.path === 'local' ? undefined : await LambdaApiServer.start();
   try {
     server?.register(FUNCTION_NAME, (event) => {
       if (!Array.isArray((event as { Records?: unknown }).Records))

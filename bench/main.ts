@@ -18,6 +18,7 @@ import { type BenchOptions, BenchUsageError, parseBenchOptions } from './bench-o
 import type { BenchResults, ScenarioResult } from './bench-results.js';
 import type { BenchScenario } from './bench-scenario.js';
 import { BENCH_SCENARIOS } from './bench-scenarios.js';
+import { benchSummary } from './bench-summary.js';
 import { createBenchTopic } from './bench-topic.js';
 import { runDecodeAndScenarios } from './decode-and-scenarios.js';
 import { drainContenders, type NodeChildScripts } from './drain-contenders.js';
@@ -207,6 +208,7 @@ async function main(): Promise<number> {
       },
       versions: await versions,
       scenarios: results,
+      summary: { ...benchSummary(results) },
     };
     await mkdir(dirname(options.outFile), { recursive: true });
     await writeFile(options.jsonFile, `${JSON.stringify(document, null, 2)}\n`, 'utf8');

@@ -107,6 +107,7 @@ export function renderReport(input: ReportInput): string {
     `- Time: ${input.timings.map(([part, seconds]) => `${part} ${seconds.toFixed(1)} s`).join('; ')}`,
     '',
   );
+  lines.push(...summaryLines(results.summary));
   for (const scenario of results.scenarios) {
     lines.push(
       ...(scenario.id === 'drain' ? drainSection(scenario, input.drainRuns) : scenarioSection(scenario)),
@@ -351,4 +352,18 @@ function fmtMs(ms: number): string {
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').slice(0, 500);
+}
+
+/** The run's headline figures (bench-summary.ts), a row each, when it has any. */
+function summaryLines(summary: BenchResults['summary']): string[] {
+  const entries = Object.entries(summary ?? {});
+  if (entries.length === 0) return [];
+  return [
+    '## Summary',
+    '',
+    '| Figure (bench/bench-summary.ts) | Value |',
+    '| --- | ---: |',
+    ...entries.map(([name, value]) => `| \`${name}\` | ${value} |`),
+    '',
+  ];
 }

@@ -99,6 +99,9 @@ function capBody(response: HttpResponseShape, maxBytes: number): void {
       limit.maxBytes,
     );
   }
+  // A declared length within the limit bounds the body already: node's HTTP parser reads no byte past
+  // it. Only an answer without one (chunked) is counted as it streams (a Transform per answer costs CPU).
+  if (declared !== undefined) return;
   const counted = new ByteLimit(limit);
   // On an error of either side, pipeline destroys both: the limit passed closes the connection.
   pipeline(body, counted, () => undefined);
