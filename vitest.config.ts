@@ -31,6 +31,13 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        test: {
+          // The seeded soak (`npm run soak`; short and seeded in CI): a cluster of its own, no shared broker.
+          name: 'soak',
+          include: ['test/soak/**/*.test.ts'],
+        },
+      },
     ],
   },
 });
