@@ -23,6 +23,7 @@ import { clusterClient, startOwnCluster } from '../../integration/cluster/own-cl
 import { FakeNameServer } from '../../integration/faults/fake-name-server.js';
 import { scenarioDir } from '../../integration/faults/fault-scenario.js';
 import { residentBytes } from '../../integration/faults/rss-sampler.js';
+import { TcpProxy } from '../../integration/faults/tcp-proxy.js';
 import { uniqueGroup, uniqueTopic } from '../broker.js';
 import { type DurableDynaliteHandle, startDurableDynalite } from '../dynalite.js';
 import { type LambdaApiFault, LambdaApiServer } from '../lambda-api-server.js';
@@ -94,12 +95,6 @@ const HUGE_BYTES = 3 * 1024 * 1024;
 /** Compressed by the producer (zlib over 4 KiB). */
 const COMPRESSED_BYTES = 16 * 1024;
 
-/** The kinds the runner cannot apply yet, and why (each is logged and listed in the verdict). */
-const UNSUPPORTED: Partial<Record<SoakFaultKind, string>> = {
-  'namesrv-restart':
-    'the local cluster (src/local-broker/local-cluster.ts) cannot restart its name server yet',
-};
-
 /**
  * Runs a soak and resolves with its verdict (also printed through `log` and written to `verdictFile`).
  * Call it inside a vitest test: what it starts is stopped when the test ends.
@@ -146,13 +141,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
     filter: uniqueGroup('soak_filter'),
   };
 
-  const tcp = await startTcpPath(cluster, log);
+  // Every poller reaches the name server through our proxy: a "name server restart" takes it away and
+  // back (the local cluster cannot restart its namesrv JVM: its brokers' lifecycles hold that process).
+  const namesrv = await TcpProxy.start(cluster.namesrvAddr);
+  const tcp = await startTcpPath(cluster, namesrv.address, log);
   const pollers = new PollerPool(dir, {
     cluster,
     db,
     lambda,
     topics,
     groups,
+    nameServer: namesrv.address,
     proxiedNameServer: tcp?.nameServer.address,
   });
   const target = options.pollers ?? 3;
@@ -190,6 +189,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
     lambda,
     pollers,
     tcp,
+    namesrv,
     log,
     runStartedAtMs,
     minPollers: MIN_POLLERS,
@@ -279,6 +279,7 @@ interface TcpPath {
 
 async function startTcpPath(
   cluster: LocalCluster,
+  nameServer: string,
   log: (line: string) => void,
 ): Promise<TcpPath | undefined> {
   let toxiproxy: Toxiproxy;
@@ -299,9 +300,9 @@ async function startTcpPath(
     }
     proxiesOfGroup.push(names);
   }
-  const nameServer = await FakeNameServer.start('garbage');
-  nameServer.forwardTo(cluster.namesrvAddr, addresses);
-  return { toxiproxy, nameServer, proxiesOfGroup };
+  const relay = await FakeNameServer.start('garbage');
+  relay.forwardTo(nameServer, addresses);
+  return { toxiproxy, nameServer: relay, proxiesOfGroup };
 }
 
 interface PoolContext {
@@ -310,6 +311,8 @@ interface PoolContext {
   lambda: LambdaApiServer;
   topics: { concurrent: string; orderly: string; pop: string };
   groups: Record<SoakMapping, string>;
+  /** What the pollers use as their name server (our proxy in front of the real one). */
+  nameServer: string;
   proxiedNameServer: string | undefined;
 }
 
@@ -380,7 +383,7 @@ class PollerPool {
   }
 
   #config(name: string, proxied: boolean): RunConfigInput {
-    const { cluster, db, lambda, topics, groups } = this.#context;
+    const { db, lambda, topics, groups } = this.#context;
     const base = {
       startingPosition: 'TRIM_HORIZON' as const,
       functionTimeoutMs: FUNCTION_TIMEOUT_MS,
@@ -390,7 +393,9 @@ class PollerPool {
     };
     const fn = (mapping: SoakMapping) => `${soakFunctionName(mapping)}:${name}`;
     return {
-      nameServer: proxied ? (this.#context.proxiedNameServer ?? cluster.namesrvAddr) : cluster.namesrvAddr,
+      nameServer: proxied
+        ? (this.#context.proxiedNameServer ?? this.#context.nameServer)
+        : this.#context.nameServer,
       shutdownTimeoutMs: 10_000,
       offsets: { store: 'dynamodb', table: 'soak_offsets', endpoint: db.endpoint, createTable: true },
       lambda: { endpoint: lambda.endpoint, region: 'us-east-1' },
@@ -437,6 +442,7 @@ interface FaultContext {
   lambda: LambdaApiServer;
   pollers: PollerPool;
   tcp: TcpPath | undefined;
+  namesrv: TcpProxy;
   log: (line: string) => void;
   runStartedAtMs: number;
   minPollers: number;
@@ -510,8 +516,6 @@ class FaultApplier {
       record.skipped = why;
       return undefined;
     };
-    const unsupported = UNSUPPORTED[fault.kind];
-    if (unsupported !== undefined) return skip(unsupported);
     const claim = (what: string) => {
       if (this.#busy.has(what)) return false;
       this.#busy.add(what);
@@ -561,6 +565,20 @@ class FaultApplier {
               await node.restart();
             } finally {
               release(group.brokerName);
+            }
+          },
+        };
+      }
+      case 'namesrv-restart': {
+        if (!claim('namesrv')) return skip('the name server is already down');
+        record.target = 'namesrv (proxy)';
+        await c.namesrv.down();
+        return {
+          end: async () => {
+            try {
+              await c.namesrv.up();
+            } finally {
+              release('namesrv');
             }
           },
         };
