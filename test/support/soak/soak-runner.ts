@@ -167,9 +167,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
       const pid = p.pid();
       const rss = pid === undefined ? undefined : residentBytes(pid);
       if (rss === undefined) continue;
-      const samples = memory.get(p.poller.name) ?? [];
-      samples.push({ atMs: Date.now(), rssBytes: rss });
-      memory.set(p.poller.name, samples);
+      const atMs = Date.now();
+      void heapUsedBytes(p.metricsUrl()).then((heapBytes) => {
+        const samples = memory.get(p.poller.name) ?? [];
+        samples.push({ atMs, rssBytes: rss, heapBytes });
+        memory.set(p.poller.name, samples);
+      });
     }
   }, MEMORY_SAMPLE_MS);
   onTestFinished(() => clearInterval(sampler));
@@ -320,6 +323,8 @@ interface PoolMember {
   poller: ClusterPoller;
   proxied: boolean;
   pid(): number | undefined;
+  /** Its `/metrics` URL, once it logged its port. */
+  metricsUrl(): string | undefined;
 }
 
 /** The soak's pollers: started with a config of their own (their name is the functions' qualifier). */
@@ -357,6 +362,10 @@ class PollerPool {
       pid: () => {
         const first = poller.logs()[0];
         return typeof first?.pid === 'number' ? first.pid : undefined;
+      },
+      metricsUrl: () => {
+        const serving = poller.logs().find((line) => line.msg === 'serving /metrics, /healthz and /readyz');
+        return typeof serving?.port === 'number' ? `http://127.0.0.1:${serving.port}/metrics` : undefined;
       },
     };
     this.#members.push(member);
@@ -399,6 +408,8 @@ class PollerPool {
       shutdownTimeoutMs: 10_000,
       offsets: { store: 'dynamodb', table: 'soak_offsets', endpoint: db.endpoint, createTable: true },
       lambda: { endpoint: lambda.endpoint, region: 'us-east-1' },
+      // The heap used, for the verdict's memory slopes (nodejs_heap_size_used_bytes).
+      metrics: { prometheus: { port: 0, host: '127.0.0.1' } },
       mappings: [
         {
           ...base,
@@ -874,6 +885,18 @@ function startSoakStream(
     },
     failures: () => failures,
   };
+}
+
+/** `nodejs_heap_size_used_bytes` from a poller's `/metrics`, or undefined when it cannot be read. */
+async function heapUsedBytes(url: string | undefined): Promise<number | undefined> {
+  if (url === undefined) return undefined;
+  try {
+    const text = await (await fetch(url, { signal: AbortSignal.timeout(2_000) })).text();
+    const value = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1];
+    return value === undefined ? undefined : Number(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Incompressible bytes, different per message. */

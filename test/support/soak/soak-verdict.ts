@@ -60,6 +60,8 @@ export interface SoakAppliedFault {
 export interface SoakMemorySample {
   atMs: number;
   rssBytes: number;
+  /** The V8 heap used (the poller's `nodejs_heap_size_used_bytes`), when it could be read. */
+  heapBytes?: number | undefined;
 }
 
 /** How a poller process ended. */
@@ -104,7 +106,21 @@ export interface SoakVerdict {
   duplicatesByFault: Record<string, number>;
   faultsApplied: number;
   faultsSkipped: { kind: string; why: string }[];
-  memory: Record<string, { samples: number; firstMiB: number; lastMiB: number; rssSlopeMiBPerMin: number }>;
+  /**
+   * Per poller: RSS first and last, least-squares slopes of RSS and heap used (MiB per minute) over the
+   * samples taken `spanMin` minutes apart (a slope over less than a few minutes says little).
+   */
+  memory: Record<
+    string,
+    {
+      samples: number;
+      spanMin: number;
+      firstMiB: number;
+      lastMiB: number;
+      rssSlopeMiBPerMin: number;
+      heapSlopeMiBPerMin: number | undefined;
+    }
+  >;
   longestStall:
     | { mapping: string; queue: string; seconds: number; fromS: number; faults: string[] }
     | undefined;
@@ -188,11 +204,16 @@ export function soakVerdict(run: SoakRecord): SoakVerdict {
   const memory: SoakVerdict['memory'] = {};
   for (const [poller, samples] of run.memory) {
     if (samples.length === 0) continue;
+    const heap = samples.flatMap((s) =>
+      s.heapBytes === undefined ? [] : [[s.atMs / 60_000, s.heapBytes / MiB] as const],
+    );
     memory[poller] = {
       samples: samples.length,
+      spanMin: round(((samples.at(-1)?.atMs ?? 0) - (samples[0]?.atMs ?? 0)) / 60_000),
       firstMiB: round((samples[0]?.rssBytes ?? 0) / MiB),
       lastMiB: round((samples.at(-1)?.rssBytes ?? 0) / MiB),
       rssSlopeMiBPerMin: round(slope(samples.map((s) => [s.atMs / 60_000, s.rssBytes / MiB]))),
+      heapSlopeMiBPerMin: heap.length < 2 ? undefined : round(slope(heap)),
     };
   }
 
@@ -369,8 +390,13 @@ export function formatVerdict(v: SoakVerdict): string {
         .join(', ') || 'none'
     }`,
     `  faults applied ${v.faultsApplied}, skipped ${v.faultsSkipped.length}${v.faultsSkipped.length > 0 ? ` (${v.faultsSkipped.map((s) => `${s.kind}: ${s.why}`).join('; ')})` : ''}`,
-    `  RSS per poller (MiB first -> last, slope MiB/min): ${Object.entries(v.memory)
-      .map(([p, m]) => `${p} ${m.firstMiB} -> ${m.lastMiB} (${m.rssSlopeMiBPerMin})`)
+    `  memory per poller (RSS MiB first -> last over min; slopes MiB/min RSS, heap): ${Object.entries(
+      v.memory,
+    )
+      .map(
+        ([p, m]) =>
+          `${p} ${m.firstMiB} -> ${m.lastMiB} over ${m.spanMin} (${m.rssSlopeMiBPerMin}, ${m.heapSlopeMiBPerMin ?? '-'})`,
+      )
       .join(', ')}`,
     `  longest stall: ${v.longestStall === undefined ? 'none' : `${v.longestStall.seconds} s on ${v.longestStall.mapping} ${v.longestStall.queue} from +${v.longestStall.fromS} s during ${v.longestStall.faults.join(', ') || 'no fault'}`}`,
     `  exits: ${v.exits.map((e) => `${e.poller} ${e.cause} -> ${e.signal ?? `code ${String(e.code)}`}`).join(', ')}`,

@@ -188,10 +188,24 @@ describe('soakVerdict', () => {
     const v = soakVerdict(
       record({
         memory: new Map([
-          ['p1', [0, 1, 2].map((m) => ({ atMs: m * 60_000, rssBytes: (100 + m) * 1024 * 1024 }))],
+          [
+            'p1',
+            [0, 1, 2].map((m) => ({
+              atMs: m * 60_000,
+              rssBytes: (100 + m) * 1024 * 1024,
+              heapBytes: (50 - m) * 1024 * 1024,
+            })),
+          ],
         ]),
       }),
     );
-    expect(v.memory.p1).toEqual({ samples: 3, firstMiB: 100, lastMiB: 102, rssSlopeMiBPerMin: 1 });
+    expect(v.memory.p1).toEqual({
+      samples: 3,
+      spanMin: 2,
+      firstMiB: 100,
+      lastMiB: 102,
+      rssSlopeMiBPerMin: 1,
+      heapSlopeMiBPerMin: -1,
+    });
   });
 });
