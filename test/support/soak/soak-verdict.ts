@@ -10,10 +10,12 @@
  * - delivered: expected messages the mapping's function handled successfully at least once; lost:
  *   expected and not delivered.
  * - past retry limit outside the DLQ: `fail-always` messages not in the concurrent group's DLQ.
- * - duplicates: a successful handling of a message the same mapping had handled successfully before;
- *   each is charged to the fault active when it happened (a fault stays "active" for
- *   {@link SOAK_FAULT_TAIL_MS} past its end: redeliveries come after the broker or the poller is back),
- *   the one started last when several are, `none` when none is.
+ * - duplicates: a successful handling of a message the same mapping had handled successfully before.
+ *   Each is charged to a fault, a heuristic: the fault active when the message was first handled (an
+ *   invoke that ran past its timeout, a batch handled while a broker was down), else the fault active
+ *   when the duplicate came (a fault stays "active" for {@link SOAK_FAULT_TAIL_MS} past its end here:
+ *   redeliveries come after the broker or the poller is back); the one started last when several are,
+ *   `none` when none is.
  * - order violations: those of orderly-ledger.ts's checkOrder over the orderly mapping's handlings
  *   (batches that skip or go back inside a queue, a sharding key's seq handled before an earlier one).
  * - stall: for each mapping and each queue a message was sent to, the longest time while a message
@@ -164,7 +166,12 @@ export function soakVerdict(run: SoakRecord): SoakVerdict {
         continue;
       }
       duplicatesOf.set(mapping, (duplicatesOf.get(mapping) ?? 0) + 1);
-      const blamed = activeFaults(run.faults, h.atMs, SOAK_FAULT_TAIL_MS).at(-1)?.kind ?? 'none';
+      const firstAt = firstSuccess.get(key) ?? h.atMs;
+      const blamed =
+        (
+          activeFaults(run.faults, firstAt).at(-1) ??
+          activeFaults(run.faults, h.atMs, SOAK_FAULT_TAIL_MS).at(-1)
+        )?.kind ?? 'none';
       duplicatesByFault[blamed] = (duplicatesByFault[blamed] ?? 0) + 1;
     }
   }

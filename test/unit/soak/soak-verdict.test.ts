@@ -77,7 +77,7 @@ describe('soakVerdict', () => {
     expect(v.pass).toBe(false);
   });
 
-  it('charges a duplicate to the fault active (or within 30 s of its end) when it came, else to none', () => {
+  it('charges a duplicate to the fault active at the first handling, else at the duplicate (30 s tail), else none', () => {
     const faults: SoakAppliedFault[] = [
       { index: 1, kind: 'poller-sigkill', target: 'p1', startedAtMs: T0 + 1_000, endedAtMs: T0 + 2_000 },
     ];
@@ -94,6 +94,24 @@ describe('soakVerdict', () => {
       }),
     );
     expect(v.duplicatesByFault).toEqual({ 'poller-sigkill': 1, none: 1 });
+    // First handled during a Lambda timeout burst, redelivered after it and during a later fault.
+    const burst = soakVerdict(
+      record({
+        sent: [sent('t')],
+        handlings: [handled('t', { atMs: T0 + 500 }), handled('t', { atMs: T0 + 20_000 })],
+        faults: [
+          { index: 1, kind: 'lambda-timeouts', target: 'all', startedAtMs: T0, endedAtMs: T0 + 1_000 },
+          {
+            index: 2,
+            kind: 'slave-sigkill',
+            target: 'broker-a-1',
+            startedAtMs: T0 + 15_000,
+            endedAtMs: T0 + 25_000,
+          },
+        ],
+      }),
+    );
+    expect(burst.duplicatesByFault).toEqual({ 'lambda-timeouts': 1 });
     expect(v.perMapping.concurrent).toEqual({ expected: 2, delivered: 2, lost: 0, duplicates: 2 });
     expect(v.pass).toBe(true);
     expect(activeFaults(faults, T0 + 33_000, 30_000)).toEqual([]);
