@@ -144,7 +144,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
   // Every poller reaches the name server through our proxy: a "name server restart" takes it away and
   // back (the local cluster cannot restart its namesrv JVM: its brokers' lifecycles hold that process).
   const namesrv = await TcpProxy.start(cluster.namesrvAddr);
-  const tcp = await startTcpPath(cluster, namesrv.address, log);
+  // Toxiproxy only when the schedule has TCP faults: its first build takes a minute or two.
+  const tcp = schedule.some((f) => f.kind.startsWith('tcp-'))
+    ? await startTcpPath(cluster, namesrv.address, log)
+    : undefined;
   const pollers = new PollerPool(dir, {
     cluster,
     db,
