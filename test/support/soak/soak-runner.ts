@@ -224,7 +224,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
 
   // At least the starting count of pollers drain.
   while (pollers.running().length < target) await pollers.add('drain');
-  const dlqIds = new Set<string>();
+  const dlqIds = new Map<SoakMapping, Set<string>>(SOAK_MAPPINGS.map((m) => [m, new Set<string>()]));
   const drainStartedAt = Date.now();
   let verdict = compute(Date.now());
   try {
@@ -232,7 +232,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
       'the drain (every expected message delivered, every fail-always one in the DLQ)',
       options.drainTimeoutMs ?? 240_000,
       async () => {
-        for (const id of await readDlq(client, cluster, groups.concurrent)) dlqIds.add(id);
+        for (const mapping of SOAK_MAPPINGS)
+          for (const id of await readDlq(client, cluster, groups[mapping])) dlqIds.get(mapping)?.add(id);
         verdict = compute(Date.now());
         if (verdict.lost > 0 || verdict.pastRetryLimitOutsideDlq > 0)
           throw new Error(`lost so far ${verdict.lost}, outside the DLQ ${verdict.pastRetryLimitOutsideDlq}`);
@@ -753,7 +754,7 @@ function startSoakStream(
     topic: string,
     mappings: SoakMapping[],
     role: SoakRole,
-    result: { brokerName: string; queueId: number },
+    result: { brokerName: string; queueId: number; queueOffset?: number },
     shardKey?: string,
   ) => {
     sent.push({
@@ -763,6 +764,7 @@ function startSoakStream(
       role,
       brokerName: result.brokerName,
       queueId: result.queueId,
+      queueOffset: result.queueOffset,
       sentAtMs: Date.now(),
       shardKey,
     });

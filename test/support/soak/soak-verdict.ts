@@ -7,8 +7,10 @@
  * - expected: a mapping expects every message of its topic (the filter mapping: those tagged
  *   {@link SOAK_FILTER_TAG}); the concurrent mapping's `fail-always` messages are expected in its DLQ
  *   instead of handled.
- * - delivered: expected messages the mapping's function handled successfully at least once; lost:
- *   expected and not delivered.
+ * - delivered: expected messages the mapping's function handled successfully at least once;
+ *   dead-lettered: expected, not delivered, and in the mapping's DLQ (a burst of Lambda errors can fail
+ *   a message past `maxReconsumeTimes`: handed to the DLQ, as the mapping says, not lost); lost:
+ *   expected, neither delivered nor dead-lettered.
  * - past retry limit outside the DLQ: `fail-always` messages not in the concurrent group's DLQ.
  * - duplicates: a successful handling of a message the same mapping had handled successfully before.
  *   Each is charged to a fault, a heuristic: the fault active when the message was first handled (an
@@ -42,6 +44,8 @@ export interface SoakSent {
   brokerName: string;
   queueId: number;
   sentAtMs: number;
+  /** Where the broker stored it (the send result). */
+  queueOffset?: number | undefined;
   /** The orderly topic's sharding key. */
   shardKey?: string | undefined;
 }
@@ -83,8 +87,8 @@ export interface SoakRecord {
   runEndedAtMs: number;
   sent: readonly SoakSent[];
   handlings: readonly SoakHandling[];
-  /** Message ids in the concurrent group's DLQ. */
-  dlqIds: ReadonlySet<string>;
+  /** Message ids in each mapping's DLQ (`%DLQ%<group>`). */
+  dlqIds: ReadonlyMap<SoakMapping, ReadonlySet<string>>;
   faults: readonly SoakAppliedFault[];
   memory: ReadonlyMap<string, readonly SoakMemorySample[]>;
   exits: readonly SoakPollerExit[];
@@ -99,7 +103,11 @@ export interface SoakVerdict {
   delivered: number;
   lost: number;
   lostExamples: string[];
-  perMapping: Record<string, { expected: number; delivered: number; lost: number; duplicates: number }>;
+  deadLettered: number;
+  perMapping: Record<
+    string,
+    { expected: number; delivered: number; deadLettered: number; lost: number; duplicates: number }
+  >;
   orderViolations: number;
   orderViolationExamples: string[];
   failAlwaysSent: number;
@@ -148,6 +156,7 @@ export function soakVerdict(run: SoakRecord): SoakVerdict {
   const lostExamples: string[] = [];
   let expected = 0;
   let delivered = 0;
+  let deadLettered = 0;
   const firstSuccess = new Map<string, number>();
   const duplicatesByFault: Record<string, number> = {};
   const byMapping = new Map<SoakMapping, SoakHandling[]>();
@@ -177,12 +186,20 @@ export function soakVerdict(run: SoakRecord): SoakVerdict {
   }
   const mappings = new Set(run.sent.flatMap((s) => s.mappings));
   for (const mapping of mappings) {
-    const row = { expected: 0, delivered: 0, lost: 0, duplicates: duplicatesOf.get(mapping) ?? 0 };
+    const row = {
+      expected: 0,
+      delivered: 0,
+      deadLettered: 0,
+      lost: 0,
+      duplicates: duplicatesOf.get(mapping) ?? 0,
+    };
+    const dlq = run.dlqIds.get(mapping);
     for (const s of run.sent) {
       if (!s.mappings.includes(mapping)) continue;
       if (mapping === 'concurrent' && s.role === 'fail-always') continue;
       row.expected++;
       if (firstSuccess.has(`${mapping} ${s.id}`)) row.delivered++;
+      else if (dlq?.has(s.id)) row.deadLettered++;
       else {
         row.lost++;
         if (lostExamples.length < QUOTED)
@@ -192,15 +209,29 @@ export function soakVerdict(run: SoakRecord): SoakVerdict {
     perMapping[mapping] = row;
     expected += row.expected;
     delivered += row.delivered;
+    deadLettered += row.deadLettered;
   }
   const failAlways = run.sent.filter((s) => s.role === 'fail-always' && s.mappings.includes('concurrent'));
-  const pastRetryLimitOutsideDlq = failAlways.filter((s) => !run.dlqIds.has(s.id)).length;
+  const concurrentDlq = run.dlqIds.get('concurrent');
+  const pastRetryLimitOutsideDlq = failAlways.filter((s) => !concurrentDlq?.has(s.id)).length;
   const filterLeaks = (byMapping.get('filter') ?? []).filter((h) => h.tag !== SOAK_FILTER_TAG).length;
 
-  const segments = orderlySegments(run.sent);
+  // An orderly message dead-lettered (`orderlyFailure: skip` after maxReconsumeTimes) is skipped on
+  // purpose: its offset is taken out of its queue and its seq out of its key before the order check.
+  const orderlyDlq = run.dlqIds.get('orderly') ?? new Set<string>();
+  const skippedOffsets = new Map<string, number[]>();
+  for (const s of run.sent) {
+    if (!s.mappings.includes('orderly') || !orderlyDlq.has(s.id) || s.queueOffset === undefined) continue;
+    const queue = `${s.brokerName}:${s.queueId}`;
+    skippedOffsets.set(queue, [...(skippedOffsets.get(queue) ?? []), s.queueOffset]);
+  }
+  const segments = orderlySegments(run.sent.filter((s) => !orderlyDlq.has(s.id)));
   const orderly = (byMapping.get('orderly') ?? []).flatMap((h) => {
     const segment = segments.get(h.messageId);
-    return segment === undefined || h.topic.startsWith('%') ? [] : [{ ...h, ...segment }];
+    if (segment === undefined || h.topic.startsWith('%')) return [];
+    const skipped = skippedOffsets.get(`${h.brokerName}:${h.queueId}`) ?? [];
+    const queueOffset = h.queueOffset - skipped.filter((o) => o < h.queueOffset).length;
+    return [{ ...h, ...segment, queueOffset }];
   });
   const order = checkOrder(
     orderly.map((h, line) => ({ ...h, line })),
@@ -231,7 +262,8 @@ export function soakVerdict(run: SoakRecord): SoakVerdict {
     sent: run.sent.length,
     expected,
     delivered,
-    lost: expected - delivered,
+    deadLettered,
+    lost: expected - delivered - deadLettered,
     lostExamples,
     perMapping,
     orderViolations: order.queueViolations + order.keyViolations + order.keysInSeveralQueues.length,
@@ -384,10 +416,10 @@ function round(value: number): number {
 export function formatVerdict(v: SoakVerdict): string {
   const lines = [
     `soak verdict (seed ${v.seed}, ${v.minutes} min): ${v.pass ? 'PASS' : 'FAIL'}`,
-    `  sent ${v.sent}, expected ${v.expected}, delivered ${v.delivered}, lost ${v.lost}${v.lostExamples.length > 0 ? ` (e.g. ${v.lostExamples.join('; ')})` : ''}`,
+    `  sent ${v.sent}, expected ${v.expected}, delivered ${v.delivered}, dead-lettered ${v.deadLettered}, lost ${v.lost}${v.lostExamples.length > 0 ? ` (e.g. ${v.lostExamples.join('; ')})` : ''}`,
     ...Object.entries(v.perMapping).map(
       ([m, r]) =>
-        `  ${m}: expected ${r.expected}, delivered ${r.delivered}, lost ${r.lost}, duplicates ${r.duplicates}`,
+        `  ${m}: expected ${r.expected}, delivered ${r.delivered}, dead-lettered ${r.deadLettered}, lost ${r.lost}, duplicates ${r.duplicates}`,
     ),
     `  order violations (orderly) ${v.orderViolations}${v.orderViolationExamples.length > 0 ? ` (e.g. ${v.orderViolationExamples.join('; ')})` : ''}`,
     `  fail-always sent ${v.failAlwaysSent}, past the retry limit outside the DLQ ${v.pastRetryLimitOutsideDlq}; filter leaks ${v.filterLeaks}`,

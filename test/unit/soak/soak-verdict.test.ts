@@ -54,7 +54,7 @@ function record(over: Partial<SoakRecord>): SoakRecord {
     runEndedAtMs: T0 + 60_000,
     sent: [],
     handlings: [],
-    dlqIds: new Set(),
+    dlqIds: new Map(),
     faults: [],
     memory: new Map(),
     exits: [],
@@ -68,7 +68,7 @@ describe('soakVerdict', () => {
       record({
         sent: [sent('a'), sent('b'), sent('c', { role: 'fail-always' }), sent('d', { role: 'fail-always' })],
         handlings: [handled('a'), handled('b', { succeeded: false }), handled('c', { succeeded: false })],
-        dlqIds: new Set(['c']),
+        dlqIds: new Map([['concurrent', new Set(['c'])]]),
       }),
     );
     expect(v).toMatchObject({ sent: 4, expected: 2, delivered: 1, lost: 1, failAlwaysSent: 2 });
@@ -112,7 +112,13 @@ describe('soakVerdict', () => {
       }),
     );
     expect(burst.duplicatesByFault).toEqual({ 'lambda-timeouts': 1 });
-    expect(v.perMapping.concurrent).toEqual({ expected: 2, delivered: 2, lost: 0, duplicates: 2 });
+    expect(v.perMapping.concurrent).toEqual({
+      expected: 2,
+      delivered: 2,
+      deadLettered: 0,
+      lost: 0,
+      duplicates: 2,
+    });
     expect(v.pass).toBe(true);
     expect(activeFaults(faults, T0 + 33_000, 30_000)).toEqual([]);
   });
@@ -151,6 +157,30 @@ describe('soakVerdict', () => {
     expect(v.orderViolations).toBeGreaterThan(0);
     expect(v.filterLeaks).toBe(1);
     expect(v.lost).toBe(0);
+  });
+
+  it('counts an orderly message in the DLQ as dead-lettered, and its skip as no violation', () => {
+    const order = [0, 1, 2].map((seq) =>
+      sent(`o${seq}`, { topic: 'ord', mappings: ['orderly'], shardKey: 'k1', queueId: 1, queueOffset: seq }),
+    );
+    const v = soakVerdict(
+      record({
+        sent: order,
+        handlings: [
+          handled('o0', { mapping: 'orderly', topic: 'ord', queueId: 1, queueOffset: 0, batch: 1 }),
+          handled('o2', {
+            mapping: 'orderly',
+            topic: 'ord',
+            queueId: 1,
+            queueOffset: 2,
+            batch: 2,
+            atMs: T0 + 200,
+          }),
+        ],
+        dlqIds: new Map([['orderly', new Set(['o1'])]]),
+      }),
+    );
+    expect(v).toMatchObject({ lost: 0, deadLettered: 1, orderViolations: 0, pass: true });
   });
 
   it("cuts a key's sequence where its queue changes (the producer moved it)", () => {
