@@ -31,6 +31,16 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        test: {
+          // The seeded soak (`npm run soak`; short and seeded in CI): a cluster of its own, no shared broker.
+          name: 'soak',
+          include: ['test/soak/**/*.test.ts'],
+          // After the unit and integration projects (group 0): its five JVMs and pollers would starve
+          // theirs on two cores.
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });

@@ -167,11 +167,21 @@ export class DynamoDbOffsetStore extends TableOffsetStore {
   /**
    * Creates the table if asked to (`createTableIfMissing`); otherwise checks that it exists, so that a
    * missing table stops the poller at start (permanent {@link OffsetStoreError}) instead of failing
-   * every read and write.
+   * every read and write. DynamoDB out of reach (or the table still being created) does not stop it: a
+   * running poller consumes through the same outage, and a poller restarted during one must too (else
+   * it dies at every restart until DynamoDB is back); each read and write tries again.
    */
   async load(): Promise<void> {
-    if (this.#createTableIfMissing) await this.#ready();
-    else await assertOffsetTableExists(this.#client, this.#tableName, { retry: this.#retry });
+    try {
+      if (this.#createTableIfMissing) await this.#ready();
+      else await assertOffsetTableExists(this.#client, this.#tableName, { retry: this.#retry });
+    } catch (err) {
+      if (!(err instanceof OffsetStoreError && err.retriable)) throw err;
+      log.warn(
+        { err, table: this.#tableName },
+        'offsets table not reachable at start: consuming on; offsets are read and written once it is',
+      );
+    }
     this.#resetWatch?.start();
   }
 

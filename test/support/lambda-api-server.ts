@@ -209,6 +209,11 @@ export class LambdaApiServer {
     this.#faults.set(functionName, queue);
   }
 
+  /** Drops the faults still queued for `functionName` (a burst that ends before all were used). */
+  clearFaults(functionName: string): void {
+    this.#faults.delete(functionName);
+  }
+
   /** The calls of one function (or of all), in arrival order. */
   calls(functionName?: string): readonly LambdaApiCall[] {
     return functionName === undefined
