@@ -247,6 +247,49 @@ describe('one trace from producer to function', () => {
     expect(sdk.span(`receive ${topic}`).spanContext().traceId).toBe(traceId);
   });
 
+  it('consumeMode POP: the pop that returned the message and its ack are spans in the producer’s trace', async () => {
+    const sdk = registerTestSdk();
+    onTestFinished(() => sdk.stop());
+    const { api } = suite();
+    const client = newClient();
+    onTestFinished(() => client.close());
+    const topic = uniqueTopic('otel');
+    const group = uniqueGroup('otel');
+    const functionName = uniqueGroup('fn');
+    await createTopic(client, topic, 1);
+    const handled: string[] = [];
+    api.register(functionName, (input) => {
+      for (const record of parseEvent(input).Records) handled.push(record.messageId);
+      return { batchItemFailures: [] };
+    });
+    const producer = await newProducer(client);
+    const { msgIds, producers } = await sendTraced(producer, topic, ['{"order":3}'], true);
+    const [producerSpan] = producers as [SpanContext];
+    await runPoller(
+      lambdaConfig(suite(), { topic, consumerGroup: group, function: functionName, consumeMode: 'POP' }),
+    );
+    await waitFor('the function handled the message', 30_000, () => (handled.length >= 1 ? true : undefined));
+    const ack = await waitFor('the ack span ended', 10_000, () =>
+      sdk.spans().find((s) => s.name === `ack ${topic}`),
+    );
+    const receive = sdk.span(`receive ${topic}`);
+    const process = sdk.span(`process ${topic}`);
+    for (const span of [receive, process, ack]) {
+      expect(span.spanContext().traceId).toBe(producerSpan.traceId);
+      expect(span.parentSpanContext?.spanId).toBe(producerSpan.spanId);
+    }
+    expect(receive.attributes).toMatchObject({
+      'rocketmq_lambda.receive.command': 'POP_MESSAGE',
+      'messaging.message.id': msgIds[0],
+    });
+    expect(ack.attributes).toMatchObject({
+      'messaging.operation.type': 'settle',
+      'messaging.operation.name': 'ack',
+      'messaging.message.id': msgIds[0],
+    });
+    expect(ack.status.code).toBe(SpanStatusCode.UNSET);
+  });
+
   it('without an SDK: no spans, the record carries its context and the invoke the X-Ray header of it', async () => {
     expect(trace.getTracerProvider().getTracer('probe').startSpan('probe').isRecording()).toBe(false);
     const { api } = suite();
