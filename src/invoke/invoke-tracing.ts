@@ -23,7 +23,6 @@ import {
   context,
   createTraceState,
   type Link,
-  ProxyTracerProvider,
   ROOT_CONTEXT,
   type Span,
   type SpanContext,
@@ -34,20 +33,15 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { ConsumedMessage, ConsumeResult } from '../consumer/message-listener.js';
-import { parseTraceparent, type TraceCarrier } from '../handler/trace-context.js';
 import { buildInfo } from '../util/build-info.js';
 import { componentLogger } from '../util/logger.js';
+import { MAX_SPAN_LINKS, registeredTracerProvider, TRACER_NAME } from '../util/otel-tracer.js';
 import { sharedThrottledLog } from '../util/shared-throttled-log.js';
+import { parseTraceparent, type TraceCarrier } from '../util/trace-context.js';
 import type { InvokeOutcome } from './invoker.js';
 import { parseLambdaFunctionRef } from './lambda-function-ref.js';
 
-/** The instrumentation scope of the spans. */
-export const TRACER_NAME = 'rocketmq-lambda';
-/**
- * The most links a process span gets (one per message with a trace context): the OpenTelemetry SDK's
- * default span link limit. Links past it are counted in `rocketmq_lambda.links_dropped`.
- */
-export const MAX_SPAN_LINKS = 128;
+export { MAX_SPAN_LINKS, TRACER_NAME } from '../util/otel-tracer.js';
 
 const log = componentLogger('invoke.tracing');
 
@@ -65,9 +59,6 @@ function safely<T>(step: string, run: () => T, fallback: T): T {
   }
 }
 
-/** The API's own no-op provider: what the global proxy delegates to while no SDK is registered. */
-const NOOP_DELEGATE = new ProxyTracerProvider().getDelegate();
-
 /**
  * Whether a tracer provider is registered (`trace.setGlobalTracerProvider`, which every OpenTelemetry
  * SDK's `register()` calls): without one every span would be a no-op, so none is made.
@@ -76,13 +67,8 @@ export function tracingEnabled(): boolean {
   return registeredProvider() !== undefined;
 }
 
-/** The tracer provider registered, or undefined while none is (the API's proxy without a delegate). */
-function registeredProvider(): TracerProvider | undefined {
-  const provider = trace.getTracerProvider();
-  if (!(provider instanceof ProxyTracerProvider)) return provider;
-  const delegate = provider.getDelegate();
-  return delegate === NOOP_DELEGATE ? undefined : delegate;
-}
+/** The tracer provider registered, or undefined while none is (src/util/otel-tracer.ts). */
+const registeredProvider = registeredTracerProvider;
 
 /** Anything with a record's trace context: a record layout (event-builder.ts) or a record. */
 interface Traced {

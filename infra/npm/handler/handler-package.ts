@@ -5,8 +5,8 @@
  *
  * Its manifest is the package.json beside this file, completed from the repository's package.json
  * (version, engines, the zod range), so the two packages are always released at the same version and
- * never disagree on zod. The kit is compiled by the tsconfig.json beside this file, whose rootDir makes
- * tsc refuse a kit file that imports from outside src/handler.
+ * never disagree on zod. The kit is compiled by the tsconfig.json beside this file: src/handler and the one
+ * dependency-free shared module it imports (src/util/trace-context.ts).
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -23,7 +23,7 @@ export const REPO_ROOT = path.resolve(HANDLER_PACKAGE_DIR, '../../..');
 /** The files of the kit package besides package.json and dist/. */
 const README_FILE = path.join(HANDLER_PACKAGE_DIR, 'README.md');
 const LICENSE_FILE = path.join(REPO_ROOT, 'LICENSE');
-/** Compiles src/handler alone (the build passes --outDir). */
+/** Compiles src/handler and src/util/trace-context.ts (the build passes --outDir). */
 const TSCONFIG_FILE = path.join(HANDLER_PACKAGE_DIR, 'tsconfig.json');
 /** tsc and npm pack each finish in seconds; two minutes means something hangs. */
 const CHILD_TIMEOUT_MS = 120_000;

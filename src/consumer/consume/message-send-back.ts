@@ -14,6 +14,7 @@ import { describeError } from '../../util/describe-error.js';
 import type { Logger } from '../../util/logger.js';
 import type { ConsumerBrokerCalls } from '../consumer-client.js';
 import { retryTopicOf } from '../consumer-options.js';
+import { startSettle, traced } from '../consumer-tracing.js';
 
 /** Options of {@link MessageSendBack}. */
 export interface MessageSendBackOptions {
@@ -49,7 +50,14 @@ export class MessageSendBack {
    * `delayLevel` 0 lets the broker pick `3 + reconsumeTimes`. Rejects when the broker is unknown or
    * refuses.
    */
-  async sendBack(
+  sendBack(message: MessageExt, queue: MessageQueue, realTopic: string, delayLevel: number): Promise<void> {
+    const span = startSettle(this.options, 'send_back', realTopic, [message], {
+      'rocketmq_lambda.settle.delay_level': delayLevel,
+    });
+    return traced(span, () => this.sendBackOnce(message, queue, realTopic, delayLevel));
+  }
+
+  private async sendBackOnce(
     message: MessageExt,
     queue: MessageQueue,
     realTopic: string,
@@ -126,7 +134,14 @@ export class MessageSendBack {
    * Sends the message stored at commit-log offset `physicalOffset` straight to `%DLQ%<group>` (delay level
    * −1). Used for records we cannot decode: the broker reads them from its own commit log.
    */
-  async deadLetterByOffset(queue: MessageQueue, physicalOffset: number): Promise<void> {
+  deadLetterByOffset(queue: MessageQueue, physicalOffset: number): Promise<void> {
+    const span = startSettle(this.options, 'dead_letter', queue.topic, [], {
+      'rocketmq_lambda.settle.physical_offset': physicalOffset,
+    });
+    return traced(span, () => this.deadLetterByOffsetOnce(queue, physicalOffset));
+  }
+
+  private async deadLetterByOffsetOnce(queue: MessageQueue, physicalOffset: number): Promise<void> {
     const address = this.options.masterAddress(queue.brokerName);
     if (address === undefined) {
       throw new NoMasterError(queue.brokerName);

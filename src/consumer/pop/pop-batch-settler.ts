@@ -21,6 +21,7 @@ import { classifyResult } from '../consume/classify-result.js';
 import { notifyFinalFailure } from '../consume/final-failure.js';
 import type { ConsumerBrokerCalls } from '../consumer-client.js';
 import type { ConsumerCounters } from '../consumer-counters.js';
+import { startSettle, traced } from '../consumer-tracing.js';
 import type { ConsumedMessage, ConsumeResult, MessageListener } from '../message-listener.js';
 import { popRetryDelayMs } from './pop-consumer-options.js';
 import type { PopCounters } from './pop-status.js';
@@ -106,9 +107,9 @@ export class PopBatchSettler {
   async ack(address: string, delivery: PopDelivery): Promise<void> {
     const o = this.options;
     try {
-      const status = await o.pop.ackMessage(
-        address,
-        popAckHeader(delivery.receipt, o.consumerGroup, o.topic),
+      const span = startSettle(o, 'ack', o.topic, [delivery.consumed.message]);
+      const status = await traced(span, () =>
+        o.pop.ackMessage(address, popAckHeader(delivery.receipt, o.consumerGroup, o.topic)),
       );
       if (status === 'GONE') o.popCounters.gone++;
       else o.popCounters.acks++;
@@ -127,7 +128,10 @@ export class PopBatchSettler {
     const invisibleTime = popRetryDelayMs(delivery.consumed.message.reconsumeTimes, o.retryDelaysMs);
     try {
       const header = { ...popAckHeader(delivery.receipt, o.consumerGroup, o.topic), invisibleTime };
-      const changed = await o.pop.changeInvisibleTime(address, header);
+      const span = startSettle(o, 'change_invisible_time', o.topic, [delivery.consumed.message], {
+        'rocketmq_lambda.settle.invisible_time_ms': invisibleTime,
+      });
+      const changed = await traced(span, () => o.pop.changeInvisibleTime(address, header));
       if (changed.status === 'GONE') o.popCounters.gone++;
       else o.popCounters.invisibleTimeChanges++;
     } catch (error) {
@@ -159,16 +163,21 @@ export class PopBatchSettler {
     const o = this.options;
     const { message } = delivery.consumed;
     try {
-      await o.broker.consumerSendMsgBack(address, {
-        offset: message.physicalOffset,
-        group: o.consumerGroup,
-        delayLevel: DEAD_LETTER_DELAY_LEVEL,
-        originMsgId: message.msgId,
-        originTopic: o.topic,
-        unitMode: false,
-        maxReconsumeTimes: o.maxReconsumeTimes,
-        bname: delivery.receipt.brokerName,
+      const span = startSettle(o, 'send_back', o.topic, [message], {
+        'rocketmq_lambda.settle.delay_level': DEAD_LETTER_DELAY_LEVEL,
       });
+      await traced(span, () =>
+        o.broker.consumerSendMsgBack(address, {
+          offset: message.physicalOffset,
+          group: o.consumerGroup,
+          delayLevel: DEAD_LETTER_DELAY_LEVEL,
+          originMsgId: message.msgId,
+          originTopic: o.topic,
+          unitMode: false,
+          maxReconsumeTimes: o.maxReconsumeTimes,
+          bname: delivery.receipt.brokerName,
+        }),
+      );
     } catch (error) {
       o.counters.sendBackFailures++;
       this.failures.warn(

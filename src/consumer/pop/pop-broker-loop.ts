@@ -16,6 +16,7 @@ import { abortableSleep } from '../../util/abortable-sleep.js';
 import type { Logger } from '../../util/logger.js';
 import { ThrottledLog } from '../../util/throttled-log.js';
 import type { ConsumerCounters } from '../consumer-counters.js';
+import { receiveStartTime, traceReceive } from '../consumer-tracing.js';
 import type { InFlightSlots } from './in-flight-slots.js';
 import type { PopBatchSettler, PopDelivery } from './pop-batch-settler.js';
 import { type NormalizedPopConsumerOptions, popSize } from './pop-consumer-options.js';
@@ -178,6 +179,8 @@ export class PopBrokerLoop {
     signal: AbortSignal,
   ): Promise<PopResult | undefined> {
     const o = this.o.options;
+    // With an OpenTelemetry SDK registered, the start of the receive span (consumer-tracing.ts).
+    const startedAt = receiveStartTime();
     const request = this.o.pop.popMessage(
       address,
       this.o.brokerName,
@@ -226,6 +229,15 @@ export class PopBrokerLoop {
     this.lastProgressMs = Date.now();
     this.restNum = result.restNum;
     this.o.outcomes.succeeded();
+    if (startedAt !== undefined && result.status === 'FOUND') {
+      const source = { topic: o.topic, command: 'POP_MESSAGE' } as const;
+      traceReceive(
+        { consumerGroup: o.consumerGroup },
+        source,
+        result.messages.map((popped) => popped.message),
+        startedAt,
+      );
+    }
     return result;
   }
 

@@ -41,6 +41,7 @@ import type { ConsumerBrokerCalls } from '../consumer-client.js';
 import type { ConsumerCounters } from '../consumer-counters.js';
 import type { ConsumerObserver } from '../consumer-observer.js';
 import type { NormalizedConsumerOptions } from '../consumer-options.js';
+import { receiveStartTime, traceReceive } from '../consumer-tracing.js';
 import type { TopicRouteTable } from '../membership/topic-route-table.js';
 import type { ConsumedMessage } from '../message-listener.js';
 import type { RefusalWatch } from '../refusal-watch.js';
@@ -149,6 +150,8 @@ export class PullLoop {
   private template: PullFrameTemplate | undefined;
   /** Ends the wait for the pull in flight as 'aborted' (the pull itself is abandoned). */
   private abortPull: (() => void) | undefined;
+  /** When the pull under way started, while an OpenTelemetry SDK is registered (else undefined). */
+  private receiveStartedAt: number | undefined;
   /** The inflation limits every pull body of this queue is decoded with. */
   private readonly decode: DecodeOptions;
 
@@ -339,6 +342,8 @@ export class PullLoop {
     // Every pull of this queue differs only in offsets and flags: encode the rest once (a new
     // subscription version makes a new template).
     if (this.template?.fits(header) !== true) this.template = new PullFrameTemplate(header);
+    // With an OpenTelemetry SDK registered, the start of the receive span (consumer-tracing.ts).
+    this.receiveStartedAt = receiveStartTime();
     const pull = this.o.broker.pullMessage(address, header, {
       timeoutMs: options.pullTimeoutMs,
       template: this.template,
@@ -470,6 +475,15 @@ export class PullLoop {
     this.o.outcomes?.succeeded();
     switch (result.status) {
       case 'FOUND': {
+        if (this.receiveStartedAt !== undefined) {
+          const { consumerGroup, messageModel } = this.o.options;
+          const source = {
+            topic: this.queue.topic,
+            queueId: this.queue.queueId,
+            command: 'PULL_MESSAGE',
+          } as const;
+          traceReceive({ consumerGroup, messageModel }, source, result.messages, this.receiveStartedAt);
+        }
         let kept =
           subscription.tagsSet.length === 0
             ? result.messages

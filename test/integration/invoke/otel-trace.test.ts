@@ -4,10 +4,19 @@
  * poller (started from a config as `rocketmq-lambda run` does) consumes it and invokes through the real
  * `@aws-sdk/client-lambda` against our HTTP Invoke API, whose function uses the handler kit to continue
  * the record's context. The in-memory SDK must hold the producer span, the poller's spans and the
- * handler's span in one trace, and the X-Amzn-Trace-Id reaching the Invoke API must be that trace's.
+ * handler's span in one trace (with the receive of the pull and, for a message failed once, the settle span
+ * of its send-back), and the X-Amzn-Trace-Id reaching the Invoke API must be that trace's.
  * Without an SDK the record and the header still carry the message's own context.
  */
-import { context, propagation, ROOT_CONTEXT, type SpanContext, trace } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseEvent } from '../../../src/handler/parse-event.js';
@@ -85,12 +94,24 @@ describe('one trace from producer to function', () => {
     );
     const invoke = sdk.span(`invoke ${functionName}`);
     const handler = sdk.span(`handle ${msgIds[0]}`);
+    const receive = sdk.span(`receive ${topic}`);
     const traceId = producerSpan.traceId;
-    expect([process, invoke, handler].map((s) => s.spanContext().traceId)).toEqual([
+    expect([receive, process, invoke, handler].map((s) => s.spanContext().traceId)).toEqual([
+      traceId,
       traceId,
       traceId,
       traceId,
     ]);
+    // The pull that returned the message: a CLIENT span under the producer's, linking it.
+    expect(receive.parentSpanContext?.spanId).toBe(producerSpan.spanId);
+    expect(receive.links.map((l) => l.context.spanId)).toEqual([producerSpan.spanId]);
+    expect(receive.attributes).toMatchObject({
+      'messaging.operation.type': 'receive',
+      'messaging.consumer.group.name': group,
+      'messaging.message.id': msgIds[0],
+      'rocketmq_lambda.receive.command': 'PULL_MESSAGE',
+    });
+    expect(receive.startTime <= process.startTime).toBe(true);
     expect(process.parentSpanContext?.spanId).toBe(producerSpan.spanId);
     expect(invoke.parentSpanContext?.spanId).toBe(process.spanContext().spanId);
     expect(handler.parentSpanContext?.spanId).toBe(producerSpan.spanId);
@@ -161,6 +182,9 @@ describe('one trace from producer to function', () => {
       producers.map((p, i) => [p.traceId, p.spanId, { 'messaging.message.id': msgIds[i] }]),
     );
     expect(process.attributes['messaging.batch.message_count']).toBe(3);
+    const receive = sdk.span(`receive ${topic}`);
+    expect(receive.parentSpanContext).toBeUndefined();
+    expect(receive.links.map((l) => l.context.spanId)).toEqual(producers.map((p) => p.spanId));
     expect(invoke.parentSpanContext?.spanId).toBe(process.spanContext().spanId);
     expect(sdk.span('handle batch').links.map((l) => l.context.spanId)).toEqual(
       producers.map((p) => p.spanId),
@@ -171,6 +195,99 @@ describe('one trace from producer to function', () => {
       expect(handler.parentSpanContext?.spanId).toBe(producers[i]?.spanId);
     }
     expect(api.calls(functionName).map((call) => call.traceHeader)).toEqual([xrayOf(invoke)]);
+  });
+
+  it('a message failed once: its send-back to the retry topic is a settle span in the producer’s trace, its redelivery another receive', async () => {
+    const sdk = registerTestSdk();
+    onTestFinished(() => sdk.stop());
+    const { api } = suite();
+    const client = newClient();
+    onTestFinished(() => client.close());
+    const topic = uniqueTopic('otel');
+    const group = uniqueGroup('otel');
+    const functionName = uniqueGroup('fn');
+    await createTopic(client, topic, 1);
+    const attempts: number[] = [];
+    api.register(functionName, (input) => {
+      const [record] = parseEvent(input).Records;
+      attempts.push(record?.reconsumeTimes ?? -1);
+      if (record?.reconsumeTimes === 0) throw new Error('downstream unavailable');
+      return { batchItemFailures: [] };
+    });
+    const producer = await newProducer(client);
+    const { msgIds, producers } = await sendTraced(producer, topic, ['{"order":2}'], true);
+    const [producerSpan] = producers as [SpanContext];
+    await runPoller(lambdaConfig(suite(), { topic, consumerGroup: group, function: functionName }));
+    await waitFor('the retry succeeded', 30_000, () => (attempts.length >= 2 ? true : undefined));
+    const retryTopic = `%RETRY%${group}`;
+    const redelivered = await waitFor('the retry’s receive span ended', 10_000, () =>
+      sdk.spans().find((s) => s.name === `receive ${retryTopic}`),
+    );
+    expect(attempts).toEqual([0, 1]);
+
+    const sendBack = sdk.span(`send_back ${topic}`);
+    const traceId = producerSpan.traceId;
+    expect(sendBack.spanContext().traceId).toBe(traceId);
+    expect(sendBack.parentSpanContext?.spanId).toBe(producerSpan.spanId);
+    expect(sendBack.kind).toBe(SpanKind.CLIENT);
+    expect(sendBack.status.code).toBe(SpanStatusCode.UNSET);
+    expect(sendBack.attributes).toMatchObject({
+      'messaging.operation.type': 'settle',
+      'messaging.operation.name': 'send_back',
+      'messaging.destination.name': topic,
+      'messaging.consumer.group.name': group,
+      'messaging.message.id': msgIds[0],
+    });
+    // The first process span failed; the send-back ends after it began.
+    const processes = sdk.spans().filter((s) => s.name === `process ${topic}`);
+    expect(processes.map((s) => s.attributes['rocketmq_lambda.batch.status'])).toContain('FAILED');
+    // The redelivered message still carries its producer's context (the broker keeps the properties).
+    expect(redelivered.spanContext().traceId).toBe(traceId);
+    expect(redelivered.links.map((l) => l.context.spanId)).toEqual([producerSpan.spanId]);
+    expect(sdk.span(`receive ${topic}`).spanContext().traceId).toBe(traceId);
+  });
+
+  it('consumeMode POP: the pop that returned the message and its ack are spans in the producer’s trace', async () => {
+    const sdk = registerTestSdk();
+    onTestFinished(() => sdk.stop());
+    const { api } = suite();
+    const client = newClient();
+    onTestFinished(() => client.close());
+    const topic = uniqueTopic('otel');
+    const group = uniqueGroup('otel');
+    const functionName = uniqueGroup('fn');
+    await createTopic(client, topic, 1);
+    const handled: string[] = [];
+    api.register(functionName, (input) => {
+      for (const record of parseEvent(input).Records) handled.push(record.messageId);
+      return { batchItemFailures: [] };
+    });
+    const producer = await newProducer(client);
+    const { msgIds, producers } = await sendTraced(producer, topic, ['{"order":3}'], true);
+    const [producerSpan] = producers as [SpanContext];
+    await runPoller(
+      lambdaConfig(suite(), { topic, consumerGroup: group, function: functionName, consumeMode: 'POP' }),
+    );
+    await waitFor('the function handled the message', 30_000, () => (handled.length >= 1 ? true : undefined));
+    const ack = await waitFor('the ack span ended', 10_000, () =>
+      sdk.spans().find((s) => s.name === `ack ${topic}`),
+    );
+    const receive = sdk.span(`receive ${topic}`);
+    const process = sdk.span(`process ${topic}`);
+    for (const span of [receive, process, ack]) {
+      expect(span.spanContext().traceId).toBe(producerSpan.traceId);
+      expect(span.parentSpanContext?.spanId).toBe(producerSpan.spanId);
+    }
+    expect(receive.attributes).toMatchObject({
+      'rocketmq_lambda.receive.command': 'POP_MESSAGE',
+      'messaging.message.id': msgIds[0],
+    });
+    expect(ack.attributes).toMatchObject({
+      'messaging.operation.type': 'settle',
+      'messaging.operation.name': 'ack',
+      'messaging.message.id': msgIds[0],
+    });
+    expect(ack.status.code).toBe(SpanStatusCode.UNSET);
   });
 
   it('without an SDK: no spans, the record carries its context and the invoke the X-Ray header of it', async () => {

@@ -81,7 +81,7 @@ describe('rocketmq-lambda-handler (the kit package)', () => {
 
   it('exports the compiled kit (import and require) with its types, and publishes dist/ only', () => {
     expect(kit.exports).toEqual({
-      '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+      '.': { types: './dist/handler/index.d.ts', default: './dist/handler/index.js' },
       './package.json': './package.json',
     });
     expect(kit.files).toEqual(['dist']);
