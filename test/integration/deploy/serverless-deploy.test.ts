@@ -188,7 +188,7 @@ function stackChecks(
     const { stack } = deployment();
     const body = await dashboardBody(aws, stack.resource(Ids.dashboard).physicalId);
     const { widgets } = JSON.parse(body) as { widgets: { properties: { region: string } }[] };
-    expect(widgets).toHaveLength(8);
+    expect(widgets).toHaveLength(9);
     for (const widget of widgets) expect(widget.properties.region).toBe(MOTO_CLIENT_CONFIG.region);
     for (const group of groups) {
       for (const metric of [
@@ -197,6 +197,7 @@ function stackChecks(
         'DeadLettered',
         'DeadLetterDepth',
         'Unhealthy',
+        'FilteredOut',
       ])
         expect(body).toContain(`["RocketMQLambda","${metric}","ConsumerGroup","${group}",`);
     }

@@ -234,7 +234,7 @@ describe('the generated standalone template, deployed with CreateStack', () => {
     const { widgets } = JSON.parse(body) as {
       widgets: { properties: { region: string; annotations?: unknown } }[];
     };
-    expect(widgets).toHaveLength(8);
+    expect(widgets).toHaveLength(9);
     for (const widget of widgets) expect(widget.properties.region).toBe(MOTO_CLIENT_CONFIG.region);
     for (const metric of [
       'ConsumerLag',
@@ -243,6 +243,7 @@ describe('the generated standalone template, deployed with CreateStack', () => {
       'DeadLettered',
       'DeadLetterDepth',
       'Unhealthy',
+      'FilteredOut',
     ])
       expect(body).toContain(`["RocketMQLambda","${metric}","ConsumerGroup","orders-lambda",`);
     const service = stack.resource(IDS.service).physicalId.split('/').at(-1);
