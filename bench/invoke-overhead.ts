@@ -29,7 +29,7 @@ const FUNCTION_NAME = 'bench-noop';
 const CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench' } as const;
 const REGION = 'us-east-1';
 const BEFORE_MODULE = '../src/invoke/lambda-invoker-before.js';
-const INVOKERS = ['sdk', 'floor', 'sdk-raw', 'sdk-before'] as const;
+const INVOKERS = ['sdk', 'floor', 'sdk-raw', 'sdk-raw-cached', 'sdk-before'] as const;
 type InvokerId = (typeof INVOKERS)[number];
 
 interface Options {
@@ -109,7 +109,9 @@ async function createInvoker(id: InvokerId, endpoint: string): Promise<Invoker> 
       return new before.LambdaInvoker({ endpoint, region: REGION, credentials: CREDENTIALS });
     }
     case 'sdk-raw':
-      return rawSdkInvoker(endpoint);
+      return rawSdkInvoker(endpoint, false);
+    case 'sdk-raw-cached':
+      return rawSdkInvoker(endpoint, true);
     case 'floor':
       return new FloorInvoker({ endpoint, region: REGION, credentials: CREDENTIALS });
   }
@@ -233,9 +235,10 @@ main().then(
 );
 
 /** The SDK's client alone, configured as LambdaInvoker configures it, without our middleware or signals. */
-function rawSdkInvoker(endpoint: string): Invoker {
+function rawSdkInvoker(endpoint: string, cacheMiddleware: boolean): Invoker {
   const client = new LambdaClient({
     maxAttempts: 1,
+    cacheMiddleware,
     endpoint,
     region: REGION,
     credentials: CREDENTIALS,
