@@ -5,7 +5,8 @@
  * the same event (`--records` records of 1 KiB, built once) through each invoker in turn, rounds
  * interleaved, and measures process.cpuUsage() per invoke (`--concurrency` in flight). Medians over the
  * rounds. Invokers: `sdk` (LambdaInvoker, src/invoke/lambda-invoker.ts), `floor` (one SigV4-signed
- * request over node:http keep-alive, bench/floor-invoker.ts), `sdk-raw` (a bare LambdaClient) and
+ * request over node:http keep-alive, bench/floor-invoker.ts), `sdk-raw` (a bare LambdaClient),
+ * `sdk-raw-cached` (the same with `cacheMiddleware: true`: its stack resolved once, not per send) and
  * `sdk-before` (an uncommitted copy of an earlier invoker, for a same-run A/B while changing it).
  *
  * Usage: npx tsx bench/invoke-overhead.ts [--records 100] [--invokes 400] [--rounds 7] [--concurrency 4]
