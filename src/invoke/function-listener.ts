@@ -26,6 +26,7 @@ import type { InvokeFailureKind, InvokeOutcome, InvokeRequest, Invoker } from '.
 import { parsedEvent } from './parsed-event.js';
 import { LAMBDA_MAX_PAYLOAD_BYTES, planLayouts } from './payload-splitter.js';
 import { type FunctionResultNotice, mapFunctionResult } from './result-mapper.js';
+import { markStartupPhase } from '../util/startup-timeline.js';
 
 /** How many message ids a failed-batch log line quotes at most. */
 const MAX_LOGGED_MESSAGE_IDS = 10;
@@ -429,8 +430,13 @@ export class FunctionMessageListener implements MessageListener {
     traceContext: TraceCarrier | undefined,
   ): Promise<InvokeOutcome> {
     const observer = this.#observer;
+    markStartupPhase('first invoke started');
     if (observer === undefined) {
-      return this.#invoker.invoke(event.request(this.#functionRef, signal, undefined, traceContext));
+      const outcome = await this.#invoker.invoke(
+        event.request(this.#functionRef, signal, undefined, traceContext),
+      );
+      markStartupPhase('first invoke answered');
+      return outcome;
     }
     const startedMs = performance.now();
     const tell = (kind: InvokeResultKind): void => {
@@ -460,6 +466,7 @@ export class FunctionMessageListener implements MessageListener {
       tell('invoker-error');
       throw error;
     }
+    markStartupPhase('first invoke answered');
     tell(outcome.ok ? 'success' : outcome.kind);
     return outcome;
   }

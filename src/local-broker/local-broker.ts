@@ -10,6 +10,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { markStartupPhase } from '../util/startup-timeline.js';
 import { aclBrokerConfig, aclCredentials, type LocalBrokerAclOptions } from './broker-acl.js';
 import {
   type BrokerConfigValues,
@@ -129,11 +130,13 @@ export async function startLocalBroker(options: LocalBrokerOptions = {}): Promis
     );
   }
   await assertJavaAvailable();
+  markStartupPhase('local broker: java found');
   const jars = await ensureRocketMQJars({
     cacheDir: resolved.cacheDir,
     version: resolved.version,
     log: resolved.log,
   });
+  markStartupPhase('local broker: jars ready');
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(jars.classpath, resolved);
@@ -245,6 +248,7 @@ async function startOnce(classpath: string, options: ResolvedOptions): Promise<L
   });
   const broker = new RunningLocalBroker(launch, namesrv);
   await broker.startFirstBroker(startedAt);
+  markStartupPhase('local broker: broker registered (ready)');
   options.log.info(
     {
       namesrvAddr,
