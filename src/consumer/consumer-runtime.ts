@@ -19,6 +19,7 @@ import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscr
 import { childLogger, componentLogger, type Logger } from '../util/logger.js';
 import { PeriodicTask } from '../util/periodic-task.js';
 import { sharedThrottledLog } from '../util/shared-throttled-log.js';
+import { markStartupPhase } from '../util/startup-timeline.js';
 import { BrokerOffsetSync } from './consume/broker-offset-sync.js';
 import { ConsumeConcurrentlyService } from './consume/concurrently/consume-concurrently-service.js';
 import type { ConsumeService, ConsumeServiceFactory } from './consume/consume-service.js';
@@ -51,7 +52,6 @@ import { Rebalancer } from './rebalance/rebalancer.js';
 import { StartOffsetResolver } from './rebalance/start-offset.js';
 import { ConsumerRefusedError, isPermanentRefusal, RefusalWatch } from './refusal-watch.js';
 import { buildRunningInfo } from './running-info.js';
-import { markStartupPhase } from '../util/startup-timeline.js';
 
 /**
  * At start, a server that took our request and closed the connection without a byte is asked again after

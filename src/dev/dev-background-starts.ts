@@ -3,8 +3,9 @@
  * it is slow: the local RocketMQ's JVMs (seconds to boot) and the embedded DynamoDB. The session then
  * either takes both (and stops them with itself), or abandons them when the service does not load.
  */
-import path from 'node:path';
+
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import type { Logger } from '../util/logger.js';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb.js';
 import { type DevRocketMQ, type DevRocketMQKind, startDevRocketMQ } from './local-rocketmq.js';
@@ -59,14 +60,23 @@ export function startInBackground(
       }
       if (dbResult.status === 'rejected') throw dbResult.reason;
       if (localResult.status === 'rejected') throw localResult.reason;
-      return { db: dbResult.value, local: localResult.status === 'fulfilled' ? localResult.value : undefined };
+      return {
+        db: dbResult.value,
+        local: localResult.status === 'fulfilled' ? localResult.value : undefined,
+      };
     },
     abandon(log) {
       const stop = (what: string, closing: Promise<void>): void => {
         closing.catch((error: unknown) => log.error({ err: error }, `stopping the ${what} failed`));
       };
-      db.then((started) => stop('embedded DynamoDB', started.close()), () => undefined);
-      local.then((started) => started && stop(`local ${started.kind}`, started.stop()), () => undefined);
+      db.then(
+        (started) => stop('embedded DynamoDB', started.close()),
+        () => undefined,
+      );
+      local.then(
+        (started) => started && stop(`local ${started.kind}`, started.stop()),
+        () => undefined,
+      );
     },
   };
 }

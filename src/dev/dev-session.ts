@@ -139,7 +139,10 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     });
   let checked: DevConfig;
   try {
-    checked = build(localKind !== undefined ? PLACEHOLDER_NAME_SERVER : options.nameServer, 'http://127.0.0.1:1');
+    checked = build(
+      localKind !== undefined ? PLACEHOLDER_NAME_SERVER : options.nameServer,
+      'http://127.0.0.1:1',
+    );
   } catch (error) {
     starting.abandon(log);
     throw error;

@@ -16,6 +16,7 @@ import type { MessageFilter } from '../filter/message-filter.js';
 import type { TraceCarrier } from '../handler/trace-context.js';
 import type { RocketMQEvent } from '../handler/types.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { markStartupPhase } from '../util/startup-timeline.js';
 import { BatchOutcome, type DeadLetterDecision } from './batch-outcome.js';
 import { type RecordLayout, recordFields, serializeLayouts } from './event-builder.js';
 import type { FailureDestination } from './failure-destination.js';
@@ -26,7 +27,6 @@ import type { InvokeFailureKind, InvokeOutcome, InvokeRequest, Invoker } from '.
 import { parsedEvent } from './parsed-event.js';
 import { LAMBDA_MAX_PAYLOAD_BYTES, planLayouts } from './payload-splitter.js';
 import { type FunctionResultNotice, mapFunctionResult } from './result-mapper.js';
-import { markStartupPhase } from '../util/startup-timeline.js';
 
 /** How many message ids a failed-batch log line quotes at most. */
 const MAX_LOGGED_MESSAGE_IDS = 10;

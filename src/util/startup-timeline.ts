@@ -66,7 +66,5 @@ export function formatStartupTimeline(list: readonly StartupPhase[] = phases): s
     previous = phase.atMs;
     return line;
   });
-  return ['start-up timeline (ms since the process started, + since the phase before):', ...lines].join(
-    '\n',
-  );
+  return ['start-up timeline (ms since the process started, + since the phase before):', ...lines].join('\n');
 }

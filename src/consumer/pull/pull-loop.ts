@@ -35,6 +35,7 @@ import { matchesTags, type SubscriptionData } from '../../protocol/subscription.
 import { abortableSleep } from '../../util/abortable-sleep.js';
 import type { Logger } from '../../util/logger.js';
 import { sharedThrottledLog } from '../../util/shared-throttled-log.js';
+import { markStartupPhase } from '../../util/startup-timeline.js';
 import { ThrottledLog } from '../../util/throttled-log.js';
 import { type ConsumeService, realTopicOf } from '../consume/consume-service.js';
 import type { ConsumerBrokerCalls } from '../consumer-client.js';
@@ -45,7 +46,6 @@ import { receiveStartTime, traceReceive } from '../consumer-tracing.js';
 import type { TopicRouteTable } from '../membership/topic-route-table.js';
 import type { ConsumedMessage } from '../message-listener.js';
 import type { RefusalWatch } from '../refusal-watch.js';
-import { markStartupPhase } from '../../util/startup-timeline.js';
 import type { ProcessQueue } from './process-queue.js';
 
 /** Pull again after this long when a ProcessQueue is over a flow-control limit (Java). */
