@@ -5,6 +5,7 @@
  * tagged `order` / `refund` to Orders (the concurrent `orders` function) and ordered ledger entries to
  * Ledger (the orderly `ledger` function, one account per queue). The handlers' JSON lines appear on stdout.
  * Keeps running as a dev loop afterwards; Ctrl-C stops everything it started and exits 0.
+ * `npm run demo -- --timings` also prints the start-up timeline (startup-timeline.ts) at the first invocation.
  */
 
 import path from 'node:path';
@@ -15,8 +16,10 @@ import { RocketMQClient } from '../client/rocketmq-client.js';
 import { type DevSession, startDevSession } from '../dev/dev-session.js';
 import { DEV_STATE_DIR } from '../serverless-service/dev-state-file.js';
 import { abortableSleep } from '../util/abortable-sleep.js';
+import { suppressAwsSdkNodeVersionWarning } from '../util/aws-sdk-node-warning.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
+import { formatStartupTimeline, markStartupPhase } from '../util/startup-timeline.js';
 import { useLocalCredentials } from './dev-command.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -53,6 +56,10 @@ function sample(n: number): { message: ProducerMessage; queueId?: number } {
 
 async function main(): Promise<number> {
   const startedAtMs = Date.now();
+  markStartupPhase('node, tsx and imports');
+  // As the CLI's main.ts does for every command: the demo is its own entry point.
+  suppressAwsSdkNodeVersionWarning();
+  const timings = process.argv.slice(2).includes('--timings');
   const level = process.env.LOG_LEVEL ?? 'warn';
   const logger = pino({ level }, process.stdout);
   // Some components log through the root logger: the same level keeps the handlers' lines readable.
@@ -88,10 +95,12 @@ async function main(): Promise<number> {
       logger,
       stdout: process.stdout,
       tty: process.stdout.isTTY === true,
-      onFirstInvocation: (msSinceStart) =>
+      onFirstInvocation: (msSinceStart) => {
         console.log(
           `First handler invocation ${((Date.now() - startedAtMs) / 1000).toFixed(1)} s after start (${msSinceStart} ms after dev started).`,
-        ),
+        );
+        if (timings) console.log(formatStartupTimeline());
+      },
     });
   } catch (error) {
     console.error(`demo: could not start: ${describeError(error)}`);

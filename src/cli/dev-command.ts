@@ -12,6 +12,7 @@ import { DEV_PLACEHOLDER_CREDENTIAL } from '../serverless-service/serverless-pri
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { OptionalModuleMissingError } from '../util/optional-module.js';
+import { formatStartupTimeline, markStartupPhase } from '../util/startup-timeline.js';
 import { type CommandHelp, declareCommand, parseArgs, usageExit } from './cli-command.js';
 import { cliCommand } from './cli-exit.js';
 import { abortOnStopSignals, type CliIo } from './cli-io.js';
@@ -52,12 +53,14 @@ interface DevOptions {
   readonly stateDir?: string;
   readonly invokeEndpoint?: string;
   readonly verbose?: boolean;
+  readonly timings?: boolean;
 }
 
 /**
  * Runs `dev` with the arguments after the command name; resolves with the exit code.
  */
 export const devCommand = cliCommand(async (args: readonly string[], io: CliIo): Promise<number> => {
+  markStartupPhase('node, tsx and imports');
   const command = declareCommand(DEV_HELP, io)
     .option('-c, --config <file>', 'serverless.yml', 'serverless.yml')
     .option(
@@ -92,6 +95,10 @@ export const devCommand = cliCommand(async (args: readonly string[], io: CliIo):
     .option(
       '--verbose',
       "also show the poller's, the SDK's and the local broker's info logs (default: warnings and errors only)",
+    )
+    .option(
+      '--timings',
+      'print the start-up timeline (ms per phase, from the process start to the first invocation) once the first batch is invoked',
     );
   const values = parseArgs<DevOptions>(command, args).options;
   const locals = [
@@ -148,6 +155,8 @@ export const devCommand = cliCommand(async (args: readonly string[], io: CliIo):
         logger,
         stdout: process.stdout,
         tty,
+        onFirstInvocation:
+          values.timings === true ? () => io.stdout.write(`${formatStartupTimeline()}\n`) : undefined,
       });
     } catch (error) {
       if (error instanceof ConfigError) {

@@ -19,6 +19,7 @@ import { buildSubscriptionData, type SubscriptionData } from '../protocol/subscr
 import { childLogger, componentLogger, type Logger } from '../util/logger.js';
 import { PeriodicTask } from '../util/periodic-task.js';
 import { sharedThrottledLog } from '../util/shared-throttled-log.js';
+import { markStartupPhase } from '../util/startup-timeline.js';
 import { BrokerOffsetSync } from './consume/broker-offset-sync.js';
 import { ConsumeConcurrentlyService } from './consume/concurrently/consume-concurrently-service.js';
 import type { ConsumeService, ConsumeServiceFactory } from './consume/consume-service.js';
@@ -412,6 +413,7 @@ export class ConsumerRuntime implements MappingConsumer {
       if (isPermanentRefusal(error)) throw new ConsumerRefusedError('the offset store cannot be used', error);
       throw error;
     }
+    markStartupPhase(`${o.name}: offsets loaded`);
     if ((await this.routes.refresh(o.topic)) === undefined) {
       let failure = this.routes.lastFailure(o.topic);
       if (isSilentPeerClose(failure)) {
@@ -443,6 +445,7 @@ export class ConsumerRuntime implements MappingConsumer {
         }),
       ),
     );
+    markStartupPhase(`${o.name}: route`);
     let first = await this.heartbeat.sendToAll();
     const allSilent = (failures: unknown[]) => failures.length > 0 && failures.every(isSilentPeerClose);
     if (first.accepted === 0 && allSilent(first.failures)) {
@@ -459,10 +462,12 @@ export class ConsumerRuntime implements MappingConsumer {
       }
       this.log.warn('first heartbeat reached no broker');
     }
+    markStartupPhase(`${o.name}: heartbeat`);
     await this.checkFilter();
     if (o.messageModel === 'CLUSTERING') await this.routes.refresh(o.retryTopic, { optional: true });
     this.consumeService.start();
     await this.rebalancer.rebalance();
+    markStartupPhase(`${o.name}: rebalanced`);
     for (const task of Object.values(this.tasks)) task.start();
     // A route, a broker or the group list missing now is retried within seconds, not periods.
     this.recovery.start();

@@ -4,7 +4,6 @@
  * the poller over serverless.yml's `rocketmq` events with handlers invoked in-process (reloaded on edit),
  * and the live status. `stop()` releases everything it started, in reverse order.
  */
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { LOCAL_ENDPOINT_REGION, type RunConfig } from '../config/run-config.js';
 import { type PollerExit, startPoller } from '../poller/poller.js';
@@ -21,9 +20,10 @@ import {
   devConfigFromServerless,
 } from '../serverless-service/serverless-dev-config.js';
 import { componentLogger, type Logger } from '../util/logger.js';
-import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb.js';
+import { markStartupPhase } from '../util/startup-timeline.js';
+import { startInBackground } from './dev-background-starts.js';
 import { type HandlerWatcher, watchHandlerSources } from './handler-watcher.js';
-import { type DevRocketMQ, type DevRocketMQKind, startDevRocketMQ } from './local-rocketmq.js';
+import type { DevRocketMQ, DevRocketMQKind } from './local-rocketmq.js';
 import { ReloadingInvoker } from './reloading-invoker.js';
 import { LastInvokeTracker, mappingLineOf, StatusDisplay, type TextStream } from './status-display.js';
 import { ensureTypeScriptLoader } from './typescript-loader.js';
@@ -95,14 +95,32 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
   const configFile = path.resolve(options.configFile);
   const serviceDir = path.dirname(configFile);
   const stateDir = path.resolve(options.stateDir ?? path.join(serviceDir, DEV_STATE_DIR));
-  const { document, resolvedBy } = await loadServerlessService(configFile, {
-    env: options.env,
-    stage: options.stage,
-    region: options.region,
-    params: options.params,
-    stateDir,
-    source: options.configFile,
-  });
+  const localKind: DevRocketMQKind | undefined =
+    options.localCluster !== undefined
+      ? { kind: 'cluster', slavesPerGroup: options.localCluster.slavesPerGroup }
+      : options.localBroker === true
+        ? { kind: 'broker' }
+        : undefined;
+  // The slow starts need nothing from the service, so they run while it is read (the Framework, when it
+  // has variables) and checked: the local RocketMQ's JVMs (seconds) and the embedded DynamoDB. Its
+  // topics are created once the service is known; a service that does not load stops them again.
+  const starting = startInBackground(localKind, stateDir, options.logger);
+  let loaded: Awaited<ReturnType<typeof loadServerlessService>>;
+  try {
+    loaded = await loadServerlessService(configFile, {
+      env: options.env,
+      stage: options.stage,
+      region: options.region,
+      params: options.params,
+      stateDir,
+      source: options.configFile,
+    });
+  } catch (error) {
+    starting.abandon(log);
+    throw error;
+  }
+  markStartupPhase('service loaded');
+  const { document, resolvedBy } = loaded;
   if (resolvedBy !== undefined) {
     log.info(
       { resolvedBy, msSinceStart: Date.now() - startedAtMs },
@@ -119,17 +137,16 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       source: options.configFile,
       invokeEndpoint: options.invokeEndpoint,
     });
-  const localKind: DevRocketMQKind | undefined =
-    options.localCluster !== undefined
-      ? { kind: 'cluster', slavesPerGroup: options.localCluster.slavesPerGroup }
-      : options.localBroker === true
-        ? { kind: 'broker' }
-        : undefined;
-  // Validate before starting anything slow.
-  const checked = build(
-    localKind !== undefined ? PLACEHOLDER_NAME_SERVER : options.nameServer,
-    'http://127.0.0.1:1',
-  );
+  let checked: DevConfig;
+  try {
+    checked = build(
+      localKind !== undefined ? PLACEHOLDER_NAME_SERVER : options.nameServer,
+      'http://127.0.0.1:1',
+    );
+  } catch (error) {
+    starting.abandon(log);
+    throw error;
+  }
   for (const notice of checked.notices) log.warn(notice);
 
   const cleanups: { what: string; run: () => Promise<void> | void }[] = [];
@@ -143,30 +160,16 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     }
   };
   try {
-    const dataDir = path.join(stateDir, 'dynamodb');
-    if (localKind !== undefined) {
-      // Each local broker starts with an empty store: offsets kept from an earlier run would point past
-      // the end of every queue, so they start over with the broker.
-      await rm(dataDir, { recursive: true, force: true });
-    }
-    const db: EmbeddedDynamoDb = await startEmbeddedDynamoDb(dataDir);
-    cleanups.push({ what: 'embedded DynamoDB', run: () => db.close() });
+    const { db, local } = await starting.started((what, run) => cleanups.push({ what, run }));
     log.info({ endpoint: db.endpoint, dataDir: db.dataDir }, 'embedded DynamoDB started');
-
     let nameServer = options.nameServer;
-    let local: DevRocketMQ | undefined;
-    if (localKind !== undefined) {
+    if (local !== undefined) {
       const topics = new Map<string, boolean>();
       for (const mapping of checked.config.mappings) {
         topics.set(mapping.topic, (topics.get(mapping.topic) ?? false) || mapping.orderly);
       }
-      local = await startDevRocketMQ(localKind, {
-        topics: [...topics].map(([topic, orderly]) => ({ topic, orderly })),
-        logDir: path.join(stateDir, 'broker-logs'),
-        logger: options.logger,
-      });
-      const started = local;
-      cleanups.push({ what: `local ${started.kind}`, run: () => started.stop() });
+      await local.createTopics([...topics].map(([topic, orderly]) => ({ topic, orderly })));
+      markStartupPhase('topics created');
       nameServer = local.nameServer;
     }
     const { config, handlers, functionKeys } = build(nameServer, db.endpoint);
@@ -178,8 +181,25 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       options.invokeEndpoint === undefined
         ? new ReloadingInvoker({ shimDir: path.join(stateDir, 'handlers'), logger: options.logger })
         : undefined;
-    const poller = await startPoller(config, { logger: options.logger, invoker });
+    let firstInvocationLogged = false;
+    const firstInvocation = (): void => {
+      if (firstInvocationLogged) return;
+      firstInvocationLogged = true;
+      const msSinceStart = Date.now() - startedAtMs;
+      markStartupPhase('first invocation');
+      log.info({ msSinceStart }, 'first invocation');
+      options.onFirstInvocation?.(msSinceStart);
+    };
+    const poller = await startPoller(config, {
+      logger: options.logger,
+      // In-process, the first invocation is told as its handler answers; else by the status refresh.
+      invoker: invoker && {
+        invoke: (request) => invoker.invoke(request).finally(firstInvocation),
+        close: () => invoker.close(),
+      },
+    });
     cleanups.push({ what: 'poller', run: async () => void (await poller.stop()) });
+    markStartupPhase('poller started');
 
     if (invoker !== undefined) {
       // The service directory and each handler's own (even under dist/ or outside the service).
@@ -200,7 +220,6 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
 
     const display = new StatusDisplay({ stream: options.stdout, tty: options.tty, log });
     const lastInvokes = new LastInvokeTracker();
-    let firstInvocationLogged = false;
     const refresh = async (): Promise<void> => {
       const [statuses, lags] = await Promise.all([poller.status(), poller.lag()]);
       const stats = poller.invokeStats().mappings;
@@ -213,12 +232,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
           lastInvokes.observe(s.name, invokes),
         );
       });
-      if (!firstInvocationLogged && lines.some((line) => line.invocations > 0)) {
-        firstInvocationLogged = true;
-        const msSinceStart = Date.now() - startedAtMs;
-        log.info({ msSinceStart }, 'first invocation');
-        options.onFirstInvocation?.(msSinceStart);
-      }
+      if (lines.some((line) => line.invocations > 0)) firstInvocation();
       display.render(lines);
     };
     const timer = setInterval(() => {

@@ -1,6 +1,7 @@
 /**
- * The RocketMQ a dev session starts for itself (`--local-broker` or `--local-cluster`): started, given
- * the service's topics, described for the started line, and stopped with the session.
+ * The RocketMQ a dev session starts for itself (`--local-broker` or `--local-cluster`): started (before
+ * the service is read), then given the service's topics, described for the started line, and stopped with
+ * the session.
  */
 import { startLocalBroker } from '../local-broker/local-broker.js';
 import { startLocalCluster } from '../local-broker/local-cluster.js';
@@ -35,16 +36,18 @@ export interface DevRocketMQ {
   readonly nameServer: string;
   readonly clusterName: string;
   readonly brokers: readonly DevBrokerAddress[];
+  /** Creates `topics` ({@link DEV_TOPIC_QUEUES} queues on each master) and waits until they are routed. */
+  createTopics(topics: readonly LocalTopic[]): Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
- * Starts the local broker or cluster and creates `topics` on it ({@link DEV_TOPIC_QUEUES} queues on
- * each master); stops what it started when the topics cannot be created.
+ * Starts the local broker or cluster; the service's topics are created afterwards
+ * ({@link DevRocketMQ.createTopics}), so the JVMs can boot while the service is still being read.
  */
 export async function startDevRocketMQ(
   what: DevRocketMQKind,
-  options: { topics: readonly LocalTopic[]; logDir: string; logger: Logger },
+  options: { logDir: string; logger: Logger },
 ): Promise<DevRocketMQ> {
   const log = componentLogger('dev', options.logger);
   if (what.kind === 'broker') {
@@ -53,16 +56,14 @@ export async function startDevRocketMQ(
       log: componentLogger('local-broker', options.logger),
     });
     log.info({ nameServer: broker.namesrvAddr, broker: broker.brokerAddr }, 'local broker started');
-    const local: DevRocketMQ = {
+    return {
       kind: 'broker',
       nameServer: broker.namesrvAddr,
       clusterName: broker.clusterName,
       brokers: [{ brokerName: broker.brokerName, brokerId: 0, address: broker.brokerAddr }],
+      createTopics: (topics) => createLocalTopics(broker.namesrvAddr, broker.brokerAddr, topics, log),
       stop: () => broker.stop(),
     };
-    return withTopics(local, () =>
-      createLocalTopics(broker.namesrvAddr, broker.brokerAddr, options.topics, log),
-    );
   }
   const cluster = await startLocalCluster({
     brokerGroups: DEV_CLUSTER_BROKER_GROUPS,
@@ -77,32 +78,22 @@ export async function startDevRocketMQ(
     address: node.address,
   }));
   log.info({ nameServer: cluster.namesrvAddr, brokers }, 'local cluster started');
-  const local: DevRocketMQ = {
+  return {
     kind: 'cluster',
     nameServer: cluster.namesrvAddr,
     clusterName: cluster.clusterName,
     brokers,
+    createTopics: async (topics) => {
+      for (const { topic, orderly } of topics) {
+        await cluster.createTopic(topic, DEV_TOPIC_QUEUES, { order: orderly });
+        log.info(
+          { topic, queuesPerMaster: DEV_TOPIC_QUEUES, masters: DEV_CLUSTER_BROKER_GROUPS },
+          'topic created on the local cluster',
+        );
+      }
+    },
     stop: () => cluster.stop(),
   };
-  return withTopics(local, async () => {
-    for (const { topic, orderly } of options.topics) {
-      await cluster.createTopic(topic, DEV_TOPIC_QUEUES, { order: orderly });
-      log.info(
-        { topic, queuesPerMaster: DEV_TOPIC_QUEUES, masters: DEV_CLUSTER_BROKER_GROUPS },
-        'topic created on the local cluster',
-      );
-    }
-  });
-}
-
-async function withTopics(local: DevRocketMQ, create: () => Promise<void>): Promise<DevRocketMQ> {
-  try {
-    await create();
-    return local;
-  } catch (error) {
-    await local.stop();
-    throw error;
-  }
 }
 
 /**

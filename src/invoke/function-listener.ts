@@ -16,6 +16,7 @@ import type { MessageFilter } from '../filter/message-filter.js';
 import type { TraceCarrier } from '../handler/trace-context.js';
 import type { RocketMQEvent } from '../handler/types.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { markStartupPhase } from '../util/startup-timeline.js';
 import { BatchOutcome, type DeadLetterDecision } from './batch-outcome.js';
 import { type RecordLayout, recordFields, serializeLayouts } from './event-builder.js';
 import type { FailureDestination } from './failure-destination.js';
@@ -429,8 +430,13 @@ export class FunctionMessageListener implements MessageListener {
     traceContext: TraceCarrier | undefined,
   ): Promise<InvokeOutcome> {
     const observer = this.#observer;
+    markStartupPhase('first invoke started');
     if (observer === undefined) {
-      return this.#invoker.invoke(event.request(this.#functionRef, signal, undefined, traceContext));
+      const outcome = await this.#invoker.invoke(
+        event.request(this.#functionRef, signal, undefined, traceContext),
+      );
+      markStartupPhase('first invoke answered');
+      return outcome;
     }
     const startedMs = performance.now();
     const tell = (kind: InvokeResultKind): void => {
@@ -460,6 +466,7 @@ export class FunctionMessageListener implements MessageListener {
       tell('invoker-error');
       throw error;
     }
+    markStartupPhase('first invoke answered');
     tell(outcome.ok ? 'success' : outcome.kind);
     return outcome;
   }

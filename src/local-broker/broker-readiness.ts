@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { RequestCode } from '../protocol/request-code.js';
 import type { Logger } from '../util/logger.js';
 import { settlesWithin } from '../util/settles-within.js';
+import { markStartupPhase } from '../util/startup-timeline.js';
 import type { JvmProcess } from './jvm-process.js';
 import { LocalBrokerError } from './local-broker-error.js';
 import { oneShotRequest, type ProbeConnectOptions, probeTopicRoute } from './route-probe.js';
@@ -88,6 +89,7 @@ export async function waitForRegistration(
       // race means no route until the periodic registration 10 s later. Re-setting brokerPermission
       // makes it register at once (AdminBrokerProcessor.updateBrokerConfig).
       bootSeenAt ??= broker.outputTail().includes('boot success') ? Date.now() : undefined;
+      if (bootSeenAt !== undefined) markStartupPhase('local broker: broker boot line seen, not yet routed');
       const now = Date.now();
       if (
         bootSeenAt !== undefined &&

@@ -10,6 +10,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { markStartupPhase } from '../util/startup-timeline.js';
 import { aclBrokerConfig, aclCredentials, type LocalBrokerAclOptions } from './broker-acl.js';
 import {
   type BrokerConfigValues,
@@ -27,13 +28,14 @@ import {
   brokerVersionProfile,
   selectedBrokerVersion,
 } from './broker-version.js';
+import { classDataSharing } from './class-data-sharing.js';
 import { findBrokerPorts } from './free-ports.js';
 import { writeHomeConfLogback } from './home-conf-logback.js';
-import { assertJavaAvailable } from './java-runtime.js';
+import { assertJavaAvailable, JAVA_MODULE_FLAGS } from './java-runtime.js';
 import { localJvmArgs } from './jvm-args.js';
 import { spawnJvm } from './jvm-process.js';
 import { LocalBrokerError } from './local-broker-error.js';
-import { ensureRocketMQJars } from './rocketmq-jars.js';
+import { ensureRocketMQJars, type RocketMQJars } from './rocketmq-jars.js';
 import type { ProbeConnectOptions } from './route-probe.js';
 
 export type { LocalBrokerAclOptions } from './broker-acl.js';
@@ -129,14 +131,16 @@ export async function startLocalBroker(options: LocalBrokerOptions = {}): Promis
     );
   }
   await assertJavaAvailable();
+  markStartupPhase('local broker: java found');
   const jars = await ensureRocketMQJars({
     cacheDir: resolved.cacheDir,
     version: resolved.version,
     log: resolved.log,
   });
+  markStartupPhase('local broker: jars ready');
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(jars.classpath, resolved);
+      return await startOnce(jars, resolved);
     } catch (err) {
       const portClash = err instanceof LocalBrokerError && /Address already in use/i.test(err.message);
       if (!portClash || attempt >= MAX_START_ATTEMPTS) throw err;
@@ -145,8 +149,19 @@ export async function startLocalBroker(options: LocalBrokerOptions = {}): Promis
   }
 }
 
-async function startOnce(classpath: string, options: ResolvedOptions): Promise<LocalBroker> {
+async function startOnce(jars: RocketMQJars, options: ResolvedOptions): Promise<LocalBroker> {
   const startedAt = Date.now();
+  const { classpath } = jars;
+  const sharing = classDataSharing(
+    {
+      cacheDir: jars.cacheDir,
+      libDir: jars.libDir,
+      env: process.env,
+      javaFlags: JAVA_MODULE_FLAGS,
+      classpath,
+    },
+    options.log,
+  );
   // Read before the temp directory exists: an unreadable CA file then leaves nothing behind.
   const connect: ProbeConnectOptions = {
     tls: options.tls === undefined ? undefined : await probeTlsOptions(options.tls),
@@ -195,7 +210,7 @@ async function startOnce(classpath: string, options: ResolvedOptions): Promise<L
 
   const env: NodeJS.ProcessEnv = { ...process.env, ROCKETMQ_HOME: homeDir };
   delete env.NAMESRV_ADDR;
-  const jvmArgs = (heapMb: number, logbackFile: string, maxDirectMemoryMb?: number): string[] =>
+  const jvmArgs = (name: string, heapMb: number, logbackFile: string, maxDirectMemoryMb?: number): string[] =>
     localJvmArgs({
       heapMb,
       maxDirectMemoryMb,
@@ -203,7 +218,7 @@ async function startOnce(classpath: string, options: ResolvedOptions): Promise<L
       homeDir,
       classpath,
       tlsConfigFile: options.tls === undefined ? undefined : files.tlsConf,
-      extraJvmOptions: options.extraJvmOptions,
+      extraJvmOptions: [...sharing.jvmFlags(name), ...options.extraJvmOptions],
     });
   const launch: BrokerLaunch = {
     homeDir,
@@ -211,7 +226,12 @@ async function startOnce(classpath: string, options: ResolvedOptions): Promise<L
     logDir,
     env,
     brokerArgs: [
-      ...jvmArgs(options.heapMb, files.brokerLogback, brokerDirectMemoryMb(config, availableParallelism())),
+      ...jvmArgs(
+        'broker',
+        options.heapMb,
+        files.brokerLogback,
+        brokerDirectMemoryMb(config, availableParallelism()),
+      ),
       BROKER_MAIN,
       '-c',
       files.brokerConf,
@@ -238,13 +258,15 @@ async function startOnce(classpath: string, options: ResolvedOptions): Promise<L
   // boot) listens; should it not, registerNameServerPeriod (10 s) makes the broker try again soon.
   const namesrv = spawnJvm({
     name: 'namesrv',
-    args: [...jvmArgs(256, files.namesrvLogback), NAMESRV_MAIN, '-c', files.namesrvConf],
+    args: [...jvmArgs('namesrv', 256, files.namesrvLogback), NAMESRV_MAIN, '-c', files.namesrvConf],
     cwd: homeDir,
     env,
     log: options.log,
   });
   const broker = new RunningLocalBroker(launch, namesrv);
   await broker.startFirstBroker(startedAt);
+  markStartupPhase('local broker: broker registered (ready)');
+  sharing.booted();
   options.log.info(
     {
       namesrvAddr,

@@ -16,6 +16,7 @@ import { RocketMQError } from '../errors.js';
 import type { FunctionMessageListener } from '../invoke/function-listener.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, type Logger, rootLogger } from '../util/logger.js';
+import { markStartupPhase } from '../util/startup-timeline.js';
 import { FunctionTargets } from './function-targets.js';
 import { HealthBeat } from './health-beat.js';
 import { type SharedParts, wireMapping } from './mapping-wiring.js';
@@ -55,9 +56,12 @@ export class RunningPoller implements Poller {
     });
     // The constructor checks the TLS key material (rocketMQClientOf); then the handlers load.
     const poller = new RunningPoller(zoned, options);
+    markStartupPhase('poller: clients made');
     await poller.loadHandlers();
+    markStartupPhase('poller: handlers loaded');
     await poller.parts.retryProducer.start();
     await poller.wireMappings();
+    markStartupPhase('poller: mappings wired');
     await poller.startMappings();
     poller.run();
     return poller;

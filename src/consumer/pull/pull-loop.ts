@@ -35,6 +35,7 @@ import { matchesTags, type SubscriptionData } from '../../protocol/subscription.
 import { abortableSleep } from '../../util/abortable-sleep.js';
 import type { Logger } from '../../util/logger.js';
 import { sharedThrottledLog } from '../../util/shared-throttled-log.js';
+import { markStartupPhase } from '../../util/startup-timeline.js';
 import { ThrottledLog } from '../../util/throttled-log.js';
 import { type ConsumeService, realTopicOf } from '../consume/consume-service.js';
 import type { ConsumerBrokerCalls } from '../consumer-client.js';
@@ -150,6 +151,9 @@ export class PullLoop {
   private template: PullFrameTemplate | undefined;
   /** Ends the wait for the pull in flight as 'aborted' (the pull itself is abandoned). */
   private abortPull: (() => void) | undefined;
+  /** Whether this loop marked its first pull in the start-up timeline (startup-timeline.ts). */
+  private firstPullSent = false;
+  private firstPullAnswered = false;
   /** When the pull under way started, while an OpenTelemetry SDK is registered (else undefined). */
   private receiveStartedAt: number | undefined;
   /** The inflation limits every pull body of this queue is decoded with. */
@@ -344,6 +348,10 @@ export class PullLoop {
     if (this.template?.fits(header) !== true) this.template = new PullFrameTemplate(header);
     // With an OpenTelemetry SDK registered, the start of the receive span (consumer-tracing.ts).
     this.receiveStartedAt = receiveStartTime();
+    if (!this.firstPullSent) {
+      this.firstPullSent = true;
+      markStartupPhase(`${options.consumerGroup}: first pull sent`);
+    }
     const pull = this.o.broker.pullMessage(address, header, {
       timeoutMs: options.pullTimeoutMs,
       template: this.template,
@@ -362,6 +370,10 @@ export class PullLoop {
       pull.then(
         (result) => {
           this.abortPull = undefined;
+          if (!this.firstPullAnswered) {
+            this.firstPullAnswered = true;
+            markStartupPhase(`${options.consumerGroup}: first pull answered`);
+          }
           resolve({ kind: 'result', result, answeredBy });
         },
         (error: unknown) => {

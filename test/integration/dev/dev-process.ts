@@ -84,12 +84,25 @@ export function spawnDev(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>> = {},
 ): DevProcess {
+  return spawnScript('src/cli/main.ts', ['dev', ...args], env);
+}
+
+/**
+ * Spawns `node [nodeArgs] --import tsx <script> <args>` in the repository (`src/cli/demo.ts` is the demo),
+ * with info-level JSON logs unless `env` says otherwise.
+ */
+export function spawnScript(
+  script: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+  nodeArgs: readonly string[] = [],
+): DevProcess {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete childEnv[name];
     else childEnv[name] = value;
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'dev', ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
     cwd: REPO,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,93 @@
+/**
+ * `npm run demo` as a newcomer first sees it (src/cli/demo.ts, run as its own entry point): no AWS SDK
+ * Node.js version warning (the SDK's clients are made on the way, and on Node 20 the SDK warns), while
+ * any other warning still shows; and `--timings` reports every start-up phase up to the first invocation.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../support/wait-for.js';
+import { type DevProcess, REPO, STEP_TIMEOUT_MS, spawnScript } from './dev-process.js';
+
+const SDK_WARNING = 'The AWS SDK for JavaScript (v3)';
+const OTHER_WARNING = 'a warning the demo must still show';
+/** The demo's start, the local broker's included; a cold jar cache is fetched by the test setup first. */
+const START_TIMEOUT_MS = 180_000;
+
+describe('npm run demo', () => {
+  let demo: DevProcess;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'rocketmq-lambda-demo-test-'));
+    // Preloaded into the demo: emits a warning of its own once asked (SIGUSR2), after the SDK's clients exist.
+    const preload = path.join(dir, 'other-warning.mjs');
+    writeFileSync(
+      preload,
+      `process.on('SIGUSR2', () => process.emitWarning(${JSON.stringify(OTHER_WARNING)}, 'TestWarning'));\n`,
+    );
+    demo = spawnScript('src/cli/demo.ts', ['--timings'], { LOG_LEVEL: 'warn' }, ['--import', preload]);
+    await waitFor('the first handler invocation', START_TIMEOUT_MS, () =>
+      demo.watch.raw.some((line) => line.startsWith('First handler invocation')) ? true : undefined,
+    ).catch((error: unknown) => {
+      throw new Error(
+        `${String(error)}\nstdout:\n${demo.watch.raw.slice(-20).join('\n')}\nstderr:\n${demo.stderr()}`,
+      );
+    });
+  }, START_TIMEOUT_MS + STEP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    demo?.child.kill('SIGINT');
+    await Promise.race([demo?.exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+    await demo?.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('would get the SDK warning on this Node.js (the control: a client made without our filter)', () => {
+    const control = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; new DynamoDBClient({ region: 'us-east-1' });",
+      ],
+      { cwd: REPO, encoding: 'utf8' },
+    );
+    expect(
+      control.stderr,
+      `on Node ${process.version} the AWS SDK does not warn (this test needs Node.js 20, as the project runs on)`,
+    ).toContain(SDK_WARNING);
+  });
+
+  it('shows other warnings but not the AWS SDK Node.js version warning', async () => {
+    demo.child.kill('SIGUSR2');
+    await waitFor('the other warning on stderr', STEP_TIMEOUT_MS, () =>
+      demo.stderr().includes(OTHER_WARNING) ? true : undefined,
+    );
+    expect(demo.stderr()).toContain(`TestWarning: ${OTHER_WARNING}`);
+    expect(demo.stderr()).not.toContain(SDK_WARNING);
+    expect(demo.watch.raw.join('\n')).not.toContain(SDK_WARNING);
+  });
+
+  it('reports each start-up phase, from the process start to the first invocation', () => {
+    const output = demo.watch.raw.join('\n');
+    const timeline = output.slice(output.indexOf('start-up timeline'));
+    const phases = [
+      'node, tsx and imports',
+      'service loaded',
+      'local broker: broker registered (ready)',
+      'topics created',
+      'orders: route',
+      'orders: heartbeat',
+      'orders: rebalanced',
+      'poller started',
+      'orders-lambda: first pull sent',
+      'first invoke started',
+      'first invocation',
+    ];
+    for (const phase of phases)
+      expect(timeline).toMatch(new RegExp(`^ +\\d+ +\\+\\d+ +${phase.replace(/[()]/g, '\\$&')}$`, 'm'));
+  });
+});
