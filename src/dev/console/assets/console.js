@@ -786,7 +786,8 @@ function render(focus) {
     case 'invocation':
       return showInvocation(route.id);
     case 'dead-letters':
-      return showDeadLetters(route.query.group);
+      // Without a group in the address: the one the picker shows (the first mapping's, once known).
+      return showDeadLetters(route.query.group ?? ($('dlq-group').value || undefined));
     case 'message':
       return showMessage(route.id);
     default:
