@@ -802,16 +802,14 @@ async function start() {
   setUpDeadLetters();
   setUpMessage();
   window.addEventListener('hashchange', () => render(true));
-  render(false);
+  // The state first: the filters' and the group picker's choices come from it (a link may name one).
   try {
     applyState(await api('/api/state'));
   } catch (error) {
     $('connection').textContent = error instanceof Error ? error.message : String(error);
     $('connection').dataset.state = 'down';
   }
-  if (route.view === 'dead-letters' && route.query.group === undefined && state.mappings[0] !== undefined) {
-    showDeadLetters(state.mappings[0].group);
-  }
+  render(false);
   connect();
 }
 
