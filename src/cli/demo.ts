@@ -17,8 +17,8 @@ import { DEV_STATE_DIR } from '../serverless-service/dev-state-file.js';
 import { abortableSleep } from '../util/abortable-sleep.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
-import { consoleLine, useLocalCredentials } from './dev-command.js';
 import { demoConsoleOption } from './demo-console-option.js';
+import { consoleLine, useLocalCredentials } from './dev-command.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SAMPLE_DURATION_MS = 20_000;

@@ -57,7 +57,7 @@ export interface ConsoleApiDeps {
       }) => Promise<RecordedInvocation>)
     | undefined;
   send(message: ConsoleSendRequest): Promise<ConsoleSendAnswer>;
-  deadLetters(group: string, limit: number): Promise<unknown>;
+  deadLetters(group: string, limit: number, all: boolean): Promise<unknown>;
   redrive(group: string, messageIds: readonly string[]): Promise<unknown>;
 }
 
@@ -88,7 +88,15 @@ export async function handleApiRequest(
       return sendJson(response, 200, await deps.send(sendRequestOf(await readJsonObject(request))));
     case 'GET /dead-letters': {
       const group = groupOf(deps, url.searchParams.get('group'));
-      return sendJson(response, 200, await deps.deadLetters(group, limitOf(url.searchParams)));
+      const all = url.searchParams.get('all') ?? 'false';
+      if (all !== 'true' && all !== 'false') {
+        throw new HttpError(400, `all must be true or false, got ${JSON.stringify(all)}`);
+      }
+      return sendJson(
+        response,
+        200,
+        await deps.deadLetters(group, limitOf(url.searchParams), all === 'true'),
+      );
     }
     case 'POST /dead-letters/redrive': {
       const body = await readJsonObject(request);

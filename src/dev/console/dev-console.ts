@@ -124,7 +124,7 @@ export async function startDevConsole(options: {
         }),
       replay: recording === undefined ? undefined : (fields) => recording.replay(fields),
       send,
-      deadLetters: (group, limit) => deadLetters.list(group, limit),
+      deadLetters: (group, limit, all) => deadLetters.list(group, limit, all),
       redrive: (group, messageIds) => deadLetters.redrive(group, messageIds),
     };
   };
