@@ -17,7 +17,8 @@ import { DEV_STATE_DIR } from '../serverless-service/dev-state-file.js';
 import { abortableSleep } from '../util/abortable-sleep.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
-import { useLocalCredentials } from './dev-command.js';
+import { demoConsoleOption } from './demo-console-option.js';
+import { consoleLine, useLocalCredentials } from './dev-command.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SAMPLE_DURATION_MS = 20_000;
@@ -53,6 +54,11 @@ function sample(n: number): { message: ProducerMessage; queueId?: number } {
 
 async function main(): Promise<number> {
   const startedAtMs = Date.now();
+  const consoleOption = demoConsoleOption(process.argv.slice(2));
+  if (typeof consoleOption === 'string') {
+    console.error(`demo: ${consoleOption}`);
+    return 2;
+  }
   const level = process.env.LOG_LEVEL ?? 'warn';
   const logger = pino({ level }, process.stdout);
   // Some components log through the root logger: the same level keeps the handlers' lines readable.
@@ -88,6 +94,8 @@ async function main(): Promise<number> {
       logger,
       stdout: process.stdout,
       tty: process.stdout.isTTY === true,
+      console: consoleOption,
+      onConsole: (url) => console.log(consoleLine(url)),
       onFirstInvocation: (msSinceStart) =>
         console.log(
           `First handler invocation ${((Date.now() - startedAtMs) / 1000).toFixed(1)} s after start (${msSinceStart} ms after dev started).`,

@@ -21,6 +21,7 @@ import {
   devConfigFromServerless,
 } from '../serverless-service/serverless-dev-config.js';
 import { componentLogger, type Logger } from '../util/logger.js';
+import { type DevConsole, startDevConsole } from './console/dev-console.js';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb.js';
 import { type HandlerWatcher, watchHandlerSources } from './handler-watcher.js';
 import { type DevRocketMQ, type DevRocketMQKind, startDevRocketMQ } from './local-rocketmq.js';
@@ -64,6 +65,12 @@ export interface DevSessionOptions {
    * `http://127.0.0.1:3002`) as `<service>-<stage>-<function>` instead of running handlers in-process.
    */
   readonly invokeEndpoint?: string | undefined;
+  /**
+   * The web console (docs/console-api.md) on 127.0.0.1:`port` (0: any free port); undefined: none.
+   */
+  readonly console?: { readonly port: number } | undefined;
+  /** Called once the console listens (before the broker starts), with its address. */
+  readonly onConsole?: ((url: string) => void) | undefined;
   /** Called once, when the first batch has been invoked, with the milliseconds since the start. */
   readonly onFirstInvocation?: ((msSinceStart: number) => void) | undefined;
 }
@@ -81,6 +88,8 @@ export interface DevSession {
   readonly local?: Pick<DevRocketMQ, 'kind' | 'clusterName' | 'brokers'> | undefined;
   readonly dynamoDbEndpoint: string;
   readonly stateDir: string;
+  /** The console's address, when it runs. */
+  readonly consoleUrl?: string | undefined;
   /** Resolves once everything has stopped (after `stop()`, or a fatal mapping failure). */
   readonly stopped: Promise<PollerExit>;
   stop(): Promise<PollerExit>;
@@ -143,6 +152,17 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     }
   };
   try {
+    let devConsole: DevConsole | undefined;
+    if (options.console !== undefined) {
+      devConsole = await startDevConsole({
+        port: options.console.port,
+        logger: options.logger,
+        functionNameOf: (mapping) => checked.functionKeys.get(mapping.name) ?? mapping.functionRef,
+      });
+      const started = devConsole;
+      cleanups.push({ what: 'console', run: () => started.close() });
+      options.onConsole?.(devConsole.url);
+    }
     const dataDir = path.join(stateDir, 'dynamodb');
     if (localKind !== undefined) {
       // Each local broker starts with an empty store: offsets kept from an earlier run would point past
@@ -178,7 +198,11 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       options.invokeEndpoint === undefined
         ? new ReloadingInvoker({ shimDir: path.join(stateDir, 'handlers'), logger: options.logger })
         : undefined;
-    const poller = await startPoller(config, { logger: options.logger, invoker });
+    const poller = await startPoller(config, {
+      logger: options.logger,
+      invoker: invoker === undefined ? undefined : (devConsole?.recordingInvoker(invoker) ?? invoker),
+      wrapListener: devConsole?.wrapListener,
+    });
     cleanups.push({ what: 'poller', run: async () => void (await poller.stop()) });
 
     if (invoker !== undefined) {
@@ -238,6 +262,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       dynamoDbEndpoint: db.endpoint,
       functionKeys,
     });
+    devConsole?.attach({ config, poller, functionKeys, startedAt: new Date(startedAtMs) });
     await writeDevState(stateDir, state);
     cleanups.push({ what: 'dev state file', run: () => removeDevState(stateDir) });
     log.info(
@@ -269,6 +294,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       local,
       dynamoDbEndpoint: db.endpoint,
       stateDir,
+      consoleUrl: devConsole?.url,
       stopped: poller.stopped.then(() => stop()),
       stop,
     };

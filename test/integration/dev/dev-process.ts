@@ -89,11 +89,19 @@ export function spawnDev(
     if (value === undefined) delete childEnv[name];
     else childEnv[name] = value;
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'dev', ...args], {
-    cwd: REPO,
-    env: childEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // Tests run side by side: the console on any free port unless the test says otherwise.
+  const consoleArgs = args.some((arg) => arg.startsWith('--console-port') || arg === '--no-console')
+    ? []
+    : ['--console-port', '0'];
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'dev', ...args, ...consoleArgs],
+    {
+      cwd: REPO,
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
