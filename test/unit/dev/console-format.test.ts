@@ -101,7 +101,8 @@ describe('routes', () => {
       ['invocations', undefined, { mapping: 'orders', outcome: 'dead-lettered' }],
       ['invocation', 'inv/1 2', {}],
       ['send', undefined, {}],
-      ['dead-letters', undefined, { group: 'orders-lambda' }],
+      ['dead-letters', undefined, { group: 'orders-lambda', all: 'true' }],
+      ['filtered', undefined, { mapping: 'orders' }],
       ['message', 'C0A8000100002A9F', {}],
     ] as const;
     for (const [view, id, query] of cases) {

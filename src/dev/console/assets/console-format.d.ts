@@ -13,7 +13,7 @@ export interface Shown {
 }
 
 export interface Route {
-  view: 'mappings' | 'invocations' | 'invocation' | 'send' | 'dead-letters' | 'message';
+  view: 'mappings' | 'invocations' | 'invocation' | 'send' | 'dead-letters' | 'filtered' | 'message';
   id?: string;
   query: Record<string, string>;
 }

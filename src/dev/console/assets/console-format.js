@@ -126,7 +126,7 @@ export function describeHealth(health) {
 
 /**
  * The page's location (`location.hash`) as a route: `{ view, id?, query }` with view one of
- * `mappings`, `invocations`, `invocation`, `send`, `dead-letters`, `message`. An unknown hash is the
+ * `mappings`, `invocations`, `invocation`, `send`, `dead-letters`, `filtered`, `message`. An unknown hash is the
  * mappings view.
  */
 export function parseRoute(hash) {
@@ -142,6 +142,8 @@ export function parseRoute(hash) {
       return { view: 'send', query };
     case 'dead-letters':
       return { view: 'dead-letters', query };
+    case 'filtered':
+      return { view: 'filtered', query };
     case 'messages':
       return { view: 'message', id, query };
     default:
@@ -157,6 +159,7 @@ export function routeHash(view, id, query = {}) {
     invocation: '#/invocations',
     send: '#/send',
     'dead-letters': '#/dead-letters',
+    filtered: '#/filtered',
     message: '#/messages',
   }[view];
   if (base === undefined) throw new Error(`unknown view ${JSON.stringify(view)}`);

@@ -164,6 +164,7 @@ function renderMappings() {
 function mappingCard(mapping) {
   const value = () => el('dd');
   const fields = {
+    state: value(),
     topic: value(),
     group: value(),
     mode: value(),
@@ -175,6 +176,7 @@ function mappingCard(mapping) {
     invocations: value(),
   };
   const labels = {
+    state: 'State',
     topic: 'Topic',
     group: 'Consumer group',
     mode: 'Mode',
@@ -213,6 +215,7 @@ function mappingCard(mapping) {
         el(
           'tr',
           {},
+          el('th', { scope: 'col' }, 'Topic'),
           el('th', { scope: 'col' }, 'Broker'),
           el('th', { scope: 'col' }, 'Queue'),
           el('th', { scope: 'col' }, 'Lag'),
@@ -235,6 +238,8 @@ function mappingCard(mapping) {
         { href: routeHash('dead-letters', undefined, { group: mapping.group }) },
         `Dead letters of ${mapping.group}`,
       ),
+      ' · ',
+      el('a', { href: routeHash('filtered', undefined, { mapping: mapping.id }) }, `Messages filtered out`),
     ),
   );
   return {
@@ -243,6 +248,7 @@ function mappingCard(mapping) {
       const healthText = describeHealth(m.health);
       health.textContent = healthText;
       health.dataset.healthy = String(m.health?.healthy === true);
+      fields.state.textContent = m.state ?? '–';
       fields.topic.textContent = m.topic;
       fields.group.textContent = m.group;
       fields.mode.textContent = m.filters ? `${m.mode}, filtered` : m.mode;
@@ -251,12 +257,16 @@ function mappingCard(mapping) {
       fields.retries.textContent = String(m.retries);
       fields.deadLetters.textContent = String(m.deadLetters);
       fields.filteredOut.textContent = String(m.filteredOut);
-      fields.invocations.textContent = String(m.invocations);
+      fields.invocations.textContent =
+        m.invocationsDropped > 0
+          ? `${m.invocations} (${m.invocationsDropped} oldest dropped)`
+          : String(m.invocations);
       queues.replaceChildren(
         ...(m.queues ?? []).map((q) =>
           el(
             'tr',
             {},
+            el('td', {}, q.topic ?? m.topic),
             el('td', {}, q.broker),
             el('td', {}, q.queueId),
             el('td', {}, formatLag(q.lag)),
@@ -265,7 +275,7 @@ function mappingCard(mapping) {
         ),
       );
       if ((m.queues ?? []).length === 0)
-        queues.append(el('tr', {}, el('td', { colspan: 4 }, 'No queues held yet')));
+        queues.append(el('tr', {}, el('td', { colspan: 5 }, 'No queues held yet')));
     },
   };
 }
@@ -282,6 +292,14 @@ function fillMappingChoices() {
       ...state.mappings.map((m) => el('option', { value: m.id }, `${m.functionName} (${m.topic})`)),
     );
     mappingSelect.value = selected;
+  }
+  const filteredSelect = $('filtered-mapping');
+  if ([...filteredSelect.options].map((o) => o.value).join('\n') !== wanted.join('\n')) {
+    const selected = filteredSelect.value || route.query.mapping;
+    filteredSelect.replaceChildren(
+      ...state.mappings.map((m) => el('option', { value: m.id }, m.functionName)),
+    );
+    if (selected) filteredSelect.value = selected;
   }
   const groupSelect = $('dlq-group');
   const groups = [...new Set(state.mappings.map((m) => m.group))];
@@ -347,9 +365,15 @@ async function showInvocations(query) {
 
 function onLiveInvocation(summary) {
   if (route.view !== 'invocations') return;
+  const body = $('invocations');
+  // The same invocation again (a record dead-lettered after it settled): its row is updated in place.
+  const existing = [...body.rows].find((row) => row.dataset.invocation === summary.id);
+  if (existing !== undefined) {
+    existing.replaceWith(invocationRow(summary));
+    return;
+  }
   const match = summaryMatches(summary, listFilters);
   if (match === 'yes') {
-    const body = $('invocations');
     body.prepend(invocationRow(summary));
     while (body.rows.length > LIST_LIMIT) body.lastElementChild?.remove();
     $('invocations-empty').hidden = true;
@@ -605,7 +629,8 @@ function setUpSend() {
 function setUpDeadLetters() {
   $('dlq-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    navigate(routeHash('dead-letters', undefined, { group: $('dlq-group').value }));
+    const all = $('dlq-all-stored').checked ? 'true' : undefined;
+    navigate(routeHash('dead-letters', undefined, { group: $('dlq-group').value, all }));
   });
   const all = $('dlq-all');
   all.addEventListener('change', () => {
@@ -615,7 +640,8 @@ function setUpDeadLetters() {
   $('dead-letters').addEventListener('change', updateRedriveButton);
   $('dlq-redrive-form').addEventListener('submit', async (event) => {
     event.preventDefault();
-    const group = $('dlq-redrive-form').dataset.group;
+    const form = $('dlq-redrive-form');
+    const group = form.dataset.group;
     const messageIds = selectionBoxes()
       .filter((b) => b.checked)
       .map((b) => b.value);
@@ -641,7 +667,7 @@ function setUpDeadLetters() {
             ),
       );
       announce(`Redriven ${formatCount(redriven.length, 'message')}, skipped ${skipped.length}`);
-      await showDeadLetters(group, false);
+      await showDeadLetters(group, form.dataset.all === 'true', false);
     } catch (error) {
       showError('dlq-error', error);
       updateRedriveButton();
@@ -659,7 +685,7 @@ function updateRedriveButton() {
     selected === 0 ? 'Redrive selected' : `Redrive ${formatCount(selected, 'selected message')}`;
 }
 
-async function showDeadLetters(group, clearResult = true) {
+async function showDeadLetters(group, all, clearResult = true) {
   showError('dlq-error');
   if (clearResult) $('dlq-result').replaceChildren();
   const form = $('dlq-redrive-form');
@@ -668,11 +694,12 @@ async function showDeadLetters(group, clearResult = true) {
     return;
   }
   if ($('dlq-group').value !== group) $('dlq-group').value = group;
+  $('dlq-all-stored').checked = all;
+  const query = { group, limit: String(DLQ_LIMIT), ...(all ? { all: 'true' } : {}) };
   try {
-    const { messages } = await api(
-      `/api/dead-letters?${new URLSearchParams({ group, limit: String(DLQ_LIMIT) })}`,
-    );
+    const { messages } = await api(`/api/dead-letters?${new URLSearchParams(query)}`);
     form.dataset.group = group;
+    form.dataset.all = String(all);
     $('dlq-caption').textContent = `${formatCount(messages.length, 'dead letter')} of ${group}`;
     $('dead-letters').replaceChildren(
       ...messages.map((m) =>
@@ -700,6 +727,50 @@ async function showDeadLetters(group, clearResult = true) {
   } catch (error) {
     form.hidden = true;
     showError('dlq-error', error);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Messages filtered out (they have no invocation)
+
+function setUpFiltered() {
+  $('filtered-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    navigate(routeHash('filtered', undefined, { mapping: $('filtered-mapping').value }));
+  });
+}
+
+async function showFiltered(mappingId) {
+  showError('filtered-error');
+  const table = $('filtered-table');
+  if (mappingId === undefined || mappingId === '') {
+    table.hidden = true;
+    return;
+  }
+  if ($('filtered-mapping').value !== mappingId) $('filtered-mapping').value = mappingId;
+  try {
+    const query = new URLSearchParams({ mapping: mappingId, limit: String(LIST_LIMIT) });
+    const { messages } = await api(`/api/filtered?${query}`);
+    $('filtered-caption').textContent =
+      `${formatCount(messages.length, 'message')} filtered out by ${mappingId}, newest first`;
+    $('filtered').replaceChildren(
+      ...messages.map((m) =>
+        el(
+          'tr',
+          { 'data-message-id': m.messageId },
+          el('td', {}, timeEl(m.at)),
+          el('td', {}, messageLink(m.messageId)),
+          el('td', {}, m.topic),
+          el('td', {}, m.tags ?? '–'),
+          el('td', {}, (m.keys ?? []).join(', ') || '–'),
+          el('td', { class: 'mono' }, bodyPreview(m.body)),
+        ),
+      ),
+    );
+    table.hidden = false;
+  } catch (error) {
+    table.hidden = true;
+    showError('filtered-error', error);
   }
 }
 
@@ -787,7 +858,12 @@ function render(focus) {
       return showInvocation(route.id);
     case 'dead-letters':
       // Without a group in the address: the one the picker shows (the first mapping's, once known).
-      return showDeadLetters(route.query.group ?? ($('dlq-group').value || undefined));
+      return showDeadLetters(
+        route.query.group ?? ($('dlq-group').value || undefined),
+        route.query.all === 'true',
+      );
+    case 'filtered':
+      return showFiltered(route.query.mapping ?? ($('filtered-mapping').value || undefined));
     case 'message':
       return showMessage(route.id);
     default:
@@ -800,6 +876,7 @@ async function start() {
   setUpReplay();
   setUpSend();
   setUpDeadLetters();
+  setUpFiltered();
   setUpMessage();
   window.addEventListener('hashchange', () => render(true));
   // The state first: the filters' and the group picker's choices come from it (a link may name one).
