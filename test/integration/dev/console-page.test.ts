@@ -25,6 +25,8 @@ import { type DevProcess, REPO, STEP_TIMEOUT_MS, spawnDev } from './dev-process.
 const ARTIFACTS = path.join(REPO, 'test-artifacts', 'console');
 /** The line `dev` prints with the console's address. */
 const CONSOLE_LINE = /console: (http:\/\/127\.0\.0\.1:\d+\/)/;
+/** dev's start: loading its modules through tsx takes long on a busy machine. */
+const START_TIMEOUT_MS = 120_000;
 
 /** The demo's orders handler, as plain TypeScript: rejects an order without a non-negative total. */
 const ordersHandler = (acceptNegative: boolean): string => `
@@ -135,15 +137,22 @@ describe('the dev console page in a headless browser', () => {
       '0',
     ]);
     cleanups.push(() => dev.kill());
-    consoleUrl = await waitFor('dev to print the console address', STEP_TIMEOUT_MS, () => {
-      if (dev.child.exitCode !== null) throw new Error(`dev exited: ${dev.stderr()}`);
+    const printed = (): string => `stdout:\n${dev.watch.raw.slice(-15).join('\n')}\nstderr:\n${dev.stderr()}`;
+    consoleUrl = await waitFor('dev to print the console address', START_TIMEOUT_MS, () => {
+      if (dev.child.exitCode !== null) throw new Error(`dev exited (${dev.child.exitCode}): ${printed()}`);
       for (const line of dev.watch.raw) {
         const url = CONSOLE_LINE.exec(line)?.[1];
         if (url !== undefined) return url;
       }
       return undefined;
+    }).catch((error: unknown) => {
+      throw new Error(`${error instanceof Error ? error.message : String(error)}; ${printed()}`);
     });
-    await dev.watch.waitFor('dev to start', (l) => l.msg === 'dev started: watching handlers, Ctrl-C stops');
+    await dev.watch.waitFor(
+      'dev to start',
+      (l) => l.msg === 'dev started: watching handlers, Ctrl-C stops',
+      START_TIMEOUT_MS,
+    );
 
     browser = await launchChromium();
     cleanups.push(() => browser.close());
@@ -151,7 +160,7 @@ describe('the dev console page in a headless browser', () => {
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     cleanups.push(async () => expect(pageErrors, 'errors thrown in the page').toEqual([]));
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();

@@ -612,6 +612,8 @@ function setUpSend() {
         facts([
           ['Message id', messageLink(sent.messageId)],
           ['Queue', `${sent.broker} / ${sent.queueId} at offset ${sent.queueOffset}`],
+          // Only when the broker's status is not SEND_OK (e.g. a slave not yet in sync).
+          ['Broker status', sent.status],
         ]),
       );
       announce(`Sent message ${sent.messageId}`);
