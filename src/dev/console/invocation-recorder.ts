@@ -145,7 +145,10 @@ export class InvocationRecorder {
         this.#settleMessage(messageId, outcome);
       });
     }
-    for (const invocation of invocations) this.#tell(invocation);
+    for (const invocation of invocations) {
+      invocation.settled = true;
+      this.#tell(invocation);
+    }
   }
 
   /** Messages that ended somewhere without an invocation (dead-lettered by the listener, filtered). */
@@ -204,10 +207,11 @@ export class InvocationRecorder {
     return this.#dropped.get(functionName) ?? 0;
   }
 
-  /** Invocations matching `query`, newest first. */
+  /** Settled invocations matching `query`, newest first (one still running or unsettled is left out). */
   list(query: InvocationQuery): InvocationSummary[] {
     const matches: RecordedInvocation[] = [];
     for (const invocation of this.#byId.values()) {
+      if (!invocation.settled) continue;
       if (query.mappingId !== undefined && invocation.mappingId !== query.mappingId) continue;
       if (query.messageId !== undefined && !invocation.messageIds.includes(query.messageId)) continue;
       if (query.key !== undefined && !invocation.hasKey(query.key)) continue;
@@ -245,6 +249,7 @@ export class InvocationRecorder {
 
   /** Tells the listeners of an invocation that is not part of a batch (a replay). */
   told(invocation: RecordedInvocation): void {
+    invocation.settled = true;
     this.#tell(invocation);
   }
 

@@ -97,6 +97,8 @@ export class RecordedInvocation implements LogSink {
   #logsTruncated = false;
   #durationMs: number | undefined;
   #response: InvocationResponse | undefined;
+  /** Set once the outcomes of its records are known (its batch settled, or it was a replay). */
+  settled = false;
 
   constructor(fields: {
     id: string;

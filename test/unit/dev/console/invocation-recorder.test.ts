@@ -29,8 +29,12 @@ function begin(recorder: InvocationRecorder, functionName: string, ...ids: strin
 describe('InvocationRecorder', () => {
   it('keeps the newest invocations per function, counts the dropped ones, and forgets them everywhere', () => {
     const recorder = new InvocationRecorder({ bounds: { invocationsPerFunction: 3 } });
-    const ids = Array.from({ length: 5 }, (_, n) => begin(recorder, 'orders', `m${n}`).id);
+    const invocations = Array.from({ length: 5 }, (_, n) => begin(recorder, 'orders', `m${n}`));
+    const ids = invocations.map((invocation) => invocation.id);
     const other = begin(recorder, 'ledger', 'x');
+    // Unsettled invocations are not listed yet.
+    expect(recorder.list({ limit: 100 })).toEqual([]);
+    recorder.settle([...invocations, other], () => undefined);
     expect(recorder.list({ mappingId: 'orders', limit: 100 }).map((s) => s.id)).toEqual(
       ids.slice(2).reverse(),
     );
