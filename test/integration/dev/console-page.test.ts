@@ -178,7 +178,7 @@ describe('the dev console page in a headless browser', () => {
     const ordersText = (await orders.textContent()) ?? '';
     expect(ordersText).toContain(ordersTopic);
     expect(ordersText).toContain(`${ordersTopic}_orders`);
-    expect(ordersText).toContain('concurrent, filtered');
+    expect(await orders.locator('dd[data-field="mode"]').textContent()).toBe('concurrent');
     expect(await orders.locator('.health').textContent()).toBe('healthy');
     expect(await ledger.textContent()).toContain('orderly');
     // Keyboard: the first Tab reaches the skip link, the next ones the views.
@@ -197,19 +197,20 @@ describe('the dev console page in a headless browser', () => {
     body: string;
   }): Promise<string> => {
     await page.getByRole('link', { name: 'Send', exact: true }).click();
-    await page.getByLabel('Topic').fill(ordersTopic);
-    await page.getByLabel('Tags').fill(fields.tags);
-    await page.getByLabel(/^Keys/).fill(fields.keys);
-    await page.getByLabel(/^Properties/).fill(fields.properties);
-    await page.getByLabel('Body').fill(fields.body);
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const form = page.locator('#send-form');
+    await form.getByLabel('Topic').fill(ordersTopic);
+    await form.getByLabel('Tags').fill(fields.tags);
+    await form.getByLabel(/^Keys/).fill(fields.keys);
+    await form.getByLabel(/^Properties/).fill(fields.properties);
+    await form.getByLabel('Body').fill(fields.body);
+    await form.getByRole('button', { name: 'Send', exact: true }).click();
     return text('#send-result a');
   };
 
   /** Filters the invocations list by message id until the invocation that carried it is listed. */
   const openInvocationOf = async (messageId: string): Promise<void> => {
     await page.getByRole('link', { name: 'Invocations', exact: true }).click();
-    await page.getByLabel('Message id').fill(messageId);
+    await page.locator('#invocation-filters').getByLabel('Message id').fill(messageId);
     const row = page.locator('#invocations tr').first();
     await waitFor(
       `an invocation of ${messageId} in the list`,

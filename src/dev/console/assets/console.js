@@ -203,7 +203,10 @@ function mappingCard(mapping) {
     el(
       'dl',
       { class: 'facts' },
-      Object.entries(fields).map(([name, dd]) => el('div', {}, el('dt', {}, labels[name]), dd)),
+      Object.entries(fields).map(([name, dd]) => {
+        dd.dataset.field = name;
+        return el('div', {}, el('dt', {}, labels[name]), dd);
+      }),
     ),
     el(
       'table',
@@ -251,7 +254,7 @@ function mappingCard(mapping) {
       fields.state.textContent = m.state ?? '–';
       fields.topic.textContent = m.topic;
       fields.group.textContent = m.group;
-      fields.mode.textContent = m.filters ? `${m.mode}, filtered` : m.mode;
+      fields.mode.textContent = m.filters ? `${m.mode}, with filter criteria` : m.mode;
       fields.lag.textContent = formatLag(totalLag(m.queues));
       fields.inFlightBatches.textContent = String(m.inFlightBatches);
       fields.retries.textContent = String(m.retries);
