@@ -82,6 +82,8 @@ describe('the dev console page in a headless browser', () => {
   };
 
   beforeAll(async () => {
+    // This run's screenshots only.
+    await rm(ARTIFACTS, { recursive: true, force: true });
     await mkdir(ARTIFACTS, { recursive: true });
     const { namesrvAddr } = testBroker();
     ordersTopic = uniqueTopic('ConsoleOrders');
