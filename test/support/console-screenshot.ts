@@ -47,8 +47,10 @@ function consoleAddress(demo: ChildProcess): Promise<string> {
 async function untilInvoked(base: string, count: number): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
-    const state = (await (await fetch(new URL('api/state', base))).json()) as { mappings: Mapping[] };
-    if (state.mappings.length > 0 && state.mappings.every((m) => m.invocations >= count)) return;
+    const answer = await fetch(new URL('api/state', base));
+    // 503 while the session starts (docs/console-api.md).
+    const mappings = answer.ok ? ((await answer.json()) as { mappings: Mapping[] }).mappings : [];
+    if (mappings.length > 0 && mappings.every((m) => m.invocations >= count)) return;
     if (Date.now() > deadline) {
       throw new Error(`the demo's functions were not invoked ${count} times within ${READY_TIMEOUT_MS} ms`);
     }
