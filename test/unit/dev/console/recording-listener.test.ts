@@ -71,7 +71,7 @@ function setUp(answer: InvokeOutcome = { ok: true, payload: Buffer.from('null') 
       requests.push(request);
       return answer;
     },
-    close: async () => {},
+    close: () => Promise.resolve(),
   };
   const invoker = new RecordingInvoker(inner, recorder, new InvocationLogCapture());
   return { recorder, invoker, requests };
