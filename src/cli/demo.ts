@@ -20,7 +20,8 @@ import { suppressAwsSdkNodeVersionWarning } from '../util/aws-sdk-node-warning.j
 import { describeError } from '../util/describe-error.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
 import { formatStartupTimeline, markStartupPhase } from '../util/startup-timeline.js';
-import { useLocalCredentials } from './dev-command.js';
+import { demoOptions } from './demo-options.js';
+import { consoleLine, useLocalCredentials } from './dev-command.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SAMPLE_DURATION_MS = 20_000;
@@ -59,7 +60,12 @@ async function main(): Promise<number> {
   markStartupPhase('node, tsx and imports');
   // As the CLI's main.ts does for every command: the demo is its own entry point.
   suppressAwsSdkNodeVersionWarning();
-  const timings = process.argv.slice(2).includes('--timings');
+  const options = demoOptions(process.argv.slice(2));
+  if (typeof options === 'string') {
+    console.error(`demo: ${options}`);
+    return 2;
+  }
+  const { timings } = options;
   const level = process.env.LOG_LEVEL ?? 'warn';
   const logger = pino({ level }, process.stdout);
   // Some components log through the root logger: the same level keeps the handlers' lines readable.
@@ -95,6 +101,8 @@ async function main(): Promise<number> {
       logger,
       stdout: process.stdout,
       tty: process.stdout.isTTY === true,
+      console: options.console,
+      onConsole: (url) => console.log(consoleLine(url)),
       onFirstInvocation: (msSinceStart) => {
         console.log(
           `First handler invocation ${((Date.now() - startedAtMs) / 1000).toFixed(1)} s after start (${msSinceStart} ms after dev started).`,

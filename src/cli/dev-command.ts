@@ -6,6 +6,7 @@
  * stops everything it started (exit 0); a second Ctrl-C exits at once.
  */
 import { ConfigError } from '../config/config-error.js';
+import { ConsolePortError, DEFAULT_CONSOLE_PORT } from '../dev/console/console-server.js';
 import { type DevSession, startDevSession } from '../dev/dev-session.js';
 import { localBrokersLine } from '../dev/local-rocketmq.js';
 import { DEV_PLACEHOLDER_CREDENTIAL } from '../serverless-service/serverless-print.js';
@@ -18,7 +19,7 @@ import { cliCommand } from './cli-exit.js';
 import { abortOnStopSignals, type CliIo } from './cli-io.js';
 import { cliLogger } from './cli-logger.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
-import { keyValues } from './option-parsers.js';
+import { keyValues, portNumber } from './option-parsers.js';
 import { terminalStyle } from './terminal-style.js';
 
 /** What `dev --help` says beyond its options. */
@@ -52,6 +53,8 @@ interface DevOptions {
   readonly param: string[];
   readonly stateDir?: string;
   readonly invokeEndpoint?: string;
+  readonly consolePort: number;
+  readonly console: boolean;
   readonly verbose?: boolean;
   readonly timings?: boolean;
 }
@@ -92,6 +95,13 @@ export const devCommand = cliCommand(async (args: readonly string[], io: CliIo):
       '--invoke-endpoint <url>',
       "invoke the functions through this Lambda Invoke API (serverless-offline's --lambdaPort) as <service>-<stage>-<function> instead of in-process",
     )
+    .option(
+      '--console-port <n>',
+      `the web console's port on 127.0.0.1 (0: any free port)`,
+      portNumber('--console-port'),
+      DEFAULT_CONSOLE_PORT,
+    )
+    .option('--no-console', 'no web console')
     .option(
       '--verbose',
       "also show the poller's, the SDK's and the local broker's info logs (default: warnings and errors only)",
@@ -152,6 +162,8 @@ export const devCommand = cliCommand(async (args: readonly string[], io: CliIo):
           values.localCluster === true ? { slavesPerGroup: values.withSlaves === true ? 1 : 0 } : undefined,
         stateDir: values.stateDir,
         invokeEndpoint,
+        console: values.console ? { port: values.consolePort } : undefined,
+        onConsole: (url) => io.stdout.write(`${consoleLine(url)}\n`),
         logger,
         stdout: process.stdout,
         tty,
@@ -163,7 +175,7 @@ export const devCommand = cliCommand(async (args: readonly string[], io: CliIo):
         io.stderr.write(`rocketmq-lambda dev: ${error.message}\n`);
         return EXIT_USAGE;
       }
-      if (error instanceof OptionalModuleMissingError) {
+      if (error instanceof OptionalModuleMissingError || error instanceof ConsolePortError) {
         // Its message names what to install; the resolver's own text would only repeat it.
         io.stderr.write(`rocketmq-lambda dev: ${error.message}\n`);
         return EXIT_FAILURE;
@@ -209,4 +221,9 @@ export function startedLine(session: Pick<DevSession, 'nameServer' | 'state' | '
   const topic = session.state.topics[0] ?? '<topic>';
   const nameServer = `name server ${session.nameServer} (rocketmq-lambda send --topic ${topic} --body hi sends a test message)`;
   return session.local === undefined ? nameServer : `${nameServer}\n${localBrokersLine(session.local)}`;
+}
+
+/** The line that gives the console's address (docs/console-api.md). */
+export function consoleLine(url: string): string {
+  return `console: ${url} (invocations, replay, send, dead letters)`;
 }

@@ -32,6 +32,19 @@ export function nonNegativeInteger(option: string): (value: string) => number {
 }
 
 /**
+ * A parser of TCP port numbers 0..65535 (0: any free port).
+ */
+export function portNumber(option: string): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (!/^\d+$/.test(value.trim()) || parsed > 65535) {
+      throw new InvalidArgumentError(`${option} must be a port number 0..65535 (0: any free port).`);
+    }
+    return parsed;
+  };
+}
+
+/**
  * A parser of a repeatable `key=value` option (`--param stage=prod --param table=t`): each value joins
  * the list; a value without a key or `=` is refused.
  */

@@ -4,12 +4,14 @@
  * poller config, the running `rocketmq-lambda dev` session, or the environment (producer-connection.ts).
  */
 import { InvalidArgumentError } from 'commander';
-import { DEFAULT_MAX_MESSAGE_BYTES, Producer, type SendResult } from '../client/producer.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, type SendResult } from '../client/producer.js';
 import { ConfigError } from '../config/config-error.js';
-import { rocketMQClientOf } from '../poller/rocketmq-client-of-config.js';
-import { ProtocolError } from '../protocol/errors.js';
-import { isSystemProperty } from '../protocol/message.js';
-import { encodeProperties } from '../protocol/message-properties.js';
+import {
+  bodyTooLarge,
+  type MessageFieldNames,
+  MessageSender,
+  outgoingMessageProblem,
+} from '../operations/message-send.js';
 import { DevStateFileError } from '../serverless-service/dev-state-file.js';
 import { describeError } from '../util/describe-error.js';
 import { componentLogger } from '../util/logger.js';
@@ -127,10 +129,7 @@ export const sendCommand = cliCommand(
     const oversize = bodies.findIndex((body) => body.length > DEFAULT_MAX_MESSAGE_BYTES);
     if (oversize !== -1) {
       const which = bodies.length === 1 ? 'the body' : `message ${oversize + 1}`;
-      throw usageExit(
-        command,
-        `${which} is ${bodies[oversize]?.length} bytes, over the broker's default limit of ${DEFAULT_MAX_MESSAGE_BYTES} bytes (4 MiB): nothing sent`,
-      );
+      throw usageExit(command, bodyTooLarge(which, bodies[oversize]?.length ?? 0));
     }
 
     let resolved: Awaited<ReturnType<typeof resolveProducerConnection>>;
@@ -149,25 +148,21 @@ export const sendCommand = cliCommand(
 
     const logger = stderrLogger(io, 'warn');
     const log = componentLogger('cli.send', logger);
-    const client = rocketMQClientOf(resolved.connection, { logger });
-    const producer = new Producer({ client, logger });
-    await producer.start();
+    const sender = await MessageSender.start(resolved.connection, logger);
     let sent = 0;
     try {
       for (const [index, body] of bodies.entries()) {
         let result: SendResult;
         try {
-          result = await producer.send(
-            {
-              topic: options.topic,
-              body,
-              tags: options.tags,
-              keys: options.keys,
-              properties,
-              delayLevel: options.delayLevel,
-            },
-            { shardingKey: options.orderlyKey },
-          );
+          result = await sender.send({
+            topic: options.topic,
+            body,
+            tags: options.tags,
+            keys: options.keys,
+            properties,
+            delayLevel: options.delayLevel,
+            orderlyKey: options.orderlyKey,
+          });
         } catch (error) {
           log.debug({ err: error, topic: options.topic, message: index + 1 }, 'send failed');
           const which = bodies.length === 1 ? 'the message' : `message ${index + 1} of ${bodies.length}`;
@@ -182,8 +177,7 @@ export const sendCommand = cliCommand(
       }
       return EXIT_OK;
     } finally {
-      await producer.shutdown();
-      await client.close();
+      await sender.close();
     }
   },
 );
@@ -209,6 +203,16 @@ export function formatSendResult(result: SendResult, topic: string, json: boolea
 }
 
 /** The first problem of options that parsed but do not go together, or undefined. */
+/** How `send`'s problems name a message's fields: its options. */
+const SEND_FIELD_NAMES: MessageFieldNames = {
+  topic: '--topic',
+  tags: '--tags',
+  keys: '--keys',
+  property: '--property',
+  systemAlternatives: '--tags, --keys or --delay-level',
+  severalKeys: 'repeat --keys for several',
+};
+
 function argumentProblem(options: SendOptions, stdin: SendStdin): string | undefined {
   if (options.topic.trim() === '') return '--topic must not be empty';
   if (options.body !== undefined && options.file !== undefined) return 'use --body or --file, not both';
@@ -217,24 +221,16 @@ function argumentProblem(options: SendOptions, stdin: SendStdin): string | undef
   }
   const badProperty = options.property.find((entry) => !/^[^=\s]+=/.test(entry));
   if (badProperty !== undefined) return `--property must be key=value, got ${JSON.stringify(badProperty)}`;
-  const properties = propertiesOf(options.property);
-  const systemKey = Object.keys(properties).find(isSystemProperty);
-  if (systemKey !== undefined) {
-    return `--property ${systemKey}: a RocketMQ system property (use --tags, --keys or --delay-level for those)`;
-  }
-  try {
-    encodeProperties(properties);
-  } catch (error) {
-    if (!(error instanceof ProtocolError)) throw error;
-    return `--property: ${error.message}`;
-  }
-  const spacedKey = options.keys.find((key) => key.trim() === '' || /\s/.test(key));
-  if (spacedKey !== undefined) {
-    return `--keys ${JSON.stringify(spacedKey)}: a key cannot be empty or contain spaces (RocketMQ separates keys with spaces); repeat --keys for several`;
-  }
-  if (options.tags !== undefined && (options.tags.trim() === '' || options.tags.includes('||'))) {
-    return `--tags ${JSON.stringify(options.tags)}: one tag per message (|| is for filters)`;
-  }
+  const problem = outgoingMessageProblem(
+    {
+      topic: options.topic,
+      tags: options.tags,
+      keys: options.keys,
+      properties: propertiesOf(options.property),
+    },
+    SEND_FIELD_NAMES,
+  );
+  if (problem !== undefined) return problem;
   if (options.orderlyKey === '') return '--orderly-key must not be empty';
   return undefined;
 }

@@ -21,6 +21,7 @@ import {
 } from '../serverless-service/serverless-dev-config.js';
 import { componentLogger, type Logger } from '../util/logger.js';
 import { markStartupPhase } from '../util/startup-timeline.js';
+import { type DevConsole, startDevConsole } from './console/dev-console.js';
 import { startInBackground } from './dev-background-starts.js';
 import { type HandlerWatcher, watchHandlerSources } from './handler-watcher.js';
 import type { DevRocketMQ, DevRocketMQKind } from './local-rocketmq.js';
@@ -64,6 +65,12 @@ export interface DevSessionOptions {
    * `http://127.0.0.1:3002`) as `<service>-<stage>-<function>` instead of running handlers in-process.
    */
   readonly invokeEndpoint?: string | undefined;
+  /**
+   * The web console (docs/console-api.md) on 127.0.0.1:`port` (0: any free port); undefined: none.
+   */
+  readonly console?: { readonly port: number } | undefined;
+  /** Called once the console listens (before the broker starts), with its address. */
+  readonly onConsole?: ((url: string) => void) | undefined;
   /** Called once, when the first batch has been invoked, with the milliseconds since the start. */
   readonly onFirstInvocation?: ((msSinceStart: number) => void) | undefined;
 }
@@ -81,6 +88,8 @@ export interface DevSession {
   readonly local?: Pick<DevRocketMQ, 'kind' | 'clusterName' | 'brokers'> | undefined;
   readonly dynamoDbEndpoint: string;
   readonly stateDir: string;
+  /** The console's address, when it runs. */
+  readonly consoleUrl?: string | undefined;
   /** Resolves once everything has stopped (after `stop()`, or a fatal mapping failure). */
   readonly stopped: Promise<PollerExit>;
   stop(): Promise<PollerExit>;
@@ -160,6 +169,17 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     }
   };
   try {
+    let devConsole: DevConsole | undefined;
+    if (options.console !== undefined) {
+      devConsole = await startDevConsole({
+        port: options.console.port,
+        logger: options.logger,
+        functionNameOf: (mapping) => checked.functionKeys.get(mapping.name) ?? mapping.functionRef,
+      });
+      const started = devConsole;
+      cleanups.push({ what: 'console', run: () => started.close() });
+      options.onConsole?.(devConsole.url);
+    }
     const { db, local } = await starting.started((what, run) => cleanups.push({ what, run }));
     log.info({ endpoint: db.endpoint, dataDir: db.dataDir }, 'embedded DynamoDB started');
     let nameServer = options.nameServer;
@@ -190,13 +210,15 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       log.info({ msSinceStart }, 'first invocation');
       options.onFirstInvocation?.(msSinceStart);
     };
+    const recorded = invoker === undefined ? undefined : (devConsole?.recordingInvoker(invoker) ?? invoker);
     const poller = await startPoller(config, {
       logger: options.logger,
       // In-process, the first invocation is told as its handler answers; else by the status refresh.
-      invoker: invoker && {
-        invoke: (request) => invoker.invoke(request).finally(firstInvocation),
-        close: () => invoker.close(),
+      invoker: recorded && {
+        invoke: (request) => recorded.invoke(request).finally(firstInvocation),
+        close: () => recorded.close(),
       },
+      wrapListener: devConsole?.wrapListener,
     });
     cleanups.push({ what: 'poller', run: async () => void (await poller.stop()) });
     markStartupPhase('poller started');
@@ -252,6 +274,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       dynamoDbEndpoint: db.endpoint,
       functionKeys,
     });
+    devConsole?.attach({ config, poller, functionKeys, startedAt: new Date(startedAtMs) });
     await writeDevState(stateDir, state);
     cleanups.push({ what: 'dev state file', run: () => removeDevState(stateDir) });
     log.info(
@@ -283,6 +306,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       local,
       dynamoDbEndpoint: db.endpoint,
       stateDir,
+      consoleUrl: devConsole?.url,
       stopped: poller.stopped.then(() => stop()),
       stop,
     };

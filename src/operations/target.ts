@@ -386,7 +386,11 @@ function adHocConfigInput(
   };
 }
 
-function createTarget(
+/**
+ * The target of a run config already loaded (a running dev session's own, for its console): `source`
+ * names it in messages. Close it when done.
+ */
+export function createTarget(
   source: string,
   config: RunConfig,
   logger: Logger | undefined,

@@ -9,6 +9,7 @@ import type { Producer } from '../client/producer.js';
 import type { RocketMQClient } from '../client/rocketmq-client.js';
 import type { MappingConfig, RunConfig } from '../config/run-config.js';
 import type { MappingConsumer } from '../consumer/mapping-consumer.js';
+import type { MessageListener } from '../consumer/message-listener.js';
 import { compileFilter } from '../filter/message-filter.js';
 import { FunctionMessageListener } from '../invoke/function-listener.js';
 import { childLogger, type Logger } from '../util/logger.js';
@@ -27,6 +28,10 @@ export interface SharedParts {
   readonly targets: FunctionTargets;
   readonly telemetry: PollerTelemetry;
   readonly consumerOverrides: ConsumerOverrides | undefined;
+  /** PollerOptions.wrapListener: wraps each mapping's listener last. */
+  readonly wrapListener?:
+    | ((mapping: MappingConfig, listener: MessageListener) => MessageListener)
+    | undefined;
   /** Takes failed messages to `%RETRY%<group>` when their broker group's master is down (started). */
   readonly retryProducer: Producer;
   /** The poller's logger; each mapping logs through a child of it. */
@@ -66,10 +71,11 @@ export function wireMapping(mapping: MappingConfig, parts: SharedParts): WiredMa
   });
   // `messageTrace`: consume trace records around every batch (message-trace-wiring.ts).
   const trace = mappingTraceOf(mapping, parts.client, meter.traceObserver, mappingLog);
+  const traced = trace?.wrapListener(listener) ?? listener;
   const { consumer, configuration } = CONSUME_MODES[mapping.consumeMode]({
     mapping,
     parts,
-    listener: trace?.wrapListener(listener) ?? listener,
+    listener: parts.wrapListener?.(mapping, traced) ?? traced,
     meter,
     logger: mappingLog,
   });

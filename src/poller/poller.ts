@@ -5,10 +5,11 @@
  * an abort signal, or one mapping failing fatally (running-poller.ts builds, starts and stops it;
  * mapping-wiring.ts wires one mapping).
  */
-import type { RunConfig } from '../config/run-config.js';
+import type { MappingConfig, RunConfig } from '../config/run-config.js';
 import type { ConsumerLag } from '../consumer/consumer-lag.js';
 import type { ConsumerRuntimeStatus } from '../consumer/consumer-status.js';
 import type { MappingConsumer, MappingConsumerStatus } from '../consumer/mapping-consumer.js';
+import type { MessageListener } from '../consumer/message-listener.js';
 import type { PopConsumerStatus } from '../consumer/pop/pop-status.js';
 import type { FunctionListenerStats } from '../invoke/function-listener.js';
 import type { Invoker } from '../invoke/invoker.js';
@@ -33,6 +34,11 @@ export interface PollerOptions {
    * @default a LambdaInvoker for Lambda functions (`config.lambda`), a LocalInvoker for `local:` handlers
    */
   invoker?: Invoker | undefined;
+  /**
+   * Wraps each mapping's listener (after the message-trace wrapper, so it sees what the consumer applies):
+   * the dev console records batches and their outcomes through it (src/dev/console). @default none
+   */
+  wrapListener?: ((mapping: MappingConfig, listener: MessageListener) => MessageListener) | undefined;
   /**
    * Consumer runtime options the config does not expose (timers, `retryDelayLevel`, ...), applied to every
    * mapping over what the config says. For tests and tuning.

@@ -92,7 +92,17 @@ export class RunningPoller implements Poller {
     });
     const consumerOverrides = options.consumerOverrides;
     const retryProducer = new Producer({ client, logger: options.logger });
-    this.parts = { config, client, stores, targets, telemetry, consumerOverrides, retryProducer, log };
+    this.parts = {
+      config,
+      client,
+      stores,
+      targets,
+      telemetry,
+      consumerOverrides,
+      wrapListener: options.wrapListener,
+      retryProducer,
+      log,
+    };
     this.healthBeat =
       options.healthFile === undefined
         ? undefined

@@ -59,8 +59,19 @@ const BELOW: Record<string, readonly string[]> = {
   // A serverless service read as the Framework resolves it and the run config it becomes, for dev, the
   // CLI's targets and validate: config's parser and the plugin's schemas; nothing of the local session.
   'serverless-service': ['config', 'serverless'],
-  // The local session behind `rocketmq-lambda dev` (it reads its service through serverless-service).
-  dev: ['client', 'config', 'consumer', 'invoke', 'local-broker', 'metrics', 'poller', 'serverless-service'],
+  // The local session behind `rocketmq-lambda dev` (it reads its service through serverless-service);
+  // its console sends, reads and redrives dead letters through the operations the CLI uses.
+  dev: [
+    'client',
+    'config',
+    'consumer',
+    'invoke',
+    'local-broker',
+    'metrics',
+    'operations',
+    'poller',
+    'serverless-service',
+  ],
   // What operators do (targets, queue positions, offset resets, dead letters), apart from how the CLI prints it.
   operations: [
     'client',

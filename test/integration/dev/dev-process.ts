@@ -84,7 +84,11 @@ export function spawnDev(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>> = {},
 ): DevProcess {
-  return spawnScript('src/cli/main.ts', ['dev', ...args], env);
+  // Tests run side by side: the console on any free port unless the test says otherwise.
+  const consoleArgs = args.some((arg) => arg.startsWith('--console-port') || arg === '--no-console')
+    ? []
+    : ['--console-port', '0'];
+  return spawnScript('src/cli/main.ts', ['dev', ...args, ...consoleArgs], env);
 }
 
 /**

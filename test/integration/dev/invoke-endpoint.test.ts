@@ -134,6 +134,9 @@ describe('rocketmq-lambda dev --invoke-endpoint', () => {
         `http://127.0.0.1:${lambdaPort}`,
         '--state-dir',
         path.join(dir, 'state'),
+        // Tests run side by side: any free port, never the default one.
+        '--console-port',
+        '0',
       ],
       REPO,
       { ...process.env, LOG_LEVEL: 'info', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' },

@@ -23,6 +23,8 @@ const MAX_ZIP_BYTES = 1_000_000;
 const POLLER_ONLY_PACKAGES = ['dynalite', 'esbuild', 'tsx', 'pino', '@aws-sdk'];
 const FIXTURE_DIR = path.join(REPO_ROOT, 'test/fixtures/handler-zip');
 const SETUP_TIMEOUT_MS = 300_000;
+/** The console page's assets, which the build copies into dist/dev/console/assets. */
+const CONSOLE_ASSETS = 'src/dev/console/assets';
 
 interface RootManifest {
   version: string;
@@ -139,6 +141,19 @@ describe('npm pack of a clean clone', () => {
       await readFile(path.join(REPO_ROOT, 'LICENSE'), 'utf8'),
     );
     entry(entries, 'README.md');
+  });
+
+  it("ships the dev console's page as it is in src/dev/console/assets (no build step for users)", async () => {
+    const entries = await readTarball(pollerTarball);
+    const assets = (await readdir(path.join(REPO_ROOT, CONSOLE_ASSETS))).filter(
+      (file) => !file.endsWith('.d.ts'),
+    );
+    expect(assets).toEqual(expect.arrayContaining(['index.html', 'console.js', 'console.css']));
+    for (const file of assets) {
+      expect(entry(entries, `dist/dev/console/assets/${file}`).content.toString('utf8'), file).toBe(
+        await readFile(path.join(REPO_ROOT, CONSOLE_ASSETS, file), 'utf8'),
+      );
+    }
   });
 
   it('ships no sources, tests or the kit package build', async () => {

@@ -1,0 +1,41 @@
+/**
+ * The options of `npm run demo -- [--console-port <n>] [--no-console] [--timings]`: the console ones as
+ * `dev` takes them, and `--timings` (the start-up timeline after the first invocation).
+ */
+import { parseArgs } from 'node:util';
+import { DEFAULT_CONSOLE_PORT } from '../dev/console/console-server.js';
+
+/** What the demo was asked for. */
+export interface DemoOptions {
+  /** The console the demo starts (undefined: none). */
+  readonly console: { readonly port: number } | undefined;
+  readonly timings: boolean;
+}
+
+/** The demo's options, or the problem with its arguments (a message naming it). */
+export function demoOptions(args: readonly string[]): DemoOptions | string {
+  let values: { 'console-port'?: string; 'no-console'?: boolean; timings?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        'console-port': { type: 'string' },
+        'no-console': { type: 'boolean' },
+        timings: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    return `${(err as Error).message}: the demo takes --console-port <n>, --no-console and --timings`;
+  }
+  const portText = values['console-port'];
+  if (portText !== undefined && (!/^\d+$/.test(portText) || Number(portText) > 65535)) {
+    return `--console-port must be a port number 0..65535 (0: any free port), got ${JSON.stringify(portText)}`;
+  }
+  const port = portText === undefined ? DEFAULT_CONSOLE_PORT : Number(portText);
+  return {
+    console: values['no-console'] === true ? undefined : { port },
+    timings: values.timings === true,
+  };
+}
