@@ -4,8 +4,8 @@
  * where it ended), and per mapping the messages its filters dropped. Every collection is bounded.
  */
 
-import { type RecordBody, recordBodyOf } from './record-body.js';
-import type { LogBounds, RecordOutcome } from './recorded-invocation.js';
+import { recordBodyOf } from './record-body.js';
+import type { InvocationRecordView, LogBounds, RecordOutcome } from './recorded-invocation.js';
 import { type InvocationSummary, RecordedInvocation } from './recorded-invocation.js';
 
 /** Invocations kept per function. */
@@ -20,19 +20,10 @@ export const INVOCATION_LOG_BOUNDS: LogBounds = { maxLines: 200, maxBytes: 64 * 
 /** Where a message ended, as far as the console saw it. */
 export type MessageEnd = 'succeeded' | 'dead-lettered' | 'filtered' | 'in-flight' | 'unknown';
 
-/** A message a mapping's filters dropped. */
-export interface FilteredMessage {
+/** A message a mapping's filters dropped: a record as an invocation shows it, when and for which mapping. */
+export interface FilteredMessage extends Omit<InvocationRecordView, 'outcome'> {
   readonly mappingId: string;
   readonly at: string;
-  readonly messageId: string;
-  readonly keys: readonly string[];
-  readonly tags?: string | undefined;
-  readonly topic: string;
-  readonly broker: string;
-  readonly queueId: number;
-  readonly queueOffset: number;
-  readonly reconsumeTimes: number;
-  readonly body: RecordBody;
 }
 
 /** The filter of {@link InvocationRecorder.list}. */
