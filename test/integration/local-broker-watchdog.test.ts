@@ -55,7 +55,7 @@ describe('local broker JVM watchdog', () => {
       const script = [
         `import { spawnJvm } from ${JSON.stringify(JVM_PROCESS_MODULE)};`,
         `const jvm = spawnJvm({ name: 'sleeper', args: ['Sleeper.java'], cwd: ${JSON.stringify(dir)}, env: process.env });`,
-        'console.log(`jvm ${jvm.pid}`);',
+        "console.log('jvm ' + jvm.pid);",
         'setInterval(() => {}, 1000);',
       ].join('\n');
       const owner = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

@@ -28,7 +28,10 @@ describe('npm run demo', () => {
       preload,
       `process.on('SIGUSR2', () => process.emitWarning(${JSON.stringify(OTHER_WARNING)}, 'TestWarning'));\n`,
     );
-    demo = spawnScript('src/cli/demo.ts', ['--timings', '--console-port', '0'], { LOG_LEVEL: 'warn' }, ['--import', preload]);
+    demo = spawnScript('src/cli/demo.ts', ['--timings', '--console-port', '0'], { LOG_LEVEL: 'warn' }, [
+      '--import',
+      preload,
+    ]);
     await waitFor('the first handler invocation', START_TIMEOUT_MS, () =>
       demo.watch.raw.some((line) => line.startsWith('First handler invocation')) ? true : undefined,
     ).catch((error: unknown) => {

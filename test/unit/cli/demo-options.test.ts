@@ -8,7 +8,10 @@ describe('demoOptions', () => {
   });
 
   it('takes --console-port (0: any free port), --no-console and --timings together', () => {
-    expect(demoOptions(['--console-port', '0', '--timings'])).toEqual({ console: { port: 0 }, timings: true });
+    expect(demoOptions(['--console-port', '0', '--timings'])).toEqual({
+      console: { port: 0 },
+      timings: true,
+    });
     expect(demoOptions(['--console-port=9999'])).toEqual({ console: { port: 9999 }, timings: false });
     expect(demoOptions(['--no-console', '--timings'])).toEqual({ console: undefined, timings: true });
   });

@@ -183,6 +183,31 @@ describe('soakVerdict', () => {
     expect(v).toMatchObject({ lost: 0, deadLettered: 1, orderViolations: 0, pass: true });
   });
 
+  it('keeps a stored message the ledger does not know (its send failed on our side) in its queue, not in a key', () => {
+    const order = [0, 1, 2].map((seq) =>
+      sent(`o${seq}`, {
+        topic: 'ord',
+        mappings: ['orderly'],
+        shardKey: 'k1',
+        queueId: 1,
+        queueOffset: seq + 1,
+      }),
+    );
+    const inBatch = (messageId: string, queueOffset: number, batch: number) =>
+      handled(messageId, { mapping: 'orderly', topic: 'ord', queueId: 1, queueOffset, batch });
+    // Offset 0 is 'x': stored, but its send timed out, and o0 is its resend at offset 1.
+    const known = soakVerdict(
+      record({ sent: order, handlings: ['x', 'o0', 'o1', 'o2'].map((id, offset) => inBatch(id, offset, 1)) }),
+    );
+    expect(known).toMatchObject({ lost: 0, orderViolations: 0, pass: true });
+    // A batch that skips a known message still fails, phantom or not: its queue and its key.
+    const skipping = soakVerdict(
+      record({ sent: order, handlings: [inBatch('x', 0, 1), inBatch('o0', 1, 1), inBatch('o2', 3, 1)] }),
+    );
+    expect(skipping.orderViolations).toBe(2);
+    expect(skipping.orderViolationExamples.join('\n')).toMatch(/batch \[0,1,3\]: not consecutive/);
+  });
+
   it("cuts a key's sequence where its queue changes (the producer moved it)", () => {
     const segments = orderlySegments([
       sent('1', { shardKey: 'k', queueId: 1 }),
