@@ -411,11 +411,8 @@ class PollerPool {
     return this.#members.find((m) => m.proxied);
   }
 
-  /** SIGTERMs every member at once (a deployment's tasks stop together) and waits for their exits. */
   async stopAll(): Promise<void> {
-    const count = this.#members.length;
-    // Each call takes the then-first member off the list before it awaits.
-    await Promise.all(Array.from({ length: count }, () => this.end(0, 'SIGTERM', 'end of run')));
+    while (this.#members.length > 0) await this.end(0, 'SIGTERM', 'end of run');
   }
 
   #config(name: string, proxied: boolean): RunConfigInput {
