@@ -117,7 +117,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
   /** Stopped when the test ends, whether or not the rest of the setup got through. */
   const started = async <T>(start: Promise<T>, stop: (it: T) => unknown): Promise<T> => {
     const it = await start;
-    onTestFinished(() => stop(it));
+    onTestFinished(async () => {
+      await stop(it);
+    });
     return it;
   };
   const dir = await scenarioDir('soak');
