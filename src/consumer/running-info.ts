@@ -6,6 +6,7 @@ import type { ConsumerRunningInfo, HeartbeatSubscription } from '../protocol/bod
 import { mqVersionName } from '../protocol/mq-version.js';
 import { CLIENT_VERSION } from '../protocol/remoting-command.js';
 import { buildInfo } from '../util/build-info.js';
+import type { ConsumerCounters } from './consumer-counters.js';
 import type { ConsumerRuntimeStatus } from './consumer-status.js';
 
 const MiB = 1024 * 1024;
@@ -38,6 +39,12 @@ export function buildRunningInfo(
   facts: { orderly: boolean; maxConcurrency: number; nameServer?: string | undefined },
 ): ConsumerRunningInfo {
   const c = status.counters;
+  const { statusTable, userConsumerInfo } = runningCounters(status.topic, c, {
+    mapping: status.name,
+    state: status.state,
+    inFlightBatches: status.inFlightBatches,
+    pendingMessages: status.pendingMessages,
+  });
   return {
     properties: {
       PROP_CONSUME_TYPE: 'CONSUME_PASSIVELY',
@@ -67,27 +74,43 @@ export function buildRunningInfo(
         lastConsumeTimestamp: q.lastConsumeTimestampMs,
       },
     })),
+    statusTable,
+    // The pull consumer's own counter after the ones every consumer reports.
+    userConsumerInfo: { ...userConsumerInfo, offsetMovedBackwards: String(c.offsetMovedBackwards) },
+  };
+}
+
+/**
+ * `statusTable` and `userConsumerInfo` of a ConsumerRunningInfo, as every consumer (pull and POP) reports
+ * them: the failed count in Java's per-topic stats (we keep no rates: 0), and in `userConsumerInfo` who we
+ * are, the mapping's state, its in-flight work and its counters.
+ */
+export function runningCounters(
+  topic: string,
+  counters: Readonly<Pick<ConsumerCounters, 'consumedOk' | 'consumedFailed' | 'sentBack' | 'filteredOut'>>,
+  mapping: { mapping: string; state: string; inFlightBatches: number; pendingMessages: number },
+): Required<Pick<ConsumerRunningInfo, 'statusTable' | 'userConsumerInfo'>> {
+  return {
     statusTable: {
-      [status.topic]: {
+      [topic]: {
         pullRT: 0,
         pullTPS: 0,
         consumeRT: 0,
         consumeOKTPS: 0,
         consumeFailedTPS: 0,
-        consumeFailedMsgs: c.consumedFailed,
+        consumeFailedMsgs: counters.consumedFailed,
       },
     },
     userConsumerInfo: {
       clientRuntime: CLIENT_RUNTIME,
-      mapping: status.name,
-      state: status.state,
-      inFlightBatches: String(status.inFlightBatches),
-      pendingMessages: String(status.pendingMessages),
-      consumedOk: String(c.consumedOk),
-      consumedFailed: String(c.consumedFailed),
-      sentBack: String(c.sentBack),
-      filteredOut: String(c.filteredOut),
-      offsetMovedBackwards: String(c.offsetMovedBackwards),
+      mapping: mapping.mapping,
+      state: mapping.state,
+      inFlightBatches: String(mapping.inFlightBatches),
+      pendingMessages: String(mapping.pendingMessages),
+      consumedOk: String(counters.consumedOk),
+      consumedFailed: String(counters.consumedFailed),
+      sentBack: String(counters.sentBack),
+      filteredOut: String(counters.filteredOut),
     },
   };
 }

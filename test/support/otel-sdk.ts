@@ -52,3 +52,24 @@ export function registerTestSdk(): TestSdk {
     },
   };
 }
+
+/**
+ * Registers globally a tracer provider whose span processor throws on every span start (a broken SDK
+ * a user may register): what is traced must go on without spans. `stop` unregisters it.
+ */
+export function registerThrowingSdk(): { stop(): void } {
+  const throwing = new BasicTracerProvider({
+    spanProcessors: [
+      {
+        onStart: () => {
+          throw new Error('a broken span processor');
+        },
+        onEnd: () => undefined,
+        forceFlush: async () => undefined,
+        shutdown: async () => undefined,
+      },
+    ],
+  });
+  if (!trace.setGlobalTracerProvider(throwing)) throw new Error('a tracer provider is registered already');
+  return { stop: () => trace.disable() };
+}

@@ -5,7 +5,7 @@
  */
 import type { ConsumerRunningInfo, HeartbeatSubscription } from '../../protocol/bodies.js';
 import { CLIENT_VERSION } from '../../protocol/remoting-command.js';
-import { CLIENT_RUNTIME, clientVersionName } from '../running-info.js';
+import { clientVersionName, runningCounters } from '../running-info.js';
 import type { PopConsumerStatus } from './pop-status.js';
 
 /** ConsumerRunningInfo of a POP consumer (Java property and field names; `mqTable` empty). */
@@ -25,26 +25,11 @@ export function buildPopRunningInfo(
     },
     subscriptionSet: subscriptions,
     mqTable: [],
-    statusTable: {
-      [status.topic]: {
-        pullRT: 0,
-        pullTPS: 0,
-        consumeRT: 0,
-        consumeOKTPS: 0,
-        consumeFailedTPS: 0,
-        consumeFailedMsgs: c.consumedFailed,
-      },
-    },
-    userConsumerInfo: {
-      clientRuntime: CLIENT_RUNTIME,
+    ...runningCounters(status.topic, c, {
       mapping: status.name,
       state: status.state,
-      inFlightBatches: String(status.inFlightBatches),
-      pendingMessages: String(status.inFlightMessages),
-      consumedOk: String(c.consumedOk),
-      consumedFailed: String(c.consumedFailed),
-      sentBack: String(c.sentBack),
-      filteredOut: String(c.filteredOut),
-    },
+      inFlightBatches: status.inFlightBatches,
+      pendingMessages: status.inFlightMessages,
+    }),
   };
 }

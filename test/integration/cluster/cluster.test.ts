@@ -3,6 +3,7 @@
  * what the name server routes, a topic spread over both masters, how long the slaves take to catch up,
  * and the broker's read-from-slave rule: a master with `slaveReadEnable` answers a pull with
  * `suggestWhichBrokerId` = the subscription group's `brokerId`, and the consumer pulls from that slave.
+ * Then, in the same cluster, poller churn (poller-churn.ts).
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Producer } from '../../../src/client/producer.js';
@@ -16,6 +17,7 @@ import { uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { waitFor } from '../../support/wait-for.js';
 import { FAST, Ledger, recordingListener } from '../consumer/helpers.js';
 import { clusterClient, spyOnPulls, startOwnCluster } from './own-cluster.js';
+import { describePollerChurn } from './poller-churn.js';
 
 const START_TIMEOUT_MS = 240_000;
 const QUEUES_PER_GROUP = 4;
@@ -204,3 +206,6 @@ describe('local cluster: 2 broker groups of a master and a slave', () => {
     expect(ids).toHaveLength(40);
   }, 180_000);
 });
+
+// After the tests above, in their cluster (a topic, group and dynalite of its own): minutes of load.
+describePollerChurn(() => cluster);

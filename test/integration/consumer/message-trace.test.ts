@@ -7,17 +7,18 @@
  */
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BrokerError } from '../../../src/client/broker-error.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import type { InvokeOutcome, InvokeRequest, Invoker } from '../../../src/invoke/invoker.js';
-import { startPoller } from '../../../src/poller/poller.js';
 import { ResponseCode } from '../../../src/protocol/response-code.js';
-import { testBroker, uniqueGroup, uniqueTopic } from '../../support/broker.js';
+import { testBroker, uniqueTopic } from '../../support/broker.js';
 import { javaProduce } from '../../support/java-interop.js';
 import { JAVA_FAILURE, runMqadmin } from '../../support/mqadmin.js';
 import { parseExposition } from '../../support/prometheus-exposition.js';
-import { createTopic, newClient, newProducer, produce, waitFor } from './helpers.js';
+import { startTestPoller } from '../../support/test-poller.js';
+import { testTopic } from '../../support/test-topic.js';
+import { newProducer, produce, waitFor } from './helpers.js';
 
 const HANDLERS_DIR = fileURLToPath(new URL('../../fixtures/config/handlers/', import.meta.url));
 
@@ -112,11 +113,7 @@ describe('messageTrace', () => {
     timeout: 300_000,
   }, async () => {
     const { namesrvAddr } = testBroker();
-    const topic = uniqueTopic('Trace');
-    const group = uniqueGroup('Trace');
-    const client = newClient();
-    onTestFinished(() => client.close());
-    await createTopic(client, topic, 2);
+    const { topic, group } = await testTopic('Trace', 2);
     const sent = await javaProduce(
       namesrvAddr,
       [
@@ -151,10 +148,7 @@ describe('messageTrace', () => {
     );
     const ledger = new LedgerInvoker(new Set([failing]));
     const observed = observedPoller();
-    const poller = await startPoller(config, { invoker: ledger, logger: observed.logger });
-    onTestFinished(async () => {
-      await poller.stop();
-    });
+    const poller = await startTestPoller(config, { invoker: ledger, logger: observed.logger });
     await waitFor('3 messages delivered', 60_000, async () =>
       [ok, failing, okNoKeys].every((id) => ledger.counts.has(id)) ? true : undefined,
     );
@@ -192,11 +186,7 @@ describe('messageTrace', () => {
     timeout: 180_000,
   }, async () => {
     const { namesrvAddr } = testBroker();
-    const topic = uniqueTopic('TracePop');
-    const group = uniqueGroup('TracePop');
-    const client = newClient();
-    onTestFinished(() => client.close());
-    await createTopic(client, topic, 2);
+    const { client, topic, group } = await testTopic('TracePop', 2);
     const config = parseConfig(
       {
         nameServer: namesrvAddr,
@@ -217,10 +207,7 @@ describe('messageTrace', () => {
       { baseDir: HANDLERS_DIR },
     );
     const ledger = new LedgerInvoker();
-    const poller = await startPoller(config, { invoker: ledger });
-    onTestFinished(async () => {
-      await poller.stop();
-    });
+    const poller = await startTestPoller(config, { invoker: ledger });
     // Our producer writes no Pub record: the trace holds only our group's consume rows.
     const [msgId] = await produce(await newProducer(client), topic, 1, { queues: 2 });
     if (msgId === undefined) throw new Error('nothing was sent');
@@ -234,12 +221,8 @@ describe('messageTrace', () => {
     timeout: 180_000,
   }, async () => {
     const { namesrvAddr } = testBroker();
-    const topic = uniqueTopic('TraceMissing');
+    const { client, topic, group } = await testTopic('TraceMissing', 4);
     const traceTopic = uniqueTopic('NoSuchTrace');
-    const group = uniqueGroup('TraceMissing');
-    const client = newClient();
-    onTestFinished(() => client.close());
-    await createTopic(client, topic, 4);
     const config = parseConfig(
       {
         nameServer: namesrvAddr,
@@ -262,10 +245,7 @@ describe('messageTrace', () => {
     );
     const ledger = new LedgerInvoker();
     const observed = observedPoller();
-    const poller = await startPoller(config, { invoker: ledger, logger: observed.logger });
-    onTestFinished(async () => {
-      await poller.stop();
-    });
+    const poller = await startTestPoller(config, { invoker: ledger, logger: observed.logger });
     const sent = await produce(await newProducer(client), topic, 500, { queues: 4, batch: 50 });
     await waitFor('500 messages delivered', 60_000, async () =>
       sent.every((id) => ledger.counts.has(id)) ? true : undefined,

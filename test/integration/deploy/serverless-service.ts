@@ -24,6 +24,8 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** A deploy against moto takes ~20 s; a busy machine gets the rest. */
 const COMMAND_TIMEOUT_MS = 240_000;
+/** osls's CloudFormation polling interval (SLS_AWS_MONITORING_FREQUENCY). */
+const STACK_POLL_MS = 250;
 
 /**
  * What to copy into the service directory: files (relative to `from`) and files written as given.
@@ -138,6 +140,10 @@ function runServerless(cwd: string, args: readonly string[], target: ServiceTarg
     SLS_TELEMETRY_DISABLED: '1',
     SLS_NOTIFICATIONS_MODE: 'off',
     SLS_SCHEMA_CACHE_BASE_DIR: path.join(os.tmpdir(), 'rocketmq-lambda-osls-cache'),
+    // How often osls polls CloudFormation for a change set, the stack's progress on deploy and on remove:
+    // it waits this long before every poll (5 s when unset), while moto has done each in well under a
+    // second. Still a wait for the stack's status, polled more often.
+    SLS_AWS_MONITORING_FREQUENCY: String(STACK_POLL_MS),
     FORCE_COLOR: '0',
     NO_COLOR: '1',
     ...target.env,

@@ -4,16 +4,17 @@
  * an in-process poller started from a config exactly as `rocketmq-lambda run` would build it.
  */
 import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, onTestFinished, vi } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 import type { RocketMQClient } from '../../../src/client/rocketmq-client.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import type { RunConfig } from '../../../src/config/run-config.js';
 import { dlqTopicOf } from '../../../src/consumer/consumer-options.js';
-import { type Poller, type PollerOptions, startPoller } from '../../../src/poller/poller.js';
+import type { Poller, PollerOptions } from '../../../src/poller/poller.js';
 import type { MessageExt } from '../../../src/protocol/message.js';
 import { testBroker, uniqueGroup } from '../../support/broker.js';
 import { DYNALITE_CLIENT_CONFIG, type DynaliteHandle, startDynalite } from '../../support/dynalite.js';
 import { type LambdaApiContext, LambdaApiServer } from '../../support/lambda-api-server.js';
+import { startTestPoller } from '../../support/test-poller.js';
 import { pullMessages, waitFor } from '../client/helpers.js';
 
 /** The offsets table the tests use in dynalite. */
@@ -153,12 +154,8 @@ export function lambdaConfig(
  * const poller = await runPoller(config);
  * ```
  */
-export async function runPoller(config: RunConfig, options: PollerOptions = {}): Promise<Poller> {
-  const poller = await startPoller(config, { consumerOverrides: TEST_CONSUMER_OVERRIDES, ...options });
-  onTestFinished(async () => {
-    await poller.stop();
-  });
-  return poller;
+export function runPoller(config: RunConfig, options: PollerOptions = {}): Promise<Poller> {
+  return startTestPoller(config, { consumerOverrides: TEST_CONSUMER_OVERRIDES, ...options });
 }
 
 /**

@@ -21,9 +21,10 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseEvent } from '../../../src/handler/parse-event.js';
 import { recordSpanContext } from '../../../src/handler/trace-context.js';
-import { uniqueGroup, uniqueTopic } from '../../support/broker.js';
+import { uniqueGroup } from '../../support/broker.js';
 import { registerTestSdk } from '../../support/otel-sdk.js';
-import { createTopic, newClient, newProducer, waitFor } from '../consumer/helpers.js';
+import { testTopic } from '../../support/test-topic.js';
+import { newProducer, waitFor } from '../consumer/helpers.js';
 import { lambdaConfig, runPoller, useLambdaSuite } from './lambda-harness.js';
 
 const suite = useLambdaSuite();
@@ -65,12 +66,8 @@ describe('one trace from producer to function', () => {
     const sdk = registerTestSdk();
     onTestFinished(() => sdk.stop());
     const { api } = suite();
-    const client = newClient();
-    onTestFinished(() => client.close());
-    const topic = uniqueTopic('otel');
-    const group = uniqueGroup('otel');
+    const { client, topic, group } = await testTopic('otel', 1);
     const functionName = uniqueGroup('fn');
-    await createTopic(client, topic, 1);
     const handlerTracer = trace.getTracer('test-handler');
     const handled: string[] = [];
     api.register(functionName, (input) => {
@@ -138,12 +135,8 @@ describe('one trace from producer to function', () => {
     const sdk = registerTestSdk();
     onTestFinished(() => sdk.stop());
     const { api } = suite();
-    const client = newClient();
-    onTestFinished(() => client.close());
-    const topic = uniqueTopic('otel');
-    const group = uniqueGroup('otel');
+    const { client, topic, group } = await testTopic('otel', 1);
     const functionName = uniqueGroup('fn');
-    await createTopic(client, topic, 1);
     const handlerTracer = trace.getTracer('test-handler');
     const batches: string[][] = [];
     api.register(functionName, (input) => {
@@ -201,12 +194,8 @@ describe('one trace from producer to function', () => {
     const sdk = registerTestSdk();
     onTestFinished(() => sdk.stop());
     const { api } = suite();
-    const client = newClient();
-    onTestFinished(() => client.close());
-    const topic = uniqueTopic('otel');
-    const group = uniqueGroup('otel');
+    const { client, topic, group } = await testTopic('otel', 1);
     const functionName = uniqueGroup('fn');
-    await createTopic(client, topic, 1);
     const attempts: number[] = [];
     api.register(functionName, (input) => {
       const [record] = parseEvent(input).Records;
@@ -251,12 +240,8 @@ describe('one trace from producer to function', () => {
     const sdk = registerTestSdk();
     onTestFinished(() => sdk.stop());
     const { api } = suite();
-    const client = newClient();
-    onTestFinished(() => client.close());
-    const topic = uniqueTopic('otel');
-    const group = uniqueGroup('otel');
+    const { client, topic, group } = await testTopic('otel', 1);
     const functionName = uniqueGroup('fn');
-    await createTopic(client, topic, 1);
     const handled: string[] = [];
     api.register(functionName, (input) => {
       for (const record of parseEvent(input).Records) handled.push(record.messageId);
@@ -293,12 +278,8 @@ describe('one trace from producer to function', () => {
   it('without an SDK: no spans, the record carries its context and the invoke the X-Ray header of it', async () => {
     expect(trace.getTracerProvider().getTracer('probe').startSpan('probe').isRecording()).toBe(false);
     const { api } = suite();
-    const client = newClient();
-    onTestFinished(() => client.close());
-    const topic = uniqueTopic('otel');
-    const group = uniqueGroup('otel');
+    const { client, topic, group } = await testTopic('otel', 1);
     const functionName = uniqueGroup('fn');
-    await createTopic(client, topic, 1);
     const contexts: unknown[] = [];
     api.register(functionName, (input) => {
       for (const record of parseEvent(input).Records) contexts.push(record.traceContext);

@@ -37,25 +37,45 @@ let work: string;
 let root: RootManifest;
 let pollerTarball: string;
 let kitTarball: string;
+/** The example service's `serverless package`, started once dist/ is built (see the last describe). */
+let examplePackaged: Promise<ExtractedZip> | undefined;
+
+/** A zip the Framework made, extracted into `taskDir`. */
+interface ExtractedZip {
+  zipBytes: number;
+  entries: ZipEntry[];
+  taskDir: string;
+}
 
 beforeAll(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'rl-packaging-'));
   clone = await cloneCheckout();
   root = JSON.parse(await readFile(path.join(clone.dir, 'package.json'), 'utf8')) as RootManifest;
+  // The kit is compiled and packed in a staging directory of its own: it runs while `npm pack` builds dist/.
+  const kitPacked = clone.run('npm', ['run', '--silent', 'pack:handler', '--', '--pack-destination', work]);
+  kitPacked.catch(() => undefined); // awaited below; not unhandled should `npm pack` fail first
   const packed = JSON.parse(await clone.run('npm', ['pack', '--json', '--pack-destination', work])) as {
     filename: string;
   }[];
   pollerTarball = path.join(work, packed[0]?.filename ?? 'npm pack printed no filename');
-  const printed = await clone.run('npm', [
-    'run',
-    '--silent',
-    'pack:handler',
-    '--',
-    '--pack-destination',
-    work,
-  ]);
-  kitTarball = printed.trim().split('\n').at(-1) ?? '';
+  // dist/ is there (npm pack's prepack built it): the example service is packaged meanwhile too.
+  examplePackaged = packageExample();
+  examplePackaged.catch(() => undefined); // awaited by its describe's beforeAll
+  kitTarball = (await kitPacked).trim().split('\n').at(-1) ?? '';
 }, SETUP_TIMEOUT_MS);
+
+/** `serverless package` of the example service in the clone (deploy-like values), its zip extracted. */
+async function packageExample(): Promise<ExtractedZip> {
+  const zipFile = await serverlessPackage(clone.dir, 'rocketmq-lambda-example', {
+    ROCKETMQ_NAME_SERVER: '10.0.0.10:9876',
+    ROCKETMQ_LAMBDA_IMAGE: `123456789012.dkr.ecr.eu-west-1.amazonaws.com/rocketmq-lambda:${root.version}`,
+    ROCKETMQ_LAMBDA_SUBNET: 'subnet-0f3e2d1c4b5a69788',
+  });
+  const zipBytes = (await stat(zipFile)).size;
+  const taskDir = path.join(work, 'example-task');
+  const entries = await extractZip(zipFile, taskDir);
+  return { zipBytes, entries, taskDir };
+}
 
 afterAll(async () => {
   await clone?.remove();
@@ -271,15 +291,8 @@ describe('the example service (serverless.yml at the repository root)', () => {
   let taskDir: string;
 
   beforeAll(async () => {
-    // dist/ is there: npm pack's prepack built it. Deploy-like values instead of the local defaults.
-    const zipFile = await serverlessPackage(clone.dir, 'rocketmq-lambda-example', {
-      ROCKETMQ_NAME_SERVER: '10.0.0.10:9876',
-      ROCKETMQ_LAMBDA_IMAGE: `123456789012.dkr.ecr.eu-west-1.amazonaws.com/rocketmq-lambda:${root.version}`,
-      ROCKETMQ_LAMBDA_SUBNET: 'subnet-0f3e2d1c4b5a69788',
-    });
-    zipBytes = (await stat(zipFile)).size;
-    taskDir = path.join(work, 'example-task');
-    entries = await extractZip(zipFile, taskDir);
+    if (examplePackaged === undefined) throw new Error('the packing of the clone did not get to dist/');
+    ({ zipBytes, entries, taskDir } = await examplePackaged);
     describeZip('example zip', zipBytes, entries);
   }, SETUP_TIMEOUT_MS);
 

@@ -112,16 +112,31 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
   for (const line of formatSchedule(schedule)) log(`[soak]   ${line}`);
 
   const setupStartedAt = Date.now();
-  const cluster = await startOwnCluster({
-    brokerConfig: { waitTimeMillsInSendQueue: 5000, slaveReadEnable: true },
-  });
   const { onTestFinished } = await import('vitest');
-  onTestFinished(() => cluster.stop());
+  /** Stopped when the test ends, whether or not the rest of the setup got through. */
+  const started = async <T>(start: Promise<T>, stop: (it: T) => unknown): Promise<T> => {
+    const it = await start;
+    onTestFinished(async () => {
+      await stop(it);
+    });
+    return it;
+  };
   const dir = await scenarioDir('soak');
-  const db = await startDurableDynalite(path.join(dir, 'dynamodb'));
-  onTestFinished(() => db.close());
-  const lambda = await LambdaApiServer.start();
-  onTestFinished(() => lambda.close());
+  // What does not need the cluster starts while its five JVMs boot: dynalite, the Invoke API and, when
+  // the schedule has TCP faults, toxiproxy (its first build takes a minute or two).
+  const [clusterStart, dbStart, lambdaStart, toxiproxyStart] = await Promise.allSettled([
+    started(
+      startOwnCluster({ brokerConfig: { waitTimeMillsInSendQueue: 5000, slaveReadEnable: true } }),
+      (c) => c.stop(),
+    ),
+    started(startDurableDynalite(path.join(dir, 'dynamodb')), (d) => d.close()),
+    started(LambdaApiServer.start(), (l) => l.close()),
+    schedule.some((f) => f.kind.startsWith('tcp-')) ? startToxiproxy(log) : Promise.resolve(undefined),
+  ]);
+  const cluster = fulfilled(clusterStart);
+  const db = fulfilled(dbStart);
+  const lambda = fulfilled(lambdaStart);
+  const toxiproxy = fulfilled(toxiproxyStart);
   const handlings: SoakHandling[] = [];
   registerSoakFunctions(lambda, handlings);
   const client = clusterClient(cluster);
@@ -142,10 +157,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
 
   // A "name server restart" stops the cluster's namesrv JVM and starts a new one on the same port
   // (src/local-broker/cluster-namesrv.ts): it knows no broker until each registers again.
-  // Toxiproxy only when the schedule has TCP faults: its first build takes a minute or two.
-  const tcp = schedule.some((f) => f.kind.startsWith('tcp-'))
-    ? await startTcpPath(cluster, cluster.namesrvAddr, log)
-    : undefined;
+  const tcp =
+    toxiproxy === undefined ? undefined : await startTcpPath(toxiproxy, cluster, cluster.namesrvAddr);
   const pollers = new PollerPool(dir, {
     cluster,
     db,
@@ -236,7 +249,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
           throw new Error(`lost so far ${verdict.lost}, outside the DLQ ${verdict.pastRetryLimitOutsideDlq}`);
         return true;
       },
-      { intervalMs: 5_000 },
+      // Each check reads the four DLQs on both masters: a few pulls.
+      { intervalMs: 1_000 },
     );
   } catch (error) {
     log(
@@ -281,18 +295,27 @@ interface TcpPath {
   proxiesOfGroup: string[][];
 }
 
-async function startTcpPath(
-  cluster: LocalCluster,
-  nameServer: string,
-  log: (line: string) => void,
-): Promise<TcpPath | undefined> {
-  let toxiproxy: Toxiproxy;
+/** The value of a settled start, or its error thrown. */
+function fulfilled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
+}
+
+/** Toxiproxy, or undefined (logged: the TCP faults are skipped) when it cannot be built or started. */
+async function startToxiproxy(log: (line: string) => void): Promise<Toxiproxy | undefined> {
   try {
-    toxiproxy = await Toxiproxy.start();
+    return await Toxiproxy.start();
   } catch (error) {
     log(`[soak] toxiproxy unavailable, TCP faults will be skipped: ${String(error)}`);
     return undefined;
   }
+}
+
+async function startTcpPath(
+  toxiproxy: Toxiproxy,
+  cluster: LocalCluster,
+  nameServer: string,
+): Promise<TcpPath> {
   const addresses = new Map<string, string>();
   const proxiesOfGroup: string[][] = [];
   for (const group of cluster.groups) {

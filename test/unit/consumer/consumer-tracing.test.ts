@@ -2,8 +2,6 @@
  * The consumer layer's spans (receive, settle) with a real OpenTelemetry SDK in memory, none without
  * one, and consumption going on when the SDK throws.
  */
-import { trace } from '@opentelemetry/api';
-import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { MessageSendBack } from '../../../src/consumer/consume/message-send-back.js';
 import { newConsumerCounters } from '../../../src/consumer/consumer-counters.js';
@@ -18,7 +16,7 @@ import { newPopCounters } from '../../../src/consumer/pop/pop-status.js';
 import type { MessageExt } from '../../../src/protocol/message.js';
 import { componentLogger } from '../../../src/util/logger.js';
 import { MAX_SPAN_LINKS } from '../../../src/util/otel-tracer.js';
-import { registerTestSdk } from '../../support/otel-sdk.js';
+import { registerTestSdk, registerThrowingSdk } from '../../support/otel-sdk.js';
 import { messageExt } from '../invoke/consumed-message.js';
 import { popDelivery } from './pop/pop-delivery.js';
 
@@ -183,20 +181,8 @@ describe('settle spans', () => {
 
 describe('with an SDK that throws', () => {
   it('receives and settles without spans', async () => {
-    const throwing = new BasicTracerProvider({
-      spanProcessors: [
-        {
-          onStart: () => {
-            throw new Error('a broken span processor');
-          },
-          onEnd: () => undefined,
-          forceFlush: async () => undefined,
-          shutdown: async () => undefined,
-        },
-      ],
-    });
-    trace.setGlobalTracerProvider(throwing);
-    onTestFinished(() => trace.disable());
+    const throwing = registerThrowingSdk();
+    onTestFinished(() => throwing.stop());
     const messages = [message('m1', traceparent(TRACE_A, '1'.repeat(16)))];
     expect(() =>
       traceReceive(target, { topic: 'orders', command: 'POP_MESSAGE' }, messages, receiveStartTime() ?? 0),

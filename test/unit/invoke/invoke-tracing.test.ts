@@ -5,7 +5,6 @@
 
 import { fileURLToPath } from 'node:url';
 import { context, propagation, type SpanContext, trace } from '@opentelemetry/api';
-import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { ConsumeContext, ConsumedMessage } from '../../../src/consumer/message-listener.js';
 import type { TraceCarrier } from '../../../src/handler/trace-context.js';
@@ -14,7 +13,7 @@ import { MAX_SPAN_LINKS, tracingEnabled } from '../../../src/invoke/invoke-traci
 import type { InvokeOutcome, InvokeRequest, Invoker } from '../../../src/invoke/invoker.js';
 import { LocalInvoker } from '../../../src/invoke/local-invoker.js';
 import { invalidTraceContexts } from '../../../src/invoke/message-trace-context.js';
-import { registerTestSdk, type TestSdk } from '../../support/otel-sdk.js';
+import { registerTestSdk, registerThrowingSdk, type TestSdk } from '../../support/otel-sdk.js';
 import { consumed } from './consumed-message.js';
 
 const consumeContext: ConsumeContext = {
@@ -101,20 +100,8 @@ describe('without an OpenTelemetry SDK', () => {
 
 describe('with an SDK that throws', () => {
   it('consumes the batch without spans, and the invoke still carries the records’ context', async () => {
-    const throwing = new BasicTracerProvider({
-      spanProcessors: [
-        {
-          onStart: () => {
-            throw new Error('a broken span processor');
-          },
-          onEnd: () => undefined,
-          forceFlush: async () => undefined,
-          shutdown: async () => undefined,
-        },
-      ],
-    });
-    trace.setGlobalTracerProvider(throwing);
-    onTestFinished(() => trace.disable());
+    const throwing = registerThrowingSdk();
+    onTestFinished(() => throwing.stop());
     const invoker = new RecordingInvoker();
     const carrier = { traceparent: traceparent(TRACE_A, '1'.repeat(16)) };
     const result = await listenerWith(invoker).consume([tracedMessage('m1', carrier)], consumeContext);
