@@ -70,8 +70,23 @@ export interface BenchResults {
   /** Component -> version (`node`, `java`, `rocketmq`, `ali-ons`, `rocketmq-client-nodejs`, ...). */
   readonly versions: Readonly<Record<string, string>>;
   readonly scenarios: readonly ScenarioResult[];
-  /** The headline figures derived from `scenarios` (bench-summary.ts); only those this run measured. */
-  readonly summary?: Readonly<Record<string, number>>;
+  /**
+   * The headline figures derived from `scenarios` (bench-summary.ts): every field, a number or null
+   * when this run did not measure it (`summaryMissing` says why).
+   */
+  readonly summary?: Readonly<Record<string, number | null>>;
+  /** Summary field -> why it is null. */
+  readonly summaryMissing?: Readonly<Record<string, string>>;
+  /** Issue 34's targets and guards judged on this run (bench-summary.ts `BenchCheck`). */
+  readonly checks?: ReadonlyArray<{
+    readonly id: string;
+    readonly kind: 'target' | 'guard';
+    readonly what: string;
+    readonly value: number | string | null;
+    readonly limit: string;
+    readonly pass: boolean | null;
+    readonly reason?: string;
+  }>;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   type Stats,
   stats,
 } from './bench-results.js';
+import { SUMMARY_DESCRIPTIONS, SUMMARY_FIELDS, type SummaryField } from './bench-summary.js';
 import type { DrainRun } from './drain-race.js';
 import { DRAIN_METRICS, RAW_PULL_ID } from './drain-summary.js';
 import { rssVerdict } from './rss-flatness.js';
@@ -107,7 +108,7 @@ export function renderReport(input: ReportInput): string {
     `- Time: ${input.timings.map(([part, seconds]) => `${part} ${seconds.toFixed(1)} s`).join('; ')}`,
     '',
   );
-  lines.push(...summaryLines(results.summary));
+  lines.push(...summaryLines(results));
   for (const scenario of results.scenarios) {
     lines.push(
       ...(scenario.id === 'drain' ? drainSection(scenario, input.drainRuns) : scenarioSection(scenario)),
@@ -354,16 +355,60 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').slice(0, 500);
 }
 
-/** The run's headline figures (bench-summary.ts), a row each, when it has any. */
-function summaryLines(summary: BenchResults['summary']): string[] {
-  const entries = Object.entries(summary ?? {});
-  if (entries.length === 0) return [];
-  return [
+/**
+ * The run's headline figures (bench-summary.ts), a row each with the ratio that reads it, then issue 34's
+ * targets and guards judged on this run; nothing when the results carry no summary.
+ */
+function summaryLines(results: BenchResults): string[] {
+  const { summary, summaryMissing = {}, checks = [] } = results;
+  if (summary === undefined) return [];
+  const value = (field: SummaryField): number | null => summary[field] ?? null;
+  const per = (a: SummaryField, b: SummaryField, what: string): string => {
+    const top = value(a);
+    const bottom = value(b);
+    return top === null || bottom === null || bottom === 0 ? '' : `${(top / bottom).toFixed(2)}× ${what}`;
+  };
+  const ratios: Partial<Record<SummaryField, string>> = {
+    httpInvokeOverheadCpuMsPer100: per(
+      'httpInvokeOverheadCpuMsPer100',
+      'httpInvokeFloorCpuMsPer100',
+      'the floor’s',
+    ),
+    httpInvokeOverheadCpuMsPer1000: per(
+      'httpInvokeOverheadCpuMsPer1000',
+      'httpInvokeFloorCpuMsPer1000',
+      'the floor’s',
+    ),
+    productionPathCpuUsPerMsg: per('productionPathCpuUsPerMsg', 'javaCpuUsPerMsg', 'Java’s'),
+    perVcpuMsgsPerSecBatch1000: per('perVcpuMsgsPerSecBatch1000', 'perVcpuMsgsPerSecBatch100', 'batch 100’s'),
+  };
+  const lines = [
     '## Summary',
     '',
-    '| Figure (bench/bench-summary.ts) | Value |',
-    '| --- | ---: |',
-    ...entries.map(([name, value]) => `| \`${name}\` | ${value} |`),
+    'The headline figures of issue 34 (`summary` in the JSON, bench/bench-summary.ts), each a median (or a ratio of medians) of this run; null where the run did not measure it.',
+    '',
+    '| Figure | Value | Ratio | What |',
+    '| --- | ---: | ---: | --- |',
+    ...SUMMARY_FIELDS.map((field) => {
+      const figure = value(field);
+      const shown =
+        figure === null ? `null (${oneLine(summaryMissing[field] ?? 'not measured')})` : String(figure);
+      return `| \`${field}\` | ${shown} | ${ratios[field] ?? ''} | ${SUMMARY_DESCRIPTIONS[field]} |`;
+    }),
     '',
   ];
+  if (checks.length > 0) {
+    lines.push(
+      '### Targets and guards (issue 34)',
+      '',
+      '| Kind | Check | Value | Limit | Result |',
+      '| --- | --- | ---: | --- | --- |',
+      ...checks.map(
+        (check) =>
+          `| ${check.kind} | ${check.what} | ${check.value ?? '–'} | ${check.limit} | ${check.pass === null ? `not measured: ${oneLine(check.reason ?? '')}` : check.pass ? '**pass**' : '**FAIL**'} |`,
+      ),
+      '',
+    );
+  }
+  return lines;
 }
