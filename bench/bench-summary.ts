@@ -33,6 +33,8 @@ export const SUMMARY_FIELDS = [
   'functionPathVsJavaFirstToAll',
   'perVcpuMsgsPerSecBatch100',
   'perVcpuMsgsPerSecBatch1000',
+  'perVcpuWallMsgsPerSecBatch100',
+  'perVcpuWallMsgsPerSecBatch1000',
   'perVcpuPeakRssMiBBatch100',
   'perVcpuPeakRssMiBBatch1000',
 ] as const;
@@ -166,12 +168,14 @@ export function benchSummary(scenarios: readonly ScenarioResult[]): BenchSummary
       'gcPausePercentStartToLast',
     ),
     functionPathVsJavaFirstToAll: read.ratio('drain', 'ours-function', 'java', DRAIN_METRICS.firstToAll),
-    perVcpuMsgsPerSecBatch100: read.median(
+    perVcpuMsgsPerSecBatch100: read.median('per-vcpu-batch-100', PER_VCPU_CONSUMER_ID, 'msgsPerCpuSec'),
+    perVcpuMsgsPerSecBatch1000: read.median('per-vcpu-batch-1000', PER_VCPU_CONSUMER_ID, 'msgsPerCpuSec'),
+    perVcpuWallMsgsPerSecBatch100: read.median(
       'per-vcpu-batch-100',
       PER_VCPU_CONSUMER_ID,
       'msgsPerSecFirstToAll',
     ),
-    perVcpuMsgsPerSecBatch1000: read.median(
+    perVcpuWallMsgsPerSecBatch1000: read.median(
       'per-vcpu-batch-1000',
       PER_VCPU_CONSUMER_ID,
       'msgsPerSecFirstToAll',

@@ -17,6 +17,7 @@ import {
 import { SUMMARY_DESCRIPTIONS, SUMMARY_FIELDS, type SummaryField } from './bench-summary.js';
 import type { DrainRun } from './drain-race.js';
 import { DRAIN_METRICS, RAW_PULL_ID } from './drain-summary.js';
+import { imageNodeDescription } from './image-node-env.js';
 import { rssVerdict } from './rss-flatness.js';
 
 /**
@@ -97,7 +98,7 @@ export function renderReport(input: ReportInput): string {
       .map(([name, version]) => `${name} ${version}`)
       .join('; ')}`,
     `- Broker: Apache RocketMQ, ${input.brokerDescription}`,
-    `- Our consumer: plain \`node\` (compiled JS, ${options.nodeHeapMb === undefined ? "V8's default heap limit" : `--max-old-space-size=${options.nodeHeapMb}`}), every option at its default except startingPosition TRIM_HORIZON, memory offset store`,
+    `- Our consumer: plain \`node\` (compiled JS, ${options.nodeHeapMb === undefined ? "V8's default heap limit" : `--max-old-space-size=${options.nodeHeapMb}`}), every option at its default except startingPosition TRIM_HORIZON, memory offset store; ${imageNodeDescription()}`,
     `- Java consumer: \`java -Xmx${options.javaHeapMb}m\` (G1, default JIT), DefaultMQPushConsumer defaults (20 consume threads, 1 message per listener call) except CONSUME_FROM_FIRST_OFFSET and a 1 s heartbeat`,
     `- Command: \`${results.command}\``,
     ...(input.produceMs === undefined
@@ -381,6 +382,16 @@ function summaryLines(results: BenchResults): string[] {
     ),
     productionPathCpuUsPerMsg: per('productionPathCpuUsPerMsg', 'javaCpuUsPerMsg', 'Java’s'),
     perVcpuMsgsPerSecBatch1000: per('perVcpuMsgsPerSecBatch1000', 'perVcpuMsgsPerSecBatch100', 'batch 100’s'),
+    perVcpuWallMsgsPerSecBatch100: per(
+      'perVcpuWallMsgsPerSecBatch100',
+      'perVcpuMsgsPerSecBatch100',
+      'the per-vCPU figure',
+    ),
+    perVcpuWallMsgsPerSecBatch1000: per(
+      'perVcpuWallMsgsPerSecBatch1000',
+      'perVcpuMsgsPerSecBatch1000',
+      'the per-vCPU figure',
+    ),
   };
   const lines = [
     '## Summary',
