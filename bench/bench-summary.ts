@@ -6,11 +6,13 @@
  * inputs has `pass: null` and a reason. Nothing here is estimated: every number is a median (or a ratio of
  * medians) of the runs in the results.
  */
-import type { ConsumerResult, ScenarioResult } from './bench-results.js';
+import type { BenchCheck, ConsumerResult, ScenarioResult } from './bench-results.js';
 import { DRAIN_METRICS, RAW_PULL_ID } from './drain-summary.js';
 import { HTTP_INVOKE_CONSUMER_IDS } from './http-invoke-scenario.js';
 import { PER_VCPU_CONSUMER_ID } from './per-vcpu-scenario.js';
 import { rssVerdict } from './rss-flatness.js';
+
+export type { BenchCheck } from './bench-results.js';
 
 /**
  * The headline figures, in the order latest.md lists them.
@@ -67,35 +69,18 @@ export const SUMMARY_DESCRIPTIONS: Readonly<Record<SummaryField, string>> = {
   gcPausePctLambdaPath:
     'GC pauses of the Lambda path over HTTP in % of its drain, batch 100 (http-invoke, ours-lambda-http)',
   functionPathVsJavaFirstToAll: 'function path msgs/s first → all / Java’s (drain)',
-  perVcpuMsgsPerSecBatch100: 'msgs/s of the production path pinned to one core, batch 100 (per-vcpu)',
+  perVcpuMsgsPerSecBatch100:
+    'msgs/s per vCPU of the production path pinned to one core, batch 100: messages per CPU-second of the pinned poller, the rate one fully used vCPU gives (per-vcpu)',
   perVcpuMsgsPerSecBatch1000: 'the same at batch 1,000 (per-vcpu)',
+  perVcpuWallMsgsPerSecBatch100:
+    'msgs/s the pinned poller delivered, first → last message, batch 100: below the per-vCPU figure when its core was not the bound (per-vcpu)',
+  perVcpuWallMsgsPerSecBatch1000: 'the same at batch 1,000 (per-vcpu)',
   perVcpuPeakRssMiBBatch100: 'its peak RSS in MiB, batch 100 (per-vcpu)',
   perVcpuPeakRssMiBBatch1000: 'its peak RSS in MiB, batch 1,000 (per-vcpu)',
 };
 
 /** The headline figures: a number each, or null when the run did not measure it. */
 export type BenchSummary = Readonly<Record<SummaryField, number | null>>;
-
-/**
- * A target or guard of issue 34, judged on this run's figures.
- *
- * @example
- * ```ts
- * const check: BenchCheck = { id: 'gc-function-path', kind: 'target', what: 'GC pauses ...', value: 2.1, limit: '<= 3', pass: true };
- * ```
- */
-export interface BenchCheck {
-  readonly id: string;
-  readonly kind: 'target' | 'guard';
-  readonly what: string;
-  /** The figure judged (a ratio, a %, a verdict), or null when the run lacks it. */
-  readonly value: number | string | null;
-  /** The condition, in words (`<= 3`, `>= 1.5`, `flat`). */
-  readonly limit: string;
-  /** Null when the run lacks an input (see `reason`). */
-  readonly pass: boolean | null;
-  readonly reason?: string;
-}
 
 /**
  * The summary, the reasons of its null fields, and the checks.
