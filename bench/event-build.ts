@@ -1,7 +1,8 @@
 /**
  * The function path's own work per message, without a broker: decode synthetic PULL bodies (32 stored
  * messages of 1 KiB each, with the six properties a broker-stored message of the drain carries), then
- * build the Lambda event's records (`event`) or run the whole `FunctionMessageListener.consume` with the
+ * build the Lambda event's records (`event`), serialize the event as an HTTP invoker sends it (`payload`:
+ * the JSON bytes, base64 bodies), or run the whole `FunctionMessageListener.consume` with the
  * LocalInvoker and the drain's no-op handler (`listener`), against decoding alone (`decode`, the peer).
  * The drain race (`npm run bench`) measures the same path end to end; this one isolates what the event
  * costs, steadily enough to compare two commits on a machine whose drains swing.
@@ -15,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConsumedMessage } from '../src/consumer/message-listener.js';
-import { unmeasuredRecord } from '../src/invoke/event-builder.js';
+import { serializeLayouts, unmeasuredRecord } from '../src/invoke/event-builder.js';
 import { FunctionMessageListener } from '../src/invoke/function-listener.js';
 import { LocalInvoker } from '../src/invoke/local-invoker.js';
 import { parsedEvent } from '../src/invoke/parsed-event.js';
@@ -27,7 +28,7 @@ import { percentile } from './percentile.js';
 const MESSAGES_PER_PULL = 32;
 const PULLS = 4;
 const BATCH = 100;
-const MODES = ['decode', 'event', 'listener'] as const;
+const MODES = ['decode', 'event', 'payload', 'listener'] as const;
 type Mode = (typeof MODES)[number];
 
 const queue = { topic: 'bench-event-build', brokerName: 'broker-a', queueId: 0 };
@@ -101,6 +102,9 @@ async function main(): Promise<void> {
       const layouts = messages.map(unmeasuredRecord);
       for (const layout of layouts) sink += layout.boundBytes;
       sink += parsedEvent('bench-group', layouts).Records.length;
+    } else if (mode === 'payload') {
+      // What an HTTP invoker is handed instead: the event as JSON bytes (src/invoke/event-builder.ts).
+      sink += serializeLayouts('bench-group', messages.map(unmeasuredRecord)).length;
     } else {
       const result = await listener.consume(messages, context);
       if (result.status !== 'SUCCESS') throw new Error(`the no-op handler's batch ended ${result.status}`);

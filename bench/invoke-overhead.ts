@@ -5,7 +5,8 @@
  * the same event (`--records` records of 1 KiB, built once) through each invoker in turn, rounds
  * interleaved, and measures process.cpuUsage() per invoke (`--concurrency` in flight). Medians over the
  * rounds. Invokers: `sdk` (LambdaInvoker, src/invoke/lambda-invoker.ts), `floor` (one SigV4-signed
- * request over node:http keep-alive, bench/floor-invoker.ts), `sdk-raw` (a bare LambdaClient) and
+ * request over node:http keep-alive, bench/floor-invoker.ts), `sdk-raw` (a bare LambdaClient),
+ * `sdk-raw-cached` (the same with `cacheMiddleware: true`: its stack resolved once, not per send) and
  * `sdk-before` (an uncommitted copy of an earlier invoker, for a same-run A/B while changing it).
  *
  * Usage: npx tsx bench/invoke-overhead.ts [--records 100] [--invokes 400] [--rounds 7] [--concurrency 4]
@@ -29,7 +30,7 @@ const FUNCTION_NAME = 'bench-noop';
 const CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench' } as const;
 const REGION = 'us-east-1';
 const BEFORE_MODULE = '../src/invoke/lambda-invoker-before.js';
-const INVOKERS = ['sdk', 'floor', 'sdk-raw', 'sdk-before'] as const;
+const INVOKERS = ['sdk', 'floor', 'sdk-raw', 'sdk-raw-cached', 'sdk-before'] as const;
 type InvokerId = (typeof INVOKERS)[number];
 
 interface Options {
@@ -109,7 +110,9 @@ async function createInvoker(id: InvokerId, endpoint: string): Promise<Invoker> 
       return new before.LambdaInvoker({ endpoint, region: REGION, credentials: CREDENTIALS });
     }
     case 'sdk-raw':
-      return rawSdkInvoker(endpoint);
+      return rawSdkInvoker(endpoint, false);
+    case 'sdk-raw-cached':
+      return rawSdkInvoker(endpoint, true);
     case 'floor':
       return new FloorInvoker({ endpoint, region: REGION, credentials: CREDENTIALS });
   }
@@ -233,9 +236,10 @@ main().then(
 );
 
 /** The SDK's client alone, configured as LambdaInvoker configures it, without our middleware or signals. */
-function rawSdkInvoker(endpoint: string): Invoker {
+function rawSdkInvoker(endpoint: string, cacheMiddleware: boolean): Invoker {
   const client = new LambdaClient({
     maxAttempts: 1,
+    cacheMiddleware,
     endpoint,
     region: REGION,
     credentials: CREDENTIALS,

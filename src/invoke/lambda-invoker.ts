@@ -28,13 +28,14 @@ import {
   MAX_ERROR_TEXT_CHARS,
 } from './lambda-error-text.js';
 import { type LambdaFunctionRef, parseLambdaFunctionRef } from './lambda-function-ref.js';
+import { takeInvokeContexts, withInvokeContext } from './lambda-invoke-context.js';
 import {
   capLambdaResponses,
   LambdaResponseTooLargeError,
   MAX_LAMBDA_RESPONSE_BYTES,
 } from './lambda-response-cap.js';
 import { DEFAULT_FUNCTION_TIMEOUT_MS, DEFAULT_TIMEOUT_MARGIN_MS } from './lambda-timeouts.js';
-import { addTraceHeaders } from './lambda-trace-headers.js';
+import { traceHeaders } from './lambda-trace-headers.js';
 
 const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_SOCKETS = 256;
@@ -203,14 +204,20 @@ export class LambdaInvoker implements Invoker {
     const abortSignal = abort.signal;
     this.#requests++;
     try {
-      const command = new InvokeCommand({
-        FunctionName: ref.functionName,
-        Qualifier: ref.qualifier,
-        InvocationType: 'RequestResponse',
-        Payload: request.payload,
-      });
-      if (request.traceContext !== undefined) addTraceHeaders(command, request.traceContext);
-      const output = await client.send(command, { abortSignal });
+      const input = withInvokeContext(
+        {
+          FunctionName: ref.functionName,
+          Qualifier: ref.qualifier,
+          InvocationType: 'RequestResponse' as const,
+          Payload: request.payload,
+        },
+        {
+          abortSignal,
+          traceHeaders: request.traceContext === undefined ? undefined : traceHeaders(request.traceContext),
+        },
+      );
+      // No send options: the client's resolved middleware is reused (lambda-invoke-context.ts).
+      const output = await client.send(new InvokeCommand(input));
       return outcomeOf(output);
     } catch (error) {
       if (signal?.aborted) return abortedOutcome(signal);
@@ -266,6 +273,8 @@ export class LambdaInvoker implements Invoker {
       const regionOption = region ?? this.#options.region;
       client = new LambdaClient({
         maxAttempts: 1,
+        // The middleware stack resolved once per client, not per invoke (lambda-invoke-context.ts).
+        cacheMiddleware: true,
         ...(endpoint === undefined ? {} : { endpoint }),
         // A loopback Invoke API (serverless-offline, tests) works without AWS credentials or a region.
         ...awsClientIdentity({ endpoint, region: regionOption, credentials }),
@@ -278,6 +287,7 @@ export class LambdaInvoker implements Invoker {
         },
       });
       capLambdaResponses(client, this.#maxResponseBytes);
+      takeInvokeContexts(client);
       this.#clients.set(key, client);
     }
     return client;

@@ -3,18 +3,15 @@
  * continue the trace in X-Ray, and the W3C `traceparent`/`tracestate` it was made from, for Invoke APIs
  * and proxies that read those.
  *
- * Set by a middleware of the one command at the `build` step with priority `high`: before the SDK's
+ * Set by a client middleware (lambda-invoke-context.ts) at the `build` step with priority `high`: before the SDK's
  * recursion-detection middleware (same step, priority `low`), which sets `X-Amzn-Trace-Id` from
  * `_X_AMZN_TRACE_ID` (and `traceparent` from the Lambda invoke store) only when the request has none, so
  * ours wins when the invoke carries a context and theirs applies, unchanged, when it does not (a poller
  * running inside a Lambda function). Both run before signing: the headers are signed.
  */
 
-import type { InvokeCommand } from '@aws-sdk/client-lambda';
 import type { TraceCarrier } from '../handler/trace-context.js';
 import { XRAY_TRACE_HEADER, xrayTraceHeader } from './xray-trace-header.js';
-
-const MIDDLEWARE_NAME = 'rocketmqLambdaTraceHeaders';
 
 /** The request a build-step middleware sees, as far as headers go. */
 interface HeadersRequest {
@@ -42,24 +39,14 @@ export function traceHeaders(carrier: TraceCarrier): Record<string, string> | un
 }
 
 /**
- * Makes `command` send the trace headers of `carrier` (none for an invalid one), replacing a header of
- * the same name in any letter case.
+ * Sets `headers` on `request` (an HTTP request of the SDK, as a build-step middleware sees it), replacing a
+ * header of the same name in any letter case. Anything without a headers object is left alone.
  */
-export function addTraceHeaders(command: InvokeCommand, carrier: TraceCarrier): void {
-  const headers = traceHeaders(carrier);
-  if (headers === undefined) return;
-  const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
-  command.middlewareStack.add(
-    (next) => async (args) => {
-      const { request } = args;
-      if (hasHeaders(request)) {
-        for (const name of Object.keys(request.headers)) {
-          if (names.has(name.toLowerCase())) delete request.headers[name];
-        }
-        Object.assign(request.headers, headers);
-      }
-      return next(args);
-    },
-    { step: 'build', priority: 'high', name: MIDDLEWARE_NAME, override: true },
-  );
+export function setTraceHeaders(request: unknown, headers: Record<string, string>): void {
+  if (!hasHeaders(request)) return;
+  const names = Object.keys(headers).map((name) => name.toLowerCase());
+  for (const name of Object.keys(request.headers)) {
+    if (names.includes(name.toLowerCase())) delete request.headers[name];
+  }
+  Object.assign(request.headers, headers);
 }

@@ -41,6 +41,12 @@ export interface RegistrationTarget {
 }
 
 /**
+ * The name server JVM a readiness check fails fast on: one JVM, or (a cluster's name server, which can be
+ * stopped on purpose: cluster-namesrv.ts) a function giving the JVMs meant to run at each poll.
+ */
+export type NamesrvWatch = JvmProcess | (() => readonly JvmProcess[]);
+
+/**
  * A JVM exited while we waited for readiness.
  */
 export class JvmExitedError extends LocalBrokerError {
@@ -66,34 +72,38 @@ export class ReadinessTimeoutError extends LocalBrokerError {}
  */
 export async function waitForRegistration(
   target: RegistrationTarget,
-  namesrv: JvmProcess,
+  namesrv: NamesrvWatch,
   broker: JvmProcess,
   deadline: number,
 ): Promise<void> {
   let bootSeenAt: number | undefined;
   let lastNudgeAt = 0;
-  await waitUntil([namesrv, broker], deadline, async () => {
-    if (await isRegistered(target)) return true;
-    // The broker registers once at boot, but only with name servers its client has already found
-    // reachable (NettyRemotingClient.getAvailableNameSrvList, filled by an async scan): losing that
-    // race means no route until the periodic registration 10 s later. Re-setting brokerPermission
-    // makes it register at once (AdminBrokerProcessor.updateBrokerConfig).
-    bootSeenAt ??= broker.outputTail().includes('boot success') ? Date.now() : undefined;
-    const now = Date.now();
-    if (
-      bootSeenAt !== undefined &&
-      now - bootSeenAt >= NUDGE_AFTER_BOOT_MS &&
-      now - lastNudgeAt >= NUDGE_INTERVAL_MS
-    ) {
-      lastNudgeAt = now;
-      target.log.debug(
-        { brokerAddr: target.brokerAddr },
-        'broker not in the route yet; asking it to register',
-      );
-      await askToRegister(target);
-    }
-    return false;
-  });
+  await waitUntil(
+    () => [...watchedNamesrv(namesrv), broker],
+    deadline,
+    async () => {
+      if (await isRegistered(target)) return true;
+      // The broker registers once at boot, but only with name servers its client has already found
+      // reachable (NettyRemotingClient.getAvailableNameSrvList, filled by an async scan): losing that
+      // race means no route until the periodic registration 10 s later. Re-setting brokerPermission
+      // makes it register at once (AdminBrokerProcessor.updateBrokerConfig).
+      bootSeenAt ??= broker.outputTail().includes('boot success') ? Date.now() : undefined;
+      const now = Date.now();
+      if (
+        bootSeenAt !== undefined &&
+        now - bootSeenAt >= NUDGE_AFTER_BOOT_MS &&
+        now - lastNudgeAt >= NUDGE_INTERVAL_MS
+      ) {
+        lastNudgeAt = now;
+        target.log.debug(
+          { brokerAddr: target.brokerAddr },
+          'broker not in the route yet; asking it to register',
+        );
+        await askToRegister(target);
+      }
+      return false;
+    },
+  );
 }
 
 /**
@@ -122,10 +132,18 @@ export async function askToRegister(target: RegistrationTarget): Promise<void> {
  */
 export async function waitForDeregistration(
   target: RegistrationTarget,
-  namesrv: JvmProcess,
+  namesrv: NamesrvWatch,
   deadline: number,
 ): Promise<void> {
-  await waitUntil([namesrv], deadline, async () => !(await isRegistered(target)));
+  await waitUntil(
+    () => watchedNamesrv(namesrv),
+    deadline,
+    async () => !(await isRegistered(target)),
+  );
+}
+
+function watchedNamesrv(namesrv: NamesrvWatch): readonly JvmProcess[] {
+  return typeof namesrv === 'function' ? namesrv() : [namesrv];
 }
 
 async function isRegistered(target: RegistrationTarget): Promise<boolean> {
@@ -143,26 +161,30 @@ async function isRegistered(target: RegistrationTarget): Promise<boolean> {
 }
 
 /**
- * Polls `check` until it returns true; fails fast when any of `jvms` exits, and at `deadline`. A check
- * that throws (connection refused while the JVM boots) counts as "not yet".
+ * Polls `check` until it returns true; fails fast when any of the JVMs `jvms()` lists (asked at each
+ * poll: a name server stopped on purpose is not listed) exits, and at `deadline`. A check that throws
+ * (connection refused while the JVM boots) counts as "not yet".
  */
 async function waitUntil(
-  jvms: readonly JvmProcess[],
+  jvms: () => readonly JvmProcess[],
   deadline: number,
   check: () => Promise<boolean>,
 ): Promise<void> {
   let lastError: unknown;
-  const firstExit = Promise.race(jvms.map((jvm) => jvm.exited.then(() => jvm)));
-  const exitedJvm = (): JvmProcess | undefined => jvms.find((jvm) => jvm.exitStatus !== undefined);
   while (Date.now() < deadline) {
-    const dead = exitedJvm();
+    const watched = jvms();
+    const dead = watched.find((jvm) => jvm.exitStatus !== undefined);
     if (dead) throw new JvmExitedError(dead);
     try {
       if (await check()) return;
     } catch (err) {
       lastError = err;
     }
-    if (await settlesWithin(firstExit, POLL_INTERVAL_MS)) throw new JvmExitedError(await firstExit);
+    const firstExit = Promise.race(watched.map((jvm) => jvm.exited.then(() => jvm)));
+    if (await settlesWithin(firstExit, POLL_INTERVAL_MS)) {
+      const exited = await firstExit;
+      if (jvms().includes(exited)) throw new JvmExitedError(exited);
+    }
   }
   throw new ReadinessTimeoutError('not ready before the deadline', { cause: lastError });
 }

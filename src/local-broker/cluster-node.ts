@@ -14,6 +14,7 @@ import {
   waitForDeregistration,
   waitForRegistration,
 } from './broker-readiness.js';
+import type { ClusterNamesrv } from './cluster-namesrv.js';
 import { type JvmProcess, spawnJvm } from './jvm-process.js';
 import { LocalBrokerError } from './local-broker-error.js';
 
@@ -59,7 +60,7 @@ export interface ClusterNodeLaunch {
   /** Everything after `java`. */
   args: readonly string[];
   target: RegistrationTarget;
-  namesrv: JvmProcess;
+  namesrv: ClusterNamesrv;
   namesrvLogFile: string;
   readyTimeoutMs: number;
   /** SIGTERM-to-SIGKILL grace when the whole cluster stops. */
@@ -128,7 +129,7 @@ export class ClusterBrokerNode implements LocalClusterNode {
       const deadline = startedAt + this.launch.readyTimeoutMs;
       await this.stopNow(DEFAULT_NODE_STOP_GRACE_MS);
       try {
-        await waitForDeregistration(this.launch.target, this.launch.namesrv, deadline);
+        await waitForDeregistration(this.launch.target, () => this.launch.namesrv.watched(), deadline);
       } catch (err) {
         throw await this.failure(err, 'the namesrv did not drop the old broker');
       }
@@ -167,7 +168,7 @@ export class ClusterBrokerNode implements LocalClusterNode {
     });
     this.jvm = jvm;
     try {
-      await waitForRegistration(this.launch.target, this.launch.namesrv, jvm, deadline);
+      await waitForRegistration(this.launch.target, () => this.launch.namesrv.watched(), jvm, deadline);
     } catch (err) {
       const failure = await this.failure(err, `${what} ${this.brokerName}-${this.brokerId} failed`);
       await jvm.kill();
@@ -197,7 +198,8 @@ export class ClusterBrokerNode implements LocalClusterNode {
   }
 
   private async failure(err: unknown, fallback: string): Promise<LocalBrokerError> {
-    const jvms = this.jvm === undefined ? [this.launch.namesrv] : [this.launch.namesrv, this.jvm];
+    const namesrv = this.launch.namesrv.current();
+    const jvms = [namesrv, this.jvm].filter((jvm) => jvm !== undefined);
     const report = await describeJvms(
       jvms,
       {

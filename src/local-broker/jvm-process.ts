@@ -157,12 +157,14 @@ export function spawnJvm(options: SpawnJvmOptions): JvmProcess {
 
 /**
  * `sh` reads its stdin, a pipe whose only writer is this process. When we die the read returns and
- * the shell SIGKILLs the JVM (and removes its directory). It ignores SIGINT so a terminal Ctrl-C,
- * which reaches the whole process group, does not disarm it while we are still shutting down.
+ * the shell SIGKILLs the JVM (and removes its directory). It ignores SIGINT, SIGTERM and SIGHUP: each
+ * reaches our whole process group at once (a terminal's Ctrl-C or close, `kill -- -<pgid>`, a
+ * supervisor stopping the group), and a watchdog that died with us would leave the JVM running, orphaned
+ * (its own group, see the constructor). It is disarmed with SIGKILL when the JVM exits.
  */
 function spawnWatchdog(pid: number | undefined, removeDir: string | undefined): ChildProcess {
   const script =
-    'trap "" INT; read -r _line; kill -9 "$1" 2>/dev/null; ' +
+    'trap "" INT TERM HUP; read -r _line; kill -9 "$1" 2>/dev/null; ' +
     'if [ -n "$2" ]; then sleep 1; rm -rf -- "$2"; fi';
   const watchdog = spawn(
     'sh',

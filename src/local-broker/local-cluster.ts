@@ -28,6 +28,7 @@ import {
 import { type LocalBrokerTlsOptions, probeTlsOptions, tlsConfigFileValues } from './broker-tls.js';
 import { type BrokerVersionName, brokerVersionProfile, selectedBrokerVersion } from './broker-version.js';
 import { applyAcrossCluster, subscriptionGroupChange, topicChange } from './cluster-admin.js';
+import { ClusterNamesrv } from './cluster-namesrv.js';
 import { ClusterBrokerNode, type LocalClusterNode } from './cluster-node.js';
 import { findClusterPorts } from './free-ports.js';
 import { writeHomeConfLogback } from './home-conf-logback.js';
@@ -138,6 +139,17 @@ export interface LocalCluster {
    * until their slaves copied it).
    */
   createSubscriptionGroup(config: SubscriptionGroupConfig): Promise<void>;
+  /**
+   * Stops the name server JVM (SIGTERM, SIGKILL after `graceMs`; 0: SIGKILL at once) while every broker
+   * runs on; `startNamesrv()` starts a new one on the same port. No-op when it is stopped.
+   */
+  stopNamesrv(options?: { graceMs?: number }): Promise<void>;
+  /**
+   * Starts the name server again after `stopNamesrv()` and resolves once it answers; it routes each
+   * broker again once that broker registers (within `registerNameServerPeriod`, 10 s here). No-op when it
+   * runs.
+   */
+  startNamesrv(): Promise<void>;
   /** Stops every JVM and removes the temp directory. */
   stop(): Promise<void>;
 }
@@ -217,13 +229,18 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
       tlsConfigFile: options.tls === undefined ? undefined : tlsConf,
       extraJvmOptions,
     });
-  const namesrv = spawnJvm({
-    name: 'namesrv',
-    args: [...jvmArgs(NAMESRV_HEAP_MB, namesrvLogback), NAMESRV_MAIN, '-c', namesrvConf],
-    cwd: homeDir,
-    env,
-    removeDirIfOrphaned: homeDir,
-    log,
+  const namesrv = new ClusterNamesrv({
+    spawn: () =>
+      spawnJvm({
+        name: 'namesrv',
+        args: [...jvmArgs(NAMESRV_HEAP_MB, namesrvLogback), NAMESRV_MAIN, '-c', namesrvConf],
+        cwd: homeDir,
+        env,
+        removeDirIfOrphaned: homeDir,
+        log,
+      }),
+    namesrvAddr,
+    connect,
   });
 
   const brokerGroups: LocalBrokerGroup[] = [];
@@ -311,6 +328,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     nodes,
     namesrv,
     stopGraceMs,
+    readyTimeoutMs,
     slavesRefuseAdmin: version.slavesRefuseAdmin,
     connect,
   });
@@ -347,8 +365,9 @@ interface RunningClusterParts {
   logDir: string;
   brokerGroups: LocalBrokerGroup[];
   nodes: ClusterBrokerNode[];
-  namesrv: ReturnType<typeof spawnJvm>;
+  namesrv: ClusterNamesrv;
   stopGraceMs: number;
+  readyTimeoutMs: number;
   slavesRefuseAdmin: boolean;
   /** TLS and ACL credentials of our own requests to the JVMs. */
   connect: ProbeConnectOptions;
@@ -432,10 +451,18 @@ class RunningLocalCluster implements LocalCluster {
     );
   }
 
+  stopNamesrv(options: { graceMs?: number } = {}): Promise<void> {
+    return this.parts.namesrv.stop(options.graceMs ?? this.parts.stopGraceMs);
+  }
+
+  startNamesrv(): Promise<void> {
+    return this.parts.namesrv.start(Date.now() + this.parts.readyTimeoutMs);
+  }
+
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       await Promise.all([
-        this.parts.namesrv.stop(this.parts.stopGraceMs),
+        this.parts.namesrv.close(this.parts.stopGraceMs),
         ...this.parts.nodes.map((node) => node.close()),
       ]);
       await rm(this.homeDir, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import { Producer } from '../../../src/client/producer.js';
 import type { RocketMQClient } from '../../../src/client/rocketmq-client.js';
 import { ConsumerRuntime } from '../../../src/consumer/consumer-runtime.js';
 import type { LocalCluster } from '../../../src/local-broker/local-cluster.js';
+import { probeTopicRoute } from '../../../src/local-broker/route-probe.js';
 import { MemoryOffsetStore } from '../../../src/offsets/memory-offset-store.js';
 import { buildPullSysFlag } from '../../../src/protocol/pull-sys-flag.js';
 import { uniqueGroup, uniqueTopic } from '../../support/broker.js';
@@ -172,4 +173,34 @@ describe('local cluster: 2 broker groups of a master and a slave', () => {
       `[cluster] slave read ledger: sent ${ids.length}, delivered ${ledger.counts.size}, duplicates ${ledger.duplicates()}`,
     );
   });
+
+  it('restarts the name server: routes come back as each broker registers again, and a broker restart meanwhile waits instead of failing', async () => {
+    const topic = uniqueTopic('cluster_namesrv');
+    await cluster.createTopic(topic, QUEUES_PER_GROUP);
+    const slave = cluster.node('broker-b', 1);
+    await cluster.stopNamesrv({ graceMs: 5_000 });
+    onTestFinished(() => cluster.startNamesrv());
+    await expect(probeTopicRoute(cluster.namesrvAddr, topic, { timeoutMs: 2_000 })).rejects.toThrow();
+    // A broker restart while no name server runs: its readiness check must wait for the next one (the
+    // stopped JVM is not a crash), not fail at once with "the namesrv JVM exited early".
+    const restarting = slave.restart();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await cluster.startNamesrv();
+    // startNamesrv() resolves once the new JVM answers (it may know no broker yet).
+    await expect(probeTopicRoute(cluster.namesrvAddr, topic, { timeoutMs: 5_000 })).resolves.toMatchObject({
+      code: expect.any(Number),
+    });
+    await restarting;
+    const routed = await waitFor(`${topic} routed on both masters after the restart`, 60_000, async () => {
+      const { route } = await probeTopicRoute(cluster.namesrvAddr, topic, { timeoutMs: 2_000 });
+      const masters = (route?.brokerDatas ?? []).filter((data) => data.brokerAddrs['0'] !== undefined);
+      return masters.length === 2 ? route : undefined;
+    });
+    expect(routed.brokerDatas.map((data) => data.brokerName).sort()).toEqual(['broker-a', 'broker-b']);
+    expect(routed.brokerDatas.find((data) => data.brokerName === 'broker-b')?.brokerAddrs['1']).toBe(
+      slave.address,
+    );
+    const { ids } = await produceSpread(topic, 40);
+    expect(ids).toHaveLength(40);
+  }, 180_000);
 });

@@ -23,7 +23,6 @@ import { clusterClient, startOwnCluster } from '../../integration/cluster/own-cl
 import { FakeNameServer } from '../../integration/faults/fake-name-server.js';
 import { scenarioDir } from '../../integration/faults/fault-scenario.js';
 import { residentBytes } from '../../integration/faults/rss-sampler.js';
-import { TcpProxy } from '../../integration/faults/tcp-proxy.js';
 import { uniqueGroup, uniqueTopic } from '../broker.js';
 import { type DurableDynaliteHandle, startDurableDynalite } from '../dynalite.js';
 import { type LambdaApiFault, LambdaApiServer } from '../lambda-api-server.js';
@@ -141,12 +140,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
     filter: uniqueGroup('soak_filter'),
   };
 
-  // Every poller reaches the name server through our proxy: a "name server restart" takes it away and
-  // back (the local cluster cannot restart its namesrv JVM: its brokers' lifecycles hold that process).
-  const namesrv = await TcpProxy.start(cluster.namesrvAddr);
+  // A "name server restart" stops the cluster's namesrv JVM and starts a new one on the same port
+  // (src/local-broker/cluster-namesrv.ts): it knows no broker until each registers again.
   // Toxiproxy only when the schedule has TCP faults: its first build takes a minute or two.
   const tcp = schedule.some((f) => f.kind.startsWith('tcp-'))
-    ? await startTcpPath(cluster, namesrv.address, log)
+    ? await startTcpPath(cluster, cluster.namesrvAddr, log)
     : undefined;
   const pollers = new PollerPool(dir, {
     cluster,
@@ -154,7 +152,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
     lambda,
     topics,
     groups,
-    nameServer: namesrv.address,
+    nameServer: cluster.namesrvAddr,
     proxiedNameServer: tcp?.nameServer.address,
   });
   const target = options.pollers ?? 3;
@@ -195,7 +193,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
     lambda,
     pollers,
     tcp,
-    namesrv,
     log,
     runStartedAtMs,
     minPollers: MIN_POLLERS,
@@ -457,7 +454,6 @@ interface FaultContext {
   lambda: LambdaApiServer;
   pollers: PollerPool;
   tcp: TcpPath | undefined;
-  namesrv: TcpProxy;
   log: (line: string) => void;
   runStartedAtMs: number;
   minPollers: number;
@@ -586,12 +582,12 @@ class FaultApplier {
       }
       case 'namesrv-restart': {
         if (!claim('namesrv')) return skip('the name server is already down');
-        record.target = 'namesrv (proxy)';
-        await c.namesrv.down();
+        record.target = 'namesrv JVM';
+        await c.cluster.stopNamesrv();
         return {
           end: async () => {
             try {
-              await c.namesrv.up();
+              await c.cluster.startNamesrv();
             } finally {
               release('namesrv');
             }
