@@ -54,6 +54,27 @@ export interface ScenarioResult {
   readonly error?: string;
 }
 
+/**
+ * A target or guard of issue 34, judged on this run's figures.
+ *
+ * @example
+ * ```ts
+ * const check: BenchCheck = { id: 'gc-function-path', kind: 'target', what: 'GC pauses ...', value: 2.1, limit: '<= 3', pass: true };
+ * ```
+ */
+export interface BenchCheck {
+  readonly id: string;
+  readonly kind: 'target' | 'guard';
+  readonly what: string;
+  /** The figure judged (a ratio, a %, a verdict), or null when the run lacks it. */
+  readonly value: number | string | null;
+  /** The condition, in words (`<= 3`, `>= 1.5`, `flat`). */
+  readonly limit: string;
+  /** Null when the run lacks an input (see `reason`). */
+  readonly pass: boolean | null;
+  readonly reason?: string;
+}
+
 /** The whole file. */
 export interface BenchResults {
   readonly schemaVersion: 1;
@@ -70,8 +91,15 @@ export interface BenchResults {
   /** Component -> version (`node`, `java`, `rocketmq`, `ali-ons`, `rocketmq-client-nodejs`, ...). */
   readonly versions: Readonly<Record<string, string>>;
   readonly scenarios: readonly ScenarioResult[];
-  /** The headline figures derived from `scenarios` (bench-summary.ts); only those this run measured. */
-  readonly summary?: Readonly<Record<string, number>>;
+  /**
+   * The headline figures derived from `scenarios` (bench-summary.ts): every field, a number or null
+   * when this run did not measure it (`summaryMissing` says why).
+   */
+  readonly summary?: Readonly<Record<string, number | null>>;
+  /** Summary field -> why it is null. */
+  readonly summaryMissing?: Readonly<Record<string, string>>;
+  /** Issue 34's targets and guards judged on this run (bench-summary.ts). */
+  readonly checks?: readonly BenchCheck[];
 }
 
 /**

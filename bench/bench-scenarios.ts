@@ -6,6 +6,7 @@ import type { BenchScenario } from './bench-scenario.js';
 import { httpInvokeScenario } from './http-invoke-scenario.js';
 import { latencyScenario } from './latency-scenario.js';
 import { offsetWritesScenario } from './offset-writes-scenario.js';
+import { perVcpuScenario } from './per-vcpu-scenario.js';
 
 /**
  * Every registered scenario.
@@ -18,5 +19,6 @@ import { offsetWritesScenario } from './offset-writes-scenario.js';
 export const BENCH_SCENARIOS: readonly BenchScenario[] = [
   latencyScenario,
   httpInvokeScenario,
+  perVcpuScenario,
   offsetWritesScenario,
 ];

@@ -10,7 +10,7 @@
  * with the memory or the DynamoDB offset store (the latter through a client of ours whose middleware
  * notes the time of every call, so that the writes of the drain can be counted). Measures, besides the
  * drain race's times, the process CPU time (user + system, all threads) from the first to the last
- * message. Prints one `BENCH_RESULT {json}` line (DrainChildResult).
+ * message, and (bench/peers/drain-measurement.ts, as the drain race's children) peak RSS and GC pauses. Prints one `BENCH_RESULT {json}` line (DrainChildResult).
  *
  * Usage: node drain-child.js '{"namesrvAddr":"127.0.0.1:9876","topic":"T","group":"G","expected":5000,"listener":"lambda",...}'
  */
@@ -30,6 +30,7 @@ import { DEFAULT_RESET_WATCH_INTERVAL_MS } from '../src/offsets/offset-reset-wat
 import type { OffsetStore } from '../src/offsets/offset-store.js';
 import { RESULT_PREFIX } from './child-run.js';
 import { FloorInvoker } from './floor-invoker.js';
+import { DrainMeasurement } from './peers/drain-measurement.js';
 
 /** Credentials the local Invoke API and dynalite accept (they check none). */
 const LOCAL_CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench' } as const;
@@ -75,6 +76,14 @@ export interface DrainChildResult {
   startToLastMs: number;
   /** Process CPU time (user + system) from the first to the last message. */
   cpuFirstToLastMs: number;
+  /** The same from the consumer's start() to the last message (the drain race's interval). */
+  cpuStartToLastMs: number;
+  /** The kernel's high-water mark of the process's resident set (VmHWM) at the last message. */
+  peakRssBytes: number;
+  /** The main thread's GC pauses (Node's `gc` performance entries) from start() to the last message. */
+  gcPauseMs: number;
+  gcMinorCount: number;
+  gcMajorCount: number;
   /** Function invokes (`local`, `lambda`, `floor`); 0 for `count`. */
   invokes: number;
   /** Queues held at the end (the topic's and the retry topic's). */
@@ -123,27 +132,16 @@ async function main(): Promise<void> {
     offsetStore = new MemoryOffsetStore();
   }
 
-  let received = 0;
+  // The memory and GC figures as the drain race's children measure them; CPU also from the first message.
+  const measurement = new DrainMeasurement(spec.expected);
   let firstAtMs: number | undefined;
-  let lastAtMs: number | undefined;
   let cpuAtFirst: NodeJS.CpuUsage | undefined;
   let cpuFirstToLast: NodeJS.CpuUsage | undefined;
-  let markDone: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => {
-    markDone = resolve;
-  });
   const count = (messages: number): void => {
-    const now = performance.now();
-    if (firstAtMs === undefined) {
-      firstAtMs = now;
-      cpuAtFirst = process.cpuUsage();
-    }
-    received += messages;
-    if (received >= spec.expected && lastAtMs === undefined) {
-      lastAtMs = now;
-      cpuFirstToLast = process.cpuUsage(cpuAtFirst);
-      markDone();
-    }
+    firstAtMs ??= performance.now();
+    cpuAtFirst ??= process.cpuUsage();
+    measurement.count(messages);
+    if (measurement.received >= spec.expected) cpuFirstToLast ??= process.cpuUsage(cpuAtFirst);
   };
 
   const invoker = createInvoker(spec);
@@ -186,28 +184,32 @@ async function main(): Promise<void> {
     { client, offsetStore, listener },
   );
 
-  const startedAtMs = performance.now();
+  measurement.started();
   await runtime.start();
-  await done;
+  await measurement.done;
+  const drained = measurement.finish();
   const heldQueues = (await runtime.status()).queues.length;
   await runtime.stop();
   await offsetStore.close();
   await invoker?.close();
   dynamoClient?.destroy();
   await client.close();
-  const first = firstAtMs ?? startedAtMs;
-  const last = lastAtMs ?? first;
   const cpu = cpuFirstToLast ?? { user: 0, system: 0 };
   const result: DrainChildResult = {
-    received,
-    startToFirstMs: round(first - startedAtMs),
-    firstToLastMs: round(last - first),
-    startToLastMs: round(last - startedAtMs),
+    received: drained.received,
+    startToFirstMs: drained.startToFirstMs,
+    firstToLastMs: drained.firstToLastMs,
+    startToLastMs: drained.startToLastMs,
     cpuFirstToLastMs: round((cpu.user + cpu.system) / 1000),
+    cpuStartToLastMs: drained.cpuMsStartToLast,
+    peakRssBytes: drained.peakRssBytes,
+    gcPauseMs: drained.gcPauseMs,
+    gcMinorCount: drained.gcMinorCount,
+    gcMajorCount: drained.gcMajorCount,
     invokes: fn?.stats().invokes ?? 0,
     heldQueues,
     dynamoDbCalls: Object.fromEntries(calls),
-    updateItemAtMs: updateItemAt.map((at) => round(at - first)),
+    updateItemAtMs: updateItemAt.map((at) => round(at - (firstAtMs ?? 0))),
   };
   process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
 }

@@ -8,6 +8,7 @@ import type { BenchOptions } from './bench-options.js';
 import type { ConsumerChildSpec } from './consumer-child.js';
 import type { DrainPeer, PeerRunSpec, PreparedDrainPeer } from './drain-peer.js';
 import type { ChildLaunch, DrainContender } from './drain-race.js';
+import { imageNodeEnv } from './image-node-env.js';
 import { type JavaBenchBuild, javaBenchArgs } from './java-bench.js';
 import type { RawPullChildSpec } from './raw-pull-child.js';
 
@@ -75,6 +76,7 @@ export function drainContenders(context: {
     const launchWithNodeFlags = (spec: PeerRunSpec, nodeFlags: readonly string[]): ChildLaunch => ({
       command: process.execPath,
       args: [...heapFlags, ...nodeFlags, script, JSON.stringify(childSpec(spec))],
+      env: imageNodeEnv(),
     });
     return {
       id,

@@ -15,6 +15,7 @@ import { createBenchTopic } from './bench-topic.js';
 import { runChild } from './child-run.js';
 import { cpuProfileFlags, writeProfileTop } from './cpu-profile-top.js';
 import type { DrainChildResult, DrainChildSpec } from './drain-child.js';
+import { imageNodeDescription, imageNodeEnv } from './image-node-env.js';
 import { benchChildren } from './node-child-build.js';
 import { produceBacklog } from './produce-backlog.js';
 import { scenarioScale } from './scenario-scale.js';
@@ -28,7 +29,8 @@ const RUN_TIMEOUT_MS = 300_000;
 const PROFILE_BATCH_SIZE = 100;
 const PROFILE_TOP_FRAMES = 15;
 
-type InvokePath = 'lambda' | 'floor' | 'local';
+/** The listener's invoker: LambdaInvoker over HTTP, the floor's signed request, the LocalInvoker. */
+export type InvokePath = 'lambda' | 'floor' | 'local';
 const PATHS: readonly InvokePath[] = ['lambda', 'floor', 'local'];
 
 const LABELS: Record<InvokePath, string> = {
@@ -79,7 +81,9 @@ export const httpInvokeScenario: BenchScenario = {
         if (errors.has(key)) continue;
         await sleep(context.pauseBetweenRunsMs);
         try {
-          const metrics = metricsOf(await drain(context, { script, topic, messages, batchSize, path }));
+          const metrics = drainMetrics(
+            await drainThrough(context, { script, topic, messages, batchSize, path }),
+          );
           if (!warmup) runs.set(key, [...(runs.get(key) ?? []), metrics]);
           context.log(
             `http-invoke ${warmup ? 'warm-up' : `round ${index - warmupRounds + 1}`} ${path} batch ${batchSize}: ${Math.round(metrics.msgsPerSecFirstToAll ?? 0)} msgs/s, ${Math.round(metrics.invokesPerSec ?? 0)} invokes/s, ${metrics.cpuMsPerInvoke?.toFixed(3)} CPU ms/invoke`,
@@ -132,7 +136,8 @@ export const httpInvokeScenario: BenchScenario = {
           `batchSize ${batchSize}, other options default (10 batches in flight, 500 ms window), memory offset store; ` +
           `lambda: LambdaInvoker with keep-alive against test/support/lambda-api-server.ts in the harness process (a no-op function); ` +
           `floor: one SigV4-signed request per invoke (bench/floor-invoker.ts) against the same server; ` +
-          `CPU = process.cpuUsage() of the consumer process from first to last message, per invoke` +
+          `CPU = process.cpuUsage() of the consumer process from first to last message, per invoke (cpuMsPer1000Msgs: per 1,000 messages, i.e. µs per message); ` +
+          `GC pauses (Node's gc performance entries) in % of start() to the last message; peak RSS = VmHWM; the child runs ${imageNodeDescription()}` +
           (warmupRounds > 0 ? `; ${warmupRounds} unreported warm-up round` : '') +
           profileNote,
         runs: Math.max(
@@ -146,11 +151,29 @@ export const httpInvokeScenario: BenchScenario = {
   },
 };
 
-/** One drain; the `lambda` and `floor` paths get a fresh Invoke API server (it keeps every call it saw). */
-async function drain(
-  context: ScenarioContext,
+/**
+ * How a drain's child is started: node flags before the script, a command it runs under (`taskset -c 1`),
+ * and its environment (default: the image's, image-node-env.ts).
+ */
+export interface DrainLaunch {
+  readonly nodeFlags?: readonly string[];
+  readonly wrapper?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * One drain of `run.topic` by drain-child.js in a fresh group; the `lambda` and `floor` paths get a fresh
+ * Invoke API server in this process (it keeps every call it saw) whose function answers no failures.
+ *
+ * @example
+ * ```ts
+ * const result = await drainThrough(context, { script, topic, messages: 20_000, batchSize: 100, path: 'lambda' });
+ * ```
+ */
+export async function drainThrough(
+  context: Pick<ScenarioContext, 'broker'>,
   run: { script: string; topic: string; messages: number; batchSize: number; path: InvokePath },
-  nodeFlags: readonly string[] = [],
+  launch: DrainLaunch = {},
 ): Promise<DrainChildResult> {
   const server = run.path === 'local' ? undefined : await LambdaApiServer.start();
   try {
@@ -169,23 +192,39 @@ async function drain(
       offsetStore: 'memory',
       ...(server === undefined ? {} : { lambda: { endpoint: server.endpoint, functionName: FUNCTION_NAME } }),
     };
-    const { result } = await runChild(process.execPath, [...nodeFlags, run.script, JSON.stringify(spec)], {
-      timeoutMs: RUN_TIMEOUT_MS,
-      env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
-    });
+    const [command = process.execPath, ...wrapperArgs] = [...(launch.wrapper ?? []), process.execPath];
+    const { result } = await runChild(
+      command,
+      [...wrapperArgs, ...(launch.nodeFlags ?? []), run.script, JSON.stringify(spec)],
+      { timeoutMs: RUN_TIMEOUT_MS, env: launch.env ?? imageNodeEnv() },
+    );
     return result as unknown as DrainChildResult;
   } finally {
     await server?.close();
   }
 }
 
-function metricsOf(result: DrainChildResult): Record<string, number> {
+/**
+ * A drain's figures: msgs/s and invokes/s first to last, CPU per invoke and per 1,000 messages (first
+ * to last), CPU µs per message start to last (the drain race's measure), GC pauses in % of start to
+ * last, the peak RSS.
+ *
+ * @example
+ * ```ts
+ * drainMetrics(result).gcPausePercentStartToLast;
+ * ```
+ */
+export function drainMetrics(result: DrainChildResult): Record<string, number> {
   const seconds = result.firstToLastMs / 1000;
   return {
     msgsPerSecFirstToAll: result.received / seconds,
     invokesPerSec: result.invokes / seconds,
     cpuMsPerInvoke: result.cpuFirstToLastMs / result.invokes,
     cpuMsPer1000Msgs: (result.cpuFirstToLastMs / result.received) * 1000,
+    cpuUsPerMsgStartToLast: (result.cpuStartToLastMs / result.received) * 1000,
+    gcPausePercentStartToLast: (result.gcPauseMs / Math.max(result.startToLastMs, 1)) * 100,
+    gcMinorCount: result.gcMinorCount,
+    peakRssMiB: result.peakRssBytes / 2 ** 20,
     invokes: result.invokes,
   };
 }
@@ -199,10 +238,10 @@ async function profiledRun(
   run: { script: string; topic: string; messages: number },
 ): Promise<string> {
   const name = `http-invoke-batch-${PROFILE_BATCH_SIZE}${context.quick ? '-quick' : ''}`;
-  await drain(
+  await drainThrough(
     context,
     { ...run, batchSize: PROFILE_BATCH_SIZE, path: 'lambda' },
-    await cpuProfileFlags(name),
+    { nodeFlags: await cpuProfileFlags(name) },
   );
   const { profile, text, top, areas } = await writeProfileTop(name, PROFILE_TOP_FRAMES);
   context.log(

@@ -11,6 +11,7 @@ import { ratio, stats } from './bench-results.js';
 import type { BenchScenario, ScenarioContext } from './bench-scenario.js';
 import { createBenchTopic } from './bench-topic.js';
 import type { ChildOutcome } from './child-run.js';
+import { imageNodeEnv } from './image-node-env.js';
 import type { LatencyChildSpec } from './latency-child.js';
 import { latencyPeerArgs } from './latency-java-peer.js';
 import { benchChildren } from './node-child-build.js';
@@ -156,7 +157,7 @@ async function runOnce(
     };
     child = startReadyChild(process.execPath, [join(childrenDir, 'latency-child.js'), JSON.stringify(spec)], {
       timeoutMs: timeoutMs + 30_000,
-      env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+      env: imageNodeEnv(),
     });
   }
   let sentMsgsPerSec: number;

@@ -208,7 +208,7 @@ async function main(): Promise<number> {
       },
       versions: await versions,
       scenarios: results,
-      summary: { ...benchSummary(results) },
+      ...summaryOf(results),
     };
     await mkdir(dirname(options.outFile), { recursive: true });
     await writeFile(options.jsonFile, `${JSON.stringify(document, null, 2)}\n`, 'utf8');
@@ -288,6 +288,14 @@ async function buildChildren(needsNodeChild: boolean, needsJava: boolean): Promi
           },
     java,
   };
+}
+
+/** The results' `summary`, `summaryMissing` and `checks` (bench-summary.ts). */
+function summaryOf(
+  results: readonly ScenarioResult[],
+): Pick<BenchResults, 'summary' | 'summaryMissing' | 'checks'> {
+  const { summary, missing, checks } = benchSummary(results);
+  return { summary, summaryMissing: missing, checks };
 }
 
 /** The drain scenario's workload note on `--profile`'s runs. */

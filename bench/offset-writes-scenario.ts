@@ -12,6 +12,7 @@ import type { BenchScenario, ScenarioContext } from './bench-scenario.js';
 import { createBenchTopic } from './bench-topic.js';
 import { runChild } from './child-run.js';
 import type { DrainChildResult, DrainChildSpec } from './drain-child.js';
+import { imageNodeEnv } from './image-node-env.js';
 import { benchChildren } from './node-child-build.js';
 import { produceBacklog } from './produce-backlog.js';
 import { scenarioScale } from './scenario-scale.js';
@@ -82,7 +83,7 @@ export const offsetWritesScenario: BenchScenario = {
           try {
             const { result } = await runChild(process.execPath, [script, JSON.stringify(spec)], {
               timeoutMs: RUN_TIMEOUT_MS,
-              env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+              env: imageNodeEnv(),
             });
             const drained = result as unknown as DrainChildResult;
             const metrics = metricsOf(store, drained);

@@ -14,8 +14,10 @@ import {
   type Stats,
   stats,
 } from './bench-results.js';
+import { SUMMARY_DESCRIPTIONS, SUMMARY_FIELDS, type SummaryField } from './bench-summary.js';
 import type { DrainRun } from './drain-race.js';
 import { DRAIN_METRICS, RAW_PULL_ID } from './drain-summary.js';
+import { imageNodeDescription } from './image-node-env.js';
 import { rssVerdict } from './rss-flatness.js';
 
 /**
@@ -96,7 +98,7 @@ export function renderReport(input: ReportInput): string {
       .map(([name, version]) => `${name} ${version}`)
       .join('; ')}`,
     `- Broker: Apache RocketMQ, ${input.brokerDescription}`,
-    `- Our consumer: plain \`node\` (compiled JS, ${options.nodeHeapMb === undefined ? "V8's default heap limit" : `--max-old-space-size=${options.nodeHeapMb}`}), every option at its default except startingPosition TRIM_HORIZON, memory offset store`,
+    `- Our consumer: plain \`node\` (compiled JS, ${options.nodeHeapMb === undefined ? "V8's default heap limit" : `--max-old-space-size=${options.nodeHeapMb}`}), every option at its default except startingPosition TRIM_HORIZON, memory offset store; ${imageNodeDescription()}`,
     `- Java consumer: \`java -Xmx${options.javaHeapMb}m\` (G1, default JIT), DefaultMQPushConsumer defaults (20 consume threads, 1 message per listener call) except CONSUME_FROM_FIRST_OFFSET and a 1 s heartbeat`,
     `- Command: \`${results.command}\``,
     ...(input.produceMs === undefined
@@ -107,7 +109,7 @@ export function renderReport(input: ReportInput): string {
     `- Time: ${input.timings.map(([part, seconds]) => `${part} ${seconds.toFixed(1)} s`).join('; ')}`,
     '',
   );
-  lines.push(...summaryLines(results.summary));
+  lines.push(...summaryLines(results));
   for (const scenario of results.scenarios) {
     lines.push(
       ...(scenario.id === 'drain' ? drainSection(scenario, input.drainRuns) : scenarioSection(scenario)),
@@ -354,16 +356,70 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').slice(0, 500);
 }
 
-/** The run's headline figures (bench-summary.ts), a row each, when it has any. */
-function summaryLines(summary: BenchResults['summary']): string[] {
-  const entries = Object.entries(summary ?? {});
-  if (entries.length === 0) return [];
-  return [
+/**
+ * The run's headline figures (bench-summary.ts), a row each with the ratio that reads it, then issue 34's
+ * targets and guards judged on this run; nothing when the results carry no summary.
+ */
+function summaryLines(results: BenchResults): string[] {
+  const { summary, summaryMissing = {}, checks = [] } = results;
+  if (summary === undefined) return [];
+  const value = (field: SummaryField): number | null => summary[field] ?? null;
+  const per = (a: SummaryField, b: SummaryField, what: string): string => {
+    const top = value(a);
+    const bottom = value(b);
+    return top === null || bottom === null || bottom === 0 ? '' : `${(top / bottom).toFixed(2)}× ${what}`;
+  };
+  const ratios: Partial<Record<SummaryField, string>> = {
+    httpInvokeOverheadCpuMsPer100: per(
+      'httpInvokeOverheadCpuMsPer100',
+      'httpInvokeFloorCpuMsPer100',
+      'the floor’s',
+    ),
+    httpInvokeOverheadCpuMsPer1000: per(
+      'httpInvokeOverheadCpuMsPer1000',
+      'httpInvokeFloorCpuMsPer1000',
+      'the floor’s',
+    ),
+    productionPathCpuUsPerMsg: per('productionPathCpuUsPerMsg', 'javaCpuUsPerMsg', 'Java’s'),
+    perVcpuMsgsPerSecBatch1000: per('perVcpuMsgsPerSecBatch1000', 'perVcpuMsgsPerSecBatch100', 'batch 100’s'),
+    perVcpuWallMsgsPerSecBatch100: per(
+      'perVcpuWallMsgsPerSecBatch100',
+      'perVcpuMsgsPerSecBatch100',
+      'the per-vCPU figure',
+    ),
+    perVcpuWallMsgsPerSecBatch1000: per(
+      'perVcpuWallMsgsPerSecBatch1000',
+      'perVcpuMsgsPerSecBatch1000',
+      'the per-vCPU figure',
+    ),
+  };
+  const lines = [
     '## Summary',
     '',
-    '| Figure (bench/bench-summary.ts) | Value |',
-    '| --- | ---: |',
-    ...entries.map(([name, value]) => `| \`${name}\` | ${value} |`),
+    'The headline figures of issue 34 (`summary` in the JSON, bench/bench-summary.ts), each a median (or a ratio of medians) of this run; null where the run did not measure it.',
+    '',
+    '| Figure | Value | Ratio | What |',
+    '| --- | ---: | ---: | --- |',
+    ...SUMMARY_FIELDS.map((field) => {
+      const figure = value(field);
+      const shown =
+        figure === null ? `null (${oneLine(summaryMissing[field] ?? 'not measured')})` : String(figure);
+      return `| \`${field}\` | ${shown} | ${ratios[field] ?? ''} | ${SUMMARY_DESCRIPTIONS[field]} |`;
+    }),
     '',
   ];
+  if (checks.length > 0) {
+    lines.push(
+      '### Targets and guards (issue 34)',
+      '',
+      '| Kind | Check | Value | Limit | Result |',
+      '| --- | --- | ---: | --- | --- |',
+      ...checks.map(
+        (check) =>
+          `| ${check.kind} | ${check.what} | ${check.value ?? '–'} | ${check.limit} | ${check.pass === null ? `not measured: ${oneLine(check.reason ?? '')}` : check.pass ? '**pass**' : '**FAIL**'} |`,
+      ),
+      '',
+    );
+  }
+  return lines;
 }

@@ -3,7 +3,7 @@
  * drain race with every consumer incl. Java and the raw PULL limit, the decode micro-benchmark, every
  * registered scenario in its quick form, the JSON, the Markdown and the charts, and `--profile`'s CPU
  * profiles of our drain contenders) must finish and write results of the documented shape
- * (bench/bench-results.ts). No figure is judged, nor the run's duration: a quick run's speed means
+ * (bench/bench-results.ts), with every field of issue 34's summary measured. No figure is judged, nor the run's duration: a quick run's speed means
  * nothing, and CI machines are shared.
  */
 import { spawn } from 'node:child_process';
@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BUILTIN_CONSUMERS } from '../../../bench/bench-options.js';
 import type { BenchResults, Stats } from '../../../bench/bench-results.js';
 import { BENCH_SCENARIOS } from '../../../bench/bench-scenarios.js';
+import { SUMMARY_FIELDS } from '../../../bench/bench-summary.js';
 import { DRAIN_PEERS } from '../../../bench/drain-peers.js';
 import { PROFILED_CONTENDERS } from '../../../bench/drain-profile.js';
 import { DRAIN_METRICS } from '../../../bench/drain-summary.js';
@@ -159,7 +160,23 @@ describe('npm run bench -- --quick', () => {
         }
       }
 
+      // Issue 34's summary: every field measured by the quick run too (a number, from this run's scenarios),
+      // and every target and guard judged or, where a quick run cannot judge it, saying why.
+      for (const field of SUMMARY_FIELDS) {
+        expect(typeof results.summary?.[field], `summary.${field}: ${results.summaryMissing?.[field]}`).toBe(
+          'number',
+        );
+      }
+      expect(results.summaryMissing).toEqual({});
+      expect(results.checks?.length).toBeGreaterThan(0);
+      for (const check of results.checks ?? []) {
+        if (check.pass === null) expect(check.reason, check.id).toBeTruthy();
+        else expect(check.value, check.id).not.toBeNull();
+      }
+
       const markdown = await readFile(outFile, 'utf8');
+      expect(markdown).toContain('## Summary');
+      expect(markdown).toContain('### Targets and guards (issue 34)');
       expect(markdown).toContain('## Drain a backlog');
       expect(markdown).toContain('### The limit: raw PULL');
       for (const chart of ['throughput', 'latency', 'rss']) {

@@ -1,0 +1,120 @@
+/**
+ * `npm run bench:node-flags`: a same-run A/B of node flags for the poller's image (NODE_OPTIONS in
+ * infra/docker/Dockerfile). Starts a local broker, produces one backlog of 1 KiB messages, then drains
+ * it round after round through the function path (LocalInvoker, no-op handler) and the Lambda path over
+ * HTTP (LambdaInvoker -> the Invoke API test server), batch 100, once per variant per round, variants
+ * and paths in rotating order. Each drain is drain-child.js in a fresh group with the image's environment
+ * and the variant's NODE_OPTIONS instead of the image's. Prints, per path and variant, the medians of
+ * GC pauses in % of the drain, young collections, CPU µs per message, msgs/s and peak RSS (MiB).
+ *
+ * Usage: npx tsx bench/node-flags-ab.ts [--messages 100000] [--rounds 3]
+ *          [--variants 'image|--max-semi-space-size=32|--max-semi-space-size=64']
+ * (`image`: the Dockerfile's NODE_OPTIONS as it is; `none`: no NODE_OPTIONS)
+ */
+import { join } from 'node:path';
+import { RocketMQClient } from '../src/client/rocketmq-client.js';
+import { startLocalBroker } from '../src/local-broker/local-broker.js';
+import { ensureRocketMQJars } from '../src/local-broker/rocketmq-jars.js';
+import { rootLogger } from '../src/util/logger.js';
+import { stats } from './bench-results.js';
+import { createBenchTopic } from './bench-topic.js';
+import { drainMetrics, drainThrough, type InvokePath } from './http-invoke-scenario.js';
+import { imageNodeEnv, imageNodeVariables } from './image-node-env.js';
+import { benchChildren } from './node-child-build.js';
+import { produceBacklog } from './produce-backlog.js';
+
+const USAGE =
+  "usage: npx tsx bench/node-flags-ab.ts [--messages N] [--rounds N] [--variants 'image|none|FLAGS|...']";
+const QUEUES = 8;
+const MESSAGE_BYTES = 1024;
+const BATCH_SIZE = 100;
+const PATHS: readonly InvokePath[] = ['local', 'lambda'];
+const SHOWN = [
+  'gcPausePercentStartToLast',
+  'gcMinorCount',
+  'cpuUsPerMsgStartToLast',
+  'msgsPerSecFirstToAll',
+  'peakRssMiB',
+] as const;
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const option = (name: string, fallback: string): string => {
+    const index = args.indexOf(name);
+    return index === -1 ? fallback : (args[index + 1] ?? '');
+  };
+  const messages = Number(option('--messages', '100000'));
+  const rounds = Number(option('--rounds', '3'));
+  if (!Number.isSafeInteger(messages) || messages <= 0 || !Number.isSafeInteger(rounds) || rounds <= 0) {
+    console.error(`--messages and --rounds take positive integers\n${USAGE}`);
+    return 2;
+  }
+  const variants = option('--variants', 'image|--max-semi-space-size=32|--max-semi-space-size=64')
+    .split('|')
+    .map((variant) => variant.trim())
+    .filter((variant) => variant !== '');
+  const optionsOf = (variant: string): string =>
+    variant === 'image' ? (imageNodeVariables().NODE_OPTIONS ?? '') : variant === 'none' ? '' : variant;
+  rootLogger.level = process.env.LOG_LEVEL ?? 'warn';
+  const log = (line: string): void => {
+    process.stderr.write(`[node-flags] ${line}\n`);
+  };
+
+  await ensureRocketMQJars();
+  const [broker, children] = await Promise.all([
+    startLocalBroker({ heapMb: 512, extraJvmOptions: ['-XX:TieredStopAtLevel=4'] }),
+    benchChildren(),
+  ]);
+  const client = new RocketMQClient({ nameServerAddresses: broker.namesrvAddr });
+  try {
+    const script = join(children.benchDir, 'drain-child.js');
+    const topic = `BenchNodeFlags-${Date.now()}`;
+    await createBenchTopic(client, broker, topic, QUEUES);
+    await produceBacklog(client, { topic, queues: QUEUES, messages, messageBytes: MESSAGE_BYTES });
+    log(`${messages} messages on ${topic}; variants: ${variants.join(' | ')}`);
+    const configs = variants.flatMap((variant) => PATHS.map((path) => ({ variant, path })));
+    const results = new Map<string, Record<string, number>[]>();
+    // Round 0 warms the broker up and is not counted.
+    for (let round = 0; round <= rounds; round++) {
+      const shift = round % configs.length;
+      for (const { variant, path } of [...configs.slice(shift), ...configs.slice(0, shift)]) {
+        const env = { ...imageNodeEnv(), NODE_OPTIONS: optionsOf(variant) };
+        const metrics = drainMetrics(
+          await drainThrough({ broker }, { script, topic, messages, batchSize: BATCH_SIZE, path }, { env }),
+        );
+        log(
+          `${round === 0 ? 'warm-up' : `round ${round}`} ${path} [${variant}]: ${SHOWN.map((name) => `${name} ${(metrics[name] ?? Number.NaN).toFixed(2)}`).join(', ')}`,
+        );
+        if (round > 0)
+          results.set(`${path}\0${variant}`, [...(results.get(`${path}\0${variant}`) ?? []), metrics]);
+      }
+    }
+    const lines = [
+      `| path | NODE_OPTIONS | ${SHOWN.join(' | ')} |`,
+      `|---|---|${SHOWN.map(() => '---:').join('|')}|`,
+    ];
+    for (const { variant, path } of configs) {
+      const runs = results.get(`${path}\0${variant}`) ?? [];
+      const cells = SHOWN.map((name) => {
+        const figures = stats(runs.map((run) => run[name] ?? Number.NaN));
+        return `${figures.median.toFixed(2)} (${figures.min.toFixed(2)}-${figures.max.toFixed(2)})`;
+      });
+      lines.push(`| ${path} | ${optionsOf(variant) || '(none)'} | ${cells.join(' | ')} |`);
+    }
+    process.stdout.write(
+      `${messages} x ${MESSAGE_BYTES} B, batch ${BATCH_SIZE}, ${rounds} rounds + 1 warm-up, medians (min-max):\n\n${lines.join('\n')}\n`,
+    );
+    return 0;
+  } finally {
+    await client.close();
+    await broker.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exit(1);
+  },
+);
