@@ -50,13 +50,6 @@ export function onStartupPhase(listener: (phase: StartupPhase) => void): () => v
 /**
  * The timeline as text, one phase a line: when it ended (ms since the process started), how long after
  * the phase before it, its name.
- *
- * @example
- * ```text
- * start-up timeline (ms since the process started, + since the phase before):
- *    812  +812  node, tsx and imports
- *   1420  +608  service loaded
- * ```
  */
 export function formatStartupTimeline(list: readonly StartupPhase[] = phases): string {
   const width = String(list.at(-1)?.atMs ?? 0).length;

@@ -237,7 +237,9 @@ describe('the console server', () => {
   });
 
   it('answers 503 while the session starts, and a placeholder page until the assets exist', async () => {
-    const { port } = await started(undefined);
+    const empty = mkdtempSync(path.join(tmpdir(), 'console-no-assets-'));
+    onTestFinished(() => rmSync(empty, { recursive: true, force: true }));
+    const { port } = await started(undefined, pathToFileURL(`${empty}/`));
     const answer = await call(port, 'GET', '/api/state');
     expect(answer.status).toBe(503);
     expect(answer.json().error).toContain('still starting');
