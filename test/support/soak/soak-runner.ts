@@ -403,7 +403,13 @@ class PollerPool {
     if (member === undefined) return undefined;
     this.#members.splice(this.#members.indexOf(member), 1);
     const exit = await member.poller.end(signal);
-    this.exits.push({ poller: member.poller.name, cause, code: exit.code, signal: exit.signal });
+    this.exits.push({
+      poller: member.poller.name,
+      cause,
+      code: exit.code,
+      signal: exit.signal,
+      ...(exit.code !== null && exit.code !== 0 ? { errors: lastErrors(member.poller.logs()) } : {}),
+    });
     return member.poller.name;
   }
 
@@ -938,4 +944,16 @@ function randomBytes(size: number, salt: number): Buffer {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The last error-level (pino level >= 50) lines of a poller's log: message and error message. */
+function lastErrors(logs: readonly Record<string, unknown>[], count = 3): string[] {
+  return logs
+    .filter((line) => typeof line.level === 'number' && line.level >= 50)
+    .slice(-count)
+    .map((line) => {
+      const err = line.err as { message?: unknown } | undefined;
+      const mapping = typeof line.mapping === 'string' ? `${line.mapping}: ` : '';
+      return `${mapping}${String(line.msg)}${typeof err?.message === 'string' ? `: ${err.message}` : ''}`;
+    });
 }

@@ -77,6 +77,8 @@ export interface SoakPollerExit {
   cause: string;
   code: number | null;
   signal: string | null;
+  /** When it exited non-zero: its last error-level log lines (message and error), to say why. */
+  errors?: string[];
 }
 
 /** What {@link soakVerdict} reads. */
@@ -442,7 +444,7 @@ export function formatVerdict(v: SoakVerdict): string {
       )
       .join(', ')}`,
     `  longest stall: ${v.longestStall === undefined ? 'none' : `${v.longestStall.seconds} s on ${v.longestStall.mapping} ${v.longestStall.queue} from +${v.longestStall.fromS} s during ${v.longestStall.faults.join(', ') || 'no fault'}`}`,
-    `  exits: ${v.exits.map((e) => `${e.poller} ${e.cause} -> ${e.signal ?? `code ${String(e.code)}`}`).join(', ')}`,
+    `  exits: ${v.exits.map((e) => `${e.poller} ${e.cause} -> ${e.signal ?? `code ${String(e.code)}`}${e.errors === undefined ? '' : ` (${e.errors.join('; ')})`}`).join(', ')}`,
   ];
   return lines.join('\n');
 }
