@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONSOLE_PORT } from '../dev/console/console-server.js';
+import { portNumber } from './option-parsers.js';
 
 /** What the demo was asked for. */
 export interface DemoOptions {
@@ -30,10 +31,14 @@ export function demoOptions(args: readonly string[]): DemoOptions | string {
     return `${(err as Error).message}: the demo takes --console-port <n>, --no-console and --timings`;
   }
   const portText = values['console-port'];
-  if (portText !== undefined && (!/^\d+$/.test(portText) || Number(portText) > 65535)) {
-    return `--console-port must be a port number 0..65535 (0: any free port), got ${JSON.stringify(portText)}`;
+  let port = DEFAULT_CONSOLE_PORT;
+  if (portText !== undefined) {
+    try {
+      port = portNumber('--console-port')(portText);
+    } catch (err) {
+      return `${(err as Error).message.replace(/\.$/, '')}, got ${JSON.stringify(portText)}`;
+    }
   }
-  const port = portText === undefined ? DEFAULT_CONSOLE_PORT : Number(portText);
   return {
     console: values['no-console'] === true ? undefined : { port },
     timings: values.timings === true,

@@ -77,7 +77,8 @@ export class ClusterNamesrv {
       if (jvm.exitStatus !== undefined) {
         this.jvm = undefined;
         throw new LocalBrokerError(
-          `the restarted namesrv JVM exited (exit code ${String(jvm.exitStatus.exitCode)}): ${jvm.outputTail(20)}`,
+          // No output tail here: the JVMs' output is only quoted with secrets masked (describeJvms).
+          `the restarted namesrv JVM exited (exit code ${String(jvm.exitStatus.exitCode)}); its output is in namesrv.log of the cluster's log directory`,
         );
       }
       try {
