@@ -3,7 +3,8 @@
  * the Invoke API and several pollers with concurrent, orderly, POP and filtered mappings, under a
  * seeded random schedule of faults. Without settings it is the short soak CI runs (seed 172, 1 minute,
  * a fault every 10-20 s); `npm run soak -- --minutes N --seed S` runs it with SOAK_MINUTES and
- * SOAK_SEED (and the issue's 30-90 s spacing), writing the verdict to SOAK_VERDICT_FILE.
+ * SOAK_SEED (and the issue's 30-90 s spacing), writing the verdict to SOAK_VERDICT_FILE
+ * (and keeping the run's directory in SOAK_KEEP_DIR when `--keep DIR` is given).
  */
 import { describe, expect, it } from 'vitest';
 import { runSoak } from '../support/soak/soak-runner.js';
@@ -25,6 +26,7 @@ describe('soak', () => {
         minutes,
         gapMs,
         ...(process.env.SOAK_VERDICT_FILE ? { verdictFile: process.env.SOAK_VERDICT_FILE } : {}),
+        ...(process.env.SOAK_KEEP_DIR ? { keepDir: process.env.SOAK_KEEP_DIR } : {}),
       });
       expect(verdict.sent).toBeGreaterThan(0);
       expect(verdict.faultsApplied, 'faults were applied').toBeGreaterThan(0);

@@ -1,7 +1,8 @@
 /**
- * `npm run soak -- --minutes N [--seed S] [--out FILE]`: runs the soak (test/soak/soak.test.ts, the
+ * `npm run soak -- --minutes N [--seed S] [--out FILE] [--keep DIR]`: runs the soak (test/soak/soak.test.ts, the
  * `soak` vitest project) for N minutes with seed S (random when absent, printed), the issue's 30-90 s
- * fault spacing, and writes the verdict JSON to FILE (default `soak-verdict.json`). Exits with vitest's
+ * fault spacing, and writes the verdict JSON to FILE (default `soak-verdict.json`). With `--keep DIR` the run's directory (poller
+ * configs and logs, ledgers, dynalite's store) is left in DIR for a post-mortem. Exits with vitest's
  * code: non-zero when the verdict fails.
  */
 import { spawn } from 'node:child_process';
@@ -13,6 +14,7 @@ const { values } = parseArgs({
     minutes: { type: 'string' },
     seed: { type: 'string' },
     out: { type: 'string', default: 'soak-verdict.json' },
+    keep: { type: 'string' },
   },
 });
 const minutes = Number(values.minutes);
@@ -25,7 +27,13 @@ const out = path.resolve(values.out);
 console.info(`soak: seed ${seed}, ${minutes} min, verdict -> ${out}`);
 const child = spawn('npx', ['vitest', 'run', '--project', 'soak'], {
   stdio: 'inherit',
-  env: { ...process.env, SOAK_MINUTES: String(minutes), SOAK_SEED: String(seed), SOAK_VERDICT_FILE: out },
+  env: {
+    ...process.env,
+    SOAK_MINUTES: String(minutes),
+    SOAK_SEED: String(seed),
+    SOAK_VERDICT_FILE: out,
+    ...(values.keep === undefined ? {} : { SOAK_KEEP_DIR: path.resolve(values.keep) }),
+  },
 });
 child.on('exit', (code, signal) => {
   console.info(`soak: seed ${seed} done (${signal ?? `exit ${String(code)}`}); verdict in ${out}`);

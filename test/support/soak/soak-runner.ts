@@ -11,7 +11,7 @@
  * one, naming each broker's proxy in the routes): the TCP faults act on the path between that poller
  * and one broker group.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Producer } from '../../../src/client/producer.js';
 import type { RunConfigInput } from '../../../src/config/config-schema.js';
@@ -68,6 +68,11 @@ export interface SoakOptions {
   pollers?: number;
   /** Where the verdict JSON goes. */
   verdictFile?: string;
+  /**
+   * The run's directory (poller configs and logs, ledgers, dynalite's store), kept after the run for a
+   * post-mortem; by default a temporary directory removed when the test ends.
+   */
+  keepDir?: string;
   /** How long the drain after the run may take. @default 240 s */
   drainTimeoutMs?: number;
   log?: (line: string) => void;
@@ -121,7 +126,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
     });
     return it;
   };
-  const dir = await scenarioDir('soak');
+  const dir = options.keepDir ?? (await scenarioDir('soak'));
+  if (options.keepDir !== undefined) {
+    await mkdir(options.keepDir, { recursive: true });
+    log(`[soak] the run's directory is kept: ${options.keepDir}`);
+  }
   // What does not need the cluster starts while its five JVMs boot: dynalite, the Invoke API and, when
   // the schedule has TCP faults, toxiproxy (its first build takes a minute or two).
   const [clusterStart, dbStart, lambdaStart, toxiproxyStart] = await Promise.allSettled([
