@@ -42,7 +42,7 @@ export function abortOnStopSignals(
   io: CliIo,
   log: Logger,
   stopping: string,
-): { signal: AbortSignal; remove: () => void } {
+): { signal: AbortSignal; remove: () => void; stoppedBy: () => StopSignal | undefined } {
   const controller = new AbortController();
   let signalled: StopSignal | undefined;
   const remove = io.onStopSignal((signal) => {
@@ -55,7 +55,7 @@ export function abortOnStopSignals(
     log.info({ signal }, `stop signal: ${stopping}`);
     controller.abort(new Error(`received ${signal}`));
   });
-  return { signal: controller.signal, remove };
+  return { signal: controller.signal, remove, stoppedBy: () => signalled };
 }
 
 /**

@@ -111,6 +111,11 @@ async function main(): Promise<number> {
       },
     });
   } catch (error) {
+    // Ctrl-C during the start: what failed after it (a killed `serverless print`) is its echo.
+    if (stopping.signal.aborted) {
+      console.log('Stopped before the demo started.');
+      return 130;
+    }
     console.error(`demo: could not start: ${describeError(error)}`);
     return 1;
   }

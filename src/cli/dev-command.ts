@@ -16,7 +16,7 @@ import { OptionalModuleMissingError } from '../util/optional-module.js';
 import { formatStartupTimeline, markStartupPhase } from '../util/startup-timeline.js';
 import { type CommandHelp, declareCommand, parseArgs, usageExit } from './cli-command.js';
 import { cliCommand } from './cli-exit.js';
-import { abortOnStopSignals, type CliIo } from './cli-io.js';
+import { abortOnStopSignals, type CliIo, signalExitCode } from './cli-io.js';
 import { cliLogger } from './cli-logger.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 import { keyValues, portNumber } from './option-parsers.js';
@@ -171,6 +171,12 @@ export const devCommand = cliCommand(async (args: readonly string[], io: CliIo):
           values.timings === true ? () => io.stdout.write(`${formatStartupTimeline()}\n`) : undefined,
       });
     } catch (error) {
+      const signal = stop.stoppedBy();
+      if (signal !== undefined) {
+        // Ctrl-C during the start: what failed after it (a killed `serverless print`) is its echo.
+        io.stderr.write(`rocketmq-lambda dev: stopped by ${signal} before it started\n`);
+        return signalExitCode(signal);
+      }
       if (error instanceof ConfigError) {
         io.stderr.write(`rocketmq-lambda dev: ${error.message}\n`);
         return EXIT_USAGE;

@@ -352,6 +352,9 @@ export class PullLoop {
       this.firstPullSent = true;
       markStartupPhase(`${options.consumerGroup}: first pull sent`);
     }
+    // stop() may have come while this loop awaited (the offset read above, an orderly start offset): a
+    // pull sent now would be nobody's, and its rejection when the client closes would go unhandled.
+    if (this.abort.signal.aborted) return { kind: 'aborted' };
     const pull = this.o.broker.pullMessage(address, header, {
       timeoutMs: options.pullTimeoutMs,
       template: this.template,
@@ -361,11 +364,8 @@ export class PullLoop {
     // Not Promise.race with one long-lived abort promise: every race leaves a reaction on it that keeps
     // its pull result (and the messages' buffers) reachable until the loop stops. Nor a listener added
     // to the signal per pull (EventTarget bookkeeping on every pull): stop() calls abortPull.
+    // Nothing was awaited since the check above: the handlers below are always attached to the pull.
     return new Promise((resolve) => {
-      if (this.abort.signal.aborted) {
-        resolve({ kind: 'aborted' });
-        return;
-      }
       this.abortPull = () => resolve({ kind: 'aborted' });
       pull.then(
         (result) => {

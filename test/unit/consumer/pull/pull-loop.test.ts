@@ -140,6 +140,25 @@ describe('PullLoop', () => {
     await t.loop.stop();
   });
 
+  it('sends no pull once stopped while it read the offset to commit (the pull would be left unhandled)', async () => {
+    // A stop right after start: the loop is inside the commit-offset read when stop() comes. The pull
+    // must not go out; before, it did and its rejection at the client's close went unhandled (a
+    // Ctrl-C during `npm run demo` start crashed the demo with ConnectionClosedError).
+    const t = setup([new Error('connection closed by the client')]);
+    let release: (offset: number) => void = () => undefined;
+    await t.offsetStore.updateOffset(queueA, 5, false);
+    vi.spyOn(t.offsetStore, 'readOffset').mockImplementationOnce(
+      () => new Promise<number>((resolve) => (release = resolve)),
+    );
+    t.loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    const stopped = t.loop.stop();
+    release(5);
+    await stopped;
+    expect(t.pulls).toEqual([]);
+    expect(t.loop.active).toBe(false);
+  });
+
   it("empties a pull's arrays once the ProcessQueue and the consume service have its messages", async () => {
     const messages = [msg(10), msg(11, { tags: 'B' }), msg(12)];
     const found: PullResult = { status: 'FOUND', messages, nextBeginOffset: 13, ...bounds };
