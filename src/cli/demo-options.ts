@@ -3,7 +3,7 @@
  * `dev` takes them, and `--timings` (the start-up timeline after the first invocation).
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_CONSOLE_PORT } from '../dev/console/console-server.js';
+import { DEFAULT_CONSOLE_PORT } from '../dev/console/console-port.js';
 import { portNumber } from './option-parsers.js';
 
 /** What the demo was asked for. */

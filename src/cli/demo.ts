@@ -11,9 +11,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { Producer, type ProducerMessage } from '../client/producer.js';
-import { RocketMQClient } from '../client/rocketmq-client.js';
-import { type DevSession, startDevSession } from '../dev/dev-session.js';
+import type { ProducerMessage } from '../client/producer.js';
+import { startInBackground } from '../dev/dev-background-starts.js';
+import type { DevSession } from '../dev/dev-session.js';
 import { DEV_STATE_DIR } from '../serverless-service/dev-state-file.js';
 import { abortableSleep } from '../util/abortable-sleep.js';
 import { suppressAwsSdkNodeVersionWarning } from '../util/aws-sdk-node-warning.js';
@@ -21,7 +21,6 @@ import { describeError } from '../util/describe-error.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
 import { formatStartupTimeline, markStartupPhase } from '../util/startup-timeline.js';
 import { demoOptions } from './demo-options.js';
-import { consoleLine, useLocalCredentials } from './dev-command.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SAMPLE_DURATION_MS = 20_000;
@@ -56,7 +55,6 @@ function sample(n: number): { message: ProducerMessage; queueId?: number } {
 }
 
 async function main(): Promise<number> {
-  const startedAtMs = Date.now();
   markStartupPhase('node, tsx and imports');
   // As the CLI's main.ts does for every command: the demo is its own entry point.
   suppressAwsSdkNodeVersionWarning();
@@ -71,7 +69,6 @@ async function main(): Promise<number> {
   // Some components log through the root logger: the same level keeps the handlers' lines readable.
   rootLogger.level = level;
   const log = componentLogger('demo', logger);
-  useLocalCredentials(process.env);
 
   const stopping = new AbortController();
   let firstSignalAtMs: number | undefined;
@@ -91,13 +88,27 @@ async function main(): Promise<number> {
   console.log(
     'Starting a local RocketMQ 5.3.3 and `rocketmq-lambda dev` on serverless.yml (the first run downloads the broker jars through Maven)...',
   );
+  // The JVMs boot (seconds) while the dev loop's modules load (the poller, the AWS SDK, the console): only
+  // what starts them is imported above.
+  const stateDir = path.join(REPO, DEV_STATE_DIR, 'demo');
+  const starting = startInBackground({ kind: 'broker' }, stateDir, logger);
   let session: DevSession;
   try {
+    const [{ startDevSession }, { consoleLine, useLocalCredentials }] = await Promise.all([
+      import('../dev/dev-session.js'),
+      import('./dev-command.js'),
+    ]).catch((error: unknown) => {
+      starting.abandon(log);
+      throw error;
+    });
+    markStartupPhase('dev loop imported');
+    useLocalCredentials(process.env);
     session = await startDevSession({
+      starting,
       configFile: path.join(REPO, 'serverless.yml'),
       env: process.env,
       localBroker: true,
-      stateDir: path.join(REPO, DEV_STATE_DIR, 'demo'),
+      stateDir,
       logger,
       stdout: process.stdout,
       tty: process.stdout.isTTY === true,
@@ -105,7 +116,7 @@ async function main(): Promise<number> {
       onConsole: (url) => console.log(consoleLine(url)),
       onFirstInvocation: (msSinceStart) => {
         console.log(
-          `First handler invocation ${((Date.now() - startedAtMs) / 1000).toFixed(1)} s after start (${msSinceStart} ms after dev started).`,
+          `First handler invocation ${(performance.now() / 1000).toFixed(1)} s after the process started (${msSinceStart} ms after dev started).`,
         );
         if (timings) console.log(formatStartupTimeline());
       },
@@ -126,7 +137,7 @@ async function main(): Promise<number> {
   else stopping.signal.addEventListener('abort', stopSession, { once: true });
 
   console.log(
-    `Local RocketMQ at ${session.nameServer} (${((Date.now() - startedAtMs) / 1000).toFixed(1)} s). Sending sample messages to Orders and Ledger for ${SAMPLE_DURATION_MS / 1000} s; the handlers' lines follow. Ctrl-C to stop.`,
+    `Local RocketMQ at ${session.nameServer} (${(performance.now() / 1000).toFixed(1)} s after the process started). Sending sample messages to Orders and Ledger for ${SAMPLE_DURATION_MS / 1000} s; the handlers' lines follow. Ctrl-C to stop.`,
   );
   const sending = sendSamples(session.nameServer, stopping.signal, log).catch((error: unknown) =>
     log.error({ err: error }, 'sending samples failed'),
@@ -146,6 +157,10 @@ async function sendSamples(
   signal: AbortSignal,
   log: ReturnType<typeof componentLogger>,
 ): Promise<void> {
+  const [{ Producer }, { RocketMQClient }] = await Promise.all([
+    import('../client/producer.js'),
+    import('../client/rocketmq-client.js'),
+  ]);
   const client = new RocketMQClient({ nameServerAddresses: nameServer.split(';') });
   const producer = new Producer({ client, producerGroup: 'rocketmq-lambda-demo' });
   try {

@@ -6,7 +6,8 @@
  * stops everything it started (exit 0); a second Ctrl-C exits at once.
  */
 import { ConfigError } from '../config/config-error.js';
-import { ConsolePortError, DEFAULT_CONSOLE_PORT } from '../dev/console/console-server.js';
+import { DEFAULT_CONSOLE_PORT } from '../dev/console/console-port.js';
+import { ConsolePortError } from '../dev/console/console-server.js';
 import { type DevSession, startDevSession } from '../dev/dev-session.js';
 import { localBrokersLine } from '../dev/local-rocketmq.js';
 import { DEV_PLACEHOLDER_CREDENTIAL } from '../serverless-service/serverless-print.js';

@@ -22,7 +22,7 @@ import {
 import { componentLogger, type Logger } from '../util/logger.js';
 import { markStartupPhase } from '../util/startup-timeline.js';
 import { type DevConsole, startDevConsole } from './console/dev-console.js';
-import { startInBackground } from './dev-background-starts.js';
+import { type BackgroundStarts, startInBackground } from './dev-background-starts.js';
 import { type HandlerWatcher, watchHandlerSources } from './handler-watcher.js';
 import type { DevRocketMQ, DevRocketMQKind } from './local-rocketmq.js';
 import { ReloadingInvoker } from './reloading-invoker.js';
@@ -73,6 +73,13 @@ export interface DevSessionOptions {
   readonly onConsole?: ((url: string) => void) | undefined;
   /** Called once, when the first batch has been invoked, with the milliseconds since the start. */
   readonly onFirstInvocation?: ((msSinceStart: number) => void) | undefined;
+  /**
+   * The local RocketMQ and the embedded DynamoDB, already starting ({@link startInBackground} with the
+   * local kind these options give and the same state directory): `npm run demo` starts them before it
+   * imports the rest, so the JVMs boot while the modules load. The session owns them from here (stops
+   * them with itself, or when it cannot start). @default started by the session
+   */
+  readonly starting?: BackgroundStarts | undefined;
 }
 
 /**
@@ -113,7 +120,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
   // The slow starts need nothing from the service, so they run while it is read (the Framework, when it
   // has variables) and checked: the local RocketMQ's JVMs (seconds) and the embedded DynamoDB. Its
   // topics are created once the service is known; a service that does not load stops them again.
-  const starting = startInBackground(localKind, stateDir, options.logger);
+  const starting = options.starting ?? startInBackground(localKind, stateDir, options.logger);
   let loaded: Awaited<ReturnType<typeof loadServerlessService>>;
   try {
     loaded = await loadServerlessService(configFile, {
@@ -159,6 +166,8 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
   for (const notice of checked.notices) log.warn(notice);
 
   const cleanups: { what: string; run: () => Promise<void> | void }[] = [];
+  /** Until the background starts are taken, a failure (the console's port in use) abandons them. */
+  let startsTaken = false;
   const cleanUp = async (): Promise<void> => {
     for (const { what, run } of cleanups.splice(0).reverse()) {
       try {
@@ -180,6 +189,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       cleanups.push({ what: 'console', run: () => started.close() });
       options.onConsole?.(devConsole.url);
     }
+    startsTaken = true;
     const { db, local } = await starting.started((what, run) => cleanups.push({ what, run }));
     log.info({ endpoint: db.endpoint, dataDir: db.dataDir }, 'embedded DynamoDB started');
     let nameServer = options.nameServer;
@@ -311,6 +321,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       stop,
     };
   } catch (error) {
+    if (!startsTaken) starting.abandon(log);
     await cleanUp();
     throw error;
   }

@@ -13,8 +13,6 @@ import { type ConsoleApiDeps, handleApiRequest } from './console-api.js';
 import { HttpError, sendError } from './http-exchange.js';
 import type { InvocationRecorder } from './invocation-recorder.js';
 
-/** The port the console listens on unless `--console-port` says otherwise. */
-export const DEFAULT_CONSOLE_PORT = 9780;
 /** How often `/api/events` sends the state. */
 export const STATE_EVENT_INTERVAL_MS = 1000;
 /** Event streams open at once (a browser tab each); more are refused with 503. */

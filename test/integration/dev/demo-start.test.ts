@@ -79,6 +79,7 @@ describe('npm run demo', () => {
     const timeline = output.slice(output.indexOf('start-up timeline'));
     const phases = [
       'node, tsx and imports',
+      'dev loop imported',
       'service loaded',
       'local broker: broker registered (ready)',
       'topics created',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { demoOptions } from '../../../src/cli/demo-options.js';
-import { DEFAULT_CONSOLE_PORT } from '../../../src/dev/console/console-server.js';
+import { DEFAULT_CONSOLE_PORT } from '../../../src/dev/console/console-port.js';
 
 describe('demoOptions', () => {
   it('starts the console on its default port, no timeline, when given nothing', () => {
