@@ -10,8 +10,7 @@
  * the page and handled once the handler is fixed. Each step's screenshot is kept in test-artifacts/console/
  * (git-ignored).
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,11 +19,11 @@ import { launchChromium } from '../../support/chromium.js';
 import { waitFor } from '../../support/wait-for.js';
 import { createTopic, newClient } from '../consumer/helpers.js';
 import { type DevProcess, REPO, STEP_TIMEOUT_MS, spawnDev } from './dev-process.js';
+import { printedConsoleUrl, writeTempService } from './temp-service.js';
 
 /** Where each step's screenshot goes (git-ignored). */
 const ARTIFACTS = path.join(REPO, 'test-artifacts', 'console');
 /** The line `dev` prints with the console's address. */
-const CONSOLE_LINE = /console: (http:\/\/127\.0\.0\.1:\d+\/)/;
 /** dev's start: loading its modules through tsx takes long on a busy machine. */
 const START_TIMEOUT_MS = 120_000;
 
@@ -93,15 +92,9 @@ describe('the dev console page in a headless browser', () => {
     await createTopic(client, ordersTopic, 4);
     await createTopic(client, ledgerTopic, 2);
 
-    const serviceDir = await mkdtemp(path.join(tmpdir(), 'rocketmq-lambda-console-'));
-    cleanups.push(() => rm(serviceDir, { recursive: true, force: true }));
-    ordersFile = path.join(serviceDir, 'src', 'orders.ts');
-    await mkdir(path.dirname(ordersFile), { recursive: true });
-    await writeFile(path.join(serviceDir, 'package.json'), '{ "type": "module" }\n');
-    await writeFile(ordersFile, ordersHandler(false));
-    await writeFile(path.join(serviceDir, 'src', 'ledger.ts'), LEDGER_HANDLER);
-    await writeFile(
-      path.join(serviceDir, 'serverless.yml'),
+    const service = await writeTempService(
+      'console',
+      { 'src/orders.ts': ordersHandler(false), 'src/ledger.ts': LEDGER_HANDLER },
       [
         'service: console-test',
         'functions:',
@@ -124,17 +117,18 @@ describe('the dev console page in a headless browser', () => {
         '          orderly: true',
         '          batchSize: 10',
         '          startingPosition: TRIM_HORIZON',
-        '',
-      ].join('\n'),
+      ],
     );
+    cleanups.push(() => service.remove());
+    ordersFile = service.file('src/orders.ts');
 
     dev = spawnDev([
       '--config',
-      path.join(serviceDir, 'serverless.yml'),
+      service.configFile,
       '--name-server',
       namesrvAddr,
       '--state-dir',
-      path.join(serviceDir, '.state'),
+      path.join(service.dir, '.state'),
       '--console-port',
       '0',
     ]);
@@ -142,11 +136,7 @@ describe('the dev console page in a headless browser', () => {
     const printed = (): string => `stdout:\n${dev.watch.raw.slice(-15).join('\n')}\nstderr:\n${dev.stderr()}`;
     consoleUrl = await waitFor('dev to print the console address', START_TIMEOUT_MS, () => {
       if (dev.child.exitCode !== null) throw new Error(`dev exited (${dev.child.exitCode}): ${printed()}`);
-      for (const line of dev.watch.raw) {
-        const url = CONSOLE_LINE.exec(line)?.[1];
-        if (url !== undefined) return url;
-      }
-      return undefined;
+      return printedConsoleUrl(dev);
     }).catch((error: unknown) => {
       throw new Error(`${error instanceof Error ? error.message : String(error)}; ${printed()}`);
     });

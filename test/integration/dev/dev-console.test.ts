@@ -1,18 +1,8 @@
-/**
- * End to end: `rocketmq-lambda dev` (child process, against the shared test broker) on a service in a
- * temp directory, its console's API called over HTTP (docs/console-api.md). One dev session serves every
- * case: the state lists the mappings; a message sent through the console appears as an invocation with
- * its decoded body and response; a replay of an edited event returns the handler's new answer and sends
- * nothing back; a failing message is retried, then dead-lettered, and its way says so; the dead letter,
- * redriven, is handled; a message the filters drop is listed as filtered.
- */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBroker, uniqueTopic } from '../../support/broker.js';
 import { createTopic, newClient } from '../consumer/helpers.js';
 import { type DevProcess, spawnDev } from './dev-process.js';
+import { printedConsoleUrl, writeTempService } from './temp-service.js';
 
 /**
  * Echoes each record's body, fails a record whose body says `failTimes: n` on its key's first n
@@ -95,42 +85,34 @@ describe('the dev console API', () => {
     await createTopic(client, ordersTopic, 1);
     await createTopic(client, auditTopic, 1);
 
-    const serviceDir = await mkdtemp(path.join(tmpdir(), 'rocketmq-lambda-console-'));
-    cleanups.push(() => rm(serviceDir, { recursive: true, force: true }));
-    await mkdir(path.join(serviceDir, 'src'));
-    await writeFile(path.join(serviceDir, 'package.json'), '{ "type": "module" }\n');
-    await writeFile(path.join(serviceDir, 'src', 'orders.ts'), HANDLER);
-    await writeFile(
-      path.join(serviceDir, 'serverless.yml'),
-      [
-        'service: console-test',
-        'functions:',
-        '  orders:',
-        '    handler: dist/orders.handler',
-        '    events:',
-        '      - rocketmq:',
-        `          topic: ${ordersTopic}`,
-        `          consumerGroup: ${ordersGroup}`,
-        '          batchSize: 1',
-        '          maxReconsumeTimes: 1',
-        '          startingPosition: TRIM_HORIZON',
-        '      - rocketmq:',
-        `          topic: ${auditTopic}`,
-        `          consumerGroup: ${auditTopic}_group`,
-        '          startingPosition: TRIM_HORIZON',
-        '          filters:',
-        '            - body:',
-        '                audited: [true]',
-        '',
-      ].join('\n'),
-    );
-    dev = spawnDev(['--config', path.join(serviceDir, 'serverless.yml'), '--name-server', namesrvAddr]);
+    const service = await writeTempService('console', { 'src/orders.ts': HANDLER }, [
+      'service: console-test',
+      'functions:',
+      '  orders:',
+      '    handler: dist/orders.handler',
+      '    events:',
+      '      - rocketmq:',
+      `          topic: ${ordersTopic}`,
+      `          consumerGroup: ${ordersGroup}`,
+      '          batchSize: 1',
+      '          maxReconsumeTimes: 1',
+      '          startingPosition: TRIM_HORIZON',
+      '      - rocketmq:',
+      `          topic: ${auditTopic}`,
+      `          consumerGroup: ${auditTopic}_group`,
+      '          startingPosition: TRIM_HORIZON',
+      '          filters:',
+      '            - body:',
+      '                audited: [true]',
+    ]);
+    cleanups.push(() => service.remove());
+    dev = spawnDev(['--config', service.configFile, '--name-server', namesrvAddr]);
     cleanups.push(() => dev.kill());
     await dev.watch.waitFor('dev to start', (l) => l.msg === 'dev started: watching handlers, Ctrl-C stops');
-    const line = dev.watch.raw.find((text) => text.startsWith('console: http://127.0.0.1:'));
-    if (line === undefined)
+    const url = printedConsoleUrl(dev);
+    if (url === undefined)
       throw new Error(`dev printed no console line:\n${dev.watch.raw.slice(0, 10).join('\n')}`);
-    base = (line.match(/^console: (http:\/\/127\.0\.0\.1:\d+)\//) ?? [])[1] as string;
+    base = url.slice(0, -1);
     // The mappings hold their queues before anything is sent.
     await eventually(
       'both mappings to hold their queues',

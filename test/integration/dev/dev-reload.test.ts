@@ -4,13 +4,12 @@
  * what the next message sees; a syntax error in the helper fails the batch with an error naming the helper,
  * without stopping dev, and the next good edit handles the failed message on its redelivery.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testBroker, uniqueTopic } from '../../support/broker.js';
 import { createTopic, newClient, newProducer } from '../consumer/helpers.js';
 import { type Line, spawnDev } from './dev-process.js';
+import { writeTempService } from './temp-service.js';
 
 const HANDLER = `import { greeting } from './lib/greeting.js';
 
@@ -41,15 +40,9 @@ describe('rocketmq-lambda dev reloads imported modules', () => {
     await createTopic(client, topic, 1);
     const producer = await newProducer(client);
 
-    const serviceDir = await mkdtemp(path.join(tmpdir(), 'rocketmq-lambda-reload-'));
-    cleanups.push(() => rm(serviceDir, { recursive: true, force: true }));
-    const helper = path.join(serviceDir, 'src', 'lib', 'greeting.ts');
-    await mkdir(path.dirname(helper), { recursive: true });
-    await writeFile(path.join(serviceDir, 'package.json'), '{ "type": "module" }\n');
-    await writeFile(path.join(serviceDir, 'src', 'greeter.ts'), HANDLER);
-    await writeFile(helper, greetingModule('hello'));
-    await writeFile(
-      path.join(serviceDir, 'serverless.yml'),
+    const service = await writeTempService(
+      'reload',
+      { 'src/greeter.ts': HANDLER, 'src/lib/greeting.ts': greetingModule('hello') },
       [
         'service: reload-test',
         'functions:',
@@ -61,12 +54,13 @@ describe('rocketmq-lambda dev reloads imported modules', () => {
         `          consumerGroup: ${topic}_group`,
         '          batchSize: 1',
         '          startingPosition: TRIM_HORIZON',
-        '',
-      ].join('\n'),
+      ],
     );
+    cleanups.push(() => service.remove());
+    const helper = service.file('src/lib/greeting.ts');
 
     // The state directory stays the default, inside the service: its shims must not trigger reloads.
-    const dev = spawnDev(['--config', path.join(serviceDir, 'serverless.yml'), '--name-server', namesrvAddr]);
+    const dev = spawnDev(['--config', service.configFile, '--name-server', namesrvAddr]);
     cleanups.push(() => dev.kill());
     const { watch } = dev;
     await watch.waitFor('dev to start', (l) => l.msg === 'dev started: watching handlers, Ctrl-C stops');
