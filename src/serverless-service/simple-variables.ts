@@ -175,9 +175,10 @@ class Resolver {
     if (typeof value === 'string') return value.includes('${') ? this.resolveString(path, value) : value;
     if (Array.isArray(value)) return value.map((item, index) => this.resolveNode([...path, index], item));
     if (isPlainObject(value)) {
-      const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) out[key] = this.resolveNode([...path, key], item);
-      return out;
+      // fromEntries defines each key as its own property, `__proto__` included.
+      return Object.fromEntries(
+        Object.entries(value).map(([key, item]) => [key, this.resolveNode([...path, key], item)]),
+      );
     }
     return value;
   }
