@@ -74,6 +74,22 @@ custom:
   slsStage: \${sls:stage}
   slsStageInside: topic_\${sls:stage}_\${opt:stage, 'dev'}
   selfRegion: \${self:provider.region}
+  envBooleanText: \${env:SV_BOOL}
+  envSpecial: \${env:SV_SPECIAL}
+  selfList: \${self:custom.list}
+  long0: \${self:custom.long1}
+  long1: \${self:custom.long2}
+  long2: \${self:custom.long3}
+  long3: \${self:custom.long4}
+  long4: \${self:custom.long5}
+  long5: \${self:custom.long6}
+  long6: \${self:custom.long7}
+  long7: \${self:custom.long8}
+  long8: \${self:custom.long9}
+  long9: \${self:custom.long10}
+  long10: \${self:custom.long11}
+  long11: \${self:custom.long12}
+  long12: end-\${env:SV_SET}
   list:
     - \${env:SV_SET}
     - \${self:custom.numberFallback}
@@ -88,7 +104,14 @@ functions:
       NAME: \${self:custom.envSet}
 `;
 
-const ENV = { SV_SET: 'set-value', SV_EMPTY: '', SV_NUMBER: '42', SV_REGION: 'eu-west-3' };
+const ENV = {
+  SV_SET: 'set-value',
+  SV_EMPTY: '',
+  SV_NUMBER: '42',
+  SV_BOOL: 'true',
+  SV_SPECIAL: " spaces, 'quotes' \"double\" $dollar {braces} \\back ",
+  SV_REGION: 'eu-west-3',
+};
 
 /** The sets of inputs, each printed once. */
 const RUNS = [
@@ -200,6 +223,8 @@ describe('dev resolves simple variables as serverless print does', () => {
     expect(first.custom.selfNumberInside).toBe('n42');
     expect(first.custom.slsStage).toBe('dev');
     expect(first.custom.optRegion).toBe('no region');
+    expect(first.custom.envBooleanText).toBe('true');
+    expect(first.custom.long0).toBe('end-set-value');
     const second = outcomes.get(RUNS[1].name)?.framework as { custom: Record<string, unknown> };
     expect(second.custom.slsStage).toBe('qa');
     const third = outcomes.get(RUNS[2].name)?.framework as { custom: Record<string, unknown> };
