@@ -2,8 +2,8 @@
  * serverless.yml variables that `rocketmq-lambda dev` resolves itself, without starting the Serverless
  * Framework (`serverless print` costs seconds): when every variable in the document reads only `env:`,
  * `opt:stage`, `opt:region`, `sls:stage` or `self:`, with quoted-string, number or boolean fallbacks, the
- * document is resolved here the way the Framework's resolver (osls: lib/configuration/variables/ in the
- * service's node_modules/serverless) resolves it. Anything else, and anything whose outcome here would
+ * document is resolved here the way the Framework's own resolver (osls 4, the repository's devDependency)
+ * resolves it, as test/integration/dev/simple-variables-framework.test.ts checks. Anything else, and anything whose outcome here would
  * be a guess (an error, a cycle, unusual syntax, a value that holds a variable again), is left to the
  * Framework: the answer is then `{ resolved: false }` with the reason.
  *
@@ -35,7 +35,7 @@ export type SimpleResolution =
   | { readonly resolved: true; readonly document: unknown; readonly sources: readonly string[] }
   | { readonly resolved: false; readonly reason: string };
 
-/** The Framework's stage name rule (osls lib/utils/stage-pattern.js). */
+/** The Framework's rule for stage names (it refuses any other stage). */
 const STAGE_PATTERN = /^[A-Za-z0-9-]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SELF_PATH = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
@@ -247,7 +247,6 @@ class Resolver {
         return this.inputs.stage;
       case 'sls': {
         const stage = this.inputs.stage ?? this.lookup(['provider', 'stage']) ?? 'dev';
-        // The Framework's validateStage (osls lib/utils/validate-stage.js) refuses anything else.
         if (typeof stage !== 'string' || !STAGE_PATTERN.test(stage)) {
           throw new Defer('the stage is not a valid stage name (the Framework reports it)');
         }
