@@ -109,7 +109,7 @@ const ENV = {
   SV_EMPTY: '',
   SV_NUMBER: '42',
   SV_BOOL: 'true',
-  SV_SPECIAL: " spaces, 'quotes' \"double\" $dollar {braces} \\back ",
+  SV_SPECIAL: ' spaces, \'quotes\' "double" $dollar {braces} \\back ',
   SV_REGION: 'eu-west-3',
 };
 
