@@ -28,7 +28,7 @@ export const DEV_HELP: CommandHelp = {
   name: 'dev',
   description:
     `Runs the poller locally for every rocketmq event in serverless.yml: handlers run in-process (TypeScript sources preferred over dist/ builds, reloaded when their file changes), offsets are kept in an embedded DynamoDB under <state dir>/dynamodb. Shows a live line per mapping on a terminal. Ctrl-C stops it.\n\n` +
-    `serverless.yml is read as \`serverless print\` resolves it: a file with variables (\${self:...}, \${sls:stage}, \${opt:...}, \${env:...}, \${file(...)}, \${param:...}, \${ssm:...}, ...) needs the Serverless Framework installed in the service (serverless v3 or osls), which dev runs there with --stage, --region and --param.`,
+    `serverless.yml is read as \`serverless print\` resolves it. Variables that read only \${env:...}, \${opt:stage}, \${opt:region}, \${sls:stage} and \${self:...}, with quoted, number or true/false fallbacks, dev resolves itself by the Framework's rules, without running it. Any other (\${file(...)}, \${param:...}, \${ssm:...}, a plugin's, ...), one without a value, or a service with useDotenv needs the Serverless Framework installed in the service (serverless v3 or osls), which dev runs there with --stage, --region and --param.`,
   examples: [
     'rocketmq-lambda dev --local-broker',
     'rocketmq-lambda dev --local-cluster --with-slaves',

@@ -39,10 +39,11 @@ A poller config also gets run's checks at start: its TLS key material must be us
 decrypts the key, the key is the certificate's), and every local: handler module is imported (its
 top-level code runs) and must export the named function.
 
-A file named serverless.* is a service: resolved as \`serverless print\` resolves it (with --stage,
---region and --param), then checked as the plugin checks it at deploy and as dev does (handler
-modules exist). Anything else is a poller config. Without --config: ./serverless.yml, else
-${CONFIG_ENV_VARIABLE}.
+A file named serverless.* is a service: resolved as \`serverless print\` resolves it (by dev's own
+resolver when its variables read only env, opt:stage, opt:region, sls:stage and self; else by the
+Framework, with --stage, --region and --param), then checked as the plugin checks it at deploy and
+as dev does (handler modules exist). Anything else is a poller config. Without --config:
+./serverless.yml, else ${CONFIG_ENV_VARIABLE}.
 
 --connect also checks, one line each ("ok" or "FAIL" and why), without changing anything:
 each mapping's topic route on the name servers and its SQL92 filter on a broker; the offsets

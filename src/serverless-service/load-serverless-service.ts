@@ -1,7 +1,8 @@
 /**
  * A serverless service (what `rocketmq-lambda dev` runs, `validate` checks and the operator commands
  * target), read as the Serverless Framework resolves it: serverless.yml as it is when it holds no
- * variable, else what the Framework installed in the service prints (`serverless print --format json`),
+ * variable or only variables dev resolves itself the Framework's way (env, opt:stage/region, sls:stage,
+ * self: simple-variables.ts), else what the Framework installed in the service prints (`serverless print --format json`),
  * with the Framework's resolution errors turned into problems that name each variable and its key.
  * Nothing here loads a TypeScript loader or dynalite: a `serverless.ts` is the Framework's to read.
  */
@@ -17,6 +18,7 @@ import {
   type ServerlessFramework,
 } from './serverless-print.js';
 import { findVariables, resolutionProblems } from './serverless-variables.js';
+import { resolveSimpleVariables } from './simple-variables.js';
 
 /** Starts the problem lines about the service file itself. */
 const SERVICE_LABEL = '(serverless.yml)';
@@ -60,13 +62,17 @@ export interface LoadServiceOptions {
 export interface LoadedService {
   /** The service with every variable resolved. */
   readonly document: unknown;
-  /** The Framework that resolved it (`osls 4.3.1`), or undefined when the file had no variables. */
+  /**
+   * What resolved it: the Framework (`osls 4.3.1`), `rocketmq-lambda (env, self)` when dev did (the
+   * sources it read), or undefined when the file had no variables.
+   */
   readonly resolvedBy: string | undefined;
 }
 
 /**
  * Reads the service as the Serverless Framework resolves it: a YAML/JSON file without variables as it
- * is, anything else through the Framework installed in the service (`serverless print --format json` with
+ * is; one whose variables all read env, opt:stage, opt:region, sls:stage or self (with literal fallbacks)
+ * resolved here by the Framework's rules (simple-variables.ts), without starting it; anything else through the Framework installed in the service (`serverless print --format json` with
  * the stage, region and params), so every variable source (self, sls, opt, env, file, param, strToBool,
  * ssm, cf, s3, aws, and those of the service's plugins) means what it means for `serverless deploy`.
  * Throws {@link ConfigError} naming each variable that cannot be resolved and its key, or naming the
@@ -82,6 +88,12 @@ export async function loadServerlessService(
   const raw = /\.(ya?ml|json)$/i.test(file) ? await readServerlessYaml(file) : undefined;
   const uses = raw === undefined ? [] : findVariables(raw);
   if (raw !== undefined && uses.length === 0) return { document: raw, resolvedBy: undefined };
+  if (raw !== undefined) {
+    const simple = resolveSimpleVariables(raw, options);
+    if (simple.resolved) {
+      return { document: simple.document, resolvedBy: `rocketmq-lambda (${simple.sources.join(', ')})` };
+    }
+  }
 
   const framework =
     options.framework === undefined ? findServerlessFramework(serviceDir) : (options.framework ?? undefined);

@@ -28,8 +28,9 @@ function serviceWithFramework(script: string): string {
   );
   writeFileSync(path.join(packageDir, 'bin', 'cli.js'), script);
   const file = path.join(dir, 'serverless.yml');
+  // A param: variable: one dev leaves to the Framework (it resolves opt:, env:, sls:, self: itself).
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a Serverless variable, as written in serverless.yml.
-  writeFileSync(file, "service: s\nprovider:\n  name: aws\n  stage: ${opt:stage, 'dev'}\n");
+  writeFileSync(file, "service: s\nprovider:\n  name: aws\n  stage: ${param:stage, 'dev'}\n");
   return file;
 }
 

@@ -17,7 +17,7 @@ const problemsOf = problemsThrownBy;
 
 describe('devConfigFromServerless with invokeEndpoint (dev --invoke-endpoint)', () => {
   it('invokes the example service through the endpoint as <service>-<stage>-<function>', async () => {
-    // As the repository's own osls resolves it (the functions' deployed names included).
+    // As dev resolves its env variables; the functions' deployed names are dev's <service>-<stage>-<fn>.
     const { document } = await loadServerlessService(path.join(REPO, 'serverless.yml'), {
       env: {},
       stateDir: mkdtempSync(path.join(tmpdir(), 'dev-invoke-state-')),

@@ -63,12 +63,13 @@ describe('resolveHandlerModule', () => {
 });
 
 describe('devConfigFromServerless', () => {
-  // The example service as the repository's own osls resolves it (its ${env:..., 'default'} variables).
+  // The example service as dev resolves its ${env:..., 'default'} variables (without the Framework: they
+  // mean what they mean to the repository's osls, test/integration/dev/simple-variables-framework.test.ts).
   let example: unknown;
   beforeAll(async () => {
     const stateDir = mkdtempSync(path.join(tmpdir(), 'dev-config-state-'));
     const loaded = await loadServerlessService(path.join(REPO, 'serverless.yml'), { env: {}, stateDir });
-    expect(loaded.resolvedBy).toMatch(/^osls /);
+    expect(loaded.resolvedBy).toBe('rocketmq-lambda (env)');
     example = loaded.document;
   }, 60_000);
 

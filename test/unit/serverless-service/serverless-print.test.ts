@@ -192,7 +192,7 @@ describe('loadServerlessService', () => {
 
   it('takes the service from the Framework, with the plugin fallback on its NODE_PATH', async () => {
     const dir = serviceWith([OSLS]);
-    const file = write(dir, `service: s\ncustom:\n  ns: \${env:NS}\n`);
+    const file = write(dir, `service: s\ncustom:\n  ns: \${file(./ns.yml):ns}\n`);
     const stateDir = path.join(dir, '.state');
     const loaded = await loadServerlessService(file, { env: {}, stage: 'qa', stateDir });
     expect(loaded.resolvedBy).toBe('osls 9.9.9');
@@ -204,6 +204,42 @@ describe('loadServerlessService', () => {
     ) as { name: string; exports: Record<string, unknown> };
     expect(fallback.name).toBe('rocketmq-lambda');
     expect(Object.keys(fallback.exports)).toEqual(['./serverless']);
+  });
+
+  it('resolves env, opt, sls and self variables itself, without the Framework', async () => {
+    const dir = serviceWith([]);
+    const file = write(
+      dir,
+      `service: s\nprovider:\n  stage: \${opt:stage, 'dev'}\ncustom:\n  ns: \${env:NS, '127.0.0.1:9876'}\n  topic: t_\${sls:stage}\n  copy: \${self:custom.ns}\n`,
+    );
+    const loaded = await loadServerlessService(file, {
+      env: { NS: '10.0.0.1:9876' },
+      stage: 'qa',
+      stateDir: path.join(dir, '.state'),
+      framework: null,
+    });
+    expect(loaded).toEqual({
+      document: {
+        service: 's',
+        provider: { stage: 'qa' },
+        custom: { ns: '10.0.0.1:9876', topic: 't_qa', copy: '10.0.0.1:9876' },
+      },
+      resolvedBy: 'rocketmq-lambda (env, opt, self, sls)',
+    });
+    expect(existsSync(path.join(dir, '.state'))).toBe(false);
+  });
+
+  it('leaves an env variable without a value or fallback to the Framework, whose error names it', async () => {
+    const dir = serviceWith([OSLS]);
+    const file = write(dir, `service: s\ncustom:\n  ns: \${env:NS}\n`);
+    const env = {
+      FAKE_ERROR:
+        'Cannot resolve serverless.yml: Variables resolution errored with:\n' +
+        '  - Cannot resolve variable at "custom.ns": Value not found at "env" source',
+    };
+    expect(await problemsOf(() => loadServerlessService(file, { env, stateDir: dir }))).toEqual([
+      `custom.ns: \${env:NS}: Value not found at "env" source`,
+    ]);
   });
 
   it("turns the Framework's refusal into problems naming each variable and key", async () => {
