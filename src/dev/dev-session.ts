@@ -140,7 +140,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
   if (resolvedBy !== undefined) {
     log.info(
       { resolvedBy, msSinceStart: Date.now() - startedAtMs },
-      'service variables resolved by the framework',
+      'service variables resolved',
     );
   }
   const build = (nameServer: string | undefined, dynamoDbEndpoint: string): DevConfig =>

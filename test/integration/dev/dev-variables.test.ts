@@ -55,7 +55,7 @@ describe('rocketmq-lambda dev resolves serverless.yml as the Framework does', ()
 
     const resolved = await watch.waitFor(
       'the Framework to resolve the service',
-      (l) => l.msg === 'service variables resolved by the framework',
+      (l) => l.msg === 'service variables resolved',
     );
     expect(resolved.resolvedBy).toMatch(/^osls \d/);
     console.info(`dev: serverless print resolved the fixture in ${String(resolved.msSinceStart)} ms`);
