@@ -2,7 +2,7 @@
  * `npm run soak -- --minutes N [--seed S] [--out FILE] [--keep DIR]`: runs the soak (test/soak/soak.test.ts, the
  * `soak` vitest project) for N minutes with seed S (random when absent, printed), the issue's 30-90 s
  * fault spacing, and writes the verdict JSON to FILE (default `soak-verdict.json`). With `--keep DIR` the run's directory (poller
- * configs and logs, ledgers, dynalite's store) is left in DIR for a post-mortem. Exits with vitest's
+ * configs, health files and logs, dynalite's store) is left in DIR for a post-mortem. Exits with vitest's
  * code: non-zero when the verdict fails.
  */
 import { spawn } from 'node:child_process';

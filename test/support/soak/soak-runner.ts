@@ -69,7 +69,7 @@ export interface SoakOptions {
   /** Where the verdict JSON goes. */
   verdictFile?: string;
   /**
-   * The run's directory (poller configs and logs, ledgers, dynalite's store), kept after the run for a
+   * The run's directory (each poller's config, health file and JSON log lines, dynalite's store), kept after the run for a
    * post-mortem; by default a temporary directory removed when the test ends.
    */
   keepDir?: string;
@@ -269,6 +269,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
   log(`[soak] drained in ${((Date.now() - drainStartedAt) / 1000).toFixed(0)} s`);
   clearInterval(sampler);
   await pollers.stopAll();
+  if (options.keepDir !== undefined) await pollers.writeLogs();
   verdict = compute(Date.now());
   log(formatVerdict(verdict));
   if (options.verdictFile !== undefined) {
@@ -366,6 +367,8 @@ class PollerPool {
   readonly #dir: string;
   readonly #context: PoolContext;
   readonly #members: PoolMember[] = [];
+  /** Every poller started, ended ones included (their logs, for a kept run directory). */
+  readonly #everyPoller: ClusterPoller[] = [];
   #count = 0;
 
   constructor(dir: string, context: PoolContext) {
@@ -388,6 +391,7 @@ class PollerPool {
     const configFile = path.join(this.#dir, `${name}.json`);
     await writeFile(configFile, JSON.stringify(this.#config(name, proxied), null, 2));
     const poller = new ClusterPoller(this.#dir, name, configFile);
+    this.#everyPoller.push(poller);
     poller.start();
     const member: PoolMember = {
       poller,
@@ -404,6 +408,14 @@ class PollerPool {
     this.#members.push(member);
     await poller.started(STARTUP_TIMEOUT_MS);
     return member;
+  }
+
+  /** Writes each poller's JSON log lines to `<dir>/<name>.log`. */
+  async writeLogs(): Promise<void> {
+    for (const poller of this.#everyPoller) {
+      const lines = poller.logs().map((line) => JSON.stringify(line));
+      await writeFile(path.join(this.#dir, `${poller.name}.log`), `${lines.join('\n')}\n`);
+    }
   }
 
   /** Ends the member at `slot` (modulo the running count) with `signal`. */
