@@ -14,6 +14,12 @@ const seed = Number(process.env.SOAK_SEED ?? '172');
 /** The short CI soak packs its faults closer than the issue's 30-90 s, so that a few happen. */
 const gapMs: readonly [number, number] =
   process.env.SOAK_MINUTES === undefined ? [10_000, 20_000] : [30_000, 90_000];
+/**
+ * The short CI soak's retry delays: 1-3 s for the levels a retried message meets (3 + retry), so its
+ * fail-always messages are dead-lettered within seconds of the run's end; `npm run soak` keeps the
+ * broker's defaults (10 s, 30 s, 1 min, ...).
+ */
+const CI_DELAY_LEVELS = '1s 1s 1s 2s 2s 3s 3s 3s 3s 3s 3s 3s 3s 3s 3s 3s 3s 3s';
 /** Setup (cluster, toxiproxy, pollers: up to 6 min on two loaded cores), the run, the drain. */
 const TIMEOUT_MS = (6 + minutes + 6) * 60_000;
 
@@ -27,6 +33,7 @@ describe('soak', () => {
         gapMs,
         ...(process.env.SOAK_VERDICT_FILE ? { verdictFile: process.env.SOAK_VERDICT_FILE } : {}),
         ...(process.env.SOAK_KEEP_DIR ? { keepDir: process.env.SOAK_KEEP_DIR } : {}),
+        ...(process.env.SOAK_MINUTES === undefined ? { messageDelayLevel: CI_DELAY_LEVELS } : {}),
       });
       expect(verdict.sent).toBeGreaterThan(0);
       expect(verdict.faultsApplied, 'faults were applied').toBeGreaterThan(0);

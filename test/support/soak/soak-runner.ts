@@ -75,6 +75,12 @@ export interface SoakOptions {
   keepDir?: string;
   /** How long the drain after the run may take. @default 240 s */
   drainTimeoutMs?: number;
+  /**
+   * The brokers' `messageDelayLevel` (the 18 delays of a retried message's levels; a concurrent
+   * consumer's retry n waits level 3 + n). The short CI soak sets seconds, so its fail-always messages
+   * reach the DLQ in seconds, not the 10 s + 30 s of the default levels. @default the broker's own
+   */
+  messageDelayLevel?: string;
   log?: (line: string) => void;
 }
 
@@ -135,7 +141,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
   // the schedule has TCP faults, toxiproxy (its first build takes a minute or two).
   const [clusterStart, dbStart, lambdaStart, toxiproxyStart] = await Promise.allSettled([
     started(
-      startOwnCluster({ brokerConfig: { waitTimeMillsInSendQueue: 5000, slaveReadEnable: true } }),
+      startOwnCluster({
+        brokerConfig: {
+          waitTimeMillsInSendQueue: 5000,
+          slaveReadEnable: true,
+          ...(options.messageDelayLevel === undefined ? {} : { messageDelayLevel: options.messageDelayLevel }),
+        },
+      }),
       (c) => c.stop(),
     ),
     started(startDurableDynalite(path.join(dir, 'dynamodb')), (d) => d.close()),
