@@ -93,6 +93,7 @@ async function main(): Promise<number> {
   const stateDir = path.join(REPO, DEV_STATE_DIR, 'demo');
   const starting = startInBackground({ kind: 'broker' }, stateDir, logger);
   let session: DevSession;
+  let sending: Promise<void> | undefined;
   try {
     const [{ startDevSession }, { consoleLine, useLocalCredentials }] = await Promise.all([
       import('../dev/dev-session.js'),
@@ -105,6 +106,12 @@ async function main(): Promise<number> {
     useLocalCredentials(process.env);
     session = await startDevSession({
       starting,
+      // The samples go out as soon as the topics exist: the poller's first pulls find them waiting.
+      onLocalTopics: (nameServer) => {
+        sending = sendSamples(nameServer, stopping.signal, log).catch((error: unknown) =>
+          log.error({ err: error }, 'sending samples failed'),
+        );
+      },
       configFile: path.join(REPO, 'serverless.yml'),
       env: process.env,
       localBroker: true,
@@ -122,8 +129,10 @@ async function main(): Promise<number> {
       },
     });
   } catch (error) {
+    stopping.abort();
+    await sending;
     // Ctrl-C during the start: what failed after it (a killed `serverless print`) is its echo.
-    if (stopping.signal.aborted) {
+    if (firstSignalAtMs !== undefined) {
       console.log('Stopped before the demo started.');
       return 130;
     }
@@ -137,10 +146,7 @@ async function main(): Promise<number> {
   else stopping.signal.addEventListener('abort', stopSession, { once: true });
 
   console.log(
-    `Local RocketMQ at ${session.nameServer} (${(performance.now() / 1000).toFixed(1)} s after the process started). Sending sample messages to Orders and Ledger for ${SAMPLE_DURATION_MS / 1000} s; the handlers' lines follow. Ctrl-C to stop.`,
-  );
-  const sending = sendSamples(session.nameServer, stopping.signal, log).catch((error: unknown) =>
-    log.error({ err: error }, 'sending samples failed'),
+    `Local RocketMQ at ${session.nameServer} (${(performance.now() / 1000).toFixed(1)} s after the process started). Sample messages go to Orders and Ledger for ${SAMPLE_DURATION_MS / 1000} s from the moment the topics existed; the handlers' lines follow. Ctrl-C to stop.`,
   );
   const exit = await session.stopped;
   stopping.abort();

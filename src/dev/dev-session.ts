@@ -74,6 +74,11 @@ export interface DevSessionOptions {
   /** Called once, when the first batch has been invoked, with the milliseconds since the start. */
   readonly onFirstInvocation?: ((msSinceStart: number) => void) | undefined;
   /**
+   * Called once the local RocketMQ started by the session has its topics (before the poller starts),
+   * with its name server: `npm run demo` starts sending its samples then.
+   */
+  readonly onLocalTopics?: ((nameServer: string) => void) | undefined;
+  /**
    * The local RocketMQ and the embedded DynamoDB, already starting ({@link startInBackground} with the
    * local kind these options give and the same state directory): `npm run demo` starts them before it
    * imports the rest, so the JVMs boot while the modules load. The session owns them from here (stops
@@ -138,10 +143,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
   markStartupPhase('service loaded');
   const { document, resolvedBy } = loaded;
   if (resolvedBy !== undefined) {
-    log.info(
-      { resolvedBy, msSinceStart: Date.now() - startedAtMs },
-      'service variables resolved',
-    );
+    log.info({ resolvedBy, msSinceStart: Date.now() - startedAtMs }, 'service variables resolved');
   }
   const build = (nameServer: string | undefined, dynamoDbEndpoint: string): DevConfig =>
     devConfigFromServerless(document, {
@@ -201,6 +203,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       await local.createTopics([...topics].map(([topic, orderly]) => ({ topic, orderly })));
       markStartupPhase('topics created');
       nameServer = local.nameServer;
+      options.onLocalTopics?.(local.nameServer);
     }
     const { config, handlers, functionKeys } = build(nameServer, db.endpoint);
     const files = [...new Set([...handlers.values()].map((h) => h.file))];
