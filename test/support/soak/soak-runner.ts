@@ -145,7 +145,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakVerdict> {
         brokerConfig: {
           waitTimeMillsInSendQueue: 5000,
           slaveReadEnable: true,
-          ...(options.messageDelayLevel === undefined ? {} : { messageDelayLevel: options.messageDelayLevel }),
+          ...(options.messageDelayLevel === undefined
+            ? {}
+            : { messageDelayLevel: options.messageDelayLevel }),
         },
       }),
       (c) => c.stop(),
