@@ -157,10 +157,13 @@ export function spawnJvm(options: SpawnJvmOptions): JvmProcess {
 
 /**
  * `sh` reads its stdin, a pipe whose only writer is this process. When we die the read returns and
- * the shell SIGKILLs the JVM (and removes its directory). It ignores SIGINT, SIGTERM and SIGHUP: each
- * reaches our whole process group at once (a terminal's Ctrl-C or close, `kill -- -<pgid>`, a
- * supervisor stopping the group), and a watchdog that died with us would leave the JVM running, orphaned
- * (its own group, see the constructor). It is disarmed with SIGKILL when the JVM exits.
+ * the shell SIGKILLs the JVM (and removes its directory). A signal to our whole process group (a
+ * terminal's Ctrl-C or close, `kill -- -<pgid>`, a supervisor stopping the group) must not reach it: a
+ * watchdog that died with us would leave the JVM running, orphaned (its own group, see the constructor).
+ * So it runs in a session and group of its own (detached), and also ignores SIGINT, SIGTERM and SIGHUP;
+ * the trap alone left a window: a signal in the first moments, before `sh` had run it, killed the
+ * watchdog (test/integration/local-broker-watchdog.test.ts met it under load). It is disarmed with
+ * SIGKILL when the JVM exits.
  */
 function spawnWatchdog(pid: number | undefined, removeDir: string | undefined): ChildProcess {
   const script =
@@ -171,7 +174,7 @@ function spawnWatchdog(pid: number | undefined, removeDir: string | undefined): 
     ['-c', script, 'rocketmq-lambda-watchdog', String(pid ?? ''), removeDir ?? ''],
     {
       stdio: ['pipe', 'ignore', 'ignore'],
-      detached: false,
+      detached: true,
     },
   );
   watchdog.on('error', (err) => {
