@@ -4,7 +4,7 @@
  * it round after round through the function path (LocalInvoker, no-op handler) and the Lambda path over
  * HTTP (LambdaInvoker -> the Invoke API test server), batch 100, once per variant per round, variants
  * and paths in rotating order. Each drain is drain-child.js in a fresh group with the image's environment
- * and the variant's NODE_OPTIONS instead of the image's. Prints, per path and variant, the medians of
+ * and the variant's flags on node's command line instead of the image's NODE_OPTIONS. Prints, per path and variant, the medians of
  * GC pauses in % of the drain, young collections, CPU µs per message, msgs/s and peak RSS (MiB).
  *
  * Usage: npx tsx bench/node-flags-ab.ts [--messages 100000] [--rounds 3]
@@ -78,9 +78,21 @@ async function main(): Promise<number> {
     for (let round = 0; round <= rounds; round++) {
       const shift = round % configs.length;
       for (const { variant, path } of [...configs.slice(shift), ...configs.slice(0, shift)]) {
-        const env = { ...imageNodeEnv(), NODE_OPTIONS: optionsOf(variant) };
+        // A variant's flags go on node's command line, as the image's CMD would pass them: some V8 flags
+        // (`--min-semi-space-size`) are refused in NODE_OPTIONS.
+        const env = { ...imageNodeEnv(), NODE_OPTIONS: variant === 'image' ? optionsOf(variant) : '' };
+        const nodeFlags =
+          variant === 'image'
+            ? []
+            : optionsOf(variant)
+                .split(/\s+/)
+                .filter((flag) => flag !== '');
         const metrics = drainMetrics(
-          await drainThrough({ broker }, { script, topic, messages, batchSize: BATCH_SIZE, path }, { env }),
+          await drainThrough(
+            { broker },
+            { script, topic, messages, batchSize: BATCH_SIZE, path },
+            { env, nodeFlags },
+          ),
         );
         log(
           `${round === 0 ? 'warm-up' : `round ${round}`} ${path} [${variant}]: ${SHOWN.map((name) => `${name} ${(metrics[name] ?? Number.NaN).toFixed(2)}`).join(', ')}`,
