@@ -4,7 +4,10 @@
  * example handlers in-process), then sends sample messages with our producer for about 20 s: JSON orders
  * tagged `order` / `refund` to Orders (the concurrent `orders` function) and ordered ledger entries to
  * Ledger (the orderly `ledger` function, one account per queue). The handlers' JSON lines appear on stdout.
- * Keeps running as a dev loop afterwards; Ctrl-C stops everything it started and exits 0.
+ * Keeps running as a dev loop afterwards; Ctrl-C stops everything it started and exits 0, except the local
+ * broker: kept up 15 minutes for the next run (src/local-broker/kept-broker.ts), whose first invocation
+ * then skips the JVMs' boot. `--keep-broker <minutes>` changes that (0: stop it with the demo),
+ * `--stop-broker` stops a kept broker now.
  * `npm run demo -- --timings` also prints the start-up timeline (startup-timeline.ts) at the first invocation.
  */
 
@@ -12,12 +15,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { ProducerMessage } from '../client/producer.js';
-import { startInBackground } from '../dev/dev-background-starts.js';
 import type { DevSession } from '../dev/dev-session.js';
+import { startKeptBroker } from '../local-broker/kept-broker.js';
+import { KEPT_BROKER_DIR } from '../local-broker/kept-broker-files.js';
 import { DEV_STATE_DIR } from '../serverless-service/dev-state-file.js';
 import { abortableSleep } from '../util/abortable-sleep.js';
 import { suppressAwsSdkNodeVersionWarning } from '../util/aws-sdk-node-warning.js';
 import { describeError } from '../util/describe-error.js';
+import { formatMinutes } from '../util/format-minutes.js';
 import { componentLogger, rootLogger } from '../util/logger.js';
 import { formatStartupTimeline, markStartupPhase } from '../util/startup-timeline.js';
 import { demoOptions } from './demo-options.js';
@@ -63,7 +68,19 @@ async function main(): Promise<number> {
     console.error(`demo: ${options}`);
     return 2;
   }
-  const { timings } = options;
+  const stateDir = path.join(REPO, DEV_STATE_DIR, 'demo');
+  const keptDir = path.join(stateDir, KEPT_BROKER_DIR);
+  if (options.action === 'stop-broker') {
+    const { stopKeptBroker } = await import('../local-broker/kept-broker.js');
+    const stopped = await stopKeptBroker(keptDir);
+    console.log(
+      stopped === undefined
+        ? 'No kept local broker was running.'
+        : `Stopped the kept local broker (${stopped}).`,
+    );
+    return 0;
+  }
+  const { timings, keepBrokerMs } = options;
   const level = process.env.LOG_LEVEL ?? 'warn';
   const logger = pino({ level }, process.stdout);
   // Some components log through the root logger: the same level keeps the handlers' lines readable.
@@ -79,19 +96,33 @@ async function main(): Promise<number> {
       return;
     }
     firstSignalAtMs = Date.now();
-    console.log('\nStopping (the producer, the poller, the embedded DynamoDB and the local broker)...');
+    console.log(
+      `\nStopping (the producer, the poller, the embedded DynamoDB${keepBrokerMs === undefined ? ' and the local broker' : ''})...`,
+    );
     stopping.abort();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
   console.log(
-    'Starting a local RocketMQ 5.3.3 and `rocketmq-lambda dev` on serverless.yml (the first run downloads the broker jars through Maven)...',
+    `${keepBrokerMs === undefined ? 'Starting a local RocketMQ 5.3.3' : 'Taking the local RocketMQ an earlier run kept, or starting one,'} and \`rocketmq-lambda dev\` on serverless.yml (the first run downloads the broker jars through Maven)...`,
   );
-  // The JVMs boot (seconds) while the dev loop's modules load (the poller, the AWS SDK, the console): only
-  // what starts them is imported above.
-  const stateDir = path.join(REPO, DEV_STATE_DIR, 'demo');
-  const starting = startInBackground({ kind: 'broker' }, stateDir, logger);
+  // The kept broker first: taken at once, or its host starts the JVMs, which boot (seconds) while the dev
+  // loop's modules load (the poller, the AWS SDK, the console). Only what starts it is imported above.
+  const keep =
+    keepBrokerMs === undefined
+      ? undefined
+      : {
+          dir: keptDir,
+          idleMs: keepBrokerMs,
+          started: startKeptBroker({
+            dir: keptDir,
+            idleMs: keepBrokerMs,
+            log: componentLogger('dev', logger),
+          }),
+        };
+  const { startInBackground } = await import('../dev/dev-background-starts.js');
+  const starting = startInBackground({ kind: 'broker', keep }, stateDir, logger);
   let session: DevSession;
   let sending: Promise<void> | undefined;
   try {
@@ -115,6 +146,7 @@ async function main(): Promise<number> {
       configFile: path.join(REPO, 'serverless.yml'),
       env: process.env,
       localBroker: true,
+      keepBroker: keep,
       stateDir,
       logger,
       stdout: process.stdout,
@@ -145,12 +177,18 @@ async function main(): Promise<number> {
   if (stopping.signal.aborted) stopSession();
   else stopping.signal.addEventListener('abort', stopSession, { once: true });
 
+  const reused = session.local?.reused === true;
   console.log(
-    `Local RocketMQ at ${session.nameServer} (${(performance.now() / 1000).toFixed(1)} s after the process started). Sample messages go to Orders and Ledger for ${SAMPLE_DURATION_MS / 1000} s from the moment the topics existed; the handlers' lines follow. Ctrl-C to stop.`,
+    `Local RocketMQ at ${session.nameServer}${reused ? ', kept from an earlier run' : ''} (${(performance.now() / 1000).toFixed(1)} s after the process started). Sample messages go to Orders and Ledger for ${SAMPLE_DURATION_MS / 1000} s from the moment the topics existed; the handlers' lines follow. Ctrl-C to stop.`,
   );
   const exit = await session.stopped;
   stopping.abort();
   await sending;
+  if (keep !== undefined && session.local?.keptForMs !== undefined) {
+    console.log(
+      `The local RocketMQ stays up ${formatMinutes(keep.idleMs)} for the next \`npm run demo\` (\`npm run demo -- --stop-broker\` stops it now, \`--keep-broker 0\` does not keep it).`,
+    );
+  }
   for (const { mapping, error } of exit.failures) {
     console.error(`demo: mapping ${mapping} failed: ${describeError(error)}`);
   }

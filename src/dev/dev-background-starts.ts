@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../util/logger.js';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb.js';
-import { type DevRocketMQ, type DevRocketMQKind, startDevRocketMQ } from './local-rocketmq.js';
+import { beginDevRocketMQ, type DevRocketMQ, type DevRocketMQKind } from './local-rocketmq.js';
 
 /**
  * The starts under way; {@link BackgroundStarts.started} or {@link BackgroundStarts.abandon}, once.
@@ -35,16 +35,17 @@ export function startInBackground(
   logger: Logger,
 ): BackgroundStarts {
   const dataDir = path.join(stateDir, 'dynamodb');
+  const starting =
+    localKind === undefined
+      ? undefined
+      : beginDevRocketMQ(localKind, { logDir: path.join(stateDir, 'broker-logs'), logger });
   const db = (async () => {
-    // Each local broker starts with an empty store: offsets kept from an earlier run would point past
-    // the end of every queue, so they start over with the broker.
-    if (localKind !== undefined) await rm(dataDir, { recursive: true, force: true });
+    // A new local broker starts with an empty store: offsets kept from an earlier run would point past
+    // the end of every queue, so they start over with the broker. A kept broker keeps both.
+    if (starting !== undefined && (await starting.fresh)) await rm(dataDir, { recursive: true, force: true });
     return startEmbeddedDynamoDb(dataDir);
   })();
-  const local =
-    localKind === undefined
-      ? Promise.resolve(undefined)
-      : startDevRocketMQ(localKind, { logDir: path.join(stateDir, 'broker-logs'), logger });
+  const local = starting === undefined ? Promise.resolve(undefined) : starting.ready;
   // Awaited by started() or abandon(); until then a failure must not count as unhandled.
   db.catch(() => undefined);
   local.catch(() => undefined);

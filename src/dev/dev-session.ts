@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { LOCAL_ENDPOINT_REGION, type RunConfig } from '../config/run-config.js';
+import { KEPT_BROKER_DIR } from '../local-broker/kept-broker-files.js';
 import { type PollerExit, startPoller } from '../poller/poller.js';
 import {
   DEV_STATE_DIR,
@@ -46,8 +47,13 @@ export interface DevSessionOptions {
   /** `--param key=value`, each: `${param:key}`. */
   readonly params?: readonly string[] | undefined;
   readonly nameServer?: string | undefined;
-  /** Start a local RocketMQ (stopped with the session). */
+  /** Start a local RocketMQ (stopped with the session, unless `keepBroker`). */
   readonly localBroker?: boolean | undefined;
+  /**
+   * With `localBroker`: a kept broker (src/local-broker/kept-broker.ts) in `<state dir>/kept-broker`, taken
+   * when an earlier session left one up and left up for `idleMs` after this session.
+   */
+  readonly keepBroker?: { readonly idleMs: number } | undefined;
   /**
    * Start a local cluster instead: 2 broker groups, each a master and `slavesPerGroup` slaves (stopped
    * with the session); the topics are created on every broker.
@@ -97,7 +103,7 @@ export interface DevSession {
   /** The name server the poller uses. */
   readonly nameServer: string;
   /** The local broker or cluster the session started, if any. */
-  readonly local?: Pick<DevRocketMQ, 'kind' | 'clusterName' | 'brokers'> | undefined;
+  readonly local?: Pick<DevRocketMQ, 'kind' | 'clusterName' | 'brokers' | 'reused' | 'keptForMs'> | undefined;
   readonly dynamoDbEndpoint: string;
   readonly stateDir: string;
   /** The console's address, when it runs. */
@@ -120,7 +126,13 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     options.localCluster !== undefined
       ? { kind: 'cluster', slavesPerGroup: options.localCluster.slavesPerGroup }
       : options.localBroker === true
-        ? { kind: 'broker' }
+        ? {
+            kind: 'broker',
+            keep:
+              options.keepBroker === undefined
+                ? undefined
+                : { dir: path.join(stateDir, KEPT_BROKER_DIR), idleMs: options.keepBroker.idleMs },
+          }
         : undefined;
   // The slow starts need nothing from the service, so they run while it is read (the Framework, when it
   // has variables) and checked: the local RocketMQ's JVMs (seconds) and the embedded DynamoDB. Its

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LOCAL_STATE_DIR } from '../config/config-defaults.js';
 import { RocketMQError } from '../errors.js';
+import { isProcessAlive } from '../util/process-alive.js';
 
 /** dev's state directory inside a service, unless `--state-dir` says otherwise (dev.json lives there). */
 export const DEV_STATE_DIR = LOCAL_STATE_DIR;
@@ -117,17 +118,4 @@ export async function readDevState(stateDir: string): Promise<DevState | undefin
  */
 export async function removeDevState(stateDir: string): Promise<void> {
   await rm(devStatePath(stateDir), { force: true });
-}
-
-/**
- * Whether a process with this pid exists (signal 0 checks without signalling; EPERM means it exists but
- * belongs to another user).
- */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,7 +1,9 @@
 /**
  * `npm run demo` as a newcomer first sees it (src/cli/demo.ts, run as its own entry point): no AWS SDK
  * Node.js version warning (the SDK's clients are made on the way, and on Node 20 the SDK warns), while
- * any other warning still shows; and `--timings` reports every start-up phase up to the first invocation.
+ * any other warning still shows; `--timings` reports every start-up phase up to the first invocation; and
+ * the broker stays up after the demo, so a second run takes it and reaches its first invocation without a
+ * broker boot (src/local-broker/kept-broker.ts), until `--stop-broker`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,8 @@ describe('npm run demo', () => {
   let dir: string;
 
   beforeAll(async () => {
+    // No broker kept by an earlier run of the demo on this clone: this run starts one.
+    stopKeptBroker();
     dir = mkdtempSync(path.join(tmpdir(), 'rocketmq-lambda-demo-test-'));
     // Preloaded into the demo: emits a warning of its own once asked (SIGUSR2), after the SDK's clients exist.
     const preload = path.join(dir, 'other-warning.mjs');
@@ -28,10 +32,12 @@ describe('npm run demo', () => {
       preload,
       `process.on('SIGUSR2', () => process.emitWarning(${JSON.stringify(OTHER_WARNING)}, 'TestWarning'));\n`,
     );
-    demo = spawnScript('src/cli/demo.ts', ['--timings', '--console-port', '0'], { LOG_LEVEL: 'warn' }, [
-      '--import',
-      preload,
-    ]);
+    demo = spawnScript(
+      'src/cli/demo.ts',
+      ['--timings', '--console-port', '0', '--keep-broker', '1'],
+      { LOG_LEVEL: 'warn' },
+      ['--import', preload],
+    );
     await waitFor('the first handler invocation', START_TIMEOUT_MS, () =>
       demo.watch.raw.some((line) => line.startsWith('First handler invocation')) ? true : undefined,
     ).catch((error: unknown) => {
@@ -42,9 +48,8 @@ describe('npm run demo', () => {
   }, START_TIMEOUT_MS + STEP_TIMEOUT_MS);
 
   afterAll(async () => {
-    demo?.child.kill('SIGINT');
-    await Promise.race([demo?.exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
-    await demo?.kill();
+    await stopDemo(demo);
+    stopKeptBroker();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -81,7 +86,7 @@ describe('npm run demo', () => {
       'node, tsx and imports',
       'dev loop imported',
       'service loaded',
-      'local broker: broker registered (ready)',
+      'local broker: kept one started (ready)',
       'topics created',
       'orders: route',
       'orders: heartbeat',
@@ -94,4 +99,60 @@ describe('npm run demo', () => {
     for (const phase of phases)
       expect(timeline).toMatch(new RegExp(`^ +\\d+ +\\+\\d+ +${phase.replace(/[()]/g, '\\$&')}$`, 'm'));
   });
+
+  it(
+    'keeps the broker after Ctrl-C; a second run takes it, reaching its first invocation without a broker boot, until --stop-broker',
+    async () => {
+      await stopDemo(demo);
+      const first = demo.watch.raw.join('\n');
+      expect(first).toMatch(/Stopping \(the producer, the poller, the embedded DynamoDB\)\.\.\./);
+      expect(first).toContain('The local RocketMQ stays up 1 min for the next `npm run demo`');
+      const nameServer = /Local RocketMQ at (\S+) \(/.exec(first)?.[1];
+      expect(nameServer, first).toMatch(/^127\.0\.0\.1:\d+$/);
+
+      const again = spawnScript('src/cli/demo.ts', ['--timings', '--no-console', '--keep-broker', '1'], {
+        LOG_LEVEL: 'warn',
+      });
+      try {
+        await waitFor("the second run's first handler invocation", START_TIMEOUT_MS, () =>
+          again.watch.raw.some((line) => line.startsWith('First handler invocation')) ? true : undefined,
+        ).catch((error: unknown) => {
+          throw new Error(
+            `${String(error)}\nstdout:\n${again.watch.raw.slice(-20).join('\n')}\nstderr:\n${again.stderr()}`,
+          );
+        });
+        const second = again.watch.raw.join('\n');
+        expect(second).toContain(`Local RocketMQ at ${nameServer}, kept from an earlier run`);
+        const timeline = second.slice(second.indexOf('start-up timeline'));
+        expect(timeline).toMatch(/ first invocation$/m);
+        expect(timeline).toMatch(/ local broker: kept one taken$/m);
+        expect(timeline).not.toMatch(/local broker: kept one started/);
+      } finally {
+        await stopDemo(again);
+      }
+      const stop = stopKeptBroker();
+      expect(stop.stdout).toContain(`Stopped the kept local broker (${nameServer}).`);
+      expect(stopKeptBroker().stdout).toContain('No kept local broker was running.');
+    },
+    2 * START_TIMEOUT_MS,
+  );
 });
+
+/** Ctrl-C to a demo; SIGKILL if it has not exited 30 s later. */
+async function stopDemo(process: DevProcess | undefined): Promise<void> {
+  if (process === undefined) return;
+  process.child.kill('SIGINT');
+  await Promise.race([process.exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+  await process.kill();
+}
+
+/** `npm run demo -- --stop-broker`, as a user runs it. */
+function stopKeptBroker(): { stdout: string; status: number | null } {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/demo.ts', '--stop-broker'], {
+    cwd: REPO,
+    encoding: 'utf8',
+    timeout: STEP_TIMEOUT_MS,
+  });
+  if (run.status !== 0) throw new Error(`demo --stop-broker exited ${run.status}: ${run.stderr}`);
+  return { stdout: run.stdout, status: run.status };
+}

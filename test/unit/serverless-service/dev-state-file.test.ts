@@ -7,11 +7,11 @@ import {
   DEV_STATE_FILE,
   DevStateFileError,
   devStatePath,
-  isProcessAlive,
   readDevState,
   removeDevState,
   writeDevState,
 } from '../../../src/serverless-service/dev-state-file.js';
+import { isProcessAlive } from '../../../src/util/process-alive.js';
 import { devStateFixture } from '../../support/dev-state.js';
 
 const dirs: string[] = [];
