@@ -3,7 +3,9 @@
  * what the name server routes, a topic spread over both masters, how long the slaves take to catch up,
  * and the broker's read-from-slave rule: a master with `slaveReadEnable` answers a pull with
  * `suggestWhichBrokerId` = the subscription group's `brokerId`, and the consumer pulls from that slave.
- * Then, in the same cluster, poller churn (poller-churn.ts).
+ * Then, in the same cluster (five JVMs booting on two cores, the suite's most expensive setup, done once):
+ * poller churn (poller-churn.ts), an orderly mapping with a poller SIGKILLed (orderly-cluster.ts) and, last
+ * as it restarts broker-a's master, a master SIGKILL mid-drain (master-sigkill.ts).
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Producer } from '../../../src/client/producer.js';
@@ -16,6 +18,8 @@ import { buildPullSysFlag } from '../../../src/protocol/pull-sys-flag.js';
 import { uniqueGroup, uniqueTopic } from '../../support/broker.js';
 import { waitFor } from '../../support/wait-for.js';
 import { FAST, Ledger, recordingListener } from '../consumer/helpers.js';
+import { describeMasterSigkill } from './master-sigkill.js';
+import { describeOrderlyCluster, ORDERLY_CLUSTER_JVM_OPTIONS } from './orderly-cluster.js';
 import { clusterClient, spyOnPulls, startOwnCluster } from './own-cluster.js';
 import { describePollerChurn } from './poller-churn.js';
 
@@ -26,7 +30,7 @@ let cluster: LocalCluster;
 let client: RocketMQClient;
 
 beforeAll(async () => {
-  cluster = await startOwnCluster();
+  cluster = await startOwnCluster({ extraJvmOptions: [...ORDERLY_CLUSTER_JVM_OPTIONS] });
   client = clusterClient(cluster);
 }, START_TIMEOUT_MS);
 
@@ -209,3 +213,6 @@ describe('local cluster: 2 broker groups of a master and a slave', () => {
 
 // After the tests above, in their cluster (a topic, group and dynalite of its own): minutes of load.
 describePollerChurn(() => cluster);
+describeOrderlyCluster(() => cluster);
+// Last: it kills and restarts broker-a's master.
+describeMasterSigkill(() => cluster);
