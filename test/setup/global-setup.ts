@@ -6,6 +6,9 @@
  * src/local-broker/broker-version.ts); for a `-proxy` version a 5.x proxy in cluster mode is started in
  * front of the broker and its remoting address is what tests get as their name server.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { type BrokerVersionName, selectedBrokerVersion } from '../../src/local-broker/broker-version.js';
 import { type LocalBroker, startLocalBroker } from '../../src/local-broker/local-broker.js';
@@ -23,6 +26,8 @@ declare module 'vitest' {
     brokerVersion: BrokerVersionName;
     /** The proxy's remoting address for a `-proxy` version (then also `namesrvAddr`), '' otherwise. */
     proxyAddr: string;
+    /** A directory of this run's, removed on teardown: where files shared across test files live. */
+    runTempDir: string;
   }
 }
 
@@ -89,8 +94,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('brokerName', broker.brokerName);
   project.provide('brokerVersion', version.name);
   project.provide('proxyAddr', proxy?.remotingAddr ?? '');
+  const runTempDir = await mkdtemp(path.join(tmpdir(), 'rl-run-'));
+  project.provide('runTempDir', runTempDir);
   return async () => {
     await proxy?.stop();
     await broker.stop();
+    await rm(runTempDir, { recursive: true, force: true });
   };
 }

@@ -7,7 +7,7 @@
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cloneCheckout } from '../packaging/clone-checkout.js';
+import { packedClone } from '../packaging/packed-clone.js';
 import { readTarball } from '../packaging/tar-entries.js';
 
 /**
@@ -20,18 +20,19 @@ import { readTarball } from '../packaging/tar-entries.js';
  * ```
  */
 export interface PackedPackage {
-  /** The `.tgz` that `npm pack` wrote. */
+  /** The `.tgz` that `npm pack` wrote (the run's shared one: not removed by {@link PackedPackage.remove}). */
   readonly tarball: string;
   /** The unpacked package (what the tarball holds under `package/`). */
   readonly dir: string;
   /** The tarball's file paths relative to `dir`, e.g. `dist/cli/main.js`. */
   readonly files: readonly string[];
-  /** Removes the tarball and the unpacked copy. */
+  /** Removes the unpacked copy. */
   remove(): Promise<void>;
 }
 
 /**
- * Packs the checkout's commit-to-be and unpacks the tarball into a temp directory.
+ * The checkout's commit-to-be as `npm pack` packs it (once per run, packed-clone.ts), unpacked into a temp
+ * directory of the caller's.
  *
  * @example
  * ```ts
@@ -39,19 +40,11 @@ export interface PackedPackage {
  * ```
  */
 export async function packedPackage(): Promise<PackedPackage> {
+  // The run's one pack (packed-clone.ts); only the unpacked copy is this caller's.
+  const tarball = await packedClone().tarball;
   const work = await mkdtemp(path.join(tmpdir(), 'rl-packed-'));
   const remove = () => rm(work, { recursive: true, force: true });
   try {
-    const clone = await cloneCheckout();
-    let printed: string;
-    try {
-      printed = await clone.run('npm', ['pack', '--json', '--pack-destination', work]);
-    } finally {
-      await clone.remove();
-    }
-    const filename = (JSON.parse(printed) as { filename?: string }[])[0]?.filename;
-    if (filename === undefined) throw new Error(`npm pack printed no filename: ${printed}`);
-    const tarball = path.join(work, filename);
     const dir = path.join(work, 'package');
     const files: string[] = [];
     for (const entry of await readTarball(tarball)) {

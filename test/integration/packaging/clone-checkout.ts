@@ -35,7 +35,8 @@ export interface CloneCheckout {
 }
 
 /**
- * Copies the checkout's clone-worthy files to a temp directory and links its node_modules.
+ * Copies the checkout's clone-worthy files to a temp directory (in `parentDir`, the system's by default)
+ * and links its node_modules.
  *
  * @example
  * ```ts
@@ -43,7 +44,7 @@ export interface CloneCheckout {
  * await clone.run('npm', ['run', 'build']);
  * ```
  */
-export async function cloneCheckout(): Promise<CloneCheckout> {
+export async function cloneCheckout(parentDir: string = tmpdir()): Promise<CloneCheckout> {
   const listing = await runCommand(
     'git',
     ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
@@ -52,7 +53,7 @@ export async function cloneCheckout(): Promise<CloneCheckout> {
   );
   const files = listing.split('\0').filter((file) => file !== '');
   if (!files.includes('package.json')) throw new Error(`git ls-files in ${REPO_ROOT} listed no package.json`);
-  const dir = await mkdtemp(path.join(tmpdir(), 'rl-clone-'));
+  const dir = await mkdtemp(path.join(parentDir, 'rl-clone-'));
   try {
     for (const file of files) {
       const from = path.join(REPO_ROOT, file);

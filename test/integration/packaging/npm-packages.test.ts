@@ -11,8 +11,9 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CloneCheckout, cloneCheckout, REPO_ROOT, runCommand } from './clone-checkout.js';
+import { type CloneCheckout, REPO_ROOT, runCommand } from './clone-checkout.js';
 import { invokeExtracted, requireExports } from './extracted-function.js';
+import { packedClone } from './packed-clone.js';
 import { serverlessPackage } from './serverless-package.js';
 import { readTarball, type TarEntry } from './tar-entries.js';
 import { extractZip, type ZipEntry } from './zip-entries.js';
@@ -49,15 +50,14 @@ interface ExtractedZip {
 
 beforeAll(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'rl-packaging-'));
-  clone = await cloneCheckout();
+  // The run's one `npm pack` of a clone (packed-clone.ts; the image's runtime stage unpacks the same).
+  const packed = packedClone();
+  clone = await packed.cloned;
   root = JSON.parse(await readFile(path.join(clone.dir, 'package.json'), 'utf8')) as RootManifest;
   // The kit is compiled and packed in a staging directory of its own: it runs while `npm pack` builds dist/.
   const kitPacked = clone.run('npm', ['run', '--silent', 'pack:handler', '--', '--pack-destination', work]);
   kitPacked.catch(() => undefined); // awaited below; not unhandled should `npm pack` fail first
-  const packed = JSON.parse(await clone.run('npm', ['pack', '--json', '--pack-destination', work])) as {
-    filename: string;
-  }[];
-  pollerTarball = path.join(work, packed[0]?.filename ?? 'npm pack printed no filename');
+  pollerTarball = await packed.tarball;
   // dist/ is there (npm pack's prepack built it): the example service is packaged meanwhile too.
   examplePackaged = packageExample();
   examplePackaged.catch(() => undefined); // awaited by its describe's beforeAll
@@ -78,7 +78,7 @@ async function packageExample(): Promise<ExtractedZip> {
 }
 
 afterAll(async () => {
-  await clone?.remove();
+  // The clone is the run's shared one (packed-clone.ts): removed when the worker exits.
   if (work !== undefined) await rm(work, { recursive: true, force: true });
 });
 
