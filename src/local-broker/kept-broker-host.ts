@@ -108,10 +108,8 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    componentLogger('kept-broker-host').error(
-      { err: error },
-      `kept local broker failed: ${describeError(error)}`,
-    );
+    // The message alone: kept-broker.ts puts it into the error of the session that started this host.
+    componentLogger('kept-broker-host').error({ err: error }, describeError(error));
     process.exit(1);
   },
 );

@@ -249,7 +249,7 @@ async function startHost(options: KeptBrokerOptions): Promise<KeptBrokerState> {
       if (state.value?.hostPid === pid) return state.value;
       if (exit !== undefined) {
         throw new LocalBrokerError(
-          `the kept local broker's host ended (${exit}) before its broker was ready; the end of ${hostLog}:\n${await fileTail(hostLog)}`,
+          `the kept local broker's host ended (${exit}) before its broker was ready: ${hostFailure(await fileTail(hostLog))} (its log: ${hostLog})`,
         );
       }
       if (Date.now() > deadline) {
@@ -328,6 +328,24 @@ async function stopHost(pid: number): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * What a failed host said: the message of the last error among its JSON log lines
+ * (kept-broker-host.ts logs its failure so), else the log's last lines as they are.
+ */
+export function hostFailure(logTail: string): string {
+  const lines = logTail.split('\n').filter((line) => line.trim() !== '');
+  for (const line of lines.reverse()) {
+    try {
+      const entry = JSON.parse(line) as { level?: unknown; msg?: unknown };
+      if (typeof entry.level === 'number' && entry.level >= 50 && typeof entry.msg === 'string')
+        return entry.msg;
+    } catch {
+      // Not a log line of the host's (a JVM's or node's own output).
+    }
+  }
+  return lines.reverse().slice(-10).join('\n') || 'it wrote nothing';
 }
 
 /** The last {@link HOST_LOG_TAIL_BYTES} of `file` ('' when unreadable). */

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { Producer } from '../../src/client/producer.js';
 import { RocketMQClient } from '../../src/client/rocketmq-client.js';
 import {
@@ -152,5 +152,26 @@ describe('kept local broker', () => {
       expect(await stopKeptBroker(dir)).toBeUndefined();
     },
     2 * START_TIMEOUT_MS,
+  );
+
+  it(
+    'says why when its host cannot start a broker (no Java on PATH), and leaves no state behind',
+    async () => {
+      const empty = await mkdtemp(path.join(tmpdir(), 'rocketmq-lambda-no-java-'));
+      onTestFinished(() => rm(empty, { recursive: true, force: true }));
+      // The host inherits this environment: node is found by its absolute path, java not at all.
+      vi.stubEnv('PATH', empty);
+      const start = startKeptBroker({ dir, idleMs: IDLE_MS, log, startTimeoutMs: START_TIMEOUT_MS });
+      expect(await start.reused).toBe(false);
+      await expect(start.ready).rejects.toThrow(
+        /the kept local broker.s host ended \(exit code 1\) before its broker was ready: Java is not on PATH: the local RocketMQ needs Java \d+\+/,
+      );
+      await expect(readFile(keptBrokerPath(dir, 'state'), 'utf8')).rejects.toThrow(/ENOENT/);
+      expect(JSON.parse(await readFile(keptBrokerPath(dir, 'lease'), 'utf8'))).toEqual({
+        version: 1,
+        until: 0,
+      });
+    },
+    START_TIMEOUT_MS,
   );
 });
