@@ -9,11 +9,11 @@
  * and, against a broker that requires client certificates, `certFile`/`keyFile` consume while their
  * absence stops the poller naming the client certificate, and an encrypted `keyFile` with a wrong
  * `keyPassphrase` stops it at start, before any connection, naming the settings (never the passphrase).
- * One broker at a time.
+ * Each test has a broker of its own; both boot side by side at the file's start.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { RunConfigInput } from '../../../src/config/config-schema.js';
 import type { LocalBroker, LocalBrokerTlsOptions } from '../../../src/local-broker/local-broker.js';
 import { buildTlsConnectionOptions } from '../../../src/network/tls-options.js';
@@ -24,7 +24,7 @@ import { readLedger } from '../cli/poller-process.js';
 import { newProducer, produce } from '../consumer/helpers.js';
 import { summarizeLedger } from './delivery-ledger.js';
 import { ledgerMapping, scenarioDir, waitForLedgers } from './fault-scenario.js';
-import { createTopicOn, ownBrokerClient, startOwnBroker } from './own-broker.js';
+import { bootOwnBroker, createTopicOn, ownBrokerClient, stopBooted } from './own-broker.js';
 import { exitWithin } from './poller-exit.js';
 import { causeOf, lastLine, type PollerVariant, pollerVariant } from './poller-variant.js';
 
@@ -45,12 +45,41 @@ const CATCH_UP_TIMEOUT_MS = 60_000;
 const WRONG_KEY_PASSPHRASE = 'Wrong-Passphrase-8c3a';
 
 describe(SCENARIO, () => {
+  // The TLS-only broker of the first test and the mTLS broker of the second boot side by side (a JVM
+  // boot is mostly waiting): each test awaits its own and stops it when it ends.
+  let brokers: { tls: Promise<LocalBroker>; mtls: Promise<LocalBroker> } | undefined;
+  beforeAll(async () => {
+    const certs = await tlsTestCerts();
+    brokers = {
+      tls: bootOwnBroker({ tls: serverTls(certs) }),
+      mtls: bootOwnBroker({
+        tls: {
+          ...serverTls(certs),
+          clientAuth: {
+            caPath: certs.ca.certPath,
+            certPath: certs.client.certPath,
+            keyPath: certs.client.keyPath,
+          },
+        },
+      }),
+    };
+  });
+  afterAll(() => stopBooted(brokers?.tls, brokers?.mtls));
+  /** The broker of test `which`, stopped when the test ends. */
+  const brokerOf = async (which: 'tls' | 'mtls'): Promise<LocalBroker> => {
+    const starting = brokers?.[which];
+    if (starting === undefined) throw new Error('beforeAll booted no brokers');
+    const broker = await starting;
+    onTestFinished(() => broker.stop());
+    return broker;
+  };
+
   it(
     'TLS-only broker: the private CA consumes everything; public CAs exit 1 (untrusted); plaintext exits 1 (TLS-only server), never healthy',
     async () => {
       const startedAt = Date.now();
       const certs = await tlsTestCerts();
-      const broker = await startOwnBroker({ tls: serverTls(certs) });
+      const broker = await brokerOf('tls');
       const { sent, variant } = await prepare(
         broker,
         buildTlsConnectionOptions({ caPem: certs.ca.certPem }),
@@ -163,16 +192,7 @@ describe(SCENARIO, () => {
     async () => {
       const startedAt = Date.now();
       const certs = await tlsTestCerts();
-      const broker = await startOwnBroker({
-        tls: {
-          ...serverTls(certs),
-          clientAuth: {
-            caPath: certs.ca.certPath,
-            certPath: certs.client.certPath,
-            keyPath: certs.client.keyPath,
-          },
-        },
-      });
+      const broker = await brokerOf('mtls');
       const { sent, variant } = await prepare(
         broker,
         buildTlsConnectionOptions({
