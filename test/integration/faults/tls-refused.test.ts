@@ -45,8 +45,10 @@ const CATCH_UP_TIMEOUT_MS = 60_000;
 const WRONG_KEY_PASSPHRASE = 'Wrong-Passphrase-8c3a';
 
 describe(SCENARIO, () => {
-  // The TLS-only broker of the first test and the mTLS broker of the second boot side by side (a JVM
-  // boot is mostly waiting): each test awaits its own and stops it when it ends.
+  // The TLS-only broker of the first test and the mTLS broker of the second boot side by side, and both
+  // are up before the first test starts its pollers (a JVM booting meanwhile would slow their starts,
+  // which count against the refusal windows): each test awaits its own (a failed boot fails that test)
+  // and stops it when it ends.
   let brokers: { tls: Promise<LocalBroker>; mtls: Promise<LocalBroker> } | undefined;
   beforeAll(async () => {
     const certs = await tlsTestCerts();
@@ -63,6 +65,7 @@ describe(SCENARIO, () => {
         },
       }),
     };
+    await Promise.allSettled([brokers.tls, brokers.mtls]);
   });
   afterAll(() => stopBooted(brokers?.tls, brokers?.mtls));
   /** The broker of test `which`, stopped when the test ends. */
@@ -203,15 +206,9 @@ describe(SCENARIO, () => {
         'mtls',
       );
 
+      // The two refused settings at once (own directory, ledger and heartbeat file each), as in the
+      // first test; the client certificate one after them.
       const without = await variant('no-client-cert', { caFile: certs.ca.certPath });
-      const withoutStartedAt = Date.now();
-      const withoutChild = without.poller.start();
-      without.health.start();
-      const withoutExit = await exitWithin(without.poller, REFUSAL_WITHIN_MS);
-      const withoutMs = Date.now() - withoutStartedAt;
-      if (withoutExit === undefined) await without.poller.end('SIGKILL');
-      await without.health.stop();
-
       // The client key encrypted, and a passphrase in the config that does not open it.
       const keyDir = await scenarioDir('mtls-key');
       const encryptedKey = path.join(keyDir, 'client-encrypted.key');
@@ -222,10 +219,18 @@ describe(SCENARIO, () => {
         keyFile: encryptedKey,
         keyPassphrase: WRONG_KEY_PASSPHRASE,
       });
-      const wrongKeyStartedAt = Date.now();
+      const refusedStartedAt = Date.now();
+      const withoutChild = without.poller.start();
+      without.health.start();
       const wrongKeyChild = wrongKey.poller.start();
-      const wrongKeyExit = await exitWithin(wrongKey.poller, REFUSAL_WITHIN_MS);
-      const wrongKeyMs = Date.now() - wrongKeyStartedAt;
+      const exitOf = async (poller: PollerVariant['poller']) => {
+        const exit = await exitWithin(poller, REFUSAL_WITHIN_MS);
+        return { exit, ms: Date.now() - refusedStartedAt };
+      };
+      const [{ exit: withoutExit, ms: withoutMs }, { exit: wrongKeyExit, ms: wrongKeyMs }] =
+        await Promise.all([exitOf(without.poller), exitOf(wrongKey.poller)]);
+      if (withoutExit === undefined) await without.poller.end('SIGKILL');
+      await without.health.stop();
       if (wrongKeyExit === undefined) await wrongKey.poller.end('SIGKILL');
 
       const withCert = await variant('client-cert', {
