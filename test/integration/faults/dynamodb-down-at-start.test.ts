@@ -21,11 +21,21 @@ import {
   waitForLedgers,
   writePollerConfig,
 } from './fault-scenario.js';
+import { pollerVariant } from './poller-variant.js';
 
 const QUEUES = 4;
 const MESSAGES = 200;
-/** DynamoDB stays down this long after the poller started. */
-const STILL_DOWN_MS = 5_000;
+/**
+ * How often the pollers started during the outage write their offsets (the default is 5 s): every
+ * second, so that the rest of the outage holds failed writes of what they consumed.
+ */
+const PERSIST_INTERVAL_MS = 1_000;
+/**
+ * DynamoDB stays down this long after the pollers started and the messages were produced: they consume
+ * the messages and fail to write their offsets twice ({@link PERSIST_INTERVAL_MS}), as they failed once
+ * in the 5 s this was at the default interval.
+ */
+const STILL_DOWN_MS = 2_000;
 
 describe('DynamoDB down while a poller starts', () => {
   it('starts, consumes, and writes its offsets once DynamoDB is back (createTable on and off)', async () => {
@@ -51,29 +61,37 @@ describe('DynamoDB down while a poller starts', () => {
     expect(await first.end('SIGTERM')).toEqual({ code: 0, signal: null });
     await db.stop();
 
-    for (const createTable of [true, false]) {
-      const group = uniqueGroup('fault_ddbstart');
-      const poller = new PollerSeries(
-        await writePollerConfig(dir, {
-          offsets: { ...offsets, createTable },
-          mappings: [ledgerMapping(dir, { topic, consumerGroup: group })],
-        }),
-        { LEDGER_FILE: ledgerFile },
-      );
-      poller.start();
-      await poller.started();
-      const producer = await newProducer(client);
-      const sent = await produce(producer, topic, MESSAGES, { queues: QUEUES, batch: 10 });
-      await sleep(STILL_DOWN_MS); // the rest of the outage: a fault's length, not a wait for something
-      await db.start();
-      await waitForLedgers(sent, { ours: () => readLedger(ledgerFile) }, 60_000);
-      const warned = poller.current
+    // Both settings of createTable go through the same outage side by side, each a poller of its own
+    // (own group, config and ledger) started while DynamoDB is down, as an orchestrator would restart one.
+    const variants = await Promise.all(
+      [true, false].map(async (createTable) => ({
+        createTable,
+        ...(await pollerVariant(dir, `create-table-${String(createTable)}`, (at) => ({
+          offsets: { ...offsets, createTable, persistIntervalMs: PERSIST_INTERVAL_MS },
+          mappings: [ledgerMapping(at, { topic, consumerGroup: uniqueGroup('fault_ddbstart') })],
+        }))),
+      })),
+    );
+    for (const { poller } of variants) poller.start();
+    await Promise.all(variants.map(({ poller }) => poller.started()));
+    const producer = await newProducer(client);
+    const sent = await produce(producer, topic, MESSAGES, { queues: QUEUES, batch: 10 });
+    await sleep(STILL_DOWN_MS); // the rest of the outage: a fault's length, not a wait for something
+    await db.start();
+    await Promise.all(
+      variants.map(({ ledgerFile }) => waitForLedgers(sent, { ours: () => readLedger(ledgerFile) }, 60_000)),
+    );
+    const warned = variants.map(({ poller }) =>
+      poller.current
         .logs()
-        .some((line) => typeof line.msg === 'string' && line.msg.startsWith('offsets table not reachable'));
-      expect(await poller.end('SIGTERM'), poller.output()).toEqual({ code: 0, signal: null });
-      expect(summarizeLedger(sent, readLedger(ledgerFile)).lost).toBe(0);
-      expect(warned, 'the poller said the offsets table was not reachable at start').toBe(true);
-      await db.stop();
-    }
+        .some((line) => typeof line.msg === 'string' && line.msg.startsWith('offsets table not reachable')),
+    );
+    const stops = await Promise.all(variants.map(({ poller }) => poller.end('SIGTERM')));
+    variants.forEach(({ createTable, ledgerFile, poller }, i) => {
+      const which = `createTable ${String(createTable)}`;
+      expect(stops[i], `${which}: ${poller.output()}`).toEqual({ code: 0, signal: null });
+      expect(summarizeLedger(sent, readLedger(ledgerFile)).lost, which).toBe(0);
+      expect(warned[i], `${which}: the poller said the offsets table was not reachable at start`).toBe(true);
+    });
   }, 180_000);
 });

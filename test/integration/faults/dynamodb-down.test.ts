@@ -1,9 +1,9 @@
 /**
- * Fault scenario "DynamoDB down 30 s": our poller consumes two streams (a concurrent and an orderly
- * mapping, offsets in DynamoDB) while DynamoDB (dynalite on disk) is taken down for 30 s and brought
- * back on the same port and data; then the poller is stopped gracefully and started again. Offsets
- * are bookkeeping: consumption must go on while they cannot be written, nothing may be lost, and the
- * orderly mapping must keep its order.
+ * Fault scenario "DynamoDB down 12 s": our poller consumes two streams (a concurrent and an orderly
+ * mapping, offsets in DynamoDB, written every second) while DynamoDB (dynalite on disk) is taken down
+ * for 12 s and brought back on the same port and data; then the poller is stopped gracefully and
+ * started again. Offsets are bookkeeping: consumption must go on while they cannot be written,
+ * nothing may be lost, and the orderly mapping must keep its order.
  */
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -25,14 +25,22 @@ import { startSteadyStream } from './steady-stream.js';
 
 /** The whole scenario, with slack for a loaded machine. */
 const TEST_TIMEOUT_MS = 180_000;
-const SCENARIO = 'DynamoDB down 30 s';
+const SCENARIO = 'DynamoDB down 12 s';
 const QUEUES = 4;
 /** Per topic. */
 const MESSAGES_PER_SECOND = 100;
-const STREAM_SECONDS = 45;
+/**
+ * How often the poller writes each queue's offset (the default is 5 s). At 1 s, the outage spans a
+ * dozen failed write rounds (each a DynamoDB call that fails after its retries, within ~1 s against a
+ * refused port), twice the six of a 30 s outage at the default.
+ */
+const PERSIST_INTERVAL_MS = 1_000;
 /** DynamoDB goes down this far into the stream. */
 const DOWN_AFTER_MESSAGES = 5 * MESSAGES_PER_SECOND;
-const OUTAGE_MS = 30_000;
+/** The outage: {@link PERSIST_INTERVAL_MS} × 12 failed write rounds (see there). */
+const OUTAGE_MS = 12_000;
+/** 5 s before the outage, the outage, and 5 s of stream after DynamoDB is back. */
+const STREAM_SECONDS = 5 + OUTAGE_MS / 1000 + 5;
 /** Produced after the restart, per topic: the restarted poller must pick up where the first one stopped. */
 const AFTER_RESTART_MESSAGES = 200;
 const CATCH_UP_TIMEOUT_MS = 60_000;
@@ -55,7 +63,13 @@ describe(SCENARIO, () => {
       // One ledger file for both mappings: their message ids are told apart by the topic's sent ids.
       const ledgerFile = path.join(dir, 'ledger');
       const config = await writePollerConfig(dir, {
-        offsets: { store: 'dynamodb', table: 'fault_offsets', endpoint: db.endpoint, createTable: true },
+        offsets: {
+          store: 'dynamodb',
+          table: 'fault_offsets',
+          endpoint: db.endpoint,
+          createTable: true,
+          persistIntervalMs: PERSIST_INTERVAL_MS,
+        },
         mappings: [
           ledgerMapping(dir, { topic: topics.concurrent, consumerGroup: uniqueGroup('fault_ddb') }),
           ledgerMapping(dir, {
@@ -144,7 +158,7 @@ describe(SCENARIO, () => {
       const orderly = summarizeLedger(sent.orderly, entries, { orderly: true });
       const durationMs = Date.now() - startedAt;
       const notes = (handled: number, produced: number) =>
-        `${QUEUES} queues, ${MESSAGES_PER_SECOND} msgs/s; DynamoDB refused connections for ${Math.round(outageMs / 1000)} s: ` +
+        `${QUEUES} queues, ${MESSAGES_PER_SECOND} msgs/s, offsets written every ${PERSIST_INTERVAL_MS / 1000} s; DynamoDB refused connections for ${Math.round(outageMs / 1000)} s: ` +
         `${handled} of the ${produced} messages produced meanwhile handled during the outage ` +
         `(${problemsLogged} warnings/errors logged by the poller); then SIGTERM and restart`;
       await recordFaultOutcome({

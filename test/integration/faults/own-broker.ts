@@ -35,6 +35,41 @@ export async function startOwnBroker(options: LocalBrokerOptions = {}): Promise<
 }
 
 /**
+ * Starts a broker for one test of a file from the file's `beforeAll`, so that the brokers of several
+ * tests boot side by side (a JVM boot is mostly waiting; 10-20 s each on two cores): the test awaits
+ * the promise and stops the broker when it ends, the file's `afterAll` stops what a skipped test left
+ * (stop() is idempotent). A failed start rejects only where it is awaited.
+ *
+ * @example
+ * ```ts
+ * let starting: Promise<LocalBroker>;
+ * beforeAll(() => {
+ *   starting = bootOwnBroker({ tls });
+ * });
+ * afterAll(() => stopBooted(starting));
+ * it('...', async () => {
+ *   const broker = await starting;
+ *   onTestFinished(() => broker.stop());
+ * });
+ * ```
+ */
+export function bootOwnBroker(options: LocalBrokerOptions = {}): Promise<LocalBroker> {
+  const starting = startLocalBroker({ heapMb: OWN_BROKER_HEAP_MB, ...options });
+  starting.catch(() => undefined);
+  return starting;
+}
+
+/** Stops the brokers of {@link bootOwnBroker} (those that started; idempotent). */
+export async function stopBooted(...starting: (Promise<LocalBroker> | undefined)[]): Promise<void> {
+  await Promise.all(
+    starting.map(async (start) => {
+      const broker = await start?.catch(() => undefined);
+      await broker?.stop();
+    }),
+  );
+}
+
+/**
  * A client of `broker` (signed with `credentials`, over `tls` when given), closed when the test ends.
  *
  * @example

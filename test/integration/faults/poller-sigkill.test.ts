@@ -128,7 +128,9 @@ describe(SCENARIO, () => {
         const first = await firstHandlings(
           { ours: ourLedger, java: javaLedger },
           { ours: ourCuts.at(-1) ?? 0, java: javaCuts.at(-1) ?? 0 },
-        );
+        ).catch((error: unknown) => {
+          throw new Error(`after kill ${kill}, our poller's ${poller.output()}`, { cause: error });
+        });
         startedLogMs.push((await pollerStartedAt) - restartedAt);
         firstHandlingMs.ours.push(first.ours - restartedAt);
         firstHandlingMs.java.push(first.java - restartedAt);
@@ -200,9 +202,11 @@ async function firstHandlings(
   return waitFor('both consumers to handle a message after the restart', PROGRESS_TIMEOUT_MS, async () => {
     if (seen.ours === undefined && ledgerLines(files.ours) > since.ours) seen.ours = Date.now();
     if (seen.java === undefined && ledgerLines(files.java) > since.java) seen.java = Date.now();
-    return seen.ours !== undefined && seen.java !== undefined
-      ? { ours: seen.ours, java: seen.java }
-      : undefined;
+    if (seen.ours !== undefined && seen.java !== undefined) return { ours: seen.ours, java: seen.java };
+    // Thrown, it is the timeout error's cause: which consumer has not handled anything yet.
+    throw new Error(
+      `not yet handled since the restart: ${[seen.ours === undefined ? 'ours' : '', seen.java === undefined ? 'Java' : ''].filter(Boolean).join(' and ')}`,
+    );
   });
 }
 

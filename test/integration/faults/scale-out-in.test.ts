@@ -28,14 +28,18 @@ import { startSteadyStream } from './steady-stream.js';
 const TEST_TIMEOUT_MS = 180_000;
 const SCENARIO = 'scale-out join and graceful leave';
 const QUEUES = 8;
-const MESSAGES = 9_000;
+/**
+ * 15 s of stream: A alone for 3 s, then B joins (its start and the rebalance take 3-5 s), A leaves at
+ * 10 s, and messages keep coming for 5 s more while B takes A's queues over.
+ */
+const MESSAGES = 4_500;
 const MESSAGES_PER_SECOND = 300;
 /** The ledger handler waits this long per batch: batches are in flight whenever queues change hands. */
 const HANDLER_DELAY_MS = 150;
 const BATCH_SIZE = 10;
 /** B joins once this many messages were sent, A leaves at this many. */
-const JOIN_AT = 2_000;
-const LEAVE_AT = 6_000;
+const JOIN_AT = 1_000;
+const LEAVE_AT = 3_000;
 const PROGRESS_TIMEOUT_MS = 60_000;
 const CATCH_UP_TIMEOUT_MS = 90_000;
 

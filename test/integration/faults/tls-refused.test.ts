@@ -9,11 +9,11 @@
  * and, against a broker that requires client certificates, `certFile`/`keyFile` consume while their
  * absence stops the poller naming the client certificate, and an encrypted `keyFile` with a wrong
  * `keyPassphrase` stops it at start, before any connection, naming the settings (never the passphrase).
- * One broker at a time.
+ * Each test has a broker of its own; both boot side by side at the file's start.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { RunConfigInput } from '../../../src/config/config-schema.js';
 import type { LocalBroker, LocalBrokerTlsOptions } from '../../../src/local-broker/local-broker.js';
 import { buildTlsConnectionOptions } from '../../../src/network/tls-options.js';
@@ -24,7 +24,7 @@ import { readLedger } from '../cli/poller-process.js';
 import { newProducer, produce } from '../consumer/helpers.js';
 import { summarizeLedger } from './delivery-ledger.js';
 import { ledgerMapping, scenarioDir, waitForLedgers } from './fault-scenario.js';
-import { createTopicOn, ownBrokerClient, startOwnBroker } from './own-broker.js';
+import { bootOwnBroker, createTopicOn, ownBrokerClient, stopBooted } from './own-broker.js';
 import { exitWithin } from './poller-exit.js';
 import { causeOf, lastLine, type PollerVariant, pollerVariant } from './poller-variant.js';
 
@@ -45,12 +45,44 @@ const CATCH_UP_TIMEOUT_MS = 60_000;
 const WRONG_KEY_PASSPHRASE = 'Wrong-Passphrase-8c3a';
 
 describe(SCENARIO, () => {
+  // The TLS-only broker of the first test and the mTLS broker of the second boot side by side, and both
+  // are up before the first test starts its pollers (a JVM booting meanwhile would slow their starts,
+  // which count against the refusal windows): each test awaits its own (a failed boot fails that test)
+  // and stops it when it ends.
+  let brokers: { tls: Promise<LocalBroker>; mtls: Promise<LocalBroker> } | undefined;
+  beforeAll(async () => {
+    const certs = await tlsTestCerts();
+    brokers = {
+      tls: bootOwnBroker({ tls: serverTls(certs) }),
+      mtls: bootOwnBroker({
+        tls: {
+          ...serverTls(certs),
+          clientAuth: {
+            caPath: certs.ca.certPath,
+            certPath: certs.client.certPath,
+            keyPath: certs.client.keyPath,
+          },
+        },
+      }),
+    };
+    await Promise.allSettled([brokers.tls, brokers.mtls]);
+  });
+  afterAll(() => stopBooted(brokers?.tls, brokers?.mtls));
+  /** The broker of test `which`, stopped when the test ends. */
+  const brokerOf = async (which: 'tls' | 'mtls'): Promise<LocalBroker> => {
+    const starting = brokers?.[which];
+    if (starting === undefined) throw new Error('beforeAll booted no brokers');
+    const broker = await starting;
+    onTestFinished(() => broker.stop());
+    return broker;
+  };
+
   it(
     'TLS-only broker: the private CA consumes everything; public CAs exit 1 (untrusted); plaintext exits 1 (TLS-only server), never healthy',
     async () => {
       const startedAt = Date.now();
       const certs = await tlsTestCerts();
-      const broker = await startOwnBroker({ tls: serverTls(certs) });
+      const broker = await brokerOf('tls');
       const { sent, variant } = await prepare(
         broker,
         buildTlsConnectionOptions({ caPem: certs.ca.certPem }),
@@ -163,16 +195,7 @@ describe(SCENARIO, () => {
     async () => {
       const startedAt = Date.now();
       const certs = await tlsTestCerts();
-      const broker = await startOwnBroker({
-        tls: {
-          ...serverTls(certs),
-          clientAuth: {
-            caPath: certs.ca.certPath,
-            certPath: certs.client.certPath,
-            keyPath: certs.client.keyPath,
-          },
-        },
-      });
+      const broker = await brokerOf('mtls');
       const { sent, variant } = await prepare(
         broker,
         buildTlsConnectionOptions({
@@ -183,15 +206,9 @@ describe(SCENARIO, () => {
         'mtls',
       );
 
+      // The two refused settings at once (own directory, ledger and heartbeat file each), as in the
+      // first test; the client certificate one after them.
       const without = await variant('no-client-cert', { caFile: certs.ca.certPath });
-      const withoutStartedAt = Date.now();
-      const withoutChild = without.poller.start();
-      without.health.start();
-      const withoutExit = await exitWithin(without.poller, REFUSAL_WITHIN_MS);
-      const withoutMs = Date.now() - withoutStartedAt;
-      if (withoutExit === undefined) await without.poller.end('SIGKILL');
-      await without.health.stop();
-
       // The client key encrypted, and a passphrase in the config that does not open it.
       const keyDir = await scenarioDir('mtls-key');
       const encryptedKey = path.join(keyDir, 'client-encrypted.key');
@@ -202,10 +219,18 @@ describe(SCENARIO, () => {
         keyFile: encryptedKey,
         keyPassphrase: WRONG_KEY_PASSPHRASE,
       });
-      const wrongKeyStartedAt = Date.now();
+      const refusedStartedAt = Date.now();
+      const withoutChild = without.poller.start();
+      without.health.start();
       const wrongKeyChild = wrongKey.poller.start();
-      const wrongKeyExit = await exitWithin(wrongKey.poller, REFUSAL_WITHIN_MS);
-      const wrongKeyMs = Date.now() - wrongKeyStartedAt;
+      const exitOf = async (poller: PollerVariant['poller']) => {
+        const exit = await exitWithin(poller, REFUSAL_WITHIN_MS);
+        return { exit, ms: Date.now() - refusedStartedAt };
+      };
+      const [{ exit: withoutExit, ms: withoutMs }, { exit: wrongKeyExit, ms: wrongKeyMs }] =
+        await Promise.all([exitOf(without.poller), exitOf(wrongKey.poller)]);
+      if (withoutExit === undefined) await without.poller.end('SIGKILL');
+      await without.health.stop();
       if (wrongKeyExit === undefined) await wrongKey.poller.end('SIGKILL');
 
       const withCert = await variant('client-cert', {
