@@ -6,6 +6,11 @@
  * current processes have handled 1,000 messages (a process killed while still starting tests
  * nothing). Neither may lose a message; the duplicates of both are recorded side by side, with the
  * time each took to handle again after a restart.
+ *
+ * The stream has no fixed end: it runs until the last restarted consumers have handled a message and at
+ * least {@link MESSAGES} were sent. With a fixed count, a loaded machine (slow restarts, slow first 1,000
+ * of each process) reached the last kill after the stream had ended: the restarted poller, already at the
+ * end of every queue, had nothing left to handle and the scenario timed out waiting for it.
  */
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -32,7 +37,10 @@ import { startSteadyStream } from './steady-stream.js';
 const TEST_TIMEOUT_MS = 240_000;
 const SCENARIO = 'poller SIGKILL ×3 during a stream';
 const QUEUES = 8;
+/** The stream's length at least; the kills come at each quarter of it. */
 const MESSAGES = 20_000;
+/** The stream's ceiling: a minute at the rate; it is stopped long before (see the file comment). */
+const MAX_MESSAGES = 60_000;
 const MESSAGES_PER_SECOND = 1_000;
 const KILLS = 3;
 /** The mapping's batch size (the default). */
@@ -86,15 +94,21 @@ describe(SCENARIO, () => {
 
       const abort = new AbortController();
       onTestFinished(() => abort.abort());
+      // Stops the stream once the last restarts have handled a message and MESSAGES were sent.
+      const enough = new AbortController();
       const stream = startSteadyStream(await newProducer(client), {
         topic,
-        count: MESSAGES,
+        count: MAX_MESSAGES,
         queues: QUEUES,
         messagesPerSecond: MESSAGES_PER_SECOND,
-        signal: abort.signal,
+        signal: AbortSignal.any([abort.signal, enough.signal]),
       });
       const streamStartedAt = Date.now();
-      const streamEndedAt = stream.done.then(() => Date.now());
+      // Also when stopped (`done` rejects then; a send failure is rethrown where `sent` is awaited).
+      const streamEndedAt = stream.done.then(
+        () => Date.now(),
+        () => Date.now(),
+      );
       // Ledger lines when each process ended: each process handled its share before its kill.
       const ourCuts: number[] = [];
       const javaCuts: number[] = [];
@@ -135,7 +149,13 @@ describe(SCENARIO, () => {
         firstHandlingMs.ours.push(first.ours - restartedAt);
         firstHandlingMs.java.push(first.java - restartedAt);
       }
-      const sent = await stream.done;
+      await stream.sent(MESSAGES);
+      enough.abort();
+      // The batches in flight at the stop complete first: every id in sentIds was acknowledged.
+      const sent = await stream.done.catch((error: unknown) => {
+        if (error === enough.signal.reason) return [...stream.sentIds];
+        throw error;
+      });
       const streamRate = Math.round(sent.length / (((await streamEndedAt) - streamStartedAt) / 1000));
       await waitForLedgers(
         sent,
