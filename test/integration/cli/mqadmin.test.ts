@@ -118,8 +118,18 @@ describe('mqadmin (Apache RocketMQ tools 5.3.3) against running pollers', () => 
     const holder = new Map<number, Poller>();
     for (const poller of pollers) for (const id of await heldQueueIds(poller, topic)) holder.set(id, poller);
 
+    // Each mqadmin run is a JVM of its own: the four reads of the running pollers go two at a time (two
+    // cores); nothing they read changes meanwhile (every message consumed and committed, queues held).
+    const [progress, connection] = await Promise.all([
+      mqadmin('consumerProgress', ['-g', group, '-s', 'true']),
+      mqadmin('consumerConnection', ['-g', group]),
+    ]);
+    const [groupStatus, status] = await Promise.all([
+      mqadmin('consumerStatus', ['-g', group]),
+      mqadmin('consumerStatus', ['-g', group, '-i', first.clientId]),
+    ]);
+
     // consumerProgress -s: per queue the broker offset, the group's committed offset, who holds it, no lag.
-    const progress = await mqadmin('consumerProgress', ['-g', group, '-s', 'true']);
     const rows = tableRows(progress, '#Topic').filter((row) => row.Topic === topic);
     expect(rows.map((row) => Number(row.QID)).sort()).toEqual([0, 1, 2, 3]);
     for (const row of rows) {
@@ -133,7 +143,6 @@ describe('mqadmin (Apache RocketMQ tools 5.3.3) against running pollers', () => 
     expect(progress).toMatch(/Consume Diff Total: 0\b/);
 
     // consumerConnection: both pollers, with the language and version they announce, and the subscription.
-    const connection = await mqadmin('consumerConnection', ['-g', group]);
     const connections = tableRows(connection, '#ClientId');
     expect(connections.map((c) => c.ClientId).sort()).toEqual(pollers.map((p) => p.clientId).sort());
     for (const c of connections) {
@@ -146,7 +155,6 @@ describe('mqadmin (Apache RocketMQ tools 5.3.3) against running pollers', () => 
     expect(connection).toMatch(/MessageModel: CLUSTERING/);
 
     // consumerStatus -g: every poller answered GET_CONSUMER_RUNNING_INFO, and mqadmin's analysis passes.
-    const groupStatus = await mqadmin('consumerStatus', ['-g', group]);
     const clients = tableRows(groupStatus, '#Index');
     expect(clients.map((c) => c.ClientId).sort()).toEqual(pollers.map((p) => p.clientId).sort());
     for (const c of clients) expect(c.Version).toBe(clientVersionName());
@@ -154,7 +162,6 @@ describe('mqadmin (Apache RocketMQ tools 5.3.3) against running pollers', () => 
     expect(groupStatus).toMatch(/Rebalance OK/);
 
     // consumerStatus -i: one poller's running info, parsed by mqadmin with fastjson and printed.
-    const status = await mqadmin('consumerStatus', ['-g', group, '-i', first.clientId]);
     const properties = keyValues(section(status, 'Consumer Properties'));
     expect(properties.PROP_CONSUME_TYPE).toBe('CONSUME_PASSIVELY');
     expect(properties.PROP_CONSUMEORDERLY).toBe('false');

@@ -35,12 +35,18 @@ async function tempDir(): Promise<string> {
 }
 
 /** A config file in `dir` consuming `topic` from its beginning with offsets in dynalite. */
-async function writeConfig(dir: string, topic: string, group: string, mapping: Record<string, unknown> = {}) {
+async function writeConfig(
+  dir: string,
+  topic: string,
+  group: string,
+  mapping: Record<string, unknown> = {},
+  offsets: Record<string, unknown> = {},
+) {
   const file = path.join(dir, 'poller.json');
   const config = {
     nameServer: testBroker().namesrvAddr,
     shutdownTimeoutMs: 10_000,
-    offsets: { store: 'dynamodb', table: TABLE, endpoint: db.endpoint, createTable: true },
+    offsets: { store: 'dynamodb', table: TABLE, endpoint: db.endpoint, createTable: true, ...offsets },
     mappings: [
       {
         name: 'ledger',
@@ -106,8 +112,8 @@ describe('rocketmq-lambda run', () => {
     const healthEnv = { ROCKETMQ_LAMBDA_HEALTH_FILE: path.join(dir, 'health') };
     const poller = spawnCli(['run', '--config', config], { LEDGER_FILE: ledger, ...healthEnv });
     await poller.waitForLog('the poller to start', (line) => line.msg === 'poller started');
+    // `health` (a CLI start of its own, a few seconds) runs while the messages are sent and consumed.
     const healthy = spawnCli(['health'], healthEnv);
-    expect(await healthy.exited, healthy.stderr()).toEqual({ code: 0, signal: null });
     const producer = await newProducer(client);
     const sent = await produce(producer, topic, 400, { queues: QUEUES, batch: 50 });
 
@@ -115,6 +121,7 @@ describe('rocketmq-lambda run', () => {
       const seen = new Set(readLedger(ledger).map((entry) => entry.messageId));
       return sent.every((id) => seen.has(id)) ? true : undefined;
     });
+    expect(await healthy.exited, healthy.stderr()).toEqual({ code: 0, signal: null });
     poller.child.kill('SIGTERM');
     const exit = await poller.exited;
     expect(exit, poller.stderr()).toEqual({ code: 0, signal: null });
@@ -197,9 +204,16 @@ describe('rocketmq-lambda run', () => {
     const producer = await newProducer(client);
     const total = 1200;
     const sent = await produce(producer, topic, total, { queues: QUEUES, batch: 100 });
-    // Slow enough that the first poller persists offsets (every 5 s) before it is killed mid-stream, with
-    // more handled since than one batch.
-    const config = await writeConfig(dir, topic, group, { batchSize: 10, maxConcurrency: 1 });
+    // Slow enough that the first poller persists offsets before it is killed mid-stream, with more handled
+    // since than one batch. Persisting every 1 s instead of the default 5 s: the kill comes ~1.5 s in
+    // instead of ~5.5 s (a persisted offset is all the wait needs), with more messages still unhandled.
+    const config = await writeConfig(
+      dir,
+      topic,
+      group,
+      { batchSize: 10, maxConcurrency: 1 },
+      { persistIntervalMs: 1000 },
+    );
     const env = { LEDGER_FILE: ledger, HANDLER_DELAY_MS: '80' };
 
     const first = spawnCli(['run', '--config', config], env);

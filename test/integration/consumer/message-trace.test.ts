@@ -161,7 +161,9 @@ describe('messageTrace', () => {
     const exit = await poller.stop();
     expect(exit.failures).toEqual([]);
 
-    const okRows = await traceOf(ok, group);
+    // Each traceOf runs mqadmin JVMs: two messages' at once (two cores), then the third's.
+    const [okRows, failingRows] = await Promise.all([traceOf(ok, group), traceOf(failing, group)]);
+    const noKeysRows = await traceOf(okNoKeys, group);
     console.info(`[message trace] queryMsgTraceById -i ${ok}: ${JSON.stringify(okRows)}`);
     const pub = okRows.find((row) => row.type === 'Pub');
     expect(pub?.group).toMatch(/^interop_producer_/);
@@ -173,12 +175,10 @@ describe('messageTrace', () => {
     // The client host is the trace message's born host: this process's address.
     expect(okSub[0]?.clientHost).toMatch(/^\d+\.\d+\.\d+\.\d+(:\d+)?$/);
 
-    const failedSub = (await traceOf(failing, group)).filter(
-      (row) => row.type === 'Sub' && row.group === group,
-    );
+    const failedSub = failingRows.filter((row) => row.type === 'Sub' && row.group === group);
     expect(failedSub.map((row) => row.status)).toEqual(['failed']);
 
-    const noKeysSub = (await traceOf(okNoKeys, group)).filter((row) => row.type === 'Sub');
+    const noKeysSub = noKeysRows.filter((row) => row.type === 'Sub');
     expect(noKeysSub.map((row) => row.status)).toEqual(['success']);
   });
 

@@ -29,7 +29,7 @@ import {
   RocketMQAlarmIdPrefixes,
 } from '../../../src/serverless/logical-ids.js';
 import { packageVersion, publishedImage } from '../../../src/serverless/published-image.js';
-import { cfnLint, formatFindings } from '../../support/cfn-lint.js';
+import { type CfnLintFinding, cfnLint, formatFindings } from '../../support/cfn-lint.js';
 import { MOTO_CLIENT_CONFIG, type MotoServerHandle, startMotoServer } from '../../support/moto-server.js';
 import { type AwsClients, awsClients } from './aws-clients.js';
 import { APPLICATION_AUTOSCALING_API, callJsonApi, SECRETS_MANAGER_API } from './aws-json-api.js';
@@ -119,6 +119,11 @@ interface Deployment {
   /** The template the deploy compiled. */
   readonly resources: TemplateResources;
   readonly stack: DeployedStack;
+  /**
+   * cfn-lint of the deployed template, started as soon as the deploy is read back: it needs nothing
+   * else, so it runs while the describe's first checks read moto's APIs.
+   */
+  readonly lint: Promise<{ findings: CfnLintFinding[] } | { error: unknown }> | undefined;
 }
 
 /** Deploys `source` (a service named `serviceName`) before the describe's tests. */
@@ -127,6 +132,7 @@ function useDeployment(
   serviceName: string,
   source: ServiceSource,
   env: () => Record<string, string>,
+  options: { readonly lint?: boolean } = {},
 ): () => Deployment {
   let deployment: Deployment | undefined;
   let failure: string | undefined;
@@ -145,7 +151,14 @@ function useDeployment(
     }
     const template = (await service.readTemplate()) as { Resources: TemplateResources };
     const stack = await describeStack(aws, `${serviceName}-${STAGE}`);
-    deployment = { service, resources: template.Resources, stack };
+    const lint =
+      options.lint === true
+        ? cfnLint([service.templateFile]).then(
+            (findings) => ({ findings }),
+            (error: unknown) => ({ error }),
+          )
+        : undefined;
+    deployment = { service, resources: template.Resources, stack, lint };
   }, DEPLOY_TIMEOUT_MS);
   afterAll(async () => {
     await deployment?.service.remove();
@@ -209,7 +222,7 @@ function stackChecks(
 
   it('moto skips the scaling target and policy and the alarms (only cfn-lint checks them); cfn-lint passes the deployed template', async () => {
     const { moto, aws } = started();
-    const { service, resources } = deployment();
+    const { resources, lint } = deployment();
     expect(unsupportedTypes(resources)).toEqual(SKIPPED_TYPES);
     for (const type of SKIPPED_TYPES) {
       expect(moto.warnings()).toContain(
@@ -231,8 +244,10 @@ function stackChecks(
       ServiceNamespace: 'ecs',
     });
     expect(targets).toMatchObject({ ScalableTargets: [] });
-    const findings = await cfnLint([service.templateFile]);
-    expect(findings, formatFindings(findings)).toEqual([]);
+    if (lint === undefined) throw new Error('the deployment was made without { lint: true }');
+    const linted = await lint;
+    if ('error' in linted) throw linted.error;
+    expect(linted.findings, formatFindings(linted.findings)).toEqual([]);
   }, 120_000);
 }
 
@@ -291,6 +306,7 @@ describe('the example service (serverless.yml at the repository root)', () => {
       },
     },
     () => ({ ROCKETMQ_NAME_SERVER: '10.0.0.10:9876', ROCKETMQ_LAMBDA_SUBNET: SUBNET }),
+    { lint: true },
   );
 
   stackChecks(deployment, { ...DEFAULT_TASK, logRetentionInDays: 14 }, ['orders-lambda', 'ledger-lambda']);
@@ -378,6 +394,7 @@ describe('a service with an ACL secret, failure destinations, a disabled mapping
     'rmq-deploy',
     { from: fixture, copy: ['serverless.yml', 'handler.js', 'package.json'] },
     () => ({ ROCKETMQ_ACL_SECRET_ARN: partialSecretArn() }),
+    { lint: true },
   );
 
   stackChecks(deployment, { ...DEFAULT_TASK, logRetentionInDays: 30 }, ['orders-fn', 'payments-fn']);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cfnLint, formatFindings } from '../../support/cfn-lint.js';
+import { type CfnLintFinding, cfnLint, formatFindings } from '../../support/cfn-lint.js';
 import {
   type FixtureRunOptions,
   type PackageResult,
@@ -74,13 +74,46 @@ function packaged(fixture: Fixture): NonNullable<PackageResult['template']> {
   return template;
 }
 
+/** The templates of infra/cloudformation (a stack file, *.stack.yml, is the input of a template, not one). */
+function standaloneTemplates(): string[] {
+  const dir = path.join(REPO_ROOT, 'infra/cloudformation');
+  return readdirSync(dir)
+    .filter((file) => /\.ya?ml$/.test(file) && !/\.stack\.ya?ml$/.test(file))
+    .map((file) => path.join(dir, file));
+}
+
+/** A cfn-lint run started in beforeAll, its outcome awaited by its test. */
+type LintRun = Promise<{ findings: CfnLintFinding[] } | { error: unknown }>;
+
+function lintRun(files: readonly string[]): LintRun {
+  return cfnLint(files).then(
+    (findings) => ({ findings }),
+    (error: unknown) => ({ error }),
+  );
+}
+
+async function lintFindings(run: LintRun | undefined): Promise<CfnLintFinding[]> {
+  if (run === undefined) throw new Error('cfn-lint was not started (beforeAll failed)');
+  const outcome = await run;
+  if ('error' in outcome) throw outcome.error;
+  return outcome.findings;
+}
+
+let standaloneLint: LintRun | undefined;
+
 beforeAll(async () => {
-  // Two at a time: each osls run is one busy node process for ~10 s.
-  const queue = [...FIXTURES];
+  // Two at a time: each osls run is one busy node process for ~10 s. cfn-lint of the standalone templates
+  // (it needs no package) is one more job of the same queue, so it no longer runs alone after the others.
+  const queue: (Fixture | 'standalone-lint')[] = ['standalone-lint', ...FIXTURES];
   const worker = async () => {
-    for (let fixture = queue.shift(); fixture !== undefined; fixture = queue.shift()) {
-      const run = RUNS[fixture];
-      results.set(fixture, await packageFixture(run?.fixture ?? fixture, run?.options));
+    for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+      if (job === 'standalone-lint') {
+        standaloneLint = lintRun(standaloneTemplates());
+        await standaloneLint;
+        continue;
+      }
+      const run = RUNS[job];
+      results.set(job, await packageFixture(run?.fixture ?? job, run?.options));
     }
   };
   await Promise.all([worker(), worker()]);
@@ -287,18 +320,17 @@ describe('cfn-lint', () => {
         return file;
       },
     );
-    const findings = await cfnLint(files);
+    // Two cfn-lint processes at once (two cores), each on part of the templates; their findings together.
+    const half = Math.ceil(files.length / 2);
+    const parts = await Promise.all([cfnLint(files.slice(0, half)), cfnLint(files.slice(half))]);
+    const findings = parts.flat();
     expect(findings, formatFindings(findings)).toEqual([]);
   }, 600_000);
 
   it('passes the standalone templates of infra/cloudformation', async () => {
-    const dir = path.join(REPO_ROOT, 'infra/cloudformation');
-    const files = readdirSync(dir)
-      // A stack file (*.stack.yml) is the input of a template, not one.
-      .filter((file) => /\.ya?ml$/.test(file) && !/\.stack\.ya?ml$/.test(file))
-      .map((file) => path.join(dir, file));
-    expect(files.length).toBeGreaterThan(0);
-    const findings = await cfnLint(files);
+    expect(standaloneTemplates().length).toBeGreaterThan(0);
+    // Linted in beforeAll, beside the packaging.
+    const findings = await lintFindings(standaloneLint);
     expect(findings, formatFindings(findings)).toEqual([]);
   }, 600_000);
 });
