@@ -74,12 +74,6 @@ export function keptBrokerPath(dir: string, name: keyof typeof KEPT_BROKER_FILES
 /**
  * Reads and checks `file` against `schema`: at most {@link KEPT_BROKER_FILE_MAX_BYTES}, JSON, the schema.
  * A missing file gives no problem; any other failure gives one naming the file.
- *
- * @example
- * ```ts
- * const read = await readKeptBrokerFile(keptBrokerPath(dir, 'state'), keptBrokerStateSchema);
- * if (read.value === undefined && read.problem !== undefined) log.warn(read.problem);
- * ```
  */
 export async function readKeptBrokerFile<T>(
   file: string,

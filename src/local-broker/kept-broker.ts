@@ -14,8 +14,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describeError } from '../util/describe-error.js';
 import type { Logger } from '../util/logger.js';
 import { isProcessAlive } from '../util/process-alive.js';
@@ -102,14 +103,6 @@ export class KeptBrokerInUseError extends LocalBrokerError {
 
 /**
  * Takes the kept broker in `options.dir`, or starts one there.
- *
- * @example
- * ```ts
- * const start = startKeptBroker({ dir: '/srv/app/.rocketmq-lambda/demo/kept-broker', idleMs: 15 * 60_000, log });
- * const broker = await start.ready;
- * // ... consume from broker.namesrvAddr ...
- * await broker.release(); // up for 15 more minutes, for the next session
- * ```
  */
 export function startKeptBroker(options: KeptBrokerOptions): KeptBrokerStart {
   const decision = decide(options);
@@ -205,10 +198,19 @@ async function whyUnusable(state: KeptBrokerState): Promise<string | undefined> 
   }
 }
 
+/**
+ * The node flags that run a TypeScript host from the sources: the dev loop's TypeScript loader, found
+ * from this file (an optional package: only the sources, which the dev loop's install brings, use it).
+ */
+function typeScriptLoaderFlags(): string[] {
+  return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
+}
+
 /** Starts a host process and resolves with its state once its broker is ready. */
 async function startHost(options: KeptBrokerOptions): Promise<KeptBrokerState> {
   const { dir, log } = options;
-  const fromTypeScript = import.meta.url.endsWith('.ts');
+  // The path, not the URL: in the demo's bundle the URL carries a fragment (src/dev/demo-bundle.mjs).
+  const fromTypeScript = fileURLToPath(import.meta.url).endsWith('.ts');
   const script = fileURLToPath(
     new URL(`./kept-broker-host.${fromTypeScript ? 'ts' : 'js'}`, import.meta.url),
   );
@@ -218,9 +220,9 @@ async function startHost(options: KeptBrokerOptions): Promise<KeptBrokerState> {
   try {
     child = spawn(
       process.execPath,
-      [...(fromTypeScript ? ['--import', 'tsx'] : []), script, JSON.stringify({ dir })],
+      [...(fromTypeScript ? typeScriptLoaderFlags() : []), script, JSON.stringify({ dir })],
       {
-        // The package root: where `--import tsx` resolves when running from the sources.
+        // The package root, so the host's relative paths mean what ours do.
         cwd: fileURLToPath(new URL('../../', import.meta.url)),
         // Its own session: a terminal's Ctrl-C or hang-up does not reach it; it outlives this process.
         detached: true,

@@ -1,12 +1,5 @@
 /**
  * A span of minutes in words: `15 min`, `1.5 min`, and seconds under a minute (`30 s`).
- *
- * @example
- * ```ts
- * formatMinutes(900_000); // => '15 min'
- * formatMinutes(90_000); // => '1.5 min'
- * formatMinutes(30_000); // => '30 s'
- * ```
  */
 export function formatMinutes(ms: number): string {
   if (ms < 60_000) return `${Math.round(ms / 1000)} s`;

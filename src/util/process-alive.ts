@@ -1,11 +1,6 @@
 /**
  * Whether a process with this pid exists (signal 0 checks without signalling; EPERM means it exists but
  * belongs to another user).
- *
- * @example
- * ```ts
- * isProcessAlive(process.pid); // => true
- * ```
  */
 export function isProcessAlive(pid: number): boolean {
   try {
