@@ -59,8 +59,15 @@ function sample(n: number): { message: ProducerMessage; queueId?: number } {
   };
 }
 
+/** How demo-launch.mjs loaded this module: from its bundle ('reused' or 'built'), or its sources. */
+function loadedAs(): string {
+  const as = (globalThis as Record<symbol, unknown>)[Symbol.for('rocketmq-lambda.demo-loaded-as')];
+  return typeof as === 'string' ? as : 'sources';
+}
+
 async function main(): Promise<number> {
-  markStartupPhase('node, tsx and imports');
+  const as = loadedAs();
+  markStartupPhase(as === 'sources' ? 'node, tsx and imports' : `node and imports (demo bundle ${as})`);
   // As the CLI's main.ts does for every command: the demo is its own entry point.
   suppressAwsSdkNodeVersionWarning();
   const options = demoOptions(process.argv.slice(2));

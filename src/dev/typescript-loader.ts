@@ -8,7 +8,8 @@
 import { DEV_LOOP_PACKAGES, importOptional } from '../util/optional-module.js';
 
 /**
- * Whether this module was loaded from its `.ts` source (then a TypeScript loader is active).
+ * Whether this module was loaded from its `.ts` source (then a TypeScript loader is active). From the
+ * demo's bundle (src/dev/demo-bundle.mjs) its URL is the source's with a `#bundled` fragment: no loader.
  */
 export function runningFromTypeScript(): boolean {
   return import.meta.url.endsWith('.ts');

@@ -60,7 +60,7 @@ async function untilInvoked(base: string, count: number): Promise<void> {
 
 async function main(): Promise<void> {
   const out = path.resolve(process.argv[2] ?? DEFAULT_OUT);
-  const demo = spawn(process.execPath, ['--import', 'tsx', 'src/cli/demo.ts', '--keep-broker', '0'], {
+  const demo = spawn(process.execPath, ['src/cli/demo-launch.mjs', '--keep-broker', '0'], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -3,16 +3,20 @@
  * Node.js version warning (the SDK's clients are made on the way, and on Node 20 the SDK warns), while
  * any other warning still shows; `--timings` reports every start-up phase up to the first invocation; and
  * the broker stays up after the demo, so a second run takes it and reaches its first invocation without a
- * broker boot (src/local-broker/kept-broker.ts), until `--stop-broker`.
+ * broker boot (src/local-broker/kept-broker.ts), until `--stop-broker`. It runs as `npm run demo` does
+ * (src/cli/demo-launch.mjs): the first run bundles the demo (src/dev/demo-bundle.mjs), the second reuses
+ * the bundle.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../support/wait-for.js';
 import { type DevProcess, REPO, STEP_TIMEOUT_MS, spawnScript } from './dev-process.js';
 
+/** `npm run demo`'s script. */
+const DEMO = 'src/cli/demo-launch.mjs';
 const SDK_WARNING = 'The AWS SDK for JavaScript (v3)';
 const OTHER_WARNING = 'a warning the demo must still show';
 /** The demo's start, the local broker's included; a cold jar cache is fetched by the test setup first. */
@@ -23,8 +27,9 @@ describe('npm run demo', () => {
   let dir: string;
 
   beforeAll(async () => {
-    // No broker kept by an earlier run of the demo on this clone: this run starts one.
+    // No broker kept by an earlier run of the demo on this clone: this run starts one; nor its bundle.
     stopKeptBroker();
+    rmSync(path.join(REPO, '.rocketmq-lambda', 'demo', 'bundle'), { recursive: true, force: true });
     dir = mkdtempSync(path.join(tmpdir(), 'rocketmq-lambda-demo-test-'));
     // Preloaded into the demo: emits a warning of its own once asked (SIGUSR2), after the SDK's clients exist.
     const preload = path.join(dir, 'other-warning.mjs');
@@ -33,7 +38,7 @@ describe('npm run demo', () => {
       `process.on('SIGUSR2', () => process.emitWarning(${JSON.stringify(OTHER_WARNING)}, 'TestWarning'));\n`,
     );
     demo = spawnScript(
-      'src/cli/demo.ts',
+      DEMO,
       ['--timings', '--console-port', '0', '--keep-broker', '1'],
       { LOG_LEVEL: 'warn' },
       ['--import', preload],
@@ -51,6 +56,13 @@ describe('npm run demo', () => {
     await stopDemo(demo);
     stopKeptBroker();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is what `npm run demo` runs', () => {
+    const manifest = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(manifest.scripts.demo).toBe(`node ${DEMO}`);
   });
 
   it('would get the SDK warning on this Node.js (the control: a client made without our filter)', () => {
@@ -83,7 +95,7 @@ describe('npm run demo', () => {
     const output = demo.watch.raw.join('\n');
     const timeline = output.slice(output.indexOf('start-up timeline'));
     const phases = [
-      'node, tsx and imports',
+      'node and imports (demo bundle built)',
       'dev loop imported',
       'service loaded',
       'local broker: kept one started (ready)',
@@ -110,7 +122,7 @@ describe('npm run demo', () => {
       const nameServer = /Local RocketMQ at (\S+) \(/.exec(first)?.[1];
       expect(nameServer, first).toMatch(/^127\.0\.0\.1:\d+$/);
 
-      const again = spawnScript('src/cli/demo.ts', ['--timings', '--no-console', '--keep-broker', '1'], {
+      const again = spawnScript(DEMO, ['--timings', '--no-console', '--keep-broker', '1'], {
         LOG_LEVEL: 'warn',
       });
       try {
@@ -126,6 +138,7 @@ describe('npm run demo', () => {
         const timeline = second.slice(second.indexOf('start-up timeline'));
         expect(timeline).toMatch(/ first invocation$/m);
         expect(timeline).toMatch(/ local broker: kept one taken$/m);
+        expect(timeline).toMatch(/ node and imports \(demo bundle reused\)$/m);
         expect(timeline).not.toMatch(/local broker: kept one started/);
       } finally {
         await stopDemo(again);
@@ -148,7 +161,7 @@ async function stopDemo(process: DevProcess | undefined): Promise<void> {
 
 /** `npm run demo -- --stop-broker`, as a user runs it. */
 function stopKeptBroker(): { stdout: string; status: number | null } {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/demo.ts', '--stop-broker'], {
+  const run = spawnSync(process.execPath, [DEMO, '--stop-broker'], {
     cwd: REPO,
     encoding: 'utf8',
     timeout: STEP_TIMEOUT_MS,

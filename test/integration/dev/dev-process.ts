@@ -92,8 +92,9 @@ export function spawnDev(
 }
 
 /**
- * Spawns `node [nodeArgs] --import tsx <script> <args>` in the repository (`src/cli/demo.ts` is the demo),
- * with info-level JSON logs unless `env` says otherwise.
+ * Spawns `node [nodeArgs] --import tsx <script> <args>` in the repository, with info-level JSON logs
+ * unless `env` says otherwise; a `.mjs` script (`src/cli/demo-launch.mjs`, the demo as `npm run demo`
+ * runs it) without tsx.
  */
 export function spawnScript(
   script: string,
@@ -106,7 +107,8 @@ export function spawnScript(
     if (value === undefined) delete childEnv[name];
     else childEnv[name] = value;
   }
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+  const loader = script.endsWith('.mjs') ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, script, ...args], {
     cwd: REPO,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
