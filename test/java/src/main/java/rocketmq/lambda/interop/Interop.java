@@ -117,6 +117,12 @@ public final class Interop {
                 }
             }
         } finally {
+            if (options.getBooleanValue("messageTrace")) {
+                // The trace dispatcher batches Pub records for up to 500 ms and sends them asynchronously;
+                // its flush on shutdown gives up after 500 ms. A producer that exits right after its sends
+                // on a loaded machine lost its Pub records (CI, 2026-12-07): give them time to go out.
+                Thread.sleep(2_000);
+            }
             producer.shutdown();
         }
     }
