@@ -24,6 +24,11 @@ try {
   });
   /** @type {Record<symbol, unknown>} */ (globalThis)[LOADED_AS] = bundle.state;
   url = bundle.url;
+  if (bundle.state === 'built' && process.argv.includes('--timings')) {
+    console.log(`Bundled src/cli/demo.ts in ${bundle.buildMs} ms (${bundle.reason}).`);
+  }
+  // Stack traces name the sources' lines, not the bundle's (its source map sits next to it).
+  process.setSourceMapsEnabled(true);
 } catch (error) {
   const reason = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
   console.error(`demo: could not bundle src/cli/demo.ts (${reason}); running it through tsx instead.`);

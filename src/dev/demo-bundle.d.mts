@@ -1,6 +1,6 @@
 /** Types of demo-bundle.mjs (plain JavaScript, run before any TypeScript loader): see it for the why. */
 
-/** One source file the bundle was built from, as it was then. */
+/** One file the bundle was built from (or with), as it was then. */
 export interface BundleInput {
   /** Its path relative to the bundle's root. */
   readonly file: string;
@@ -21,9 +21,9 @@ export interface BundleSpec {
 export declare const MAX_MANIFEST_BYTES: number;
 export declare const MAX_INPUTS: number;
 export declare const BUNDLED_FRAGMENT: string;
-export declare function bundlePaths(dir: string): { bundle: string; manifest: string };
+export declare function bundlePaths(dir: string): { manifest: string; builds: string };
 export declare function staleReason(spec: BundleSpec): Promise<string | undefined>;
-export declare function buildBundle(spec: BundleSpec): Promise<number>;
+export declare function buildBundle(spec: BundleSpec): Promise<{ id: string; buildMs: number }>;
 export declare function cachedBundle(
   spec: BundleSpec,
 ): Promise<{ url: string; state: 'reused' | 'built'; buildMs?: number; reason?: string }>;

@@ -15,20 +15,24 @@
  * as they do from the sources, and src/dev/typescript-loader.ts sees that no TypeScript loader is active
  * (the URL does not end in `.ts`), so it registers tsx for the handlers.
  */
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+
+import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The manifest's format; a manifest of another one means "rebuild". */
-const FORMAT = 1;
+const FORMAT = 2;
 /** Bounds on the manifest read back (our own file, but read from disk): its bytes and its inputs. */
 export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 export const MAX_INPUTS = 10_000;
 /** The fragment that marks a module URL as rewritten into the bundle. */
 export const BUNDLED_FRAGMENT = '#bundled';
+/** How long a build the manifest no longer names is kept: a demo that read the old manifest may still load its chunks. */
+const OLD_BUILD_GRACE_MS = 10 * 60_000;
 
 /**
- * @typedef {object} BundleInput One source file the bundle was built from, as it was then.
+ * @typedef {object} BundleInput One file the bundle was built from (or with), as it was then.
  * @property {string} file its path relative to the bundle's root
  * @property {number} size its size in bytes
  * @property {number} mtimeMs its modification time
@@ -41,19 +45,60 @@ export const BUNDLED_FRAGMENT = '#bundled';
  * @property {string} dir the cache directory, absolute
  */
 
-/** @param {string} dir */
+/**
+ * The manifest (the commit point of a build: written last, by rename) and the directory of the builds.
+ * @param {string} dir
+ */
 export function bundlePaths(dir) {
-  return { bundle: path.join(dir, 'bundle.mjs'), manifest: path.join(dir, 'inputs.json') };
+  return { manifest: path.join(dir, 'inputs.json'), builds: path.join(dir, 'builds') };
 }
 
 /**
- * Why the cached bundle cannot be used (a missing bundle, an unreadable manifest, an input that changed
- * or is gone), or undefined when it can.
+ * The bundle's entry file of build `id` of `spec`.
+ * @param {BundleSpec} spec
+ * @param {string} id
+ */
+function entryFile(spec, id) {
+  return path.join(
+    bundlePaths(spec.dir).builds,
+    id,
+    `${path.basename(spec.entry, path.extname(spec.entry))}.mjs`,
+  );
+}
+
+/**
+ * Files that shape the bundle besides its sources: the TypeScript settings esbuild reads, this file (the
+ * build's options) and esbuild's own version. Absolute; those that do not exist are left out.
+ * @param {BundleSpec} spec
+ */
+function buildInputs(spec) {
+  const files = [path.join(spec.root, 'tsconfig.json'), fileURLToPath(import.meta.url)];
+  try {
+    files.push(createRequire(import.meta.url).resolve('esbuild/package.json'));
+  } catch {
+    // Not installed: the build says so, and a cached bundle needs no esbuild.
+  }
+  return files;
+}
+
+/**
+ * Why the cached bundle cannot be used (none built, an unreadable manifest, another checkout's, an input
+ * that changed or is gone), or undefined when it can.
  * @param {BundleSpec} spec
  * @returns {Promise<string | undefined>}
  */
 export async function staleReason(spec) {
-  const { bundle, manifest } = bundlePaths(spec.dir);
+  const checked = await check(spec);
+  return typeof checked === 'string' ? checked : undefined;
+}
+
+/**
+ * The cached build's id, or why it cannot be used.
+ * @param {BundleSpec} spec
+ * @returns {Promise<string | { build: string }>}
+ */
+async function check(spec) {
+  const { manifest } = bundlePaths(spec.dir);
   /** @type {unknown} */
   let parsed;
   try {
@@ -61,38 +106,45 @@ export async function staleReason(spec) {
     if (info.size > MAX_MANIFEST_BYTES)
       return `${manifest} is ${info.size} bytes, above ${MAX_MANIFEST_BYTES}`;
     parsed = JSON.parse(await readFile(manifest, 'utf8'));
-    await stat(bundle);
   } catch (error) {
     return error instanceof Error && 'code' in error && error.code === 'ENOENT'
       ? 'no bundle built yet'
       : `${manifest} is unreadable: ${error instanceof Error ? error.message : String(error)}`;
   }
-  const inputs = manifestInputs(parsed, spec.entry, spec.root);
-  if (typeof inputs === 'string') return `${manifest} ${inputs}`;
-  for (const input of inputs) {
-    const file = path.resolve(spec.root, input.file);
+  const read = readManifest(parsed, spec);
+  if (typeof read === 'string') return `${manifest} ${read}`;
+  try {
+    await stat(entryFile(spec, read.build));
+  } catch {
+    return `build ${read.build} is gone`;
+  }
+  for (const input of read.inputs) {
     try {
-      const now = await stat(file);
+      const now = await stat(path.resolve(spec.root, input.file));
       if (now.size !== input.size || now.mtimeMs !== input.mtimeMs) return `${input.file} changed`;
     } catch {
       return `${input.file} is gone`;
     }
   }
-  return undefined;
+  return { build: read.build };
 }
 
 /**
- * The inputs a parsed manifest lists, or what is wrong with it.
+ * The build and inputs a parsed manifest names, or what is wrong with it.
  * @param {unknown} parsed
- * @param {string} entry
- * @param {string} root
- * @returns {BundleInput[] | string}
+ * @param {BundleSpec} spec
+ * @returns {{ build: string, inputs: BundleInput[] } | string}
  */
-function manifestInputs(parsed, entry, root) {
+function readManifest(parsed, spec) {
   if (typeof parsed !== 'object' || parsed === null) return 'is not a JSON object';
   const record = /** @type {Record<string, unknown>} */ (parsed);
   if (record.format !== FORMAT) return `has format ${String(record.format)}, not ${FORMAT}`;
-  if (record.entry !== path.relative(root, entry)) return `is for ${String(record.entry)}`;
+  // Absolute paths are built into the bundle: a moved or copied checkout must not reuse it.
+  if (record.root !== spec.root) return `is for the checkout at ${String(record.root)}`;
+  if (record.entry !== path.relative(spec.root, spec.entry)) return `is for ${String(record.entry)}`;
+  if (typeof record.build !== 'string' || !/^[a-z0-9-]{1,64}$/.test(record.build)) {
+    return `names no build: ${JSON.stringify(record.build)}`;
+  }
   const inputs = record.inputs;
   if (!Array.isArray(inputs)) return 'has no inputs list';
   if (inputs.length > MAX_INPUTS) return `lists ${inputs.length} inputs, above ${MAX_INPUTS}`;
@@ -107,41 +159,54 @@ function manifestInputs(parsed, entry, root) {
       return `has an input that is not {file, size, mtimeMs}: ${JSON.stringify(input)}`;
     }
   }
-  return /** @type {BundleInput[]} */ (inputs);
+  return { build: record.build, inputs: /** @type {BundleInput[]} */ (inputs) };
 }
 
 /**
- * Bundles `spec.entry` into `spec.dir` and writes its manifest; resolves with the build's milliseconds.
- * The bundle and the manifest are each written to a temporary file and renamed, so a demo starting
- * meanwhile reads either the old pair or the new one. An input edited during the build leaves no
- * manifest behind: the next start builds again rather than run a bundle older than its sources.
+ * Bundles `spec.entry` into a new build directory, then names it in the manifest; resolves with the
+ * build's id and milliseconds. Dynamic imports stay chunks of their own, loaded when imported, so the
+ * packages they import load then too, as from the sources. Each input's size and modification time are
+ * taken before esbuild reads it: an edit during the build shows as a change at the next start.
+ * Concurrent builds each write their own directory; the manifest's rename is the one commit point.
  * @param {BundleSpec} spec
- * @returns {Promise<number>}
+ * @returns {Promise<{ id: string, buildMs: number }>}
  */
 export async function buildBundle(spec) {
   const startedAt = Date.now();
   const esbuild = await import('esbuild');
-  const { bundle, manifest } = bundlePaths(spec.dir);
-  await mkdir(spec.dir, { recursive: true });
-  const temporary = `${bundle}.${process.pid}.tmp`;
-  /** @type {import('esbuild').BuildResult<{ metafile: true }>} */
-  let result;
+  const { manifest, builds } = bundlePaths(spec.dir);
+  const id = `${startedAt.toString(36)}-${process.pid}`;
+  const outdir = path.join(builds, id);
+  /** @type {Map<string, BundleInput>} */
+  const inputs = new Map();
+  /** @param {string} file */
+  const record = async (file) => {
+    const info = await stat(file);
+    inputs.set(file, { file: path.relative(spec.root, file), size: info.size, mtimeMs: info.mtimeMs });
+  };
+  for (const file of buildInputs(spec)) await record(file).catch(() => undefined);
   try {
-    result = await esbuild.build({
+    const result = await esbuild.build({
       entryPoints: [spec.entry],
-      outfile: temporary,
+      outdir,
+      outExtension: { '.js': '.mjs' },
+      entryNames: '[name]',
+      chunkNames: 'chunk-[hash]',
       bundle: true,
+      splitting: true,
       platform: 'node',
       format: 'esm',
       target: 'node20',
       packages: 'external',
       metafile: true,
+      sourcemap: 'linked',
       logLevel: 'silent',
       plugins: [
         /** @type {import('esbuild').Plugin} */ ({
           name: 'source-import-meta-url',
           setup(build) {
             build.onLoad({ filter: /\.ts$/ }, async (args) => {
+              await record(args.path);
               const source = await readFile(args.path, 'utf8');
               const url = JSON.stringify(pathToFileURL(args.path).href + BUNDLED_FRAGMENT);
               return { contents: source.replaceAll('import.meta.url', url), loader: 'ts' };
@@ -150,42 +215,54 @@ export async function buildBundle(spec) {
         }),
       ],
     });
+    // Inputs esbuild read itself (none today: every source is TypeScript).
+    for (const file of Object.keys(result.metafile.inputs)) {
+      if (!inputs.has(path.resolve(file))) await record(path.resolve(file));
+    }
   } catch (error) {
-    await rm(temporary, { force: true });
+    await rm(outdir, { recursive: true, force: true });
     throw error;
   }
-  await rename(temporary, bundle);
-  /** @type {BundleInput[]} */
-  const inputs = [];
-  let editedMeanwhile = false;
-  for (const file of Object.keys(result.metafile.inputs)) {
-    const info = await stat(path.resolve(file));
-    if (info.mtimeMs >= startedAt) editedMeanwhile = true;
-    inputs.push({
-      file: path.relative(spec.root, path.resolve(file)),
-      size: info.size,
-      mtimeMs: info.mtimeMs,
-    });
-  }
-  if (editedMeanwhile) {
-    await rm(manifest, { force: true });
-  } else {
-    const record = { format: FORMAT, entry: path.relative(spec.root, spec.entry), inputs };
-    await writeFile(`${manifest}.${process.pid}.tmp`, `${JSON.stringify(record)}\n`);
-    await rename(`${manifest}.${process.pid}.tmp`, manifest);
-  }
-  return Date.now() - startedAt;
+  const body = {
+    format: FORMAT,
+    root: spec.root,
+    entry: path.relative(spec.root, spec.entry),
+    build: id,
+    inputs: [...inputs.values()],
+  };
+  await writeFile(`${manifest}.${id}.tmp`, `${JSON.stringify(body)}\n`);
+  await rename(`${manifest}.${id}.tmp`, manifest);
+  await removeOldBuilds(builds, id);
+  return { id, buildMs: Date.now() - startedAt };
 }
 
 /**
- * The cached bundle of `spec.entry`, rebuilt first if stale: its file URL and how it came to be.
+ * Removes the builds other than `keep` that are older than the grace period (best effort).
+ * @param {string} builds
+ * @param {string} keep
+ */
+async function removeOldBuilds(builds, keep) {
+  const names = await readdir(builds).catch(() => /** @type {string[]} */ ([]));
+  for (const name of names) {
+    if (name === keep) continue;
+    const where = path.join(builds, name);
+    const info = await stat(where).catch(() => undefined);
+    if (info !== undefined && Date.now() - info.mtimeMs > OLD_BUILD_GRACE_MS) {
+      await rm(where, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * The cached bundle of `spec.entry`, rebuilt first if stale: its entry's file URL and how it came to be.
  * @param {BundleSpec} spec
  * @returns {Promise<{ url: string, state: 'reused' | 'built', buildMs?: number, reason?: string }>}
  */
 export async function cachedBundle(spec) {
-  const reason = await staleReason(spec);
-  const url = pathToFileURL(bundlePaths(spec.dir).bundle).href;
-  if (reason === undefined) return { url, state: 'reused' };
-  const buildMs = await buildBundle(spec);
-  return { url, state: 'built', buildMs, reason };
+  const checked = await check(spec);
+  if (typeof checked !== 'string')
+    return { url: pathToFileURL(entryFile(spec, checked.build)).href, state: 'reused' };
+  const reason = checked;
+  const { id, buildMs } = await buildBundle(spec);
+  return { url: pathToFileURL(entryFile(spec, id)).href, state: 'built', buildMs, reason };
 }
