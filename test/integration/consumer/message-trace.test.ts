@@ -92,7 +92,7 @@ function traceRows(output: string): TraceRow[] {
 async function traceOf(msgId: string, group: string, withPub = true): Promise<TraceRow[]> {
   const { namesrvAddr } = testBroker();
   return waitFor(
-    `the Pub and ${group} Sub rows of ${msgId} in mqadmin queryMsgTraceById`,
+    `${withPub ? 'the Pub and ' : 'the '}${group} Sub rows of ${msgId} in mqadmin queryMsgTraceById`,
     90_000,
     async () => {
       const { output } = await runMqadmin(namesrvAddr, 'queryMsgTraceById', ['-i', msgId]);
