@@ -26,12 +26,14 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           // Starts one real RocketMQ for the run and builds the Java interop peer.
           globalSetup: ['test/setup/global-setup.ts'],
+          setupFiles: ['test/setup/unstub-envs.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,
           // One worker runs every file with its module cache kept (the files run one at a time anyway):
           // a fresh worker per file re-imported the poller, the AWS SDK and the test support, 1-2 s a file.
-          // Env stubs and spies are undone after each test, so no file sees another's.
+          // Spies are restored before each test and env stubs undone after each (unstub-envs.ts), so no
+          // file sees another's.
           isolate: false,
           unstubEnvs: true,
           restoreMocks: true,
