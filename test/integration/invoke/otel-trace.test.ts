@@ -17,6 +17,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
+import { hrTimeToNanoseconds } from '@opentelemetry/core';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseEvent } from '../../../src/handler/parse-event.js';
@@ -108,7 +109,10 @@ describe('one trace from producer to function', () => {
       'messaging.message.id': msgIds[0],
       'rocketmq_lambda.receive.command': 'PULL_MESSAGE',
     });
-    expect(receive.startTime <= process.startTime).toBe(true);
+    // Start times are [seconds, nanoseconds] pairs: compared as numbers, not as the strings `<=` made of them.
+    expect(hrTimeToNanoseconds(receive.startTime)).toBeLessThanOrEqual(
+      hrTimeToNanoseconds(process.startTime),
+    );
     expect(process.parentSpanContext?.spanId).toBe(producerSpan.spanId);
     expect(invoke.parentSpanContext?.spanId).toBe(process.spanContext().spanId);
     expect(handler.parentSpanContext?.spanId).toBe(producerSpan.spanId);
