@@ -221,3 +221,30 @@ describe('the sources the demo bundle rewrites', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('the demo launcher and bundler (plain JavaScript, outside `npm run typecheck`)', () => {
+  it("type-check under their // @ts-check with the project's strict settings", () => {
+    const files = ['src/dev/demo-bundle.mjs', 'src/cli/demo-launch.mjs'].map((file) =>
+      fileURLToPath(new URL(`../../../${file}`, import.meta.url)),
+    );
+    const program = ts.createProgram(files, {
+      allowJs: true,
+      checkJs: true,
+      noEmit: true,
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      skipLibCheck: true,
+      types: ['node'],
+    });
+    const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+      const text = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+      if (diagnostic.file === undefined || diagnostic.start === undefined) return text;
+      const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
+      return `${diagnostic.file.fileName}:${line + 1}: ${text}`;
+    });
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
