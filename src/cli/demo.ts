@@ -97,7 +97,8 @@ async function main(): Promise<number> {
   const stopping = new AbortController();
   let firstSignalAtMs: number | undefined;
   const onSignal = (): void => {
-    // npm (and tsx, run from the sources) relay a Ctrl-C to this process too: repeats within a moment are the same Ctrl-C.
+    // npm (and tsx, when run from the sources) relay a Ctrl-C to this process too: repeats within a
+    // moment are the same Ctrl-C.
     if (firstSignalAtMs !== undefined) {
       if (Date.now() - firstSignalAtMs > REPEATED_SIGNAL_MS) process.exit(130);
       return;

@@ -1,10 +1,11 @@
 // @ts-check
 /**
- * The demo's bundle: `npm run demo` (src/cli/demo-launch.mjs) runs src/cli/demo.ts from one ES module
- * that esbuild bundles from our sources, packages left external, cached in `.rocketmq-lambda/demo/bundle/`
- * and rebuilt when any of its inputs changed (size or modification time). Node then loads one file of
- * ours instead of some 350 modules through tsx's loader hooks, which is most of a warm demo's start
- * (README, Local development loop, has the figures).
+ * The demo's bundle: `npm run demo` (src/cli/demo-launch.mjs) runs src/cli/demo.ts from ES modules that
+ * esbuild bundles from our sources (the entry and a chunk per dynamic import, packages left external),
+ * cached in `.rocketmq-lambda/demo/bundle/` and rebuilt when any of its inputs changed (size or
+ * modification time) or the checkout moved. Node then loads a few files of ours instead of some 350
+ * modules through tsx's loader hooks, which was most of a warm demo's start (README, Local development
+ * loop, has the figures).
  *
  * Plain JavaScript: it runs before any TypeScript loader exists. It is part of the repository's dev loop
  * only (the published package ships dist/, built from the `.ts` sources), and loads esbuild, which tsx

@@ -8,7 +8,8 @@
  *
  * The JVMs' own watchdogs (jvm-process.ts) kill them should this process die in any way.
  *
- * Usage (by kept-broker.ts): node [its own node flags] kept-broker-host.(ts|js) '{"dir":"<absolute dir>"}'
+ * Usage (by kept-broker.ts): node [--import <tsx's loader, from the sources>] kept-broker-host.(ts|js)
+ * '{"dir":"<absolute dir>"}'
  */
 import path from 'node:path';
 import { describeError } from '../util/describe-error.js';
