@@ -1,15 +1,12 @@
 /**
- * Invokes AWS Lambda functions (RequestResponse) with `@aws-sdk/client-lambda`, and turns every way an
- * invoke can go wrong into the outcome the consume path expects: failures fail the batch, throttles are
- * waited out here (never a consume failure), and conditions no retry can fix stop the mapping.
+ * Invokes AWS Lambda functions (RequestResponse) over the parts of an `@aws-sdk/client-lambda` client
+ * (lambda-invoke-channel.ts: its credential chain, endpoint, HTTP handler and error deserializer), and
+ * turns every way an invoke can go wrong into the outcome the consume path expects: failures fail the
+ * batch, throttles are waited out here (never a consume failure), and conditions no retry can fix stop
+ * the mapping.
  */
 
-import {
-  InvokeCommand,
-  type InvokeCommandOutput,
-  LambdaClient,
-  type LambdaClientConfig,
-} from '@aws-sdk/client-lambda';
+import { LambdaClient, type LambdaClientConfig } from '@aws-sdk/client-lambda';
 import { RocketMQError } from '../errors.js';
 import { echoedText } from '../util/echoed-value.js';
 import { errorMessage } from '../util/error-message.js';
@@ -28,12 +25,8 @@ import {
   MAX_ERROR_TEXT_CHARS,
 } from './lambda-error-text.js';
 import { type LambdaFunctionRef, parseLambdaFunctionRef } from './lambda-function-ref.js';
-import { takeInvokeContexts, withInvokeContext } from './lambda-invoke-context.js';
-import {
-  capLambdaResponses,
-  LambdaResponseTooLargeError,
-  MAX_LAMBDA_RESPONSE_BYTES,
-} from './lambda-response-cap.js';
+import { type LambdaInvokeAnswer, LambdaInvokeChannel } from './lambda-invoke-channel.js';
+import { LambdaResponseTooLargeError, MAX_LAMBDA_RESPONSE_BYTES } from './lambda-response-cap.js';
 import { DEFAULT_FUNCTION_TIMEOUT_MS, DEFAULT_TIMEOUT_MARGIN_MS } from './lambda-timeouts.js';
 import { traceHeaders } from './lambda-trace-headers.js';
 
@@ -115,8 +108,8 @@ export class LambdaInvoker implements Invoker {
   readonly #waitMs: number;
   readonly #maxResponseBytes: number;
   readonly #log: Logger;
-  /** One client per region; key '' is the default region's. */
-  readonly #clients = new Map<string, LambdaClient>();
+  /** One client (and its channel) per region; key '' is the default region's. */
+  readonly #clients = new Map<string, { client: LambdaClient; channel: LambdaInvokeChannel }>();
   /** Throttling lasts: one warning per function per interval, with how many were held back. */
   readonly #throttleWarnings: ThrottledLog;
   #requests = 0;
@@ -154,9 +147,9 @@ export class LambdaInvoker implements Invoker {
     const { functionRef, signal } = request;
     if (this.#closed) throw new InvokeError('the Lambda invoker is closed', { functionRef, fatal: true });
     const ref = parseLambdaFunctionRef(functionRef);
-    const client = this.#clientFor(ref.region);
+    const channel = this.#channelFor(ref.region);
     try {
-      return await retry(() => this.#invokeOnce(client, ref, request), {
+      return await retry(() => this.#invokeOnce(channel, ref, request), {
         maxAttempts: Number.POSITIVE_INFINITY,
         initialDelayMs: this.#options.throttleInitialDelayMs ?? DEFAULT_THROTTLE_INITIAL_DELAY_MS,
         maxDelayMs: this.#options.throttleMaxDelayMs ?? DEFAULT_THROTTLE_MAX_DELAY_MS,
@@ -179,13 +172,13 @@ export class LambdaInvoker implements Invoker {
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const client of this.#clients.values()) client.destroy();
+    for (const { client } of this.#clients.values()) client.destroy();
     this.#clients.clear();
   }
 
   /** One invoke request: an outcome, or a `ThrottledAttempt` / fatal `InvokeError` thrown. */
   async #invokeOnce(
-    client: LambdaClient,
+    channel: LambdaInvokeChannel,
     ref: LambdaFunctionRef,
     request: InvokeRequest,
   ): Promise<InvokeOutcome> {
@@ -204,21 +197,14 @@ export class LambdaInvoker implements Invoker {
     const abortSignal = abort.signal;
     this.#requests++;
     try {
-      const input = withInvokeContext(
-        {
-          FunctionName: ref.functionName,
-          Qualifier: ref.qualifier,
-          InvocationType: 'RequestResponse' as const,
-          Payload: request.payload,
-        },
-        {
-          abortSignal,
-          traceHeaders: request.traceContext === undefined ? undefined : traceHeaders(request.traceContext),
-        },
-      );
-      // No send options: the client's resolved middleware is reused (lambda-invoke-context.ts).
-      const output = await client.send(new InvokeCommand(input));
-      return outcomeOf(output);
+      const answer = await channel.invoke({
+        functionName: ref.functionName,
+        qualifier: ref.qualifier,
+        payload: request.payload,
+        headers: request.traceContext === undefined ? undefined : traceHeaders(request.traceContext),
+        abortSignal,
+      });
+      return outcomeOf(answer);
     } catch (error) {
       if (signal?.aborted) return abortedOutcome(signal);
       if (timedOut) return this.#timeoutOutcome();
@@ -264,17 +250,17 @@ export class LambdaInvoker implements Invoker {
     };
   }
 
-  #clientFor(region: string | undefined): LambdaClient {
+  #channelFor(region: string | undefined): LambdaInvokeChannel {
     const key = region ?? '';
-    let client = this.#clients.get(key);
-    if (client === undefined) {
+    let entry = this.#clients.get(key);
+    if (entry === undefined) {
       const { endpoint, credentials } = this.#options;
       const maxSockets = this.#options.maxSockets ?? DEFAULT_MAX_SOCKETS;
       const regionOption = region ?? this.#options.region;
-      client = new LambdaClient({
+      // The client gives its parts (credential chain, endpoint, signer's hash, HTTP handler, error
+      // deserializer) to the channel, which sends each invoke without its middleware stack.
+      const client = new LambdaClient({
         maxAttempts: 1,
-        // The middleware stack resolved once per client, not per invoke (lambda-invoke-context.ts).
-        cacheMiddleware: true,
         ...(endpoint === undefined ? {} : { endpoint }),
         // A loopback Invoke API (serverless-offline, tests) works without AWS credentials or a region.
         ...awsClientIdentity({ endpoint, region: regionOption, credentials }),
@@ -286,22 +272,19 @@ export class LambdaInvoker implements Invoker {
           httpsAgent: { keepAlive: true, maxSockets },
         },
       });
-      capLambdaResponses(client, this.#maxResponseBytes);
-      takeInvokeContexts(client);
-      this.#clients.set(key, client);
+      entry = { client, channel: new LambdaInvokeChannel(client, this.#maxResponseBytes) };
+      this.#clients.set(key, entry);
     }
-    return client;
+    return entry.channel;
   }
 }
 
 /** The outcome of an answered invoke. */
-function outcomeOf(output: InvokeCommandOutput): InvokeOutcome {
-  const bytes = output.Payload;
-  const payload =
-    bytes === undefined ? Buffer.alloc(0) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+function outcomeOf(answer: LambdaInvokeAnswer): InvokeOutcome {
+  const { payload } = answer;
   const text = payload.toString('utf8');
-  if (output.FunctionError !== undefined) {
-    return { ok: false, kind: 'function-error', message: functionErrorMessage(output.FunctionError, text) };
+  if (answer.functionError !== undefined) {
+    return { ok: false, kind: 'function-error', message: functionErrorMessage(answer.functionError, text) };
   }
   if (payload.length > 0) {
     try {

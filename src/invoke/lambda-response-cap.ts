@@ -1,13 +1,12 @@
 /**
- * The limit on the size of an Invoke API answer, enforced while it is read. The SDK buffers a whole
- * answer before it hands it over, so an endpoint that answers with hundreds of megabytes, or with a
- * chunked body that never ends (a third-party Lambda API, a misbehaving proxy: the poller takes custom
- * endpoints), would take the poller's memory. A declared length over the limit is refused before a byte
+ * The limit on the size of an Invoke API answer, enforced while it is read. An answer is buffered whole
+ * before it is handed over (lambda-invoke-channel.ts), so an endpoint that answers with hundreds of
+ * megabytes, or with a chunked body that never ends (a third-party Lambda API, a misbehaving proxy: the
+ * poller takes custom endpoints), would take the poller's memory. A declared length over the limit is refused before a byte
  * of the body is read, and a body without one is cut off (its connection destroyed) as soon as it passes
  * the limit. Error answers (a status outside 2xx) have a much lower limit: the SDK parses them.
  */
 import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
-import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { RocketMQError } from '../errors.js';
 
 /**
@@ -29,11 +28,8 @@ export const MAX_LAMBDA_RESPONSE_BYTES = 7 * 1024 * 1024;
  */
 export const MAX_LAMBDA_ERROR_ANSWER_BYTES = 64 * 1024;
 
-/** Where the cap sits in the SDK's middleware stack: found by name in stack listings. */
-const MIDDLEWARE_NAME = 'rocketmqLambdaResponseCap';
-
-/** What the middleware reads of the SDK's HTTP response (`HttpResponse` of `@smithy/core`). */
-interface HttpResponseShape {
+/** What is read of an HTTP response (`HttpResponse` of `@smithy/core`). */
+export interface HttpResponseShape {
   statusCode?: unknown;
   headers?: Record<string, string | undefined>;
   body?: unknown;
@@ -57,23 +53,16 @@ export class LambdaResponseTooLargeError extends RocketMQError {
 }
 
 /**
- * Makes every answer `client` reads refuse to grow past `maxBytes`, and every error answer (a status
- * outside 2xx) past {@link MAX_LAMBDA_ERROR_ANSWER_BYTES} (or `maxBytes` when lower): a middleware right
- * under the SDK's deserializer (the last one before the HTTP handler), so it sees each response as soon
- * as its headers arrive, before anything reads the body.
+ * Holds one answer of the Invoke API to the limit, before a byte of its body is read: a declared
+ * Content-Length over `maxBytes` (over {@link MAX_LAMBDA_ERROR_ANSWER_BYTES} for a status outside 2xx)
+ * throws a {@link LambdaResponseTooLargeError} and destroys the body; a body without one gets a counting
+ * stream instead, which fails with that error as soon as it passes the limit.
  */
-export function capLambdaResponses(client: LambdaClient, maxBytes: number): void {
+export function capResponseBody(response: HttpResponseShape, maxBytes: number): void {
   if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
     throw new RocketMQError(`the limit on Lambda answers must be a positive integer, got ${maxBytes}`);
   }
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      const result = await next(args);
-      capBody(result.response as HttpResponseShape, maxBytes);
-      return result;
-    },
-    { step: 'deserialize', priority: 'low', name: MIDDLEWARE_NAME },
-  );
+  capBody(response, maxBytes);
 }
 
 /** Which limit an answer is held to, and how a message names it. */

@@ -1,6 +1,6 @@
 /**
  * The trace header an invoke carries to the Invoke API (our HTTP server, called by the real
- * `@aws-sdk/client-lambda`): X-Ray's `X-Amzn-Trace-Id` of the request's W3C context, beside the SDK's
+ * `@aws-sdk/client-lambda`): X-Ray’s `X-Amzn-Trace-Id` of the request’s W3C context, beside the
  * recursion-detection middleware, which sets the header from `_X_AMZN_TRACE_ID` inside a Lambda function.
  */
 import fc from 'fast-check';
