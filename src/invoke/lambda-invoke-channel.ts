@@ -27,7 +27,6 @@
  * - the answer's bound: lambda-response-cap.ts, before a byte of the body is read.
  */
 
-import { buffer } from 'node:stream/consumers';
 import { Invoke$, InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { getEndpointFromInstructions } from '@smithy/core/endpoints';
 import { getSchemaSerdePlugin } from '@smithy/core/schema';
@@ -43,6 +42,7 @@ import {
   SMITHY_CONTEXT_KEY,
 } from '@smithy/types';
 import { RocketMQError } from '../errors.js';
+import { readStream } from '../util/read-stream.js';
 import { capResponseBody, MAX_LAMBDA_RESPONSE_BYTES } from './lambda-response-cap.js';
 import { XRAY_TRACE_HEADER } from './xray-trace-header.js';
 
@@ -149,12 +149,12 @@ export class LambdaInvokeChannel {
     capResponseBody(response, this.#maxResponseBytes);
     const { statusCode, headers } = response;
     if (statusCode < 200 || statusCode >= 300) throw await this.#sdkError(response, signed as HttpRequest);
-    const body = response.body as NodeJS.ReadableStream | undefined;
+    const body = response.body as AsyncIterable<unknown> | undefined;
     return {
       statusCode,
       functionError: headers['x-amz-function-error'],
       executedVersion: headers['x-amz-executed-version'],
-      payload: body === undefined ? Buffer.alloc(0) : await buffer(body),
+      payload: body === undefined ? Buffer.alloc(0) : await readStream(body),
     };
   }
 
