@@ -34,6 +34,8 @@ const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_SOCKETS = 256;
 const DEFAULT_THROTTLE_INITIAL_DELAY_MS = 100;
 const DEFAULT_THROTTLE_MAX_DELAY_MS = 30_000;
+/** Parsed function references kept (a mapping names one function; the cache is emptied when full). */
+const MAX_CACHED_REFS = 256;
 
 /**
  * Options of {@link LambdaInvoker}. Region and credentials come from the standard AWS chain unless given.
@@ -110,6 +112,8 @@ export class LambdaInvoker implements Invoker {
   readonly #log: Logger;
   /** One client (and its channel) per region; key '' is the default region's. */
   readonly #clients = new Map<string, { client: LambdaClient; channel: LambdaInvokeChannel }>();
+  /** Parsed references by reference: parsing one per invoke showed in the invoke's profile. */
+  readonly #refs = new Map<string, LambdaFunctionRef>();
   /** Throttling lasts: one warning per function per interval, with how many were held back. */
   readonly #throttleWarnings: ThrottledLog;
   #requests = 0;
@@ -146,7 +150,7 @@ export class LambdaInvoker implements Invoker {
   async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
     const { functionRef, signal } = request;
     if (this.#closed) throw new InvokeError('the Lambda invoker is closed', { functionRef, fatal: true });
-    const ref = parseLambdaFunctionRef(functionRef);
+    const ref = this.#refOf(functionRef);
     const channel = this.#channelFor(ref.region);
     try {
       return await retry(() => this.#invokeOnce(channel, ref, request), {
@@ -174,6 +178,16 @@ export class LambdaInvoker implements Invoker {
     this.#closed = true;
     for (const { client } of this.#clients.values()) client.destroy();
     this.#clients.clear();
+  }
+
+  #refOf(functionRef: string): LambdaFunctionRef {
+    let ref = this.#refs.get(functionRef);
+    if (ref === undefined) {
+      ref = parseLambdaFunctionRef(functionRef);
+      if (this.#refs.size >= MAX_CACHED_REFS) this.#refs.clear();
+      this.#refs.set(functionRef, ref);
+    }
+    return ref;
   }
 
   /** One invoke request: an outcome, or a `ThrottledAttempt` / fatal `InvokeError` thrown. */

@@ -166,6 +166,19 @@ describe('LambdaInvoker', () => {
     expect((error as Error).message).toContain('The mapping stops');
   });
 
+  it('invokes each of many references with its own name and qualifier (parsed references are cached, the cache bounded)', async () => {
+    const refs = Array.from({ length: 300 }, (_, i) => `orders:v${i}`);
+    for (const functionRef of [...refs, ...refs.slice(0, 3)]) {
+      expect((await lambda.invoker.invoke({ functionRef, payload })).ok).toBe(true);
+    }
+    expect(lambda.server.calls('orders').map((call) => call.qualifier)).toEqual([
+      ...refs.map((_, i) => `v${i}`),
+      'v0',
+      'v1',
+      'v2',
+    ]);
+  });
+
   it('throws a fatal InvokeError for a reference that is no Lambda function', async () => {
     await expect(lambda.invoker.invoke({ functionRef: 'not a function!', payload })).rejects.toMatchObject({
       fatal: true,
