@@ -6,7 +6,9 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { HttpResponse } from '@smithy/core/transport';
 import { SignatureV4 } from '@smithy/signature-v4';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -206,6 +208,50 @@ describe('LambdaInvokeChannel', () => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  it.each([
+    { what: 'the regional endpoint', region: 'eu-west-1', options: {} },
+    { what: 'a FIPS endpoint', region: 'us-east-1', options: { useFipsEndpoint: true } },
+    { what: 'a dual-stack endpoint', region: 'ap-southeast-2', options: { useDualstackEndpoint: true } },
+    { what: 'the China partition', region: 'cn-north-1', options: {} },
+  ])('addresses $what of AWS as the SDK does (https, default port)', async ({ region, options }) => {
+    const sent: { protocol: string; hostname: string; port?: number; path: string; host?: string }[] = [];
+    const client = new LambdaClient({
+      region,
+      credentials: CREDENTIALS,
+      maxAttempts: 1,
+      ...options,
+      // Captures each request instead of sending it, and answers 200 with an empty body.
+      requestHandler: {
+        handle: async (request: {
+          protocol: string;
+          hostname: string;
+          port?: number;
+          path: string;
+          headers: Record<string, string>;
+        }) => {
+          sent.push({
+            protocol: request.protocol,
+            hostname: request.hostname,
+            ...(request.port === undefined ? {} : { port: request.port }),
+            path: request.path,
+            host: request.headers.host,
+          });
+          return { response: new HttpResponse({ statusCode: 200, headers: {}, body: Readable.from([]) }) };
+        },
+      },
+    });
+    try {
+      await new LambdaInvokeChannel(client).invoke({ functionName: 'orders', payload: Buffer.from('{}') });
+      await client.send(new InvokeCommand({ FunctionName: 'orders', Payload: Buffer.from('{}') }));
+      const [ours, sdk] = sent;
+      expect(ours?.protocol).toBe('https:');
+      expect(ours?.port).toBeUndefined();
+      expect(ours).toEqual({ ...sdk, host: sdk?.host ?? sdk?.hostname });
+    } finally {
+      client.destroy();
+    }
   });
 
   it('reads a 2xx answer as the SDK does (property)', async () => {
