@@ -35,6 +35,7 @@ import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.MessageSelector;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.common.compression.CompressionType;
@@ -44,6 +45,7 @@ import org.apache.rocketmq.common.message.MessageClientExt;
 import org.apache.rocketmq.common.message.MessageClientIDSetter;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.common.topic.TopicValidator;
 
 public final class Interop {
     private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -87,6 +89,7 @@ public final class Interop {
             producer.setCompressType(CompressionType.of(options.getString("compressType")));
         }
         producer.start();
+        List<String> sentIds = new ArrayList<>();
         try {
             List<Message> messages = new ArrayList<>();
             List<Integer> queueIds = new ArrayList<>();
@@ -105,6 +108,7 @@ public final class Interop {
                     Message message = messages.get(i);
                     printSendResult(result, MessageClientIDSetter.getUniqID(message),
                         i < offsetMsgIds.length ? offsetMsgIds[i] : null, result.getQueueOffset() + i);
+                    sentIds.add(MessageClientIDSetter.getUniqID(message));
                 }
             } else {
                 for (int i = 0; i < messages.size(); i++) {
@@ -114,16 +118,41 @@ public final class Interop {
                         ? producer.send(message)
                         : producer.send(message, new MessageQueue(message.getTopic(), brokerName, queueId));
                     printSendResult(result, result.getMsgId(), result.getOffsetMsgId(), result.getQueueOffset());
+                    sentIds.add(result.getMsgId());
                 }
             }
         } finally {
             if (options.getBooleanValue("messageTrace")) {
-                // The trace dispatcher batches Pub records for up to 500 ms and sends them asynchronously;
-                // its flush on shutdown gives up after 500 ms. A producer that exits right after its sends
-                // on a loaded machine lost its Pub records (CI, 2026-12-07): give them time to go out.
-                Thread.sleep(2_000);
+                // The trace dispatcher sends Pub records asynchronously (after a route lookup of the trace
+                // topic) and its shutdown does not wait for sends in flight: a producer that exited 2 s after
+                // its sends still lost them on a loaded machine (CI, 2026-12-07, twice). Exit only once the
+                // broker's index finds a trace record of every message sent, as mqadmin queryMsgTraceById
+                // does.
+                awaitTraceRecords(producer, sentIds);
             }
             producer.shutdown();
+        }
+    }
+
+    /** Waits up to 60 s until RMQ_SYS_TRACE_TOPIC holds a record keyed by each id; says on stderr if not. */
+    private static void awaitTraceRecords(DefaultMQProducer producer, List<String> ids) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 60_000;
+        for (String id : ids) {
+            while (true) {
+                try {
+                    if (!producer.queryMessage(TopicValidator.RMQ_SYS_TRACE_TOPIC, id, 8, 0, Long.MAX_VALUE)
+                        .getMessageList().isEmpty()) {
+                        break;
+                    }
+                } catch (MQClientException notYet) {
+                    // "no message" until the broker has indexed the trace record
+                }
+                if (System.currentTimeMillis() > deadline) {
+                    System.err.println("interop produce: no trace record of " + id + " within 60 s");
+                    return;
+                }
+                Thread.sleep(200);
+            }
         }
     }
 
