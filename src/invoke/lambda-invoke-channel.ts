@@ -129,7 +129,11 @@ export class LambdaInvokeChannel {
    * (network, timeout, abort), or a `LambdaResponseTooLargeError`.
    */
   async invoke(call: LambdaInvokeCall): Promise<LambdaInvokeAnswer> {
-    this.#prepared ??= this.#prepare();
+    // A failed preparation (no region, say) is not kept: the next invoke tries again.
+    this.#prepared ??= this.#prepare().catch((error: unknown) => {
+      this.#prepared = undefined;
+      throw error;
+    });
     const prepared = await this.#prepared;
     const request = this.#request(prepared, call);
     const sentAt = Date.now();

@@ -411,6 +411,28 @@ describe('LambdaInvokeChannel', () => {
     }
   });
 
+  it('tries its preparation again on the next invoke after one failed', async () => {
+    let region: string | undefined;
+    const client = clientOf('', {
+      region: async () => {
+        if (region === undefined) throw new Error('no region configured');
+        return region;
+      },
+    });
+    const channel = new LambdaInvokeChannel(client);
+    try {
+      answer = { status: 200, body: '{}' };
+      await expect(channel.invoke({ functionName: 'orders', payload: Buffer.from('{}') })).rejects.toThrow(
+        'no region configured',
+      );
+      region = REGION;
+      const answered = await channel.invoke({ functionName: 'orders', payload: Buffer.from('{}') });
+      expect(answered.statusCode).toBe(200);
+    } finally {
+      client.destroy();
+    }
+  });
+
   it('refuses an answer declared over its limit before reading it', async () => {
     const client = clientOf();
     const channel = new LambdaInvokeChannel(client, 1024);
