@@ -52,19 +52,6 @@ export class LambdaResponseTooLargeError extends RocketMQError {
   }
 }
 
-/**
- * Holds one answer of the Invoke API to the limit, before a byte of its body is read: a declared
- * Content-Length over `maxBytes` (over {@link MAX_LAMBDA_ERROR_ANSWER_BYTES} for a status outside 2xx)
- * throws a {@link LambdaResponseTooLargeError} and destroys the body; a body without one gets a counting
- * stream instead, which fails with that error as soon as it passes the limit.
- */
-export function capResponseBody(response: HttpResponseShape, maxBytes: number): void {
-  if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
-    throw new RocketMQError(`the limit on Lambda answers must be a positive integer, got ${maxBytes}`);
-  }
-  capBody(response, maxBytes);
-}
-
 /** Which limit an answer is held to, and how a message names it. */
 interface AnswerLimit {
   readonly maxBytes: number;
@@ -74,8 +61,14 @@ interface AnswerLimit {
   readonly limit: string;
 }
 
-/** Refuses a response declared too large, else swaps its body for one that stops at the limit. */
-function capBody(response: HttpResponseShape, maxBytes: number): void {
+/**
+ * Holds one answer of the Invoke API to the limit, before a byte of its body is read: a declared
+ * Content-Length over `maxBytes` (over {@link MAX_LAMBDA_ERROR_ANSWER_BYTES} for a status outside 2xx)
+ * throws a {@link LambdaResponseTooLargeError} and destroys the body; a body without one gets a counting
+ * stream instead, which fails with that error as soon as it passes the limit. `maxBytes`: a positive
+ * integer (LambdaInvokeChannel checks it).
+ */
+export function capResponseBody(response: HttpResponseShape, maxBytes: number): void {
   const { body } = response;
   if (!(body instanceof Readable)) return;
   const limit = limitOf(response.statusCode, maxBytes);

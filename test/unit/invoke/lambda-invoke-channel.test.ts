@@ -3,11 +3,11 @@
  * middleware stack, against what `client.send(new InvokeCommand(...))` of the same client writes and
  * makes of the same answers: one recording HTTP server answers both.
  */
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { Sha256 } from '@smithy/core/checksum';
 import { HttpResponse } from '@smithy/core/transport';
 import { SignatureV4 } from '@smithy/signature-v4';
 import fc from 'fast-check';
@@ -116,29 +116,6 @@ function invokeHeaders(headers: IncomingHttpHeaders) {
   return { host, type, length, invocationType, sha: headers['x-amz-content-sha256'] };
 }
 
-/** SHA-256, keyed (HMAC) when given a secret, in the shape the signer takes. */
-class NodeSha256 {
-  readonly #hash: Hash | Hmac;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    const key =
-      secret === undefined || typeof secret === 'string'
-        ? secret
-        : ArrayBuffer.isView(secret)
-          ? new Uint8Array(secret.buffer, secret.byteOffset, secret.byteLength)
-          : new Uint8Array(secret);
-    this.#hash = key === undefined ? createHash('sha256') : createHmac('sha256', key);
-  }
-  update(data: Uint8Array | string): void {
-    this.#hash.update(data);
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.#hash.digest());
-  }
-  reset(): void {
-    throw new Error('not used by the signer');
-  }
-}
-
 /** Signs the request as received again, at its own date: the signature it carries must be this one. */
 async function expectValidSignature(request: Received): Promise<void> {
   const url = new URL(request.url, endpoint);
@@ -155,7 +132,7 @@ async function expectValidSignature(request: Received): Promise<void> {
     credentials: CREDENTIALS,
     region: REGION,
     service: 'lambda',
-    sha256: NodeSha256,
+    sha256: Sha256,
   });
   const again = await signer.sign(
     {
