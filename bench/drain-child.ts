@@ -30,7 +30,7 @@ import { DEFAULT_RESET_WATCH_INTERVAL_MS } from '../src/offsets/offset-reset-wat
 import type { OffsetStore } from '../src/offsets/offset-store.js';
 import { RESULT_PREFIX } from './child-run.js';
 import { FloorInvoker } from './floor-invoker.js';
-import { DrainMeasurement } from './peers/drain-measurement.js';
+import { DrainMeasurement, type GcPauseByKind } from './peers/drain-measurement.js';
 
 /** Credentials the local Invoke API and dynalite accept (they check none). */
 const LOCAL_CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench' } as const;
@@ -84,6 +84,8 @@ export interface DrainChildResult {
   gcPauseMs: number;
   gcMinorCount: number;
   gcMajorCount: number;
+  /** `gcPauseMs` split by kind (scavenges, mark-compacts, incremental marking, weak callbacks). */
+  gcPauseMsByKind: GcPauseByKind;
   /** Function invokes (`local`, `lambda`, `floor`); 0 for `count`. */
   invokes: number;
   /** Queues held at the end (the topic's and the retry topic's). */
@@ -206,6 +208,7 @@ async function main(): Promise<void> {
     gcPauseMs: drained.gcPauseMs,
     gcMinorCount: drained.gcMinorCount,
     gcMajorCount: drained.gcMajorCount,
+    gcPauseMsByKind: drained.gcPauseMsByKind,
     invokes: fn?.stats().invokes ?? 0,
     heldQueues,
     dynamoDbCalls: Object.fromEntries(calls),

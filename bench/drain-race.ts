@@ -102,6 +102,8 @@ export interface DrainRun {
    * collectors' accumulated collection time (GarbageCollectorMXBean). Undefined when a child sends none.
    */
   readonly gcPauseMs: number | undefined;
+  /** Ours: the part of `gcPauseMs` that scavenges (young-generation collections) took. */
+  readonly gcScavengePauseMs: number | undefined;
   /** Young-generation collections (scavenges; the JVM's young collector) in that interval. */
   readonly gcMinorCount: number | undefined;
   /** Whole-heap collections (mark-compacts; the JVM's old collector) in that interval. */
@@ -277,6 +279,7 @@ export async function runDrainChild(
     peakArrayBuffersBytes: optional('peakArrayBuffersBytes'),
     pulledBytes: optional('pulledBytes'),
     gcPauseMs: optional('gcPauseMs'),
+    gcScavengePauseMs: scavengePauseMs(result),
     gcMinorCount: optional('gcMinorCount'),
     gcMajorCount: optional('gcMajorCount'),
     bufferedMedian: optional('bufferedMedian'),
@@ -322,4 +325,18 @@ function perMessageUs(cpuMs: number, messages: number): string {
 
 function mib(bytes: number): string {
   return (bytes / 1024 / 1024).toFixed(1);
+}
+
+/** The scavenges' part of a node child's GC pauses (`gcPauseMsByKind.minor`); undefined when it sends none. */
+function scavengePauseMs(result: Record<string, unknown>): number | undefined {
+  const byKind = result.gcPauseMsByKind;
+  if (byKind === undefined) return undefined;
+  const minor =
+    typeof byKind === 'object' && byKind !== null ? (byKind as Record<string, unknown>).minor : undefined;
+  if (typeof minor !== 'number' || !Number.isFinite(minor)) {
+    throw new Error(
+      `the child's result has a gcPauseMsByKind without a numeric minor: ${JSON.stringify(byKind)}`,
+    );
+  }
+  return minor;
 }

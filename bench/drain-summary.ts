@@ -62,6 +62,8 @@ export const DRAIN_METRICS = {
   gcPauseShare: 'gcPausePercentStartToLast',
   /** The same pauses per message, in µs. */
   gcPausePerMessage: 'gcPauseUsPerMsg',
+  /** Ours: the scavenges' part of those pauses, in % of the same interval (the rest: whole-heap marking). */
+  gcScavengeShare: 'gcScavengePausePercentStartToLast',
   /** Young-generation collections (scavenges) from start() to the last message. */
   gcMinorCount: 'gcMinorCount',
   /** Whole-heap collections (mark-compacts; the JVM's old collector) in the same interval. */
@@ -165,6 +167,11 @@ function consumerResult(
   );
   put(DRAIN_METRICS.gcPausePerMessage, (run) =>
     run.gcPauseMs === undefined ? undefined : perMessageUs(run, run.gcPauseMs),
+  );
+  put(DRAIN_METRICS.gcScavengeShare, (run) =>
+    run.gcScavengePauseMs === undefined
+      ? undefined
+      : (run.gcScavengePauseMs / Math.max(run.startToLastMs, 1)) * 100,
   );
   put(DRAIN_METRICS.gcMinorCount, (run) => run.gcMinorCount);
   put(DRAIN_METRICS.gcMajorCount, (run) => run.gcMajorCount);

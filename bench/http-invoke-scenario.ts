@@ -207,7 +207,7 @@ export async function drainThrough(
 /**
  * A drain's figures: msgs/s and invokes/s first to last, CPU per invoke and per 1,000 messages (first
  * to last), CPU µs per message start to last (the drain race's measure), GC pauses in % of start to
- * last, the peak RSS.
+ * last (all, and scavenges, mark-compacts and incremental marking apart) with their counts, the peak RSS.
  *
  * @example
  * ```ts
@@ -216,14 +216,19 @@ export async function drainThrough(
  */
 export function drainMetrics(result: DrainChildResult): Record<string, number> {
   const seconds = result.firstToLastMs / 1000;
+  const share = (ms: number): number => (ms / Math.max(result.startToLastMs, 1)) * 100;
   return {
     msgsPerSecFirstToAll: result.received / seconds,
     invokesPerSec: result.invokes / seconds,
     cpuMsPerInvoke: result.cpuFirstToLastMs / result.invokes,
     cpuMsPer1000Msgs: (result.cpuFirstToLastMs / result.received) * 1000,
     cpuUsPerMsgStartToLast: (result.cpuStartToLastMs / result.received) * 1000,
-    gcPausePercentStartToLast: (result.gcPauseMs / Math.max(result.startToLastMs, 1)) * 100,
+    gcPausePercentStartToLast: share(result.gcPauseMs),
     gcMinorCount: result.gcMinorCount,
+    gcMajorCount: result.gcMajorCount,
+    gcScavengePausePercent: share(result.gcPauseMsByKind.minor),
+    gcMarkCompactPausePercent: share(result.gcPauseMsByKind.major),
+    gcIncrementalMarkingPausePercent: share(result.gcPauseMsByKind.incremental),
     peakRssMiB: result.peakRssBytes / 2 ** 20,
     invokes: result.invokes,
   };

@@ -5,7 +5,8 @@
  * HTTP (LambdaInvoker -> the Invoke API test server), batch 100, once per variant per round, variants
  * and paths in rotating order. Each drain is drain-child.js in a fresh group with the image's environment
  * and the variant's flags on node's command line instead of the image's NODE_OPTIONS. Prints, per path and variant, the medians of
- * GC pauses in % of the drain, young collections, CPU µs per message, msgs/s and peak RSS (MiB).
+ * GC pauses in % of the drain (all, then scavenges, mark-compacts and incremental marking apart), young and
+ * whole-heap collections, CPU µs per message, msgs/s and peak RSS (MiB).
  *
  * Usage: npx tsx bench/node-flags-ab.ts [--messages 100000] [--rounds 3]
  *          [--variants 'image|--max-semi-space-size=32|--max-semi-space-size=64']
@@ -31,7 +32,11 @@ const BATCH_SIZE = 100;
 const PATHS: readonly InvokePath[] = ['local', 'lambda'];
 const SHOWN = [
   'gcPausePercentStartToLast',
+  'gcScavengePausePercent',
+  'gcMarkCompactPausePercent',
+  'gcIncrementalMarkingPausePercent',
   'gcMinorCount',
+  'gcMajorCount',
   'cpuUsPerMsgStartToLast',
   'msgsPerSecFirstToAll',
   'peakRssMiB',

@@ -201,13 +201,13 @@ function gcLines(consumers: readonly ConsumerResult[]): string[] {
     '',
     "GC pauses from start() to the last message: Node's `gc` performance entries on the main thread (scavenges, mark-compacts, incremental marking steps; V8's concurrent marking on helper threads is no pause and is in the CPU above), the JVM's collectors' accumulated collection time. Buffered (ours): messages pulled and not yet done, sampled every 50 ms; near 0 the consumer waited for its pulls, near the flow-control limit (1,000 per queue) it fell behind them.",
     '',
-    '| Consumer | GC pauses (% of start → last) | GC pause µs/msg | young collections | whole-heap collections | buffered messages (median) | buffered messages (max) |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| Consumer | GC pauses (% of start → last) | of which scavenges (%) | GC pause µs/msg | young collections | whole-heap collections | buffered messages (median) | buffered messages (max) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const consumer of withGc) {
     const m = (name: string): string => fmtStats(consumer.metrics[name], name);
     lines.push(
-      `| ${consumer.id} | ${m(DRAIN_METRICS.gcPauseShare)} | ${m(DRAIN_METRICS.gcPausePerMessage)} | ${m(DRAIN_METRICS.gcMinorCount)} | ${m(DRAIN_METRICS.gcMajorCount)} | ${m(DRAIN_METRICS.bufferedMedian)} | ${m(DRAIN_METRICS.bufferedMax)} |`,
+      `| ${consumer.id} | ${m(DRAIN_METRICS.gcPauseShare)} | ${m(DRAIN_METRICS.gcScavengeShare)} | ${m(DRAIN_METRICS.gcPausePerMessage)} | ${m(DRAIN_METRICS.gcMinorCount)} | ${m(DRAIN_METRICS.gcMajorCount)} | ${m(DRAIN_METRICS.bufferedMedian)} | ${m(DRAIN_METRICS.bufferedMax)} |`,
     );
   }
   lines.push('');

@@ -55,6 +55,11 @@ export interface DrainResult {
   /** Mark-compacts (the whole heap) in that interval. */
   readonly gcMajorCount: number;
   /**
+   * `gcPauseMs` split by the entry's kind: scavenges (`minor`), mark-compacts' final pauses (`major`),
+   * incremental marking steps on the main thread (`incremental`) and weak-handle callbacks (`weakcb`).
+   */
+  readonly gcPauseMsByKind: GcPauseByKind;
+  /**
    * Where the child tracks it ({@link DrainMeasurement.trackBuffered}): the client's buffered messages
    * (pulled, not yet done), median (nearest rank) and largest of samples every 50 ms from `started()` to the last
    * message. Near 0: the consumer waited for its pulls; near the flow-control limit: it fell behind.
@@ -62,6 +67,21 @@ export interface DrainResult {
   readonly bufferedMedian?: number;
   readonly bufferedMax?: number;
 }
+
+/** Milliseconds of main-thread GC pause per kind of `gc` performance entry. */
+export interface GcPauseByKind {
+  readonly minor: number;
+  readonly major: number;
+  readonly incremental: number;
+  readonly weakcb: number;
+}
+
+const GC_KIND_NAMES = new Map<number, keyof GcPauseByKind>([
+  [constants.NODE_PERFORMANCE_GC_MINOR, 'minor'],
+  [constants.NODE_PERFORMANCE_GC_MAJOR, 'major'],
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL, 'incremental'],
+  [constants.NODE_PERFORMANCE_GC_WEAKCB, 'weakcb'],
+]);
 
 /**
  * Counts one child's messages and samples its memory. Create it before the client so that the heap
@@ -96,6 +116,7 @@ export class DrainMeasurement {
   #gcPauseMs = 0;
   #gcMinorCount = 0;
   #gcMajorCount = 0;
+  readonly #gcPauseMsByKind = { minor: 0, major: 0, incremental: 0, weakcb: 0 };
   #bufferedProbe: (() => Promise<number>) | undefined;
   readonly #bufferedSamples: number[] = [];
   /** A probe is running (one at a time). */
@@ -175,6 +196,12 @@ export class DrainMeasurement {
       gcPauseMs: round(this.#gcPauseMs),
       gcMinorCount: this.#gcMinorCount,
       gcMajorCount: this.#gcMajorCount,
+      gcPauseMsByKind: {
+        minor: round(this.#gcPauseMsByKind.minor),
+        major: round(this.#gcPauseMsByKind.major),
+        incremental: round(this.#gcPauseMsByKind.incremental),
+        weakcb: round(this.#gcPauseMsByKind.weakcb),
+      },
       ...(this.#bufferedProbe === undefined
         ? {}
         : {
@@ -202,6 +229,8 @@ export class DrainMeasurement {
       const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
       if (kind === constants.NODE_PERFORMANCE_GC_MINOR) this.#gcMinorCount++;
       else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) this.#gcMajorCount++;
+      const name = kind === undefined ? undefined : GC_KIND_NAMES.get(kind);
+      if (name !== undefined) this.#gcPauseMsByKind[name] += entry.duration;
     }
   }
 

@@ -49,6 +49,10 @@ describe('DrainMeasurement', () => {
       expect(result.gcMinorCount).toBeGreaterThan(0);
       expect(result.gcPauseMs).toBeGreaterThan(0);
       expect(result.gcPauseMs).toBeLessThanOrEqual(result.startToLastMs);
+      // The pause split by kind: scavenges took some of it, and the kinds add up to the whole.
+      const { minor, major, incremental, weakcb } = result.gcPauseMsByKind;
+      expect(minor).toBeGreaterThan(0);
+      expect(minor + major + incremental + weakcb).toBeCloseTo(result.gcPauseMs, 1);
       expect(result.bufferedMedian).toBeUndefined();
     } finally {
       measurement.stop();

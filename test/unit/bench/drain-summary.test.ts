@@ -28,6 +28,7 @@ function run(id: string, round: number, firstToLastMs: number, extra: Partial<Dr
     peakArrayBuffersBytes: undefined,
     pulledBytes: undefined,
     gcPauseMs: undefined,
+    gcScavengePauseMs: undefined,
     gcMinorCount: undefined,
     gcMajorCount: undefined,
     bufferedMedian: undefined,
@@ -175,5 +176,27 @@ describe('drainScenario: CPU per message', () => {
       expect(consumer.metrics[DRAIN_METRICS.cpuPerMessage]).toBeDefined();
     }
     expect(external.ratios.some((r) => r.metric === DRAIN_METRICS.brokerCpuPerMessage)).toBe(false);
+  });
+});
+
+describe('drainScenario: GC pauses', () => {
+  const contenders = [contender('ours'), contender('java')];
+  // startToLastMs is firstToLastMs + 100: 1,000 ms here.
+  const runs = [
+    run('ours', 1, 900, { gcPauseMs: 60, gcScavengePauseMs: 45, gcMinorCount: 30, gcMajorCount: 2 }),
+    run('java', 1, 900, { gcPauseMs: 10, gcMinorCount: 4, gcMajorCount: 0 }),
+  ];
+  const scenario = drainScenario(contenders, runs, new Map(), options);
+  const metrics = (id: string) => scenario.consumers.find((c) => c.id === id)?.metrics ?? {};
+
+  it('gives the pauses and their scavenges in % of start() to the last message', () => {
+    expect(metrics('ours')[DRAIN_METRICS.gcPauseShare]?.median).toBeCloseTo(6, 9);
+    expect(metrics('ours')[DRAIN_METRICS.gcScavengeShare]?.median).toBeCloseTo(4.5, 9);
+    expect(metrics('ours')[DRAIN_METRICS.gcMinorCount]?.median).toBe(30);
+  });
+
+  it('has no scavenge share for a child that does not split its pauses (the JVM)', () => {
+    expect(metrics('java')[DRAIN_METRICS.gcPauseShare]?.median).toBeCloseTo(1, 9);
+    expect(metrics('java')[DRAIN_METRICS.gcScavengeShare]).toBeUndefined();
   });
 });

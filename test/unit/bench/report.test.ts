@@ -35,6 +35,7 @@ const results: BenchResults = {
             [DRAIN_METRICS.steal]: stats([30, 25, 35]),
             [DRAIN_METRICS.gcPauseShare]: stats([4.5, 4, 5]),
             [DRAIN_METRICS.gcPausePerMessage]: stats([0.9, 0.8, 1]),
+            [DRAIN_METRICS.gcScavengeShare]: stats([3.5, 3, 4]),
             [DRAIN_METRICS.gcMinorCount]: stats([40, 38, 42]),
             [DRAIN_METRICS.gcMajorCount]: stats([12, 12, 12]),
             [DRAIN_METRICS.bufferedMedian]: stats([64, 32, 96]),
@@ -99,6 +100,7 @@ const drainRun: DrainRun = {
   peakArrayBuffersBytes: undefined,
   pulledBytes: undefined,
   gcPauseMs: undefined,
+  gcScavengePauseMs: undefined,
   gcMinorCount: undefined,
   gcMajorCount: undefined,
   bufferedMedian: undefined,
@@ -211,10 +213,10 @@ describe('renderReport: GC pauses and buffered messages', () => {
   it('gives the GC pauses and the buffered messages of each consumer that reports them', () => {
     expect(markdown).toContain('### GC pauses and buffered messages');
     expect(markdown).toContain(
-      '| ours | 4.5 (4.0–5.0) | 0.9 (0.8–1.0) | 40 (38–42) | 12 | 64 (32–96) | 224 |',
+      '| ours | 4.5 (4.0–5.0) | 3.5 (3.0–4.0) | 0.9 (0.8–1.0) | 40 (38–42) | 12 | 64 (32–96) | 224 |',
     );
     // raw-pull's result has no GC figures: no row rather than a row of dashes.
-    expect(markdown).not.toMatch(/\| raw-pull \| — \| — \| — \| — \|/);
+    expect(markdown).not.toMatch(/\| raw-pull \| — \| — \| — \| — \| — \|/);
   });
 });
 
