@@ -218,7 +218,7 @@ function summarize(
         title: `Latency at ${ratePerSec.toLocaleString('en-US')} msg/s, batching window ${windowMs} ms`,
         workload:
           `${ratePerSec.toLocaleString('en-US')} msg/s of ${MESSAGE_BYTES} B, one send each, round-robin over ${QUEUES} queues of a fresh topic, ` +
-          `${plan.warmupMs / 1000} s warm-up then ${plan.measureMs / 1000} s measured; latency = handler entry (Date.now / currentTimeMillis) ` +
+          `${plan.warmupMs / 1000} s warm-up then ${plan.measureMs / 1000} s measured; latency = handler entry (µs since the epoch: performance.timeOrigin + now() / Instant.now()) ` +
           `minus the producer's send time carried in a user property, every measured message; ours: FunctionMessageListener + LocalInvoker, ` +
           `maximumBatchingWindowMs ${windowMs}, other options default` +
           (windowMs === 0

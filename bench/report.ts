@@ -348,6 +348,8 @@ function fmtInt(value: number): string {
 }
 
 function fmtMs(ms: number): string {
+  // Latencies near 1 ms are read in µs (bench/steady-producer.ts): two decimals keep them apart.
+  if (Math.abs(ms) < 10 && !Number.isInteger(ms)) return `${ms.toFixed(2)} ms`;
   if (ms < 100) return `${ms.toFixed(1)} ms`;
   return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms).toLocaleString('en-US')} ms`;
 }

@@ -1,7 +1,7 @@
 /**
  * The producer of the latency scenario: one message per `send` (as applications send), at a steady
- * rate, each carrying the moment it was handed to the producer (`Date.now()`, property
- * {@link SENT_AT_PROPERTY}) and its phase (warm-up or measured, property {@link PHASE_PROPERTY}), so
+ * rate, each carrying the moment it was handed to the producer (µs since the epoch, {@link epochMicros},
+ * property {@link SENT_AT_PROPERTY}) and its phase (warm-up or measured, property {@link PHASE_PROPERTY}), so
  * that a consumer's handler can compute the delivery latency of every measured message.
  */
 import type { Producer } from '../src/client/producer.js';
@@ -9,14 +9,30 @@ import { describeError } from '../src/util/describe-error.js';
 import { benchMessageBody } from './message-body.js';
 
 /**
- * The user property with the send time (ms since the epoch) of a latency message.
+ * The user property with the send time of a latency message, in µs since the epoch ({@link epochMicros}):
+ * a delivery takes about a millisecond, so whole milliseconds (`Date.now()`) would round a p50 of 1.4 ms
+ * to 1 or 2 depending on where the two clock ticks fell.
  *
  * @example
  * ```ts
- * const latencyMs = Date.now() - Number(record.properties[SENT_AT_PROPERTY]);
+ * const latencyMs = (epochMicros() - Number(record.properties[SENT_AT_PROPERTY])) / 1000;
  * ```
  */
-export const SENT_AT_PROPERTY = 'benchSentAtMs';
+export const SENT_AT_PROPERTY = 'benchSentAtUs';
+
+/**
+ * Microseconds since the epoch, from the process's high-resolution clock (`performance.timeOrigin` +
+ * `performance.now()`, the wall clock taken at start plus a monotonic count). The Java latency peer reads
+ * the same wall clock with `Instant.now()`.
+ *
+ * @example
+ * ```ts
+ * const sentAtUs = epochMicros();
+ * ```
+ */
+export function epochMicros(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+}
 /**
  * The user property with the phase of a latency message: {@link MEASURED_PHASE} or `warmup`.
  *
@@ -99,7 +115,7 @@ async function sendPhase(
       const send = producer.send({
         topic: plan.topic,
         body: benchMessageBody(0, sent, plan.messageBytes),
-        properties: { [SENT_AT_PROPERTY]: String(Date.now()), [PHASE_PROPERTY]: phase },
+        properties: { [SENT_AT_PROPERTY]: String(epochMicros()), [PHASE_PROPERTY]: phase },
       });
       sent++;
       inFlight.add(send);

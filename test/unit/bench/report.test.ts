@@ -223,6 +223,9 @@ describe('renderReport: GC pauses and buffered messages', () => {
 describe('fmtStats', () => {
   it('formats by the unit in the name and leaves out a min–max of one value', () => {
     expect(fmtStats(stats([1500, 2500, 2000]), 'latencyP99Ms')).toBe('2,000 ms (1,500 ms–2,500 ms)');
+    // Latencies in µs near 1 ms keep two decimals; whole ms (an older run's) keep one.
+    expect(fmtStats(stats([1.324, 1.243, 1.34]), 'latencyP50Ms')).toBe('1.32 ms (1.24 ms–1.34 ms)');
+    expect(fmtStats(stats([2]), 'latencyP50Ms')).toBe('2.0 ms');
     expect(fmtStats(stats([12]), 'updateItemsTotal')).toBe('12');
     expect(fmtStats(undefined, 'x')).toBe('—');
     expect(fmtStats(stats([1290, 12.25]), DRAIN_METRICS.cpuPerMessage)).toBe('651.1 (12.3–1,290.0)');

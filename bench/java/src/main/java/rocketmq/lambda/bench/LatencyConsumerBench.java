@@ -2,15 +2,16 @@
  * The Java side of the latency scenario (bench/latency-scenario.ts): Apache RocketMQ's own
  * DefaultMQPushConsumer (rocketmq-client 5.3.3) at its defaults (20 consume threads, one message per
  * listener call; it has no batching window), noting for every measured message how long ago the
- * producer handed it over (user property benchSentAtMs) and how long ago the broker stored it, both
- * against one System.currentTimeMillis() taken as the listener is entered: the same measure as
- * bench/latency-handler.ts. Prints "BENCH_READY" once it holds every queue of the topic, then
+ * producer handed it over (user property benchSentAtUs, microseconds since the epoch) and how long ago
+ * the broker stored it, both against one Instant.now() taken as the listener is entered, in ms with
+ * microsecond precision: the same measure as bench/latency-handler.ts. Prints "BENCH_READY" once it holds every queue of the topic, then
  *
  *   latency <namesrv> <topic> <group> <queues> <expectedMeasured> <timeoutMs>
  *     BENCH_RESULT {measured, sentToHandlerMs: [...], storeToHandlerMs: [...]}
  */
 package rocketmq.lambda.bench;
 
+import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,7 +24,7 @@ import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
 
 public final class LatencyConsumerBench {
-    private static final String SENT_AT_PROPERTY = "benchSentAtMs";
+    private static final String SENT_AT_PROPERTY = "benchSentAtUs";
     private static final String PHASE_PROPERTY = "benchPhase";
     private static final String MEASURED_PHASE = "measured";
     private static final long HELD_POLL_MS = 50;
@@ -52,22 +53,22 @@ public final class LatencyConsumerBench {
     private static void latency(String namesrv, String topic, String group, int queues, int expected,
         long timeoutMs) throws Exception {
         long deadline = System.currentTimeMillis() + timeoutMs;
-        long[] sentToHandler = new long[expected];
-        long[] storeToHandler = new long[expected];
+        double[] sentToHandler = new double[expected];
+        double[] storeToHandler = new double[expected];
         AtomicInteger measured = new AtomicInteger();
         // Counted after each write, so that the thread that sees the last count sees every write.
         AtomicInteger written = new AtomicInteger();
         CountDownLatch done = new CountDownLatch(1);
         MessageListenerConcurrently listener = (messages, context) -> {
-            long now = System.currentTimeMillis();
+            long nowUs = epochMicros();
             for (MessageExt message : messages) {
                 if (!MEASURED_PHASE.equals(message.getUserProperty(PHASE_PROPERTY))) {
                     continue;
                 }
                 int index = measured.getAndIncrement();
                 if (index < expected) {
-                    sentToHandler[index] = now - Long.parseLong(message.getUserProperty(SENT_AT_PROPERTY));
-                    storeToHandler[index] = now - message.getStoreTimestamp();
+                    sentToHandler[index] = (nowUs - Long.parseLong(message.getUserProperty(SENT_AT_PROPERTY))) / 1000.0;
+                    storeToHandler[index] = nowUs / 1000.0 - message.getStoreTimestamp();
                     if (written.incrementAndGet() == expected) {
                         done.countDown();
                     }
@@ -141,7 +142,13 @@ public final class LatencyConsumerBench {
         return held;
     }
 
-    private static void appendArray(StringBuilder json, long[] values) {
+    /** Microseconds since the epoch: the wall clock the Node producer reads (bench/steady-producer.ts). */
+    private static long epochMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+
+    private static void appendArray(StringBuilder json, double[] values) {
         json.append('[');
         for (int i = 0; i < values.length; i++) {
             if (i > 0) {
