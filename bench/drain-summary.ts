@@ -162,17 +162,11 @@ function consumerResult(
       : perMessageUs(run, run.brokerCpuMs - (run.brokerIdleCpuPercentOfCore / 100) * run.cpuWindowMs),
   );
   put(DRAIN_METRICS.steal, (run) => run.stealPercent);
-  put(DRAIN_METRICS.gcPauseShare, (run) =>
-    run.gcPauseMs === undefined ? undefined : (run.gcPauseMs / Math.max(run.startToLastMs, 1)) * 100,
-  );
+  put(DRAIN_METRICS.gcPauseShare, (run) => percentOfStartToLast(run, run.gcPauseMs));
   put(DRAIN_METRICS.gcPausePerMessage, (run) =>
     run.gcPauseMs === undefined ? undefined : perMessageUs(run, run.gcPauseMs),
   );
-  put(DRAIN_METRICS.gcScavengeShare, (run) =>
-    run.gcScavengePauseMs === undefined
-      ? undefined
-      : (run.gcScavengePauseMs / Math.max(run.startToLastMs, 1)) * 100,
-  );
+  put(DRAIN_METRICS.gcScavengeShare, (run) => percentOfStartToLast(run, run.gcScavengePauseMs));
   put(DRAIN_METRICS.gcMinorCount, (run) => run.gcMinorCount);
   put(DRAIN_METRICS.gcMajorCount, (run) => run.gcMajorCount);
   put(DRAIN_METRICS.bufferedMedian, (run) => run.bufferedMedian);
@@ -238,4 +232,9 @@ function drainRatios(
     ratio(scenario, DRAIN_METRICS.brokerCpuPerMessageAboveIdle, 'ours', 'java', false),
   );
   return ratios.filter((entry): entry is RatioResult => entry !== undefined);
+}
+
+/** `ms` in % of the run's start() → last message (undefined stays undefined). */
+function percentOfStartToLast(run: DrainRun, ms: number | undefined): number | undefined {
+  return ms === undefined ? undefined : (ms / Math.max(run.startToLastMs, 1)) * 100;
 }

@@ -4,7 +4,8 @@
  * listener call; it has no batching window), noting for every measured message how long ago the
  * producer handed it over (user property benchSentAtUs, microseconds since the epoch) and how long ago
  * the broker stored it, both against one Instant.now() taken as the listener is entered, in ms with
- * microsecond precision: the same measure as bench/latency-handler.ts. Prints "BENCH_READY" once it holds every queue of the topic, then
+ * microsecond precision: the same measure as bench/latency-handler.ts. Prints "BENCH_READY" once it
+ * holds every queue of the topic, then
  *
  *   latency <namesrv> <topic> <group> <queues> <expectedMeasured> <timeoutMs>
  *     BENCH_RESULT {measured, sentToHandlerMs: [...], storeToHandlerMs: [...]}
@@ -67,7 +68,8 @@ public final class LatencyConsumerBench {
                 }
                 int index = measured.getAndIncrement();
                 if (index < expected) {
-                    sentToHandler[index] = (nowUs - Long.parseLong(message.getUserProperty(SENT_AT_PROPERTY))) / 1000.0;
+                    long sentAtUs = Long.parseLong(message.getUserProperty(SENT_AT_PROPERTY));
+                    sentToHandler[index] = (nowUs - sentAtUs) / 1000.0;
                     storeToHandler[index] = nowUs / 1000.0 - message.getStoreTimestamp();
                     if (written.incrementAndGet() == expected) {
                         done.countDown();
