@@ -56,6 +56,7 @@ export async function benchVersions(
   ]);
   const javaLine = java === undefined ? 'not found' : `${java.stderr}${java.stdout}`.split('\n')[0]?.trim();
   return {
+    // The harness's node: the peers' node children run on it too; ours run on the image's (image-node-env.ts).
     node: process.version,
     java: javaLine ?? 'unknown',
     'rocketmq-lambda': git?.exitCode === 0 ? git.stdout.trim() : 'unknown',

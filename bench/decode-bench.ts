@@ -18,6 +18,7 @@ import { RequestCode } from '../src/protocol/request-code.js';
 import { ResponseCode } from '../src/protocol/response-code.js';
 import { createBenchTopic } from './bench-topic.js';
 import { runChild } from './child-run.js';
+import { benchNode } from './image-node-env.js';
 import { type JavaBenchBuild, javaBenchArgs } from './java-bench.js';
 import { benchMessageBody } from './message-body.js';
 
@@ -267,7 +268,7 @@ export async function runDecodeBench(
         const measureOurs = async (allFields: boolean): Promise<DecodeRate> => {
           const args = [nodeChild, file, String(options.warmupMs), String(options.measureMs)];
           const { result: line } = await runChild(
-            process.execPath,
+            (await benchNode()).path,
             [...args, allFields ? 'allFields' : 'idAndBody'],
             {
               timeoutMs: 60_000 + options.warmupMs + options.measureMs,

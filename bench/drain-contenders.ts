@@ -38,6 +38,8 @@ export const BUILTIN_LABELS = {
  * ```
  */
 export interface NodeChildScripts {
+  /** The node they run under: the image's (image-node-env.ts, `benchNode`). */
+  readonly node: string;
   readonly consumer: string;
   readonly rawPull: string;
   /** decode-child.js: our side of the decode micro-benchmark in a fresh process. */
@@ -73,8 +75,9 @@ export function drainContenders(context: {
     script: string,
     childSpec: (spec: PeerRunSpec) => ConsumerChildSpec | RawPullChildSpec,
   ): DrainContender => {
+    const node = required(scripts, 'the node child').node;
     const launchWithNodeFlags = (spec: PeerRunSpec, nodeFlags: readonly string[]): ChildLaunch => ({
-      command: process.execPath,
+      command: node,
       args: [...heapFlags, ...nodeFlags, script, JSON.stringify(childSpec(spec))],
       env: imageNodeEnv(),
     });

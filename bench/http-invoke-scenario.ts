@@ -15,7 +15,7 @@ import { createBenchTopic } from './bench-topic.js';
 import { runChild } from './child-run.js';
 import { cpuProfileFlags, writeProfileTop } from './cpu-profile-top.js';
 import type { DrainChildResult, DrainChildSpec } from './drain-child.js';
-import { imageNodeDescription, imageNodeEnv } from './image-node-env.js';
+import { benchNode, imageNodeDescription, imageNodeEnv } from './image-node-env.js';
 import { benchChildren } from './node-child-build.js';
 import { produceBacklog } from './produce-backlog.js';
 import { scenarioScale } from './scenario-scale.js';
@@ -153,12 +153,14 @@ export const httpInvokeScenario: BenchScenario = {
 
 /**
  * How a drain's child is started: node flags before the script, a command it runs under (`taskset -c 1`),
- * and its environment (default: the image's, image-node-env.ts).
+ * its environment (default: the image's, image-node-env.ts) and the node executable (default: the image's
+ * line, `benchNode`).
  */
 export interface DrainLaunch {
   readonly nodeFlags?: readonly string[];
   readonly wrapper?: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
+  readonly node?: string;
 }
 
 /**
@@ -192,7 +194,8 @@ export async function drainThrough(
       offsetStore: 'memory',
       ...(server === undefined ? {} : { lambda: { endpoint: server.endpoint, functionName: FUNCTION_NAME } }),
     };
-    const [command = process.execPath, ...wrapperArgs] = [...(launch.wrapper ?? []), process.execPath];
+    const node = launch.node ?? (await benchNode()).path;
+    const [command = node, ...wrapperArgs] = [...(launch.wrapper ?? []), node];
     const { result } = await runChild(
       command,
       [...wrapperArgs, ...(launch.nodeFlags ?? []), run.script, JSON.stringify(spec)],

@@ -11,7 +11,7 @@ import { ratio, stats } from './bench-results.js';
 import type { BenchScenario, ScenarioContext } from './bench-scenario.js';
 import { createBenchTopic } from './bench-topic.js';
 import type { ChildOutcome } from './child-run.js';
-import { imageNodeEnv } from './image-node-env.js';
+import { benchNode, imageNodeEnv } from './image-node-env.js';
 import type { LatencyChildSpec } from './latency-child.js';
 import { latencyPeerArgs } from './latency-java-peer.js';
 import { benchChildren } from './node-child-build.js';
@@ -72,7 +72,7 @@ export const latencyScenario: BenchScenario = {
     const rounds = context.quick ? 1 : context.rounds;
     // --quick exercises the path once (one rate, every consumer); its figures mean nothing.
     const rates = context.quick ? RATES_PER_SEC.slice(0, 1) : RATES_PER_SEC;
-    const childrenDir = (await benchChildren()).benchDir;
+    const [{ benchDir: childrenDir }, { path: node }] = await Promise.all([benchChildren(), benchNode()]);
     const producer = new Producer({
       client: context.client,
       producerGroup: 'rocketmq-lambda-bench-latency',
@@ -91,7 +91,7 @@ export const latencyScenario: BenchScenario = {
             if (errors.has(key)) continue;
             await sleep(context.pauseBetweenRunsMs);
             try {
-              const run = await runOnce(context, { consumer, ratePerSec, plan, childrenDir, producer });
+              const run = await runOnce(context, { consumer, ratePerSec, plan, childrenDir, node, producer });
               runs.set(key, [...(runs.get(key) ?? []), run]);
               context.log(
                 `latency round ${round + 1} ${consumer.id} window ${consumer.windowMs} ms at ${ratePerSec}/s: p50 ${run.metrics.latencyP50Ms} ms, p99 ${run.metrics.latencyP99Ms} ms, max ${run.metrics.latencyMaxMs} ms (sent ${Math.round(run.metrics.sentMsgsPerSec ?? 0)}/s)`,
@@ -120,10 +120,12 @@ async function runOnce(
     ratePerSec: number;
     plan: { warmupMs: number; measureMs: number };
     childrenDir: string;
+    /** The node our latency child runs under (the image's: image-node-env.ts). */
+    node: string;
     producer: Producer;
   },
 ): Promise<LatencyRun> {
-  const { consumer, ratePerSec, plan, childrenDir, producer } = setup;
+  const { consumer, ratePerSec, plan, childrenDir, node, producer } = setup;
   const topic = `BenchLatency-${ratePerSec}-${Date.now()}`;
   const group = `bench-latency-${consumer.id}-${consumer.windowMs}-${Date.now()}`;
   await createBenchTopic(context.client, context.broker, topic, QUEUES);
@@ -155,7 +157,7 @@ async function runOnce(
       maximumBatchingWindowMs: consumer.windowMs,
       timeoutMs,
     };
-    child = startReadyChild(process.execPath, [join(childrenDir, 'latency-child.js'), JSON.stringify(spec)], {
+    child = startReadyChild(node, [join(childrenDir, 'latency-child.js'), JSON.stringify(spec)], {
       timeoutMs: timeoutMs + 30_000,
       env: imageNodeEnv(),
     });

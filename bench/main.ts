@@ -27,6 +27,7 @@ import { DRAIN_PEERS } from './drain-peers.js';
 import { type DrainProfile, profileDrain } from './drain-profile.js';
 import { type DrainContender, type DrainRun, runDrainRace } from './drain-race.js';
 import { drainScenario } from './drain-summary.js';
+import { benchNode, resolvedBenchNode } from './image-node-env.js';
 import { ensureJavaBenchBuilt, type JavaBenchBuild } from './java-bench.js';
 import { benchChildren } from './node-child-build.js';
 import { produceBacklog } from './produce-backlog.js';
@@ -206,7 +207,7 @@ async function main(): Promise<number> {
         memoryMiB: machine.memoryMiB,
         loadAverage: { start: machine.loadAverageStart, end: currentLoad() },
       },
-      versions: await versions,
+      versions: { ...(await versions), ...childNodeVersion() },
       scenarios: results,
       ...summaryOf(results),
     };
@@ -271,23 +272,36 @@ async function releaseAll(
 
 async function buildChildren(needsNodeChild: boolean, needsJava: boolean): Promise<Builds> {
   const [children, java] = await Promise.all([
-    needsNodeChild ? benchChildren() : Promise.resolve(undefined),
+    needsNodeChild ? Promise.all([benchChildren(), benchNode()]) : Promise.resolve(undefined),
     needsJava ? ensureJavaBenchBuilt() : Promise.resolve(undefined),
   ]);
   if (children !== undefined) {
-    log(children.compiled ? 'node children compiled' : 'node children: reusing the build of these sources');
+    const [build, node] = children;
+    log(
+      `${build.compiled ? 'node children compiled' : 'node children: reusing the build of these sources'}; they run under Node ${node.version} (${node.path}), the image's line`,
+    );
   }
   return {
     scripts:
       children === undefined
         ? undefined
         : {
-            consumer: join(children.benchDir, 'consumer-child.js'),
-            rawPull: join(children.benchDir, 'raw-pull-child.js'),
-            decode: join(children.benchDir, 'decode-child.js'),
+            node: children[1].path,
+            consumer: join(children[0].benchDir, 'consumer-child.js'),
+            rawPull: join(children[0].benchDir, 'raw-pull-child.js'),
+            decode: join(children[0].benchDir, 'decode-child.js'),
           },
     java,
   };
+}
+
+/**
+ * The node our children and the scenarios' ones ran on, the image's line (image-node-env.ts), when it
+ * was resolved: `versions.node` is the harness's, which the peers' node children use.
+ */
+function childNodeVersion(): Record<string, string> {
+  const node = resolvedBenchNode();
+  return node === undefined ? {} : { 'node (ours, the image line)': node.version };
 }
 
 /** The results' `summary`, `summaryMissing` and `checks` (bench-summary.ts). */

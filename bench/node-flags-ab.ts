@@ -3,14 +3,17 @@
  * infra/docker/Dockerfile). Starts a local broker, produces one backlog of 1 KiB messages, then drains
  * it round after round through the function path (LocalInvoker, no-op handler) and the Lambda path over
  * HTTP (LambdaInvoker -> the Invoke API test server), batch 100, once per variant per round, variants
- * and paths in rotating order. Each drain is drain-child.js in a fresh group with the image's environment
- * and the variant's flags on node's command line instead of the image's NODE_OPTIONS. Prints, per path and variant, the medians of
+ * and paths in rotating order. Each drain is drain-child.js in a fresh group, on the image's Node line
+ * (image-node-env.ts) unless the variant names a node, with the image's environment and the variant's
+ * flags on node's command line instead of the image's NODE_OPTIONS. Prints, per path and variant, the medians of
  * GC pauses in % of the drain (all, then scavenges, mark-compacts and incremental marking apart), young and
  * whole-heap collections, CPU µs per message, msgs/s and peak RSS (MiB).
  *
  * Usage: npx tsx bench/node-flags-ab.ts [--messages 100000] [--rounds 3]
  *          [--variants 'image|--max-semi-space-size=32|--max-semi-space-size=64']
- * (`image`: the Dockerfile's NODE_OPTIONS as it is; `none`: no NODE_OPTIONS)
+ * (`image`: the Dockerfile's NODE_OPTIONS as it is, on the image's Node line; `none`: no NODE_OPTIONS;
+ * `node=PATH`: the image's NODE_OPTIONS under another node executable, e.g. `node=$(command -v node)`
+ * for the machine's own line against the image's)
  */
 import { join } from 'node:path';
 import { RocketMQClient } from '../src/client/rocketmq-client.js';
@@ -20,12 +23,12 @@ import { rootLogger } from '../src/util/logger.js';
 import { stats } from './bench-results.js';
 import { createBenchTopic } from './bench-topic.js';
 import { drainMetrics, drainThrough, type InvokePath } from './http-invoke-scenario.js';
-import { imageNodeEnv, imageNodeVariables } from './image-node-env.js';
+import { benchNode, imageNodeEnv, imageNodeVariables } from './image-node-env.js';
 import { benchChildren } from './node-child-build.js';
 import { produceBacklog } from './produce-backlog.js';
 
 const USAGE =
-  "usage: npx tsx bench/node-flags-ab.ts [--messages N] [--rounds N] [--variants 'image|none|FLAGS|...']";
+  "usage: npx tsx bench/node-flags-ab.ts [--messages N] [--rounds N] [--variants 'image|none|node=PATH|FLAGS|...']";
 const QUEUES = 8;
 const MESSAGE_BYTES = 1024;
 const BATCH_SIZE = 100;
@@ -58,17 +61,24 @@ async function main(): Promise<number> {
     .split('|')
     .map((variant) => variant.trim())
     .filter((variant) => variant !== '');
+  const nodeOf = (variant: string): string | undefined =>
+    variant.startsWith('node=') ? variant.slice('node='.length) : undefined;
   const optionsOf = (variant: string): string =>
-    variant === 'image' ? (imageNodeVariables().NODE_OPTIONS ?? '') : variant === 'none' ? '' : variant;
+    variant === 'image' || nodeOf(variant) !== undefined
+      ? (imageNodeVariables().NODE_OPTIONS ?? '')
+      : variant === 'none'
+        ? ''
+        : variant;
   rootLogger.level = process.env.LOG_LEVEL ?? 'warn';
   const log = (line: string): void => {
     process.stderr.write(`[node-flags] ${line}\n`);
   };
 
   await ensureRocketMQJars();
-  const [broker, children] = await Promise.all([
+  const [broker, children, imageLine] = await Promise.all([
     startLocalBroker({ heapMb: 512, extraJvmOptions: ['-XX:TieredStopAtLevel=4'] }),
     benchChildren(),
+    benchNode(),
   ]);
   const client = new RocketMQClient({ nameServerAddresses: broker.namesrvAddr });
   try {
@@ -76,7 +86,9 @@ async function main(): Promise<number> {
     const topic = `BenchNodeFlags-${Date.now()}`;
     await createBenchTopic(client, broker, topic, QUEUES);
     await produceBacklog(client, { topic, queues: QUEUES, messages, messageBytes: MESSAGE_BYTES });
-    log(`${messages} messages on ${topic}; variants: ${variants.join(' | ')}`);
+    log(
+      `${messages} messages on ${topic}; variants: ${variants.join(' | ')}; the image's line: Node ${imageLine.version} (${imageLine.path})`,
+    );
     const configs = variants.flatMap((variant) => PATHS.map((path) => ({ variant, path })));
     const results = new Map<string, Record<string, number>[]>();
     // Round 0 warms the broker up and is not counted.
@@ -85,18 +97,19 @@ async function main(): Promise<number> {
       for (const { variant, path } of [...configs.slice(shift), ...configs.slice(0, shift)]) {
         // A variant's flags go on node's command line, as the image's CMD would pass them: some V8 flags
         // (`--min-semi-space-size`) are refused in NODE_OPTIONS.
-        const env = { ...imageNodeEnv(), NODE_OPTIONS: variant === 'image' ? optionsOf(variant) : '' };
-        const nodeFlags =
-          variant === 'image'
-            ? []
-            : optionsOf(variant)
-                .split(/\s+/)
-                .filter((flag) => flag !== '');
+        const node = nodeOf(variant);
+        const asImage = variant === 'image' || node !== undefined;
+        const env = { ...imageNodeEnv(), NODE_OPTIONS: asImage ? optionsOf(variant) : '' };
+        const nodeFlags = asImage
+          ? []
+          : optionsOf(variant)
+              .split(/\s+/)
+              .filter((flag) => flag !== '');
         const metrics = drainMetrics(
           await drainThrough(
             { broker },
             { script, topic, messages, batchSize: BATCH_SIZE, path },
-            { env, nodeFlags },
+            { env, nodeFlags, ...(node === undefined ? {} : { node }) },
           ),
         );
         log(
@@ -107,8 +120,8 @@ async function main(): Promise<number> {
       }
     }
     const lines = [
-      `| path | NODE_OPTIONS | ${SHOWN.join(' | ')} |`,
-      `|---|---|${SHOWN.map(() => '---:').join('|')}|`,
+      `| path | variant | NODE_OPTIONS | ${SHOWN.join(' | ')} |`,
+      `|---|---|---|${SHOWN.map(() => '---:').join('|')}|`,
     ];
     for (const { variant, path } of configs) {
       const runs = results.get(`${path}\0${variant}`) ?? [];
@@ -116,7 +129,7 @@ async function main(): Promise<number> {
         const figures = stats(runs.map((run) => run[name] ?? Number.NaN));
         return `${figures.median.toFixed(2)} (${figures.min.toFixed(2)}-${figures.max.toFixed(2)})`;
       });
-      lines.push(`| ${path} | ${optionsOf(variant) || '(none)'} | ${cells.join(' | ')} |`);
+      lines.push(`| ${path} | ${variant} | ${optionsOf(variant) || '(none)'} | ${cells.join(' | ')} |`);
     }
     process.stdout.write(
       `${messages} x ${MESSAGE_BYTES} B, batch ${BATCH_SIZE}, ${rounds} rounds + 1 warm-up, medians (min-max):\n\n${lines.join('\n')}\n`,

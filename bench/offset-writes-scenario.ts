@@ -12,7 +12,7 @@ import type { BenchScenario, ScenarioContext } from './bench-scenario.js';
 import { createBenchTopic } from './bench-topic.js';
 import { runChild } from './child-run.js';
 import type { DrainChildResult, DrainChildSpec } from './drain-child.js';
-import { imageNodeEnv } from './image-node-env.js';
+import { benchNode, imageNodeEnv } from './image-node-env.js';
 import { benchChildren } from './node-child-build.js';
 import { produceBacklog } from './produce-backlog.js';
 import { scenarioScale } from './scenario-scale.js';
@@ -56,7 +56,8 @@ export const offsetWritesScenario: BenchScenario = {
   async run(context: ScenarioContext): Promise<ScenarioResult[]> {
     const messages = context.quick ? MESSAGES.quick : Math.round(MESSAGES.full * scenarioScale());
     const rounds = context.quick ? 1 : context.rounds;
-    const script = join((await benchChildren()).benchDir, 'drain-child.js');
+    const [{ benchDir }, { path: node }] = await Promise.all([benchChildren(), benchNode()]);
+    const script = join(benchDir, 'drain-child.js');
     const topic = `BenchOffsetWrites-${Date.now()}`;
     await createBenchTopic(context.client, context.broker, topic, QUEUES);
     await produceBacklog(context.client, { topic, queues: QUEUES, messages, messageBytes: MESSAGE_BYTES });
@@ -81,7 +82,7 @@ export const offsetWritesScenario: BenchScenario = {
             ...(store === 'dynamodb' ? { dynamodb: { endpoint: dynalite.endpoint, table: TABLE } } : {}),
           };
           try {
-            const { result } = await runChild(process.execPath, [script, JSON.stringify(spec)], {
+            const { result } = await runChild(node, [script, JSON.stringify(spec)], {
               timeoutMs: RUN_TIMEOUT_MS,
               env: imageNodeEnv(),
             });
