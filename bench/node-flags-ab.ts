@@ -12,8 +12,10 @@
  * Usage: npx tsx bench/node-flags-ab.ts [--messages 100000] [--rounds 3]
  *          [--variants 'image|--max-semi-space-size=32|--max-semi-space-size=64']
  * (`image`: the Dockerfile's NODE_OPTIONS as it is, on the image's Node line; `none`: no NODE_OPTIONS;
- * `node=PATH`: the image's NODE_OPTIONS under another node executable, e.g. `node=$(command -v node)`
- * for the machine's own line against the image's)
+ * `node=PATH`: under another node executable, e.g. `node=$(command -v node)` for the machine's own line
+ * against the image's; `memory=MiB`: in a memory cgroup of that limit, as a Fargate task of that size
+ * (bench/memory-limit.ts); other words are node flags, which replace the image's NODE_OPTIONS; parts
+ * combine: `memory=512 --max-semi-space-size=16`)
  */
 import { join } from 'node:path';
 import { RocketMQClient } from '../src/client/rocketmq-client.js';
@@ -24,11 +26,12 @@ import { stats } from './bench-results.js';
 import { createBenchTopic } from './bench-topic.js';
 import { drainMetrics, drainThrough, type InvokePath } from './http-invoke-scenario.js';
 import { benchNode, imageNodeEnv, imageNodeVariables } from './image-node-env.js';
+import { memoryLimitWrapper } from './memory-limit.js';
 import { benchChildren } from './node-child-build.js';
 import { produceBacklog } from './produce-backlog.js';
 
 const USAGE =
-  "usage: npx tsx bench/node-flags-ab.ts [--messages N] [--rounds N] [--variants 'image|none|node=PATH|FLAGS|...']";
+  "usage: npx tsx bench/node-flags-ab.ts [--messages N] [--rounds N] [--variants 'image|none|node=PATH|memory=MiB [FLAGS]|FLAGS|...']";
 const QUEUES = 8;
 const MESSAGE_BYTES = 1024;
 const BATCH_SIZE = 100;
@@ -61,14 +64,10 @@ async function main(): Promise<number> {
     .split('|')
     .map((variant) => variant.trim())
     .filter((variant) => variant !== '');
-  const nodeOf = (variant: string): string | undefined =>
-    variant.startsWith('node=') ? variant.slice('node='.length) : undefined;
-  const optionsOf = (variant: string): string =>
-    variant === 'image' || nodeOf(variant) !== undefined
-      ? (imageNodeVariables().NODE_OPTIONS ?? '')
-      : variant === 'none'
-        ? ''
-        : variant;
+  const optionsOf = (variant: string): string => {
+    const { flags, none } = parseVariant(variant);
+    return none ? '' : flags.length === 0 ? (imageNodeVariables().NODE_OPTIONS ?? '') : flags.join(' ');
+  };
   rootLogger.level = process.env.LOG_LEVEL ?? 'warn';
   const log = (line: string): void => {
     process.stderr.write(`[node-flags] ${line}\n`);
@@ -97,19 +96,22 @@ async function main(): Promise<number> {
       for (const { variant, path } of [...configs.slice(shift), ...configs.slice(0, shift)]) {
         // A variant's flags go on node's command line, as the image's CMD would pass them: some V8 flags
         // (`--min-semi-space-size`) are refused in NODE_OPTIONS.
-        const node = nodeOf(variant);
-        const asImage = variant === 'image' || node !== undefined;
-        const env = { ...imageNodeEnv(), NODE_OPTIONS: asImage ? optionsOf(variant) : '' };
-        const nodeFlags = asImage
-          ? []
-          : optionsOf(variant)
-              .split(/\s+/)
-              .filter((flag) => flag !== '');
+        const { node, memoryMiB, flags, none } = parseVariant(variant);
+        const env = {
+          ...imageNodeEnv(),
+          NODE_OPTIONS: flags.length === 0 && !none ? optionsOf(variant) : '',
+        };
+        const wrapper = memoryMiB === undefined ? undefined : await memoryLimitWrapper(memoryMiB);
         const metrics = drainMetrics(
           await drainThrough(
             { broker },
             { script, topic, messages, batchSize: BATCH_SIZE, path },
-            { env, nodeFlags, ...(node === undefined ? {} : { node }) },
+            {
+              env,
+              nodeFlags: flags,
+              ...(node === undefined ? {} : { node }),
+              ...(wrapper === undefined ? {} : { wrapper }),
+            },
           ),
         );
         log(
@@ -139,6 +141,32 @@ async function main(): Promise<number> {
     await client.close();
     await broker.stop();
   }
+}
+
+/**
+ * A variant's parts: `image` (the Dockerfile's NODE_OPTIONS), `none` (no NODE_OPTIONS), `node=PATH` (another
+ * node), `memory=MiB` (a memory cgroup of that limit, as a Fargate task of that size: memory-limit.ts) and
+ * node flags; the parts but the keywords combine (`memory=512 --max-semi-space-size=16`). Flags replace
+ * the image's NODE_OPTIONS and go on node's command line.
+ */
+function parseVariant(variant: string): {
+  node: string | undefined;
+  memoryMiB: number | undefined;
+  flags: string[];
+  none: boolean;
+} {
+  let node: string | undefined;
+  let memoryMiB: number | undefined;
+  const flags: string[] = [];
+  let none = false;
+  for (const part of variant.split(/\s+/).filter((token) => token !== '')) {
+    if (part === 'image') continue;
+    if (part === 'none') none = true;
+    else if (part.startsWith('node=')) node = part.slice('node='.length);
+    else if (part.startsWith('memory=')) memoryMiB = Number(part.slice('memory='.length));
+    else flags.push(part);
+  }
+  return { node, memoryMiB, flags, none };
 }
 
 main().then(

@@ -3,7 +3,8 @@
  * production path (FunctionMessageListener + LambdaInvoker over HTTP to the Invoke API test server)
  * drains a backlog of 1 KiB messages with its child pinned to core 1 (`taskset -c 1`), while the broker's
  * JVMs and the harness (which serves the Invoke API) are pinned to core 0, at batch 100 and 1,000; the
- * child runs as the image runs the poller (image-node-env.ts). Reports msgs/s of that one core, the CPU
+ * child runs as the image runs the poller (image-node-env.ts), with the memory of the task the sizing gives
+ * one vCPU ({@link TASK_MEMORY_MIB} MiB: V8 sizes its heap from it, memory-limit.ts). Reports msgs/s of that one core, the CPU
  * it used (so that a run that waited for the broker is told from one that was CPU-bound), and the peak
  * RSS. See bench/README.md, "Per vCPU"; docs/deploying.md sizes tasks from it.
  */
@@ -16,6 +17,7 @@ import { createBenchTopic } from './bench-topic.js';
 import { childPids, pinnedPrefix, pinProcesses, requireTaskset } from './cpu-affinity.js';
 import { drainMetrics, drainThrough } from './http-invoke-scenario.js';
 import { imageNodeDescription } from './image-node-env.js';
+import { memoryLimitWrapper } from './memory-limit.js';
 import { benchChildren } from './node-child-build.js';
 import { produceBacklog } from './produce-backlog.js';
 import { scenarioScale } from './scenario-scale.js';
@@ -29,6 +31,11 @@ const MESSAGES = { full: 40_000, quick: 2000 } as const;
 /** The core the poller runs on, and the one everything else of the bench runs on. */
 const POLLER_CORE = '1';
 const REST_CORE = '0';
+/**
+ * The memory of the poller's child: Fargate's least with 1 vCPU, which docs/deploying.md's sizing gives a
+ * 1-vCPU task. V8 sizes the old generation and the semi-spaces from it, and the CPU per message follows.
+ */
+export const TASK_MEMORY_MIB = 2048;
 /** The consumer id of the results; bench-summary.ts reads it. */
 export const PER_VCPU_CONSUMER_ID = 'ours-lambda-http-1-vcpu';
 
@@ -58,6 +65,7 @@ export const perVcpuScenario: BenchScenario = {
 
     // The broker's JVMs (namesrv and broker) when they are this process's children; an external broker is not ours to pin.
     const jvms = childPids(process.pid).filter((pid) => commandOf(pid) === 'java');
+    const wrapper = [...pinnedPrefix(POLLER_CORE), ...(await memoryLimitWrapper(TASK_MEMORY_MIB))];
     const restore = await pinProcesses([process.pid, ...jvms], REST_CORE);
     const runs = new Map<number, Record<string, number>[]>();
     const errors = new Map<number, string>();
@@ -71,7 +79,7 @@ export const perVcpuScenario: BenchScenario = {
             const result = await drainThrough(
               context,
               { script, topic, messages, batchSize, path: 'lambda' },
-              { wrapper: pinnedPrefix(POLLER_CORE) },
+              { wrapper },
             );
             const metrics = drainMetrics(result);
             const cpuPercentOfCore = (result.cpuFirstToLastMs / Math.max(result.firstToLastMs, 1)) * 100;
@@ -122,7 +130,7 @@ export const perVcpuScenario: BenchScenario = {
         title: `One vCPU of poller: the Lambda path over HTTP pinned to one core, batch size ${batchSize.toLocaleString('en-US')}`,
         workload:
           `${messages.toLocaleString('en-US')} messages of ${MESSAGE_BYTES} B on ${QUEUES} queues drained from the first offset by a fresh group per run, ` +
-          `batchSize ${batchSize}, other options default, memory offset store; the child (drain-child.js, LambdaInvoker with keep-alive) under taskset -c ${POLLER_CORE}, ` +
+          `batchSize ${batchSize}, other options default, memory offset store; the child (drain-child.js, LambdaInvoker with keep-alive) under taskset -c ${POLLER_CORE} in a memory cgroup of ${TASK_MEMORY_MIB} MiB (a 1-vCPU Fargate task's), ` +
           `the harness (serving test/support/lambda-api-server.ts, a no-op function) and ${jvms.length > 0 ? `the broker's ${jvms.length} JVMs` : 'no broker JVM (an external broker: not pinned)'} on core ${REST_CORE}; ` +
           `msgsPerSecFirstToAll = what the one core delivered; cpuPercentOfCore = the child's CPU (all its threads) over that time (near 100: CPU-bound); ` +
           `msgsPerCpuSec = 1e6 / CPU µs per message (the rate a fully used vCPU would give); peak RSS = VmHWM; the child runs ${imageNodeDescription()}` +

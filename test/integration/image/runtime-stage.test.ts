@@ -236,12 +236,14 @@ describe('infra/docker/Dockerfile, replayed from the packed package', () => {
     );
   });
 
-  it('installs production dependencies only, runs with NODE_ENV=production, links the package bin', async () => {
+  it('installs production dependencies only, runs with NODE_ENV=production and a 16 MiB semi-space, links the package bin', async () => {
     const runtime = await runtimePlan();
     const installs = npmCommands(runtime).filter((args) => args[0] === 'install' || args[0] === 'ci');
     expect(installs, 'the runtime stage installs once').toHaveLength(1);
     expect(installs[0]).toContain('--omit=dev');
     expect(runtime.env.NODE_ENV).toBe('production');
+    // V8 would size the young generation from a small task's memory (1 MiB at 512 MiB): the image pins it.
+    expect(runtime.env.NODE_OPTIONS?.split(/\s+/)).toContain('--max-semi-space-size=16');
     const { bin } = await packedManifest();
     const program = runtime.entrypoint[0] ?? '';
     const links = runtime.steps.flatMap((step) =>
