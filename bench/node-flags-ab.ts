@@ -14,7 +14,8 @@
  * (`image`: the Dockerfile's NODE_OPTIONS as it is, on the image's Node line; `none`: no NODE_OPTIONS;
  * `node=PATH`: under another node executable, e.g. `node=$(command -v node)` for the machine's own line
  * against the image's; `memory=MiB`: in a memory cgroup of that limit, as a Fargate task of that size
- * (bench/memory-limit.ts); other words are node flags, which replace the image's NODE_OPTIONS; parts
+ * (bench/memory-limit.ts); `NAME=value` (upper case): an environment variable of the child, e.g.
+ * `MALLOC_ARENA_MAX=2`; other words are node flags, which replace the image's NODE_OPTIONS; parts
  * combine: `memory=512 --max-semi-space-size=16`)
  */
 import { join } from 'node:path';
@@ -31,7 +32,7 @@ import { benchChildren } from './node-child-build.js';
 import { produceBacklog } from './produce-backlog.js';
 
 const USAGE =
-  "usage: npx tsx bench/node-flags-ab.ts [--messages N] [--rounds N] [--variants 'image|none|node=PATH|memory=MiB [FLAGS]|FLAGS|...']";
+  "usage: npx tsx bench/node-flags-ab.ts [--messages N] [--rounds N] [--variants 'image|none|node=PATH|memory=MiB [NAME=value] [FLAGS]|FLAGS|...']";
 const QUEUES = 8;
 const MESSAGE_BYTES = 1024;
 const BATCH_SIZE = 100;
@@ -96,10 +97,11 @@ async function main(): Promise<number> {
       for (const { variant, path } of [...configs.slice(shift), ...configs.slice(0, shift)]) {
         // A variant's flags go on node's command line, as the image's CMD would pass them: some V8 flags
         // (`--min-semi-space-size`) are refused in NODE_OPTIONS.
-        const { node, memoryMiB, flags, none } = parseVariant(variant);
+        const { node, memoryMiB, flags, none, env: variables } = parseVariant(variant);
         const env = {
           ...imageNodeEnv(),
           NODE_OPTIONS: flags.length === 0 && !none ? optionsOf(variant) : '',
+          ...variables,
         };
         const wrapper = memoryMiB === undefined ? undefined : await memoryLimitWrapper(memoryMiB);
         const metrics = drainMetrics(
@@ -145,8 +147,8 @@ async function main(): Promise<number> {
 
 /**
  * A variant's parts: `image` (the Dockerfile's NODE_OPTIONS), `none` (no NODE_OPTIONS), `node=PATH` (another
- * node), `memory=MiB` (a memory cgroup of that limit, as a Fargate task of that size: memory-limit.ts) and
- * node flags; the parts but the keywords combine (`memory=512 --max-semi-space-size=16`). Flags replace
+ * node), `memory=MiB` (a memory cgroup of that limit, as a Fargate task of that size: memory-limit.ts),
+ * `NAME=value` (an environment variable of the child) and node flags; the parts but the keywords combine (`memory=512 --max-semi-space-size=16`). Flags replace
  * the image's NODE_OPTIONS and go on node's command line.
  */
 function parseVariant(variant: string): {
@@ -154,19 +156,24 @@ function parseVariant(variant: string): {
   memoryMiB: number | undefined;
   flags: string[];
   none: boolean;
+  env: Record<string, string>;
 } {
   let node: string | undefined;
   let memoryMiB: number | undefined;
   const flags: string[] = [];
+  const env: Record<string, string> = {};
   let none = false;
   for (const part of variant.split(/\s+/).filter((token) => token !== '')) {
     if (part === 'image') continue;
     if (part === 'none') none = true;
     else if (part.startsWith('node=')) node = part.slice('node='.length);
     else if (part.startsWith('memory=')) memoryMiB = Number(part.slice('memory='.length));
-    else flags.push(part);
+    else if (/^[A-Z_][A-Z0-9_]*=/.test(part)) {
+      const at = part.indexOf('=');
+      env[part.slice(0, at)] = part.slice(at + 1);
+    } else flags.push(part);
   }
-  return { node, memoryMiB, flags, none };
+  return { node, memoryMiB, flags, none, env };
 }
 
 main().then(
