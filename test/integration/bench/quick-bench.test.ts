@@ -19,6 +19,8 @@ import { SUMMARY_FIELDS } from '../../../bench/bench-summary.js';
 import { DRAIN_PEERS } from '../../../bench/drain-peers.js';
 import { PROFILED_CONTENDERS } from '../../../bench/drain-profile.js';
 import { DRAIN_METRICS } from '../../../bench/drain-summary.js';
+import { imageNodeMajor } from '../../../bench/image-node-env.js';
+import { TASK_MEMORY_MIB } from '../../../bench/per-vcpu-scenario.js';
 import { testBroker } from '../../support/broker.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -90,6 +92,8 @@ describe('npm run bench -- --quick', () => {
       expect(typeof results.machine.loadAverage.start).toBe('number');
       expect(typeof results.machine.loadAverage.end).toBe('number');
       expect(results.versions.node).toBe(process.version);
+      // Our children ran on the image's Node line (infra/docker/Dockerfile's NODE_IMAGE), whatever the harness runs.
+      expect(results.versions['node (ours, the image line)']).toMatch(new RegExp(`^v${imageNodeMajor()}\\.`));
 
       const drain = results.scenarios.find((scenario) => scenario.id === 'drain');
       expect(drain?.runs).toBe(1);
@@ -143,6 +147,13 @@ describe('npm run bench -- --quick', () => {
           'ours-all-fields',
           'java',
         ]);
+
+      // The per-vcpu poller ran in the memory of the 1-vCPU task it sizes, and said so.
+      const perVcpu = results.scenarios.filter((entry) => entry.id.startsWith('per-vcpu-'));
+      expect(perVcpu.map((entry) => entry.id)).toEqual(['per-vcpu-batch-100', 'per-vcpu-batch-1000']);
+      for (const scenario of perVcpu) {
+        expect(scenario.workload, scenario.id).toContain(`in a memory cgroup of ${TASK_MEMORY_MIB} MiB`);
+      }
 
       // Every registered scenario reported at least one result, none failed, every consumer's figures sane.
       const others = results.scenarios.filter(
