@@ -275,22 +275,18 @@ async function buildChildren(needsNodeChild: boolean, needsJava: boolean): Promi
     needsNodeChild ? Promise.all([benchChildren(), benchNode()]) : Promise.resolve(undefined),
     needsJava ? ensureJavaBenchBuilt() : Promise.resolve(undefined),
   ]);
-  if (children !== undefined) {
-    const [build, node] = children;
-    log(
-      `${build.compiled ? 'node children compiled' : 'node children: reusing the build of these sources'}; they run under Node ${node.version} (${node.path}), the image's line`,
-    );
-  }
+  if (children === undefined) return { scripts: undefined, java };
+  const [build, node] = children;
+  log(
+    `${build.compiled ? 'node children compiled' : 'node children: reusing the build of these sources'}; they run under Node ${node.version} (${node.path}), the image's line`,
+  );
   return {
-    scripts:
-      children === undefined
-        ? undefined
-        : {
-            node: children[1].path,
-            consumer: join(children[0].benchDir, 'consumer-child.js'),
-            rawPull: join(children[0].benchDir, 'raw-pull-child.js'),
-            decode: join(children[0].benchDir, 'decode-child.js'),
-          },
+    scripts: {
+      node: node.path,
+      consumer: join(build.benchDir, 'consumer-child.js'),
+      rawPull: join(build.benchDir, 'raw-pull-child.js'),
+      decode: join(build.benchDir, 'decode-child.js'),
+    },
     java,
   };
 }

@@ -3,10 +3,10 @@
  * production path (FunctionMessageListener + LambdaInvoker over HTTP to the Invoke API test server)
  * drains a backlog of 1 KiB messages with its child pinned to core 1 (`taskset -c 1`), while the broker's
  * JVMs and the harness (which serves the Invoke API) are pinned to core 0, at batch 100 and 1,000; the
- * child runs as the image runs the poller (image-node-env.ts), with the memory of the task the sizing gives
- * one vCPU ({@link TASK_MEMORY_MIB} MiB: V8 sizes its heap from it, memory-limit.ts). Reports msgs/s of that one core, the CPU
- * it used (so that a run that waited for the broker is told from one that was CPU-bound), and the peak
- * RSS. See bench/README.md, "Per vCPU"; docs/deploying.md sizes tasks from it.
+ * child runs as the image runs the poller (image-node-env.ts), with the memory of the task the sizing
+ * gives one vCPU ({@link TASK_MEMORY_MIB} MiB: V8 sizes its heap from it, memory-limit.ts). Reports msgs/s
+ * of that one core, the CPU it used (so that a run that waited for the broker is told from one that was
+ * CPU-bound), and the peak RSS. See bench/README.md, "Per vCPU"; docs/deploying.md sizes tasks from it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
