@@ -30,7 +30,7 @@ import { DEFAULT_RESET_WATCH_INTERVAL_MS } from '../src/offsets/offset-reset-wat
 import type { OffsetStore } from '../src/offsets/offset-store.js';
 import { RESULT_PREFIX } from './child-run.js';
 import { FloorInvoker } from './floor-invoker.js';
-import { DrainMeasurement, type GcPauseByKind } from './peers/drain-measurement.js';
+import { DrainMeasurement, type GcPauseByKind, type PeakRssSample } from './peers/drain-measurement.js';
 
 /** Credentials the local Invoke API and dynalite accept (they check none). */
 const LOCAL_CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench' } as const;
@@ -80,6 +80,8 @@ export interface DrainChildResult {
   cpuStartToLastMs: number;
   /** The kernel's high-water mark of the process's resident set (VmHWM) at the last message. */
   peakRssBytes: number;
+  /** Where the RSS was at the sample with the most of it (V8 heap committed, Buffers outside it). */
+  peakSample: PeakRssSample;
   /** The main thread's GC pauses (Node's `gc` performance entries) from start() to the last message. */
   gcPauseMs: number;
   gcMinorCount: number;
@@ -205,6 +207,7 @@ async function main(): Promise<void> {
     cpuFirstToLastMs: round((cpu.user + cpu.system) / 1000),
     cpuStartToLastMs: drained.cpuMsStartToLast,
     peakRssBytes: drained.peakRssBytes,
+    peakSample: drained.peakSample,
     gcPauseMs: drained.gcPauseMs,
     gcMinorCount: drained.gcMinorCount,
     gcMajorCount: drained.gcMajorCount,

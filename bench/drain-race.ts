@@ -9,7 +9,7 @@ import type { LocalBroker } from '../src/local-broker/local-broker.js';
 import type { BenchOptions } from './bench-options.js';
 import { numberField, RESULT_PREFIX, runChild } from './child-run.js';
 import type { PeerRunSpec } from './drain-peer.js';
-import { STARTED_LINE } from './peers/drain-measurement.js';
+import { type PeakRssSample, STARTED_LINE } from './peers/drain-measurement.js';
 import { type CpuSnapshot, cpuBetween, cpuSnapshot } from './proc-cpu.js';
 
 /**
@@ -95,6 +95,8 @@ export interface DrainRun {
   readonly peakHeapUsedBytes: number;
   /** Node children: the largest `arrayBuffers` (Buffers outside the V8 heap). */
   readonly peakArrayBuffersBytes: number | undefined;
+  /** Node children: where the RSS was at the sample with the most of it (DrainResult.peakSample). */
+  readonly peakSample: PeakRssSample | undefined;
   /** raw-pull: the PULL bodies' bytes. */
   readonly pulledBytes: number | undefined;
   /**
@@ -277,6 +279,7 @@ export async function runDrainChild(
     peakRssBytes: numberField(result, 'peakRssBytes'),
     peakHeapUsedBytes: numberField(result, 'peakHeapUsedBytes'),
     peakArrayBuffersBytes: optional('peakArrayBuffersBytes'),
+    peakSample: peakSample(result.peakSample),
     pulledBytes: optional('pulledBytes'),
     gcPauseMs: optional('gcPauseMs'),
     gcScavengePauseMs: scavengePauseMs(result),
@@ -286,6 +289,25 @@ export async function runDrainChild(
     bufferedMax: optional('bufferedMax'),
     rssSeries: rssSeries(result.rssSeries),
     wallMs,
+  };
+}
+
+/** The child's `peakSample`, checked: three finite byte counts, or undefined when it sends none (Java). */
+function peakSample(raw: unknown): PeakRssSample | undefined {
+  if (raw === undefined) return undefined;
+  const fields = ['rssBytes', 'heapTotalBytes', 'arrayBuffersBytes'] as const;
+  const record = raw as Record<string, unknown> | null;
+  if (
+    typeof record !== 'object' ||
+    record === null ||
+    !fields.every((field) => typeof record[field] === 'number' && Number.isFinite(record[field]))
+  ) {
+    throw new Error(`the child's peakSample is not {${fields.join(', ')}}: ${JSON.stringify(raw)}`);
+  }
+  return {
+    rssBytes: record.rssBytes as number,
+    heapTotalBytes: record.heapTotalBytes as number,
+    arrayBuffersBytes: record.arrayBuffersBytes as number,
   };
 }
 

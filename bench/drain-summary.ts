@@ -39,6 +39,14 @@ export const DRAIN_METRICS = {
   peakRss: 'peakRssMiB',
   peakHeapUsed: 'peakHeapUsedMiB',
   peakArrayBuffers: 'peakArrayBuffersMiB',
+  /** Node children, at the 50 ms sample with the most RSS: that RSS, and its parts below. */
+  peakSampleRss: 'peakSampleRssMiB',
+  /** The V8 heap's committed pages (`heapTotal`) at that sample. */
+  peakSampleV8Heap: 'peakSampleV8HeapMiB',
+  /** Buffers outside the V8 heap (`arrayBuffers`: message frames not yet freed) at that sample. */
+  peakSampleArrayBuffers: 'peakSampleArrayBuffersMiB',
+  /** The rest at that sample: node's code (its binary's pages in use), native memory, stacks. */
+  peakSampleRest: 'peakSampleRestMiB',
   wall: 'processWallMs',
   /** The consumer process's user + system CPU (all threads) from start() to the last message, per message. */
   cpuPerMessage: 'cpuUsPerMsgStartToLast',
@@ -148,6 +156,14 @@ function consumerResult(
   put(DRAIN_METRICS.peakArrayBuffers, (run) =>
     run.peakArrayBuffersBytes === undefined ? undefined : run.peakArrayBuffersBytes / MIB,
   );
+  put(DRAIN_METRICS.peakSampleRss, (run) => mibOf(run.peakSample?.rssBytes));
+  put(DRAIN_METRICS.peakSampleV8Heap, (run) => mibOf(run.peakSample?.heapTotalBytes));
+  put(DRAIN_METRICS.peakSampleArrayBuffers, (run) => mibOf(run.peakSample?.arrayBuffersBytes));
+  put(DRAIN_METRICS.peakSampleRest, (run) =>
+    run.peakSample === undefined
+      ? undefined
+      : (run.peakSample.rssBytes - run.peakSample.heapTotalBytes - run.peakSample.arrayBuffersBytes) / MIB,
+  );
   put(DRAIN_METRICS.wall, (run) => run.wallMs);
   const perMessageUs = (run: DrainRun, cpuMs: number): number => (cpuMs * 1000) / Math.max(run.received, 1);
   put(DRAIN_METRICS.cpuPerMessage, (run) => perMessageUs(run, run.cpuMsStartToLast));
@@ -237,4 +253,8 @@ function drainRatios(
 /** `ms` in % of the run's start() → last message (undefined stays undefined). */
 function percentOfStartToLast(run: DrainRun, ms: number | undefined): number | undefined {
   return ms === undefined ? undefined : (ms / Math.max(run.startToLastMs, 1)) * 100;
+}
+
+function mibOf(bytes: number | undefined): number | undefined {
+  return bytes === undefined ? undefined : bytes / MIB;
 }

@@ -233,6 +233,8 @@ export function drainMetrics(result: DrainChildResult): Record<string, number> {
     gcMarkCompactPausePercent: share(result.gcPauseMsByKind.major),
     gcIncrementalMarkingPausePercent: share(result.gcPauseMsByKind.incremental),
     peakRssMiB: result.peakRssBytes / 2 ** 20,
+    peakSampleV8HeapMiB: result.peakSample.heapTotalBytes / 2 ** 20,
+    peakSampleArrayBuffersMiB: result.peakSample.arrayBuffersBytes / 2 ** 20,
     invokes: result.invokes,
   };
 }

@@ -7,7 +7,8 @@
  * (image-node-env.ts) unless the variant names a node, with the image's environment and the variant's
  * flags on node's command line instead of the image's NODE_OPTIONS. Prints, per path and variant, the medians of
  * GC pauses in % of the drain (all, then scavenges, mark-compacts and incremental marking apart), young and
- * whole-heap collections, CPU µs per message, msgs/s and peak RSS (MiB).
+ * whole-heap collections, CPU µs per message, msgs/s, peak RSS (MiB) and, at the sample with the most RSS,
+ * the V8 heap's committed pages and the Buffers outside it (MiB).
  *
  * Usage: npx tsx bench/node-flags-ab.ts [--messages 100000] [--rounds 3]
  *          [--variants 'image|--max-semi-space-size=32|--max-semi-space-size=64']
@@ -47,6 +48,8 @@ const SHOWN = [
   'cpuUsPerMsgStartToLast',
   'msgsPerSecFirstToAll',
   'peakRssMiB',
+  'peakSampleV8HeapMiB',
+  'peakSampleArrayBuffersMiB',
 ] as const;
 
 async function main(): Promise<number> {

@@ -149,6 +149,7 @@ function drainSection(scenario: ScenarioResult, runs: readonly DrainRun[]): stri
   lines.push(...rawPullLines(scenario));
   lines.push(...ratioTable(scenario.ratios));
   lines.push(...rssLines(measured));
+  lines.push(...peakSampleLines(measured));
   lines.push(
     '### Every run',
     '',
@@ -264,6 +265,33 @@ function rssLines(consumers: readonly ConsumerResult[]): string[] {
           });
     lines.push(
       `| ${consumer.id} | ${fmtStats(median, DRAIN_METRICS.rssSecondHalfMedian)} | ${fmtStats(peak, DRAIN_METRICS.rssPeakOverSecondHalfMedian)} | ${fmtStats(growth, DRAIN_METRICS.rssSecondHalfGrowth)} | ${verdict} |`,
+    );
+  }
+  lines.push('');
+  return lines;
+}
+
+/**
+ * Node children: what their peak RSS is made of, at the 50 ms sample with the most RSS. Explains the
+ * peak RSS guard: the V8 heap, the message frames not yet freed, and node's own code and native memory.
+ */
+function peakSampleLines(consumers: readonly ConsumerResult[]): string[] {
+  const withSample = consumers.filter(
+    (consumer) => consumer.metrics[DRAIN_METRICS.peakSampleRss] !== undefined,
+  );
+  if (withSample.length === 0) return [];
+  const lines = [
+    '### What the peak RSS is made of',
+    '',
+    "Node consumers, at the 50 ms sample with the most RSS (start to the last message; the kernel's VmHWM may be a little higher): the V8 heap's committed pages (`heapTotal`), the Buffers outside it (`arrayBuffers`: mostly the message frames read from the broker that no collection has freed yet), and the rest (node's binary and code pages in use, native memory, thread stacks). Medians over the rounds.",
+    '',
+    '| Consumer | RSS at the sample (MiB) | V8 heap committed (MiB) | Buffers outside the heap (MiB) | the rest (MiB) |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  for (const consumer of withSample) {
+    const m = (name: string): string => fmtStats(consumer.metrics[name], name);
+    lines.push(
+      `| ${consumer.id} | ${m(DRAIN_METRICS.peakSampleRss)} | ${m(DRAIN_METRICS.peakSampleV8Heap)} | ${m(DRAIN_METRICS.peakSampleArrayBuffers)} | ${m(DRAIN_METRICS.peakSampleRest)} |`,
     );
   }
   lines.push('');

@@ -42,6 +42,13 @@ export interface DrainResult {
   readonly peakRssBytes: number;
   readonly peakHeapUsedBytes: number;
   readonly peakArrayBuffersBytes: number;
+  /**
+   * Where the resident memory was at the 50 ms sample with the most RSS (from the process's start to the
+   * last message): that sample's RSS, the V8 heap's committed pages (`heapTotal`) and the Buffers'
+   * memory outside the heap (`arrayBuffers`: message frames waiting for a collection to free them). The
+   * rest is node's own code and native memory. VmHWM may be a little above the sample's RSS.
+   */
+  readonly peakSample: PeakRssSample;
   /** `[ms since start(), RSS bytes]` every 200 ms from the consumer's start to the last message. */
   readonly rssSeries: readonly (readonly [number, number])[];
   /**
@@ -66,6 +73,13 @@ export interface DrainResult {
    */
   readonly bufferedMedian?: number;
   readonly bufferedMax?: number;
+}
+
+/** See {@link DrainResult.peakSample}. */
+export interface PeakRssSample {
+  readonly rssBytes: number;
+  readonly heapTotalBytes: number;
+  readonly arrayBuffersBytes: number;
 }
 
 /** Milliseconds of main-thread GC pause per kind of `gc` performance entry. */
@@ -108,6 +122,7 @@ export class DrainMeasurement {
   #cpuAtLast: NodeJS.CpuUsage | undefined;
   #peakHeapUsedBytes = 0;
   #peakArrayBuffersBytes = 0;
+  #peakSample: PeakRssSample = { rssBytes: 0, heapTotalBytes: 0, arrayBuffersBytes: 0 };
   readonly #rssSeries: [number, number][] = [];
   #markDone: () => void = () => undefined;
   readonly #peakSampler: NodeJS.Timeout;
@@ -192,6 +207,7 @@ export class DrainMeasurement {
       peakRssBytes: vmHwmBytes(),
       peakHeapUsedBytes: this.#peakHeapUsedBytes,
       peakArrayBuffersBytes: this.#peakArrayBuffersBytes,
+      peakSample: this.#peakSample,
       rssSeries: this.#rssSeries,
       gcPauseMs: round(this.#gcPauseMs),
       gcMinorCount: this.#gcMinorCount,
@@ -256,6 +272,14 @@ export class DrainMeasurement {
     const usage = process.memoryUsage();
     this.#peakHeapUsedBytes = Math.max(this.#peakHeapUsedBytes, usage.heapUsed);
     this.#peakArrayBuffersBytes = Math.max(this.#peakArrayBuffersBytes, usage.arrayBuffers);
+    // Only while the drain lasts: the client's shutdown is not measured.
+    if (usage.rss > this.#peakSample.rssBytes && this.#lastAtMs === undefined) {
+      this.#peakSample = {
+        rssBytes: usage.rss,
+        heapTotalBytes: usage.heapTotal,
+        arrayBuffersBytes: usage.arrayBuffers,
+      };
+    }
   }
 }
 

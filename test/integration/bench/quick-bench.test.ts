@@ -121,6 +121,15 @@ describe('npm run bench -- --quick', () => {
         expect(consumer.metrics[DRAIN_METRICS.gcPauseShare]?.median, consumer.id).toBeGreaterThanOrEqual(0);
         if (consumer.id === 'ours' || consumer.id === 'ours-function') {
           expectStats(consumer.metrics[DRAIN_METRICS.bufferedMax], `${consumer.id} buffered messages`);
+          // What its peak RSS is made of: a V8 heap, and less than the RSS of the sample it came from.
+          const sampleRss = consumer.metrics[DRAIN_METRICS.peakSampleRss]?.median ?? 0;
+          const v8Heap = consumer.metrics[DRAIN_METRICS.peakSampleV8Heap]?.median ?? 0;
+          expect(v8Heap, `${consumer.id} V8 heap at the peak sample`).toBeGreaterThan(0);
+          expect(sampleRss, `${consumer.id} RSS at the peak sample`).toBeGreaterThan(v8Heap);
+          expectStats(
+            consumer.metrics[DRAIN_METRICS.peakSampleArrayBuffers],
+            `${consumer.id} Buffers at the peak`,
+          );
         }
         expect(consumer.series?.rssMiBOverTimeMs?.length ?? 0, `${consumer.id} RSS series`).toBeGreaterThan(
           0,
@@ -190,6 +199,7 @@ describe('npm run bench -- --quick', () => {
       expect(markdown).toContain('### Targets and guards (issue 34)');
       expect(markdown).toContain('## Drain a backlog');
       expect(markdown).toContain('### The limit: raw PULL');
+      expect(markdown).toContain('### What the peak RSS is made of');
       for (const chart of ['throughput', 'latency', 'rss']) {
         expect((await stat(join(dir, `quick-${chart}.png`))).size, chart).toBeGreaterThan(1000);
       }

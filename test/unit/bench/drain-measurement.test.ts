@@ -59,6 +59,28 @@ describe('DrainMeasurement', () => {
     }
   });
 
+  it('keeps the parts of the sample with the most RSS: the V8 heap and the Buffers held then', async () => {
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const measurement = new DrainMeasurement(1);
+    try {
+      measurement.started();
+      // 64 MiB of Buffers held over a few samples: the peak sample holds them.
+      const held = Array.from({ length: 64 }, () => Buffer.alloc(1024 * 1024, 1));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      measurement.count(1);
+      await measurement.done;
+      const result = measurement.finish();
+      expect(held.length).toBe(64);
+      const { rssBytes, heapTotalBytes, arrayBuffersBytes } = result.peakSample;
+      expect(arrayBuffersBytes).toBeGreaterThanOrEqual(64 * 1024 * 1024);
+      expect(heapTotalBytes).toBeGreaterThan(0);
+      expect(rssBytes).toBeGreaterThanOrEqual(heapTotalBytes);
+      expect(rssBytes).toBeLessThanOrEqual(result.peakRssBytes);
+    } finally {
+      measurement.stop();
+    }
+  });
+
   it("reports the median and the largest of the client's buffered messages", async () => {
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     const measurement = new DrainMeasurement(1);

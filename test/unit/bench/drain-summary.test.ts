@@ -26,6 +26,7 @@ function run(id: string, round: number, firstToLastMs: number, extra: Partial<Dr
     peakRssBytes: 100 * MIB,
     peakHeapUsedBytes: 20 * MIB,
     peakArrayBuffersBytes: undefined,
+    peakSample: undefined,
     pulledBytes: undefined,
     gcPauseMs: undefined,
     gcScavengePauseMs: undefined,
@@ -83,6 +84,31 @@ describe('drainScenario', () => {
     expect(ours?.series?.rssMiBOverTimeMs?.[0]).toEqual([0, 92]);
     const raw = scenario.consumers.find((c) => c.id === 'raw-pull');
     expect(raw?.metrics[DRAIN_METRICS.wireMibFirstToAll]?.median).toBe(20);
+  });
+
+  it("splits each node run's peak RSS sample into V8 heap, Buffers and the rest; none for Java", () => {
+    const sampled = drainScenario(
+      [contender('ours'), contender('java')],
+      [1, 2, 3].flatMap((round) => [
+        run('ours', round, 100, {
+          peakSample: {
+            rssBytes: (140 + round) * MIB,
+            heapTotalBytes: 40 * MIB,
+            arrayBuffersBytes: round * 10 * MIB,
+          },
+        }),
+        run('java', round, 100),
+      ]),
+      new Map(),
+      options,
+    );
+    const metricsOf = (id: string) => sampled.consumers.find((c) => c.id === id)?.metrics ?? {};
+    expect(metricsOf('ours')[DRAIN_METRICS.peakSampleRss]?.values).toEqual([141, 142, 143]);
+    expect(metricsOf('ours')[DRAIN_METRICS.peakSampleV8Heap]?.median).toBe(40);
+    expect(metricsOf('ours')[DRAIN_METRICS.peakSampleArrayBuffers]?.values).toEqual([10, 20, 30]);
+    // rest = RSS - heap - Buffers: 141-40-10, 142-40-20, 143-40-30
+    expect(metricsOf('ours')[DRAIN_METRICS.peakSampleRest]?.values).toEqual([91, 82, 73]);
+    expect(metricsOf('java')[DRAIN_METRICS.peakSampleRss]).toBeUndefined();
   });
 
   it('puts a peer that could not run as an error without metrics', () => {

@@ -40,6 +40,10 @@ const results: BenchResults = {
             [DRAIN_METRICS.gcMajorCount]: stats([12, 12, 12]),
             [DRAIN_METRICS.bufferedMedian]: stats([64, 32, 96]),
             [DRAIN_METRICS.bufferedMax]: stats([224, 224, 224]),
+            [DRAIN_METRICS.peakSampleRss]: stats([150, 140, 160]),
+            [DRAIN_METRICS.peakSampleV8Heap]: stats([45, 40, 50]),
+            [DRAIN_METRICS.peakSampleArrayBuffers]: stats([50, 40, 60]),
+            [DRAIN_METRICS.peakSampleRest]: stats([55, 55, 55]),
           },
         },
         {
@@ -98,6 +102,7 @@ const drainRun: DrainRun = {
   peakRssBytes: 100 * 1024 * 1024,
   peakHeapUsedBytes: 20 * 1024 * 1024,
   peakArrayBuffersBytes: undefined,
+  peakSample: undefined,
   pulledBytes: undefined,
   gcPauseMs: undefined,
   gcScavengePauseMs: undefined,
@@ -217,6 +222,25 @@ describe('renderReport: GC pauses and buffered messages', () => {
     );
     // raw-pull's result has no GC figures: no row rather than a row of dashes.
     expect(markdown).not.toMatch(/\| raw-pull \| — \| — \| — \| — \| — \|/);
+  });
+});
+
+describe('renderReport: what the peak RSS is made of', () => {
+  const markdown = renderReport({
+    results,
+    options: parseBenchOptions([], {}),
+    brokerDescription: 'local',
+    drainRuns: [drainRun],
+    produceMs: undefined,
+    timings: [],
+    charts: [],
+  });
+
+  it('splits the peak sample of each node consumer into V8 heap, Buffers outside it and the rest', () => {
+    expect(markdown).toContain('### What the peak RSS is made of');
+    expect(markdown).toContain('| ours | 150.0 (140.0–160.0) | 45.0 (40.0–50.0) | 50.0 (40.0–60.0) | 55.0 |');
+    // raw-pull sent no sample here: no row of dashes.
+    expect(markdown).not.toMatch(/\| raw-pull \| — \| — \| — \| — \|/);
   });
 });
 
