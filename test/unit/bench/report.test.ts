@@ -204,7 +204,7 @@ describe('renderReport: CPU per message', () => {
   });
 });
 
-describe('renderReport: GC pauses and buffered messages', () => {
+describe('renderReport: GC pauses, buffered messages and the peak RSS by part', () => {
   const markdown = renderReport({
     results,
     options: parseBenchOptions([], {}),
@@ -222,18 +222,6 @@ describe('renderReport: GC pauses and buffered messages', () => {
     );
     // raw-pull's result has no GC figures: no row rather than a row of dashes.
     expect(markdown).not.toMatch(/\| raw-pull \| — \| — \| — \| — \| — \|/);
-  });
-});
-
-describe('renderReport: what the peak RSS is made of', () => {
-  const markdown = renderReport({
-    results,
-    options: parseBenchOptions([], {}),
-    brokerDescription: 'local',
-    drainRuns: [drainRun],
-    produceMs: undefined,
-    timings: [],
-    charts: [],
   });
 
   it('splits the peak sample of each node consumer into V8 heap, Buffers outside it and the rest', () => {
