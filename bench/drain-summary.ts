@@ -153,9 +153,7 @@ function consumerResult(
   put(DRAIN_METRICS.startToFirst, (run) => run.startToFirstMs);
   put(DRAIN_METRICS.peakRss, (run) => run.peakRssBytes / MIB);
   put(DRAIN_METRICS.peakHeapUsed, (run) => run.peakHeapUsedBytes / MIB);
-  put(DRAIN_METRICS.peakArrayBuffers, (run) =>
-    run.peakArrayBuffersBytes === undefined ? undefined : run.peakArrayBuffersBytes / MIB,
-  );
+  put(DRAIN_METRICS.peakArrayBuffers, (run) => mibOf(run.peakArrayBuffersBytes));
   put(DRAIN_METRICS.peakSampleRss, (run) => mibOf(run.peakSample?.rssBytes));
   put(DRAIN_METRICS.peakSampleV8Heap, (run) => mibOf(run.peakSample?.heapTotalBytes));
   put(DRAIN_METRICS.peakSampleArrayBuffers, (run) => mibOf(run.peakSample?.arrayBuffersBytes));
